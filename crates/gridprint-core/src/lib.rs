@@ -1,0 +1,20 @@
+//! gridprint-core: everything gridprint knows about electricity and footprints, without any I/O.
+//!
+//! It holds the domain types (slots, zones, production types, data-quality flags), the reference data
+//! shipped with the binary (zones, neighbours, emission and water factors, AWARE factors, polygons),
+//! and the flow-tracing engine that turns one 15-minute slot of inputs for all zones into every number
+//! the API serves. Storage and HTTP live in other crates and depend on this one, never the reverse.
+
+pub mod derived;
+pub mod engine;
+pub mod inputs;
+pub mod production;
+pub mod quality;
+pub mod reference;
+pub mod slot;
+pub mod zone;
+
+pub use production::ProductionType;
+pub use quality::{DataState, ZoneStatus};
+pub use slot::{Slot, SlotRange};
+pub use zone::ZoneCode;

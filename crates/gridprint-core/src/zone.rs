@@ -1,0 +1,160 @@
+//! Zones: the bidding zones gridprint reports on, their codes, EIC identifiers, providers and
+//! interconnector neighbours.
+//!
+//! A [`ZoneCode`] is always upper case (`pt` → `PT`). [`Zones`] is the loaded set with dense indices
+//! (`0..len`) that the engine and the in-memory caches use instead of strings.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fmt;
+
+/// A zone code such as `DE`, `IT_NORTH` or `NO2`, upper case.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ZoneCode(String);
+
+impl ZoneCode {
+    /// Normalises user input: trims and upper-cases. Returns `None` for strings that cannot be a zone
+    /// code (empty, longer than 16, or characters other than letters, digits, `_` and `-`).
+    pub fn parse(s: &str) -> Option<ZoneCode> {
+        let s = s.trim();
+        if s.is_empty()
+            || s.len() > 16
+            || !s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return None;
+        }
+        Some(ZoneCode(s.to_ascii_uppercase()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ZoneCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Who publishes a zone's data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Provider {
+    #[serde(rename = "ENTSO-E")]
+    Entsoe,
+    #[serde(rename = "Elexon")]
+    Elexon,
+    #[serde(rename = "EPIAS")]
+    Epias,
+}
+
+impl Provider {
+    /// The API spelling (`ENTSO-E`, `Elexon`, `EPIAS`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Entsoe => "ENTSO-E",
+            Provider::Elexon => "Elexon",
+            Provider::Epias => "EPIAS",
+        }
+    }
+}
+
+/// One zone's metadata.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Zone {
+    pub code: ZoneCode,
+    pub full_name: String,
+    pub eic_code: String,
+    pub country_code: String,
+    pub country_name: String,
+    pub provider: Provider,
+    pub neighbours: Vec<ZoneCode>,
+}
+
+/// Dense index of a zone within a [`Zones`] set.
+pub type ZoneIdx = usize;
+
+/// Extra EIC codes that denote one of our zones: the DE-LU bidding zone (and the former DE-AT-LU one)
+/// are Germany for gridprint.
+const EIC_ALIASES: &[(&str, &str)] = &[("10Y1001A1001A82H", "DE"), ("10Y1001A1001A63L", "DE")];
+
+/// The loaded set of zones, sorted by code, with lookups by code and EIC.
+#[derive(Debug, Clone)]
+pub struct Zones {
+    list: Vec<Zone>,
+    by_code: HashMap<ZoneCode, ZoneIdx>,
+    by_eic: HashMap<String, ZoneIdx>,
+    neighbour_idx: Vec<Vec<ZoneIdx>>,
+}
+
+impl Zones {
+    /// Builds the set; zones are sorted by code, neighbours that are not in the set are dropped from
+    /// the index lists (they stay in `Zone::neighbours` only if present in the set).
+    pub fn new(mut list: Vec<Zone>) -> Zones {
+        list.sort_by(|a, b| a.code.cmp(&b.code));
+        let by_code: HashMap<_, _> =
+            list.iter().enumerate().map(|(i, z)| (z.code.clone(), i)).collect();
+        for z in &mut list {
+            z.neighbours.retain(|n| by_code.contains_key(n));
+            z.neighbours.sort();
+            z.neighbours.dedup();
+        }
+        let mut by_eic: HashMap<_, _> =
+            list.iter().enumerate().map(|(i, z)| (z.eic_code.clone(), i)).collect();
+        for (eic, code) in EIC_ALIASES {
+            if let Some(&i) = by_code.get(&ZoneCode(code.to_string())) {
+                by_eic.entry(eic.to_string()).or_insert(i);
+            }
+        }
+        let neighbour_idx =
+            list.iter().map(|z| z.neighbours.iter().map(|n| by_code[n]).collect()).collect();
+        Zones { list, by_code, by_eic, neighbour_idx }
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &Zone> {
+        self.list.iter()
+    }
+    pub fn get(&self, idx: ZoneIdx) -> &Zone {
+        &self.list[idx]
+    }
+    pub fn code(&self, idx: ZoneIdx) -> &ZoneCode {
+        &self.list[idx].code
+    }
+    pub fn index_of(&self, code: &ZoneCode) -> Option<ZoneIdx> {
+        self.by_code.get(code).copied()
+    }
+    /// Looks a zone up by code string (case-insensitive).
+    pub fn index_of_str(&self, code: &str) -> Option<ZoneIdx> {
+        ZoneCode::parse(code).and_then(|c| self.index_of(&c))
+    }
+    /// Looks a zone up by EIC code (including the DE-LU alias).
+    pub fn index_of_eic(&self, eic: &str) -> Option<ZoneIdx> {
+        self.by_eic.get(eic.trim()).copied()
+    }
+    /// Indices of a zone's interconnector neighbours.
+    pub fn neighbours(&self, idx: ZoneIdx) -> &[ZoneIdx] {
+        &self.neighbour_idx[idx]
+    }
+    /// Every (from, to) pair of neighbours, each direction once.
+    pub fn borders(&self) -> Vec<(ZoneIdx, ZoneIdx)> {
+        let mut out = Vec::new();
+        for i in 0..self.len() {
+            for &j in self.neighbours(i) {
+                out.push((i, j));
+                if !self.neighbours(j).contains(&i) {
+                    out.push((j, i));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
