@@ -84,7 +84,7 @@ impl SlotFlags {
 }
 
 /// All derived outputs of one zone for one UTC day.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DerivedDay {
     pub zone: ZoneCode,
     /// Days since 1970-01-01.
@@ -93,6 +93,19 @@ pub struct DerivedDay {
     pub flags: Vec<SlotFlags>,
     /// Columns of 96 values (NaN = no value), by key.
     pub series: BTreeMap<SeriesKey, Vec<f32>>,
+}
+
+/// Equality where NaN (no value) equals NaN: two days are equal when they hold the same values.
+impl PartialEq for DerivedDay {
+    fn eq(&self, other: &Self) -> bool {
+        self.zone == other.zone
+            && self.day == other.day
+            && self.flags == other.flags
+            && self.series.len() == other.series.len()
+            && self.series.iter().zip(&other.series).all(|((ka, a), (kb, b))| {
+                ka == kb && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+            })
+    }
 }
 
 /// A stored day that could not be decoded.

@@ -1,0 +1,101 @@
+//! Access records on SQLite: grants, registrations and token hashes (see `gridprint_store::access`).
+
+use crate::{SqliteStore, map_err};
+use gridprint_store::{AccessStore, GrantRow, Result, StoreError, TokenRecord};
+use rusqlite::{OptionalExtension, params};
+
+impl AccessStore for SqliteStore {
+    fn grant(&self, email: &str, now: i64) -> Result<bool> {
+        let conn = self.lock();
+        let n = conn
+            .execute("INSERT INTO access_grant (email, granted_at) VALUES (?1, ?2) ON CONFLICT DO NOTHING", params![email, now])
+            .map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn revoke(&self, email: &str) -> Result<bool> {
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(map_err)?;
+        tx.execute("DELETE FROM token WHERE email = ?1", params![email]).map_err(map_err)?;
+        tx.execute("DELETE FROM registration WHERE email = ?1", params![email]).map_err(map_err)?;
+        let n = tx.execute("DELETE FROM access_grant WHERE email = ?1", params![email]).map_err(map_err)?;
+        tx.commit().map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn reset(&self, email: &str) -> Result<bool> {
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(map_err)?;
+        tx.execute("DELETE FROM token WHERE email = ?1", params![email]).map_err(map_err)?;
+        let n = tx.execute("DELETE FROM registration WHERE email = ?1", params![email]).map_err(map_err)?;
+        tx.commit().map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn list_grants(&self) -> Result<Vec<GrantRow>> {
+        let conn = self.lock();
+        let mut st = conn
+            .prepare_cached(
+                "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email)
+                 FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
+            )
+            .map_err(map_err)?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(GrantRow { email: r.get(0)?, granted_at: r.get(1)?, registered: r.get(2)?, last_token_at: r.get(3)? })
+            })
+            .map_err(map_err)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(map_err)
+    }
+
+    fn has_grant(&self, email: &str) -> Result<bool> {
+        let conn = self.lock();
+        conn.query_row("SELECT 1 FROM access_grant WHERE email = ?1", params![email], |_| Ok(()))
+            .optional()
+            .map(|o| o.is_some())
+            .map_err(map_err)
+    }
+
+    fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()> {
+        let conn = self.lock();
+        match conn.execute(
+            "INSERT INTO registration (email, password_hash, registered_at) VALUES (?1, ?2, ?3)",
+            params![email, password_hash, now],
+        ) {
+            Ok(_) => Ok(()),
+            Err(e) => match map_err(e) {
+                StoreError::Conflict(_) => Err(StoreError::Conflict("already registered or no grant".into())),
+                other => Err(other),
+            },
+        }
+    }
+
+    fn password_hash(&self, email: &str) -> Result<Option<String>> {
+        let conn = self.lock();
+        conn.query_row("SELECT password_hash FROM registration WHERE email = ?1", params![email], |r| r.get(0))
+            .optional()
+            .map_err(map_err)
+    }
+
+    fn insert_token(&self, t: &TokenRecord) -> Result<()> {
+        let conn = self.lock();
+        conn.execute(
+            "INSERT INTO token (token_hash, email, issued_at, expires_at) VALUES (?1, ?2, ?3, ?4)",
+            params![t.token_hash, t.email, t.issued_at, t.expires_at],
+        )
+        .map(|_| ())
+        .map_err(map_err)
+    }
+
+    fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
+        let conn = self.lock();
+        conn.query_row(
+            "SELECT t.token_hash, t.email, t.issued_at, t.expires_at FROM token t
+             JOIN registration r ON r.email = t.email WHERE t.token_hash = ?1",
+            params![token_hash],
+            |r| Ok(TokenRecord { token_hash: r.get(0)?, email: r.get(1)?, issued_at: r.get(2)?, expires_at: r.get(3)? }),
+        )
+        .optional()
+        .map_err(map_err)
+    }
+}

@@ -1,0 +1,285 @@
+//! gridprint-store-sqlite: the embedded default store, one SQLite file (`sqlite://gridprint.db`).
+//!
+//! WAL mode lets a worker write while `serve` reads; every import, compute and admin change is one
+//! transaction, so a crash (even `kill -9`) leaves the previous state intact. Migrations live in
+//! `migrations/` and are applied in order at open, tracked with SQLite's `user_version`.
+
+mod access;
+
+use gridprint_core::derived::DerivedDay;
+use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::DataState;
+use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::zone::ZoneCode;
+use gridprint_store::{
+    DerivedStore, InputStore, Result, Store, StoreError, StoredInput, UpsertSummary,
+};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_inputs_and_derived.sql"),
+    include_str!("../migrations/0002_access.sql"),
+];
+
+/// The SQLite store. One connection behind a mutex: the API serves from memory, so the store sees
+/// little contention; separate processes coordinate through SQLite's own locking.
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+    path: Option<PathBuf>,
+}
+
+pub(crate) fn map_err(e: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode::*;
+    match e.sqlite_error_code() {
+        Some(DatabaseBusy | DatabaseLocked | CannotOpen | PermissionDenied | ReadOnly | SystemIoFailure | DiskFull) => {
+            StoreError::Unavailable(e.to_string())
+        }
+        Some(DatabaseCorrupt | NotADatabase) => StoreError::Corrupt(e.to_string()),
+        Some(ConstraintViolation) => StoreError::Conflict(e.to_string()),
+        _ => StoreError::Other(e.to_string()),
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    pub fn open(path: &Path) -> Result<SqliteStore> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(map_err)?;
+        Self::init(conn, Some(path.to_path_buf()))
+    }
+
+    /// An in-memory database (tests).
+    pub fn open_in_memory() -> Result<SqliteStore> {
+        Self::init(Connection::open_in_memory().map_err(map_err)?, None)
+    }
+
+    /// Opens from a URL `sqlite://PATH`, `sqlite:PATH` or `sqlite::memory:`.
+    pub fn open_url(url: &str) -> Result<SqliteStore> {
+        let rest = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+            .ok_or_else(|| StoreError::Other(format!("not a sqlite URL: {url}")))?;
+        if rest == ":memory:" || rest.is_empty() {
+            return Self::open_in_memory();
+        }
+        Self::open(Path::new(rest))
+    }
+
+    fn init(conn: Connection, path: Option<PathBuf>) -> Result<SqliteStore> {
+        conn.busy_timeout(Duration::from_secs(10)).map_err(map_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(map_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(map_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(map_err)?;
+        let store = SqliteStore { conn: Mutex::new(conn), path };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Applies migrations not yet applied, each in its own transaction.
+    pub fn migrate(&self) -> Result<()> {
+        let mut conn = self.lock();
+        let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(map_err)?;
+        if current as usize > MIGRATIONS.len() {
+            return Err(StoreError::Other(format!(
+                "database schema version {current} is newer than this gridprint ({}); upgrade gridprint",
+                MIGRATIONS.len()
+            )));
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+            let tx = conn.transaction().map_err(map_err)?;
+            tx.execute_batch(sql).map_err(map_err)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(map_err)?;
+            tx.commit().map_err(map_err)?;
+            tracing::info!(version = i + 1, "applied sqlite migration");
+        }
+        Ok(())
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn key_columns(key: &InputKey) -> (i64, &str, &str) {
+    match key {
+        InputKey::Generation { zone, production_type } => (0, zone.as_str(), production_type.as_str()),
+        InputKey::Load { zone } => (1, zone.as_str(), ""),
+        InputKey::Flow { from, to } => (2, from.as_str(), to.as_str()),
+    }
+}
+
+fn key_from_columns(kind: i64, zone: &str, other: &str) -> Result<InputKey> {
+    let bad = || StoreError::Corrupt(format!("bad input key ({kind}, {zone}, {other})"));
+    let zone = ZoneCode::parse(zone).ok_or_else(bad)?;
+    Ok(match kind {
+        0 => InputKey::Generation { zone, production_type: ProductionType::parse_api(other).ok_or_else(bad)? },
+        1 => InputKey::Load { zone },
+        2 => InputKey::Flow { from: zone, to: ZoneCode::parse(other).ok_or_else(bad)? },
+        _ => return Err(bad()),
+    })
+}
+
+impl InputStore for SqliteStore {
+    fn upsert_inputs(&self, points: &[InputPoint], updated_at: i64) -> Result<UpsertSummary> {
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(map_err)?;
+        let mut summary = UpsertSummary::default();
+        {
+            let mut get = tx
+                .prepare_cached(
+                    "SELECT mw, data_state, datasource FROM input_point WHERE slot = ?1 AND kind = ?2 AND zone = ?3 AND other = ?4",
+                )
+                .map_err(map_err)?;
+            let mut put = tx
+                .prepare_cached(
+                    "INSERT INTO input_point (slot, kind, zone, other, mw, data_state, datasource, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                     ON CONFLICT (slot, kind, zone, other) DO UPDATE SET
+                       mw = excluded.mw, data_state = excluded.data_state,
+                       datasource = excluded.datasource, updated_at = excluded.updated_at",
+                )
+                .map_err(map_err)?;
+            for p in points {
+                if !p.mw.is_finite() {
+                    return Err(StoreError::Other(format!("non-finite value for {:?} at {}", p.key, p.slot)));
+                }
+                let (kind, zone, other) = key_columns(&p.key);
+                let old: Option<(f64, i64, String)> = get
+                    .query_row(params![p.slot.0, kind, zone, other], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+                    .map_err(map_err)?;
+                let state = p.state as i64;
+                match old {
+                    Some((mw, st, ds)) if st < state || (mw == p.mw && st == state && ds == p.datasource) => {
+                        summary.unchanged += 1;
+                        continue;
+                    }
+                    Some(_) => summary.updated += 1,
+                    None => summary.inserted += 1,
+                }
+                put.execute(params![p.slot.0, kind, zone, other, p.mw, state, p.datasource, updated_at])
+                    .map_err(map_err)?;
+            }
+        }
+        tx.commit().map_err(map_err)?;
+        Ok(summary)
+    }
+
+    fn inputs_in_range(&self, range: SlotRange) -> Result<Vec<StoredInput>> {
+        let conn = self.lock();
+        let mut st = conn
+            .prepare_cached(
+                "SELECT slot, kind, zone, other, mw, data_state, datasource, updated_at
+                 FROM input_point WHERE slot >= ?1 AND slot < ?2 ORDER BY slot, kind, zone, other",
+            )
+            .map_err(map_err)?;
+        let rows = st
+            .query_map(params![range.start.0, range.end.0], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, f64>(4)?,
+                    r.get::<_, i64>(5)?,
+                    r.get::<_, String>(6)?,
+                    r.get::<_, i64>(7)?,
+                ))
+            })
+            .map_err(map_err)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (slot, kind, zone, other, mw, state, datasource, updated_at) = row.map_err(map_err)?;
+            let state = DataState::from_u8(state as u8)
+                .ok_or_else(|| StoreError::Corrupt(format!("bad data_state {state}")))?;
+            out.push(StoredInput {
+                point: InputPoint { key: key_from_columns(kind, &zone, &other)?, slot: Slot(slot), mw, state, datasource },
+                updated_at,
+            });
+        }
+        Ok(out)
+    }
+
+    fn input_extent(&self) -> Result<Option<SlotRange>> {
+        let conn = self.lock();
+        let (min, max): (Option<i64>, Option<i64>) = conn
+            .query_row("SELECT MIN(slot), MAX(slot) FROM input_point", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(map_err)?;
+        Ok(match (min, max) {
+            (Some(a), Some(b)) => Some(SlotRange::new(Slot(a), Slot(b + 1))),
+            _ => None,
+        })
+    }
+}
+
+impl DerivedStore for SqliteStore {
+    fn derived_days(&self, days: std::ops::Range<i64>) -> Result<Vec<DerivedDay>> {
+        let conn = self.lock();
+        let mut st = conn
+            .prepare_cached("SELECT payload FROM derived_day WHERE day >= ?1 AND day < ?2 ORDER BY day, zone")
+            .map_err(map_err)?;
+        let rows = st.query_map(params![days.start, days.end], |r| r.get::<_, Vec<u8>>(0)).map_err(map_err)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let bytes = row.map_err(map_err)?;
+            out.push(DerivedDay::decode(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?);
+        }
+        Ok(out)
+    }
+
+    fn replace_derived_days(&self, days: &[DerivedDay]) -> Result<()> {
+        let now = time_now();
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(map_err)?;
+        {
+            let mut put = tx
+                .prepare_cached(
+                    "INSERT INTO derived_day (day, zone, payload, updated_at) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (day, zone) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
+                )
+                .map_err(map_err)?;
+            let mut del = tx.prepare_cached("DELETE FROM derived_day WHERE day = ?1 AND zone = ?2").map_err(map_err)?;
+            for d in days {
+                if d.any_present() {
+                    put.execute(params![d.day, d.zone.as_str(), d.encode(), now]).map_err(map_err)?;
+                } else {
+                    del.execute(params![d.day, d.zone.as_str()]).map_err(map_err)?;
+                }
+            }
+            tx.execute("UPDATE meta SET value = value + 1 WHERE key = 'data_version'", []).map_err(map_err)?;
+        }
+        tx.commit().map_err(map_err)
+    }
+
+    fn data_version(&self) -> Result<i64> {
+        let conn = self.lock();
+        conn.query_row("SELECT value FROM meta WHERE key = 'data_version'", [], |r| r.get(0)).map_err(map_err)
+    }
+}
+
+pub(crate) fn time_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+impl Store for SqliteStore {
+    fn ping(&self) -> Result<()> {
+        let conn = self.lock();
+        conn.query_row("SELECT value FROM meta WHERE key = 'data_version'", [], |r| r.get::<_, i64>(0))
+            .map(|_| ())
+            .map_err(map_err)
+    }
+
+    fn describe(&self) -> String {
+        match &self.path {
+            Some(p) => format!("sqlite://{}", p.display()),
+            None => "sqlite::memory:".into(),
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! Runs the store conformance suite on SQLite: in memory and on a real file.
+
+use gridprint_store_sqlite::SqliteStore;
+
+#[test]
+fn conformance_in_memory() {
+    gridprint_store::conformance::run_all(&SqliteStore::open_in_memory().unwrap());
+}
+
+#[test]
+fn conformance_on_file_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    gridprint_store::conformance::run_all(&SqliteStore::open(&path).unwrap());
+    // Reopening applies no migration twice and keeps the data.
+    let again = SqliteStore::open(&path).unwrap();
+    use gridprint_store::InputStore;
+    assert!(again.input_extent().unwrap().is_some());
+}

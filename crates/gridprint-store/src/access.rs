@@ -1,0 +1,61 @@
+//! Access control records: operator grants, registrations (Argon2id hashes) and issued tokens.
+//!
+//! The store keeps only hashes of tokens and passwords. The token service and the `access` admin
+//! commands use this trait; the data API caches verified tokens in memory and re-checks them here at
+//! most every few seconds so revocations propagate to every replica within 60 s.
+
+use crate::Result;
+
+/// One row of `gridprint access list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantRow {
+    pub email: String,
+    /// Unix seconds.
+    pub granted_at: i64,
+    pub registered: bool,
+    /// Unix seconds of the last token issued, if any.
+    pub last_token_at: Option<i64>,
+}
+
+/// A token as stored: only its hash.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TokenRecord {
+    /// SHA-256 of the token, hex.
+    pub token_hash: String,
+    pub email: String,
+    pub issued_at: i64,
+    pub expires_at: i64,
+}
+
+impl std::fmt::Debug for TokenRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenRecord")
+            .field("token_hash", &"<redacted>")
+            .field("email", &self.email)
+            .field("issued_at", &self.issued_at)
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
+}
+
+/// Grants, registrations and tokens. Emails are passed already trimmed and lower-cased.
+pub trait AccessStore {
+    /// Grants access; returns false if the email already had a grant.
+    fn grant(&self, email: &str, now: i64) -> Result<bool>;
+    /// Removes grant, registration and tokens; returns false if there was nothing to revoke.
+    fn revoke(&self, email: &str) -> Result<bool>;
+    /// Drops the registration and tokens, keeps the grant; returns false if not registered.
+    fn reset(&self, email: &str) -> Result<bool>;
+    /// All grants, sorted by email.
+    fn list_grants(&self) -> Result<Vec<GrantRow>>;
+    /// Whether the email has a grant.
+    fn has_grant(&self, email: &str) -> Result<bool>;
+    /// Stores a registration; `Err(StoreError::Conflict)` if already registered.
+    fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()>;
+    /// The stored password hash of a registered email.
+    fn password_hash(&self, email: &str) -> Result<Option<String>>;
+    /// Stores an issued token (hash only).
+    fn insert_token(&self, token: &TokenRecord) -> Result<()>;
+    /// Looks a token up by hash; `None` if unknown or its email's grant was revoked or reset.
+    fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
+}

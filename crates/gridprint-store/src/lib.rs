@@ -1,0 +1,93 @@
+//! gridprint-store: what gridprint keeps, independent of the database that keeps it.
+//!
+//! The [`Store`] trait groups raw inputs ([`InputStore`]), derived outputs ([`DerivedStore`]) and access
+//! control ([`AccessStore`]). Backends (SQLite embedded, PostgreSQL for scale-out) implement it and run
+//! the same [`conformance`] suite, so the engine, importers, worker and API never name a driver.
+//! Methods are synchronous: callers on async runtimes use `spawn_blocking`; the API's hot paths are
+//! served from memory and do not touch the store per request.
+
+pub mod access;
+pub mod conformance;
+
+pub use access::{AccessStore, GrantRow, TokenRecord};
+
+use gridprint_core::derived::DerivedDay;
+use gridprint_core::inputs::InputPoint;
+use gridprint_core::slot::SlotRange;
+use std::sync::Arc;
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database could not be reached or used (file unreadable or locked, server down).
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// The database holds something we cannot read.
+    #[error("corrupt data: {0}")]
+    Corrupt(String),
+    /// A uniqueness rule was violated (e.g. registering twice).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// Any other database error.
+    #[error("database error: {0}")]
+    Other(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// What an upsert of input points did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UpsertSummary {
+    /// Points that were new.
+    pub inserted: usize,
+    /// Points whose value, state or datasource changed.
+    pub updated: usize,
+    /// Points identical to what was stored, or of lower quality than the stored point (a forecast never
+    /// replaces an estimate, an estimate never replaces provider data).
+    pub unchanged: usize,
+}
+
+/// Raw inputs: generation per zone, production type and slot; load; physical flows per direction.
+pub trait InputStore {
+    /// Inserts or updates points in one transaction. Re-writing identical points changes nothing
+    /// (not even `updated_at`); a point never replaces one of better quality (lower `DataState`).
+    fn upsert_inputs(&self, points: &[InputPoint], updated_at: i64) -> Result<UpsertSummary>;
+
+    /// All points whose slot lies in `range`, every zone, ordered by slot.
+    fn inputs_in_range(&self, range: SlotRange) -> Result<Vec<StoredInput>>;
+
+    /// The range spanned by all stored inputs, if any.
+    fn input_extent(&self) -> Result<Option<SlotRange>>;
+}
+
+/// An input point with its bookkeeping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredInput {
+    pub point: InputPoint,
+    /// Unix seconds of the last change.
+    pub updated_at: i64,
+}
+
+/// Derived outputs, one [`DerivedDay`] per zone and UTC day.
+pub trait DerivedStore {
+    /// Days whose day number lies in `days`, all zones, ordered by (day, zone).
+    fn derived_days(&self, days: std::ops::Range<i64>) -> Result<Vec<DerivedDay>>;
+
+    /// Replaces the given days (zone, day) in one transaction and bumps the data version. Days without
+    /// any computed slot are deleted.
+    fn replace_derived_days(&self, days: &[DerivedDay]) -> Result<()>;
+
+    /// A number that changes whenever derived data changes, so caches can poll cheaply.
+    fn data_version(&self) -> Result<i64>;
+}
+
+/// Everything gridprint keeps.
+pub trait Store: InputStore + DerivedStore + AccessStore + Send + Sync {
+    /// Whether the database answers (for `/v1/status/storage`).
+    fn ping(&self) -> Result<()>;
+    /// A short description without secrets, e.g. `sqlite:///path/gridprint.db`.
+    fn describe(&self) -> String;
+}
+
+/// A shared handle on a store.
+pub type SharedStore = Arc<dyn Store>;
