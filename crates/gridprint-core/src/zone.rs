@@ -76,8 +76,14 @@ pub struct Zone {
 pub type ZoneIdx = usize;
 
 /// Extra EIC codes that denote one of our zones: the DE-LU bidding zone (and the former DE-AT-LU one)
+/// and the UK country code (Great Britain)
 /// are Germany for gridprint.
-const EIC_ALIASES: &[(&str, &str)] = &[("10Y1001A1001A82H", "DE"), ("10Y1001A1001A63L", "DE")];
+const EIC_ALIASES: &[(&str, &str)] = &[
+    ("10Y1001A1001A82H", "DE"),
+    ("10Y1001A1001A63L", "DE"),
+    // The United Kingdom country code as the File Library uses it (Northern Ireland is its own zone, NIE).
+    ("10Y1001A1001A92E", "GB"),
+];
 
 /// The loaded set of zones, sorted by code, with lookups by code and EIC.
 #[derive(Debug, Clone)]

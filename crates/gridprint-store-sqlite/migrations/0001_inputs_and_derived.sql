@@ -27,3 +27,13 @@ CREATE TABLE meta (
     value INTEGER NOT NULL
 ) WITHOUT ROWID;
 INSERT INTO meta (key, value) VALUES ('data_version', 0);
+
+-- Staging for long computations: published atomically by commit_staged.
+CREATE TABLE derived_stage (
+    run         INTEGER NOT NULL,
+    day         INTEGER NOT NULL,
+    zone        TEXT    NOT NULL,
+    payload     BLOB,
+    staged_at   INTEGER NOT NULL,
+    PRIMARY KEY (run, day, zone)
+) WITHOUT ROWID;

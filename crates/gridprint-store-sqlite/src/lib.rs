@@ -234,28 +234,60 @@ impl DerivedStore for SqliteStore {
         Ok(out)
     }
 
-    fn replace_derived_days(&self, days: &[DerivedDay]) -> Result<()> {
+    fn stage_derived_days(&self, run: i64, days: &[DerivedDay]) -> Result<()> {
         let now = time_now();
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(map_err)?;
         {
             let mut put = tx
                 .prepare_cached(
-                    "INSERT INTO derived_day (day, zone, payload, updated_at) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT (day, zone) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
+                    "INSERT OR REPLACE INTO derived_stage (run, day, zone, payload, staged_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
                 .map_err(map_err)?;
-            let mut del = tx.prepare_cached("DELETE FROM derived_day WHERE day = ?1 AND zone = ?2").map_err(map_err)?;
             for d in days {
-                if d.any_present() {
-                    put.execute(params![d.day, d.zone.as_str(), d.encode(), now]).map_err(map_err)?;
-                } else {
-                    del.execute(params![d.day, d.zone.as_str()]).map_err(map_err)?;
-                }
+                let payload = d.any_present().then(|| d.encode());
+                put.execute(params![run, d.day, d.zone.as_str(), payload, now]).map_err(map_err)?;
             }
-            tx.execute("UPDATE meta SET value = value + 1 WHERE key = 'data_version'", []).map_err(map_err)?;
         }
         tx.commit().map_err(map_err)
+    }
+
+    fn commit_staged(&self, run: i64) -> Result<usize> {
+        let now = time_now();
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(map_err)?;
+        let n = tx
+            .execute(
+                "INSERT INTO derived_day (day, zone, payload, updated_at)
+                 SELECT day, zone, payload, ?2 FROM derived_stage WHERE run = ?1 AND payload IS NOT NULL
+                 ON CONFLICT (day, zone) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
+                params![run, now],
+            )
+            .map_err(map_err)?;
+        let d = tx
+            .execute(
+                "DELETE FROM derived_day WHERE (day, zone) IN
+                 (SELECT day, zone FROM derived_stage WHERE run = ?1 AND payload IS NULL)",
+                params![run],
+            )
+            .map_err(map_err)?;
+        let staged = tx.execute("DELETE FROM derived_stage WHERE run = ?1", params![run]).map_err(map_err)?;
+        if staged > 0 {
+            tx.execute("UPDATE meta SET value = value + 1 WHERE key = 'data_version'", []).map_err(map_err)?;
+        }
+        tx.commit().map_err(map_err)?;
+        let _ = (n, d);
+        Ok(staged)
+    }
+
+    fn discard_staged(&self, run: i64) -> Result<()> {
+        let conn = self.lock();
+        conn.execute(
+            "DELETE FROM derived_stage WHERE run = ?1 OR staged_at < ?2",
+            params![run, time_now() - 86_400],
+        )
+        .map(|_| ())
+        .map_err(map_err)
     }
 
     fn data_version(&self) -> Result<i64> {

@@ -6,6 +6,20 @@
 
 use crate::Result;
 
+/// Trims and lower-cases an email and checks its rough shape (one `@`, a dot in the domain, no
+/// spaces or control characters, at most 254 characters). Every entry point (admin commands, token
+/// service) normalises with this, so `Ada@Example.org ` and `ada@example.org` are one person.
+pub fn normalize_email(raw: &str) -> Option<String> {
+    let e = raw.trim().to_lowercase();
+    let ok = e.len() <= 254
+        && e.matches('@').count() == 1
+        && e.split_once('@').is_some_and(|(l, d)| {
+            !l.is_empty() && d.contains('.') && !d.starts_with('.') && !d.ends_with('.')
+        })
+        && !e.chars().any(|c| c.is_whitespace() || c.is_control());
+    ok.then_some(e)
+}
+
 /// One row of `gridprint access list`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrantRow {
@@ -58,4 +72,17 @@ pub trait AccessStore {
     fn insert_token(&self, token: &TokenRecord) -> Result<()>;
     /// Looks a token up by hash; `None` if unknown or its email's grant was revoked or reset.
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_email;
+
+    #[test]
+    fn emails_are_trimmed_and_lowercased() {
+        assert_eq!(normalize_email("  Ada@Example.ORG ").as_deref(), Some("ada@example.org"));
+        assert_eq!(normalize_email("nope"), None);
+        assert_eq!(normalize_email("a b@c.d"), None);
+        assert_eq!(normalize_email("a@b@c.d"), None);
+    }
 }

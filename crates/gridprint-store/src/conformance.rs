@@ -94,6 +94,19 @@ pub fn derived_days_roundtrip(store: &dyn Store) {
     store.replace_derived_days(&[DerivedDay::new(z("FR"), 20_001)]).unwrap();
     assert_eq!(store.derived_days(20_000..20_002).unwrap(), vec![a]);
     assert_ne!(store.data_version().unwrap(), v1);
+    // Staged days stay invisible until committed; discarded ones never appear.
+    let mut c = DerivedDay::new(z("AT"), 20_000);
+    c.flags[1] = SlotFlags::new(ZoneStatus::Complete, true, false);
+    let run = crate::new_run_id();
+    store.stage_derived_days(run, &[c.clone()]).unwrap();
+    assert_eq!(store.derived_days(20_000..20_001).unwrap().len(), 1, "staged day not visible");
+    store.discard_staged(run).unwrap();
+    assert_eq!(store.commit_staged(run).unwrap(), 0);
+    let run = crate::new_run_id();
+    store.stage_derived_days(run, &[c.clone()]).unwrap();
+    store.stage_derived_days(run, &[DerivedDay::new(z("DE"), 20_000)]).unwrap();
+    assert_eq!(store.commit_staged(run).unwrap(), 2);
+    assert_eq!(store.derived_days(20_000..20_001).unwrap(), vec![c], "AT published, DE deleted");
 }
 
 /// Grants, registration, tokens, reset and revoke.

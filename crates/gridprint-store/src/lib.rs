@@ -75,10 +75,37 @@ pub trait DerivedStore {
 
     /// Replaces the given days (zone, day) in one transaction and bumps the data version. Days without
     /// any computed slot are deleted.
-    fn replace_derived_days(&self, days: &[DerivedDay]) -> Result<()>;
+    fn replace_derived_days(&self, days: &[DerivedDay]) -> Result<()> {
+        let run = new_run_id();
+        self.stage_derived_days(run, days)?;
+        self.commit_staged(run).map(|_| ())
+    }
+
+    /// Writes days into a staging area under `run`, invisible to readers. Long computations stage in
+    /// batches (bounded memory), then publish everything at once with [`DerivedStore::commit_staged`].
+    fn stage_derived_days(&self, run: i64, days: &[DerivedDay]) -> Result<()>;
+
+    /// Publishes every day staged under `run` in one transaction (replacing stored days, deleting days
+    /// without computed slots), bumps the data version and clears the staging area. Returns the number
+    /// of days published. A crash before this leaves the published data untouched.
+    fn commit_staged(&self, run: i64) -> Result<usize>;
+
+    /// Drops what was staged under `run` (and any staging older than a day, left by crashed runs).
+    fn discard_staged(&self, run: i64) -> Result<()>;
 
     /// A number that changes whenever derived data changes, so caches can poll cheaply.
     fn data_version(&self) -> Result<i64>;
+}
+
+/// A fresh identifier for a staging run (time-based, unique enough within one database).
+pub fn new_run_id() -> i64 {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    static COUNTER: AtomicI64 = AtomicI64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    (nanos & !0xfff) ^ (std::process::id() as i64 & 0xff) << 4 ^ (COUNTER.fetch_add(1, Ordering::Relaxed) & 0xf)
 }
 
 /// Everything gridprint keeps.

@@ -1,0 +1,238 @@
+//! gridprint-compute: turns stored inputs into published derived outputs.
+//!
+//! For a range of slots it loads the inputs of all zones, gathers them per slot, runs the flow-tracing
+//! engine on every slot (in parallel), decides each zone's `zone_status` and `valid` flag (contract §6),
+//! and stages the resulting [`DerivedDay`]s in batches before publishing them all at once, so a crash
+//! leaves the previous outputs intact. Slots that were already computed and are older than
+//! `floor15(now) − 4 h` are frozen: they are kept as stored and never recomputed.
+
+use gridprint_core::derived::{DerivedDay, SlotFlags, write_slot};
+use gridprint_core::engine::trace_slot;
+use gridprint_core::inputs::{FlowInput, InputKey, SlotInputs};
+use gridprint_core::production::N_TYPES;
+use gridprint_core::quality::{DataState, ZoneStatus, is_frozen, valid_flag};
+use gridprint_core::reference::ReferenceData;
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_store::{Store, StoreError, StoredInput};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use time::OffsetDateTime;
+
+/// Days computed and staged per batch (bounds memory on long ranges).
+pub const DAYS_PER_BATCH: i64 = 7;
+
+/// What a compute run did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ComputeSummary {
+    /// Slots in the requested range.
+    pub slots: usize,
+    /// Zone-slots computed now.
+    pub computed: usize,
+    /// Zone-slots kept because they were frozen.
+    pub frozen_kept: usize,
+    /// Zone-days published.
+    pub days_published: usize,
+}
+
+/// A compute failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ComputeError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Builds the engine inputs of every slot in `range` from stored points. Points of zones outside the
+/// reference zone set are ignored. Generation of a zone in a slot gets the worst state of its points.
+pub fn gather_slot_inputs(reference: &ReferenceData, range: SlotRange, points: &[StoredInput]) -> Vec<SlotInputs> {
+    let n = reference.zones.len();
+    let mut slots: Vec<SlotInputs> = range.iter().map(|s| SlotInputs::empty(s, n)).collect();
+    let mut flows: Vec<HashMap<(usize, usize), FlowInput>> = vec![HashMap::new(); slots.len()];
+    for sp in points {
+        let p = &sp.point;
+        if !range.contains(p.slot) || !p.mw.is_finite() || p.mw < 0.0 {
+            continue;
+        }
+        let k = (p.slot.0 - range.start.0) as usize;
+        match &p.key {
+            InputKey::Generation { zone, production_type } => {
+                let Some(i) = reference.zones.index_of(zone) else { continue };
+                let s = &mut slots[k];
+                let g = s.generation[i].get_or_insert([0.0; N_TYPES]);
+                g[production_type.index()] += p.mw;
+                let st = s.generation_state[i].get_or_insert(p.state);
+                *st = (*st).max(p.state);
+            }
+            InputKey::Load { .. } => {}
+            InputKey::Flow { from, to } => {
+                let (Some(i), Some(j)) = (reference.zones.index_of(from), reference.zones.index_of(to)) else { continue };
+                if i == j {
+                    continue;
+                }
+                flows[k].insert((i, j), FlowInput { from: i, to: j, mw: p.mw, state: p.state });
+            }
+        }
+    }
+    for (s, f) in slots.iter_mut().zip(flows) {
+        let mut f: Vec<_> = f.into_values().collect();
+        f.sort_by_key(|x| (x.from, x.to));
+        s.flows = f;
+    }
+    slots
+}
+
+/// Flags of every zone in one slot, from its inputs and the engine's repairs. `None` for zones the
+/// engine gave no result (no data) or that were only modelled as external sources.
+pub fn slot_flags(inputs: &SlotInputs, result: &gridprint_core::engine::SlotResult, now: OffsetDateTime) -> Vec<Option<SlotFlags>> {
+    let n = inputs.generation.len();
+    let mut border_states: Vec<Vec<DataState>> = vec![Vec::new(); n];
+    for f in &inputs.flows {
+        border_states[f.from].push(f.state);
+        border_states[f.to].push(f.state);
+    }
+    let frozen = is_frozen(inputs.slot, now);
+    (0..n)
+        .map(|i| {
+            let zr = result.zones[i].as_ref()?;
+            if zr.external || inputs.generation[i].is_none() {
+                return None;
+            }
+            let status = ZoneStatus::from_inputs(inputs.generation_state[i], border_states[i].iter().copied(), zr.repaired);
+            Some(SlotFlags::new(status, valid_flag(inputs.slot, status, now), frozen))
+        })
+        .collect()
+}
+
+/// Computes and publishes every slot of `range` (widened to whole UTC days for storage; slots outside
+/// `range` keep their stored values). `progress(done_days, total_days)` is called after each batch.
+pub fn compute_range(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    range: SlotRange,
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ComputeSummary, ComputeError> {
+    compute_ranges(store, reference, &[range], now, progress)
+}
+
+/// Like [`compute_range`] for several ranges, published together in one transaction.
+pub fn compute_ranges(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    ranges: &[SlotRange],
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ComputeSummary, ComputeError> {
+    let run = gridprint_store::new_run_id();
+    let total: u64 = ranges.iter().map(|r| (r.days().end - r.days().start).max(0) as u64).sum();
+    let mut done = 0u64;
+    let mut result: Result<ComputeSummary, ComputeError> = Ok(ComputeSummary::default());
+    for r in ranges {
+        let base = done;
+        match compute_staged(store, reference, *r, now, run, &mut |d, _| progress(base + d, total)) {
+            Ok(s) => {
+                done += (r.days().end - r.days().start).max(0) as u64;
+                if let Ok(acc) = &mut result {
+                    acc.slots += s.slots;
+                    acc.computed += s.computed;
+                    acc.frozen_kept += s.frozen_kept;
+                }
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    match result {
+        Ok(mut summary) => {
+            summary.days_published = store.commit_staged(run)?;
+            Ok(summary)
+        }
+        Err(e) => {
+            let _ = store.discard_staged(run);
+            Err(e)
+        }
+    }
+}
+
+fn compute_staged(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    range: SlotRange,
+    now: OffsetDateTime,
+    run: i64,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ComputeSummary, ComputeError> {
+    let n = reference.zones.len();
+    let days = range.days();
+    let total = (days.end - days.start).max(0) as u64;
+    let mut summary = ComputeSummary { slots: range.len(), ..Default::default() };
+    let mut day = days.start;
+    while day < days.end {
+        let batch_end = (day + DAYS_PER_BATCH).min(days.end);
+        let batch = SlotRange::new(Slot::first_of_day(day), Slot::first_of_day(batch_end));
+        let todo = SlotRange::new(batch.start.max(range.start), batch.end.min(range.end));
+        let existing: HashMap<(i64, usize), DerivedDay> = store
+            .derived_days(day..batch_end)?
+            .into_iter()
+            .filter_map(|d| reference.zones.index_of(&d.zone).map(|i| ((d.day, i), d)))
+            .collect();
+        let points = store.inputs_in_range(todo)?;
+        let inputs = gather_slot_inputs(reference, todo, &points);
+        let results: Vec<_> = inputs.par_iter().map(|si| trace_slot(reference, si)).collect();
+
+        // Start every zone-day from what is stored, then overwrite the slots computed now.
+        let mut out: Vec<Vec<DerivedDay>> = (day..batch_end)
+            .map(|d| {
+                (0..n)
+                    .map(|i| existing.get(&(d, i)).cloned().unwrap_or_else(|| DerivedDay::new(reference.zones.code(i).clone(), d)))
+                    .collect()
+            })
+            .collect();
+        for (si, res) in inputs.iter().zip(&results) {
+            let d = (si.slot.day() - day) as usize;
+            let idx = si.slot.index_in_day();
+            let zone_days = &mut out[d];
+            // Frozen slots that were already computed are kept as stored.
+            let keep: Vec<bool> = zone_days.iter().map(|zd| zd.flags[idx].present() && zd.flags[idx].frozen()).collect();
+            let kept: Vec<DerivedDay> = keep
+                .iter()
+                .zip(zone_days.iter())
+                .filter(|(k, _)| **k)
+                .map(|(_, zd)| zd.clone())
+                .collect();
+            let mut flags = slot_flags(si, res, now);
+            for (i, k) in keep.iter().enumerate() {
+                if *k {
+                    flags[i] = None;
+                }
+            }
+            write_slot(reference, res, &flags, zone_days);
+            let mut kept = kept.into_iter();
+            for (i, k) in keep.iter().enumerate() {
+                if *k {
+                    let old = kept.next().expect("kept day");
+                    zone_days[i].copy_slot_from(&old, idx);
+                    summary.frozen_kept += 1;
+                } else if flags[i].is_some() {
+                    summary.computed += 1;
+                }
+            }
+        }
+        let mut staged: Vec<DerivedDay> = Vec::new();
+        for zone_days in out {
+            for mut zd in zone_days {
+                zd.prune();
+                let was_stored = existing.contains_key(&(zd.day, reference.zones.index_of(&zd.zone).unwrap_or(usize::MAX)));
+                if zd.any_present() || was_stored {
+                    staged.push(zd);
+                }
+            }
+        }
+        store.stage_derived_days(run, &staged)?;
+        progress((batch_end - days.start) as u64, total);
+        day = batch_end;
+    }
+    let _ = SLOTS_PER_DAY;
+    Ok(summary)
+}

@@ -1,0 +1,79 @@
+//! gridprint-ingest: how provider data gets into gridprint.
+//!
+//! This crate turns what providers publish into [`InputPoint`](gridprint_core::inputs::InputPoint)s
+//! on 15-minute slots. Today it holds the parsers for the two ENTSO-E formats: Transparency Platform
+//! API documents ([`entsoe_xml`]: generation per type A75, total load A65, physical flows A11 and
+//! acknowledgements) and File Library extracts ([`file_library`]: AggregatedGenerationPerType and
+//! PhysicalFlows, tab-separated). Both produce a [`ParsedDocument`] that also says, per reason and
+//! area, how many values were skipped (areas that are not gridprint zones, consumption series,
+//! production types gridprint does not report…), so nothing is dropped silently. A document that is
+//! not valid yields a [`ParseError`] naming the series or row and the field, and no points at all.
+//!
+//! [`detect_and_parse`] sniffs which format a payload is in, so an importer can hand it any ENTSO-E
+//! file.
+
+#![forbid(unsafe_code)]
+
+mod accumulate;
+mod document;
+pub mod entsoe_xml;
+mod error;
+pub mod file_library;
+pub mod skip;
+mod time_grid;
+
+pub use document::{DocumentKind, ParsedDocument};
+pub use error::ParseError;
+
+use gridprint_core::zone::Zones;
+
+/// The formats [`detect_and_parse`] recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InputFormat {
+    /// An ENTSO-E Transparency Platform API response (XML).
+    EntsoeXml,
+    /// An ENTSO-E File Library extract (tab-separated CSV with a header line).
+    FileLibraryCsv,
+}
+
+/// Guesses the format of a payload from its first bytes: XML starts with `<` (after an optional
+/// byte-order mark and whitespace); a File Library extract starts with a tab-separated header line
+/// naming a `DateTime` column. `None` when it is neither.
+pub fn detect_format(bytes: &[u8]) -> Option<InputFormat> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+    let bytes = &bytes[start..];
+    if bytes.first() == Some(&b'<') {
+        return Some(InputFormat::EntsoeXml);
+    }
+    let line_end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
+    let header = &bytes[..line_end];
+    let has_tab = header.contains(&b'\t');
+    let names_datetime = header
+        .split(|&b| b == b'\t')
+        .any(|col| col.trim_ascii() == b"DateTime");
+    (has_tab && names_datetime).then_some(InputFormat::FileLibraryCsv)
+}
+
+/// Parses an ENTSO-E payload of either format, mapping areas to `zones`.
+///
+/// Fails with [`ParseError::UnrecognisedFormat`] when the payload is neither XML nor a File Library
+/// extract, and otherwise with the error of the format's parser.
+pub fn detect_and_parse(bytes: &[u8], zones: &Zones) -> Result<ParsedDocument, ParseError> {
+    match detect_format(bytes) {
+        Some(InputFormat::EntsoeXml) => entsoe_xml::parse(bytes, zones),
+        Some(InputFormat::FileLibraryCsv) => file_library::parse(bytes, zones),
+        None => {
+            let head: String = String::from_utf8_lossy(&bytes[..bytes.len().min(40)])
+                .chars()
+                .filter(|c| !c.is_control())
+                .collect();
+            Err(ParseError::UnrecognisedFormat(format!(
+                "neither ENTSO-E XML nor a tab-separated File Library extract (starts with {head:?})"
+            )))
+        }
+    }
+}
