@@ -8,9 +8,10 @@ fn normalize_email(raw: &str) -> anyhow::Result<String> {
     normalize(raw).ok_or_else(|| anyhow::anyhow!("'{}' is not an email address", raw.trim()))
 }
 
-
 fn fmt_time(t: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp(t).map(gridprint_core::slot::format_timestamp).unwrap_or_else(|_| t.to_string())
+    time::OffsetDateTime::from_unix_timestamp(t)
+        .map(gridprint_core::slot::format_timestamp)
+        .unwrap_or_else(|_| t.to_string())
 }
 
 pub fn run(g: &Global, args: &AccessArgs) -> anyhow::Result<()> {
@@ -18,7 +19,10 @@ pub fn run(g: &Global, args: &AccessArgs) -> anyhow::Result<()> {
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     match &args.command {
         AccessCommand::Grant { emails } => {
-            let emails = emails.iter().map(|e| normalize_email(e)).collect::<anyhow::Result<Vec<_>>>()?;
+            let emails = emails
+                .iter()
+                .map(|e| normalize_email(e))
+                .collect::<anyhow::Result<Vec<_>>>()?;
             for e in emails {
                 if store.grant(&e, now)? {
                     println!("granted {e}");
@@ -30,7 +34,9 @@ pub fn run(g: &Global, args: &AccessArgs) -> anyhow::Result<()> {
         AccessCommand::Revoke { email } => {
             let e = normalize_email(email)?;
             if store.revoke(&e)? {
-                println!("revoked {e}: registration and tokens removed (tokens stop working within 60 s)");
+                println!(
+                    "revoked {e}: registration and tokens removed (tokens stop working within 60 s)"
+                );
             } else {
                 bail!("{e} has no access to revoke");
             }
@@ -48,7 +54,10 @@ pub fn run(g: &Global, args: &AccessArgs) -> anyhow::Result<()> {
         AccessCommand::List => {
             let rows = store.list_grants()?;
             let w = rows.iter().map(|r| r.email.len()).max().unwrap_or(5).max(5);
-            println!("{:<w$}  {:<20}  {:<10}  LAST TOKEN ISSUED", "EMAIL", "GRANTED AT", "REGISTERED");
+            println!(
+                "{:<w$}  {:<20}  {:<10}  LAST TOKEN ISSUED",
+                "EMAIL", "GRANTED AT", "REGISTERED"
+            );
             for r in rows {
                 println!(
                     "{:<w$}  {:<20}  {:<10}  {}",
@@ -62,4 +71,3 @@ pub fn run(g: &Global, args: &AccessArgs) -> anyhow::Result<()> {
     }
     Ok(())
 }
-

@@ -29,10 +29,11 @@ pub fn compute_with_progress(
             .expect("valid template"),
     );
     let started = std::time::Instant::now();
-    let summary = gridprint_compute::compute_ranges(store, reference, ranges, now, &mut |done, total| {
-        bar.set_length(total);
-        bar.set_position(done);
-    })?;
+    let summary =
+        gridprint_compute::compute_ranges(store, reference, ranges, now, &mut |done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        })?;
     bar.finish_and_clear();
     eprintln!(
         "computed {} zone-slots over {} slots ({} frozen kept), published {} zone-days in {:.1} s",

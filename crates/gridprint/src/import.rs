@@ -13,21 +13,74 @@ use std::path::PathBuf;
 
 /// The bundled real demo set: the 2017-02-01 File Library extract and the 2024 ENTSO-E API documents.
 pub const DEMO_FILES: &[(&str, &[u8])] = &[
-    ("2017_02_01_AM_AggregGen.csv", include_bytes!("../../../data/fixtures/entsoe-file-library/2017_02_01_AM_AggregGen.csv")),
-    ("2017_02_01_PM_AggregGen.csv", include_bytes!("../../../data/fixtures/entsoe-file-library/2017_02_01_PM_AggregGen.csv")),
-    ("2017_02_01_AM_PhysicalFlows.csv", include_bytes!("../../../data/fixtures/entsoe-file-library/2017_02_01_AM_PhysicalFlows.csv")),
-    ("2017_02_01_PM_PhysicalFlows.csv", include_bytes!("../../../data/fixtures/entsoe-file-library/2017_02_01_PM_PhysicalFlows.csv")),
-    ("A75_DE-LU_2024-06-15_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A75_DE-LU_2024-06-15_PT15M_A03.xml")),
-    ("A75_ES_2024-06-15_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A75_ES_2024-06-15_PT15M_A03.xml")),
-    ("A75_FR_2024-06-15_PT60M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A75_FR_2024-06-15_PT60M_A03.xml")),
-    ("A75_IT-NORTH_2024-06-15_PT60M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A75_IT-NORTH_2024-06-15_PT60M_A03.xml")),
-    ("A75_NL_2024-06-15_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A75_NL_2024-06-15_PT15M_A03.xml")),
-    ("A75_PL_2024-06-15_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A75_PL_2024-06-15_PT15M_A03.xml")),
-    ("A75_NL_2024-09-02_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A75_NL_2024-09-02_PT15M_A03.xml")),
-    ("A65_A16_NL_2024-09-02_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A65_A16_NL_2024-09-02_PT15M_A03.xml")),
-    ("A65_A16_BE_2024-01-15to21_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A65_A16_BE_2024-01-15to21_PT15M_A03.xml")),
-    ("A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml")),
-    ("A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml", include_bytes!("../../../data/fixtures/entsoe-api/A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml")),
+    (
+        "2017_02_01_AM_AggregGen.csv",
+        include_bytes!("../../../data/fixtures/entsoe-file-library/2017_02_01_AM_AggregGen.csv"),
+    ),
+    (
+        "2017_02_01_PM_AggregGen.csv",
+        include_bytes!("../../../data/fixtures/entsoe-file-library/2017_02_01_PM_AggregGen.csv"),
+    ),
+    (
+        "2017_02_01_AM_PhysicalFlows.csv",
+        include_bytes!(
+            "../../../data/fixtures/entsoe-file-library/2017_02_01_AM_PhysicalFlows.csv"
+        ),
+    ),
+    (
+        "2017_02_01_PM_PhysicalFlows.csv",
+        include_bytes!(
+            "../../../data/fixtures/entsoe-file-library/2017_02_01_PM_PhysicalFlows.csv"
+        ),
+    ),
+    (
+        "A75_DE-LU_2024-06-15_PT15M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A75_DE-LU_2024-06-15_PT15M_A03.xml"),
+    ),
+    (
+        "A75_ES_2024-06-15_PT15M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A75_ES_2024-06-15_PT15M_A03.xml"),
+    ),
+    (
+        "A75_FR_2024-06-15_PT60M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A75_FR_2024-06-15_PT60M_A03.xml"),
+    ),
+    (
+        "A75_IT-NORTH_2024-06-15_PT60M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A75_IT-NORTH_2024-06-15_PT60M_A03.xml"),
+    ),
+    (
+        "A75_NL_2024-06-15_PT15M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A75_NL_2024-06-15_PT15M_A03.xml"),
+    ),
+    (
+        "A75_PL_2024-06-15_PT15M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A75_PL_2024-06-15_PT15M_A03.xml"),
+    ),
+    (
+        "A75_NL_2024-09-02_PT15M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A75_NL_2024-09-02_PT15M_A03.xml"),
+    ),
+    (
+        "A65_A16_NL_2024-09-02_PT15M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A65_A16_NL_2024-09-02_PT15M_A03.xml"),
+    ),
+    (
+        "A65_A16_BE_2024-01-15to21_PT15M_A03.xml",
+        include_bytes!("../../../data/fixtures/entsoe-api/A65_A16_BE_2024-01-15to21_PT15M_A03.xml"),
+    ),
+    (
+        "A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml",
+        include_bytes!(
+            "../../../data/fixtures/entsoe-api/A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml"
+        ),
+    ),
+    (
+        "A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml",
+        include_bytes!(
+            "../../../data/fixtures/entsoe-api/A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml"
+        ),
+    ),
 ];
 
 /// What an import did.
@@ -49,7 +102,11 @@ fn collect_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
                 .collect();
             entries.sort();
             for e in entries {
-                let ext = e.extension().and_then(|x| x.to_str()).unwrap_or("").to_ascii_lowercase();
+                let ext = e
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
                 if e.is_dir() {
                     out.extend(collect_files(&[e])?);
                 } else if matches!(ext.as_str(), "xml" | "csv") {
@@ -71,19 +128,31 @@ pub fn import_bytes(
     show_progress: bool,
 ) -> anyhow::Result<ImportReport> {
     let total: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
-    let bar = if show_progress && total > 4 << 20 { ProgressBar::new(total) } else { ProgressBar::hidden() };
-    bar.set_style(ProgressStyle::with_template("parsing {bar:40} {bytes}/{total_bytes} {msg}").expect("valid template"));
+    let bar = if show_progress && total > 4 << 20 {
+        ProgressBar::new(total)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("parsing {bar:40} {bytes}/{total_bytes} {msg}")
+            .expect("valid template"),
+    );
     let mut doc = ParsedDocument::empty(gridprint_ingest::DocumentKind::Acknowledgement);
     for (name, bytes) in files {
         bar.set_message(name.clone());
-        let parsed = gridprint_ingest::detect_and_parse(bytes, &reference.zones).with_context(|| format!("{name}: not imported"))?;
+        let parsed = gridprint_ingest::detect_and_parse(bytes, &reference.zones)
+            .with_context(|| format!("{name}: not imported"))?;
         doc.merge(parsed);
         bar.inc(bytes.len() as u64);
     }
     bar.finish_and_clear();
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let summary = store.upsert_inputs(&doc.points, now)?;
-    Ok(ImportReport { files: files.len(), document: doc, summary })
+    Ok(ImportReport {
+        files: files.len(),
+        document: doc,
+        summary,
+    })
 }
 
 /// Contiguous runs of whole days touched by the imported points.
@@ -93,7 +162,10 @@ pub fn touched_day_ranges(doc: &ParsedDocument) -> Vec<SlotRange> {
     for d in days {
         match out.last_mut() {
             Some(r) if r.end == Slot::first_of_day(d) => r.end = Slot::first_of_day(d + 1),
-            _ => out.push(SlotRange::new(Slot::first_of_day(d), Slot::first_of_day(d + 1))),
+            _ => out.push(SlotRange::new(
+                Slot::first_of_day(d),
+                Slot::first_of_day(d + 1),
+            )),
         }
     }
     out
@@ -118,10 +190,22 @@ fn print_report(r: &ImportReport) {
 }
 
 /// Imports the demo set into the configured database and computes it.
-pub fn import_demo(store: &dyn Store, reference: &ReferenceData, now: time::OffsetDateTime) -> anyhow::Result<ImportReport> {
-    let files: Vec<(String, Vec<u8>)> = DEMO_FILES.iter().map(|(n, b)| (n.to_string(), b.to_vec())).collect();
+pub fn import_demo(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    now: time::OffsetDateTime,
+) -> anyhow::Result<ImportReport> {
+    let files: Vec<(String, Vec<u8>)> = DEMO_FILES
+        .iter()
+        .map(|(n, b)| (n.to_string(), b.to_vec()))
+        .collect();
     let report = import_bytes(store, reference, &files, false)?;
-    crate::compute::compute_with_progress(store, reference, &touched_day_ranges(&report.document), now)?;
+    crate::compute::compute_with_progress(
+        store,
+        reference,
+        &touched_day_ranges(&report.document),
+        now,
+    )?;
     Ok(report)
 }
 
@@ -149,16 +233,33 @@ pub fn run(g: &Global, args: &ImportArgs) -> anyhow::Result<()> {
     }
     let paths = collect_files(&args.paths)?;
     if paths.is_empty() {
-        bail!("no .xml or .csv files found in {}", args.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        bail!(
+            "no .xml or .csv files found in {}",
+            args.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let files = paths
         .iter()
-        .map(|p| Ok((p.display().to_string(), std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?)))
+        .map(|p| {
+            Ok((
+                p.display().to_string(),
+                std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
+            ))
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let report = import_bytes(&*store, &reference, &files, true)?;
     print_report(&report);
     if !args.no_compute && !report.document.points.is_empty() {
-        crate::compute::compute_with_progress(&*store, &reference, &touched_day_ranges(&report.document), now)?;
+        crate::compute::compute_with_progress(
+            &*store,
+            &reference,
+            &touched_day_ranges(&report.document),
+            now,
+        )?;
     }
     Ok(())
 }

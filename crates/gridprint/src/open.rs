@@ -14,9 +14,15 @@ pub fn open_store(g: &Global) -> anyhow::Result<SharedStore> {
             .with_context(|| format!("opening database {}", redact(url)))?;
         Ok(Arc::new(store))
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        bail!("PostgreSQL support is not built yet (database {})", redact(url))
+        bail!(
+            "PostgreSQL support is not built yet (database {})",
+            redact(url)
+        )
     } else {
-        bail!("unsupported database URL {} (use sqlite://PATH)", redact(url))
+        bail!(
+            "unsupported database URL {} (use sqlite://PATH)",
+            redact(url)
+        )
     }
 }
 
@@ -35,7 +41,8 @@ pub fn load_reference(g: &Global) -> anyhow::Result<Arc<ReferenceData>> {
             &mut files.geojson,
         ] {
             let path = dir.join(&*name);
-            *text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            *text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
         }
     }
     Ok(Arc::new(ReferenceData::load(&files)?))
@@ -59,7 +66,10 @@ pub fn redact(url: &str) -> String {
 mod tests {
     #[test]
     fn redacts_passwords() {
-        assert_eq!(super::redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(
+            super::redact("postgres://u:secret@h/db"),
+            "postgres://u:***@h/db"
+        );
         assert_eq!(super::redact("sqlite://x.db"), "sqlite://x.db");
     }
 }

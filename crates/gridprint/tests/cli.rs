@@ -7,19 +7,32 @@ use std::time::Duration;
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_gridprint"));
-    c.env_remove("GRIDPRINT_DATABASE_URL").env("GRIDPRINT_LOG", "warn");
+    c.env_remove("GRIDPRINT_DATABASE_URL")
+        .env("GRIDPRINT_LOG", "warn");
     c
 }
 
 fn run(db: &Path, args: &[&str]) -> Output {
-    let out = bin().arg("--database").arg(format!("sqlite://{}", db.display())).args(args).output().unwrap();
-    out
+    bin()
+        .arg("--database")
+        .arg(format!("sqlite://{}", db.display()))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn ok(db: &Path, args: &[&str]) -> String {
     let out = run(db, args);
-    assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 fn fixtures() -> PathBuf {
@@ -40,7 +53,15 @@ fn query(db: &Path, sql: &str) -> Vec<String> {
 
 #[test]
 fn every_subcommand_has_help() {
-    for sub in [&["--help"][..], &["import", "--help"], &["compute", "--help"], &["access", "--help"], &["access", "grant", "--help"], &["serve", "--help"], &["migrate", "--help"]] {
+    for sub in [
+        &["--help"][..],
+        &["import", "--help"],
+        &["compute", "--help"],
+        &["access", "--help"],
+        &["access", "grant", "--help"],
+        &["serve", "--help"],
+        &["migrate", "--help"],
+    ] {
         let out = bin().args(sub).output().unwrap();
         assert!(out.status.success(), "{sub:?}");
         let text = String::from_utf8_lossy(&out.stdout);
@@ -57,13 +78,25 @@ fn import_folder_reports_skips_and_reimport_changes_nothing() {
     let folder = fixtures().join("entsoe-file-library");
     let first = ok(&db, &["import", folder.to_str().unwrap()]);
     assert!(first.contains("imported 4 files"), "{first}");
-    assert!(first.contains("not-a-zone:10YIT-GRTN-----B"), "Italian country rows are counted: {first}");
+    assert!(
+        first.contains("not-a-zone:10YIT-GRTN-----B"),
+        "Italian country rows are counted: {first}"
+    );
     assert!(first.contains("computed"), "{first}");
-    let before = query(&db, "SELECT hex(payload) FROM derived_day ORDER BY day, zone");
+    let before = query(
+        &db,
+        "SELECT hex(payload) FROM derived_day ORDER BY day, zone",
+    );
     assert!(!before.is_empty());
     let again = ok(&db, &["import", folder.to_str().unwrap()]);
     assert!(again.contains("0 new, 0 changed"), "{again}");
-    assert_eq!(query(&db, "SELECT hex(payload) FROM derived_day ORDER BY day, zone"), before);
+    assert_eq!(
+        query(
+            &db,
+            "SELECT hex(payload) FROM derived_day ORDER BY day, zone"
+        ),
+        before
+    );
 }
 
 #[test]
@@ -72,11 +105,20 @@ fn an_invalid_document_stores_nothing() {
     let db = dir.path().join("g.db");
     let good = fixtures().join("entsoe-api/A75_NL_2024-06-15_PT15M_A03.xml");
     let bad = fixtures().join("entsoe-api/hexagon_invalid.xml");
-    let out = run(&db, &["import", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    let out = run(
+        &db,
+        &["import", good.to_str().unwrap(), bad.to_str().unwrap()],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("hexagon_invalid.xml"), "error names the file: {err}");
-    assert_eq!(query(&db, "SELECT COUNT(*) FROM input_point"), vec!["Integer(0)"]);
+    assert!(
+        err.contains("hexagon_invalid.xml"),
+        "error names the file: {err}"
+    );
+    assert_eq!(
+        query(&db, "SELECT COUNT(*) FROM input_point"),
+        vec!["Integer(0)"]
+    );
     let missing = run(&db, &["import", "/nonexistent/file.xml"]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/file.xml"));
@@ -89,7 +131,10 @@ fn demo_import_computes_real_data() {
     ok(&db, &["import", "--demo"]);
     let zones = query(&db, "SELECT DISTINCT zone FROM derived_day ORDER BY zone");
     for z in ["AT", "CH", "CZ", "DE", "FR", "NL", "ES", "PL"] {
-        assert!(zones.contains(&format!("Text(\"{z}\")")), "{z} in {zones:?}");
+        assert!(
+            zones.contains(&format!("Text(\"{z}\")")),
+            "{z} in {zones:?}"
+        );
     }
 }
 
@@ -97,13 +142,32 @@ fn demo_import_computes_real_data() {
 fn access_commands() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.db");
-    assert!(ok(&db, &["access", "grant", " Ada@Example.ORG ", "bob@example.org"]).contains("granted ada@example.org"));
+    assert!(
+        ok(
+            &db,
+            &["access", "grant", " Ada@Example.ORG ", "bob@example.org"]
+        )
+        .contains("granted ada@example.org")
+    );
     let list = ok(&db, &["access", "list"]);
-    assert!(list.contains("ada@example.org") && list.contains("bob@example.org") && list.contains("REGISTERED"), "{list}");
-    assert!(!run(&db, &["access", "grant", "not-an-email"]).status.success());
+    assert!(
+        list.contains("ada@example.org")
+            && list.contains("bob@example.org")
+            && list.contains("REGISTERED"),
+        "{list}"
+    );
+    assert!(
+        !run(&db, &["access", "grant", "not-an-email"])
+            .status
+            .success()
+    );
     assert!(ok(&db, &["access", "reset", "ada@example.org"]).contains("not registered"));
     assert!(ok(&db, &["access", "revoke", "ADA@example.org"]).contains("revoked ada@example.org"));
-    assert!(!run(&db, &["access", "revoke", "ada@example.org"]).status.success());
+    assert!(
+        !run(&db, &["access", "revoke", "ada@example.org"])
+            .status
+            .success()
+    );
 }
 
 #[test]
@@ -116,24 +180,44 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
     // SIGKILL once it has staged outputs but before it publishes them.
     let url = format!("sqlite://{}", db.display());
     let mut child = bin()
-        .args(["--database", &url, "compute", "--from", "2017-02-01", "--to", "2035-01-01"])
+        .args([
+            "--database",
+            &url,
+            "compute",
+            "--from",
+            "2017-02-01",
+            "--to",
+            "2035-01-01",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while query(&db, "SELECT COUNT(*) FROM derived_stage") == vec!["Integer(0)"] {
-        assert!(std::time::Instant::now() < deadline, "compute staged nothing within 60 s");
-        assert!(child.try_wait().unwrap().is_none(), "compute finished before it could be killed");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "compute staged nothing within 60 s"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "compute finished before it could be killed"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     // Nothing was published: the previous state (no outputs) is intact, and the database is healthy.
-    assert_eq!(query(&db, "SELECT COUNT(*) FROM derived_day"), vec!["Integer(0)"]);
+    assert_eq!(
+        query(&db, "SELECT COUNT(*) FROM derived_day"),
+        vec!["Integer(0)"]
+    );
     assert_eq!(query(&db, "PRAGMA integrity_check"), vec!["Text(\"ok\")"]);
     // The rerun completes and equals an uninterrupted run on a fresh database.
-    ok(&db, &["compute", "--from", "2017-02-01", "--to", "2017-02-03"]);
+    ok(
+        &db,
+        &["compute", "--from", "2017-02-01", "--to", "2017-02-03"],
+    );
     let fresh = dir.path().join("fresh.db");
     ok(&fresh, &["import", folder.to_str().unwrap()]);
     let q = "SELECT zone || day || hex(payload) FROM derived_day ORDER BY day, zone";

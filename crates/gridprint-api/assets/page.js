@@ -1,0 +1,34 @@
+// gridprint token page: progressive enhancement only. The forms work without this script; it adds a
+// "Copy token" button and moves keyboard focus to the outcome message after a form post.
+'use strict';
+document.addEventListener('DOMContentLoaded', function () {
+  var message = document.getElementById('message');
+  var field = document.getElementById('token');
+  if (message && !field) {
+    message.focus();
+  }
+  if (!field) {
+    return;
+  }
+  var button = document.getElementById('copy');
+  var status = document.getElementById('copy-status');
+  field.addEventListener('focus', function () { field.select(); });
+  if (!button) {
+    return;
+  }
+  button.hidden = false;
+  button.addEventListener('click', function () {
+    var done = function () { status.textContent = 'Token copied to the clipboard.'; };
+    var manual = function () {
+      field.focus();
+      field.select();
+      status.textContent = 'Could not copy automatically: the token is selected, press Ctrl+C (or Command+C) to copy it.';
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(field.value).then(done, manual);
+    } else {
+      manual();
+    }
+  });
+  button.focus();
+});

@@ -1,0 +1,220 @@
+//! Bearer authentication of the data routes: the [`AuthUser`] extractor and its token cache.
+//!
+//! A handler that takes an [`AuthUser`] argument is protected: the request must carry
+//! `Authorization: Bearer <token>` with a token issued by the token service, not expired and not
+//! revoked; otherwise the answer is 401 with `WWW-Authenticate: Bearer` and a `detail` saying why.
+//!
+//! Tokens are verified from an in-memory [`TokenCache`] (SHA-256 of the token → stored record and the
+//! time it was last confirmed by the store), so the hot path makes no database round trip. An entry
+//! older than [`RECHECK_AFTER`] is confirmed again against the store before it is used, so a
+//! revocation made by `gridprint access revoke` in another process stops the token within 60 s
+//! (30 s cache age + the request that notices). Expiry is checked against the injected clock on every
+//! request. Malformed tokens are rejected before any lookup; unknown ones cost one store lookup and are
+//! not cached. Tokens are never logged and nothing here implements `Debug` with a token in it.
+
+use crate::AppState;
+use crate::error::ApiError;
+use axum::extract::FromRequestParts;
+use axum::http::header;
+use axum::http::request::Parts;
+use gridprint_store::TokenRecord;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use time::OffsetDateTime;
+
+/// How long a confirmed token is trusted from memory before the store is asked again.
+pub const RECHECK_AFTER: time::Duration = time::Duration::seconds(30);
+/// If the store cannot be reached, a cached token is still accepted while its last confirmation is
+/// younger than this (the revocation promise is 60 s).
+pub const STALE_GRACE: time::Duration = time::Duration::seconds(60);
+/// Length of a token: 32 random bytes as lowercase hex.
+pub const TOKEN_LEN: usize = 64;
+/// Above this many cached tokens, expired and stale entries are swept before inserting.
+const SWEEP_ABOVE: usize = 50_000;
+
+/// The authenticated caller of a data route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthUser {
+    /// The normalised email the token was issued to.
+    pub email: String,
+    /// When the token expires.
+    pub expires_at: OffsetDateTime,
+}
+
+/// SHA-256 of a token, lowercase hex: the only form in which tokens are stored or cached.
+pub fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// Whether a string has the shape of a token we issue (64 lowercase hex digits).
+pub fn is_well_formed(token: &str) -> bool {
+    token.len() == TOKEN_LEN
+        && token
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+#[derive(Clone)]
+struct Entry {
+    record: TokenRecord,
+    checked_at: OffsetDateTime,
+}
+
+/// In-memory map from token hash to its stored record and the time the store last confirmed it.
+#[derive(Default)]
+pub struct TokenCache {
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+impl std::fmt::Debug for TokenCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.entries.lock().map(|m| m.len()).unwrap_or(0);
+        f.debug_struct("TokenCache").field("entries", &n).finish()
+    }
+}
+
+enum Cached {
+    Fresh(TokenRecord),
+    Stale(TokenRecord, OffsetDateTime),
+    Missing,
+}
+
+impl TokenCache {
+    /// Remembers a record the store has just confirmed (or that was just issued).
+    pub fn insert(&self, record: TokenRecord, now: OffsetDateTime) {
+        let mut map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() > SWEEP_ABOVE {
+            let t = now.unix_timestamp();
+            map.retain(|_, e| e.record.expires_at > t && now - e.checked_at < STALE_GRACE);
+        }
+        map.insert(
+            record.token_hash.clone(),
+            Entry {
+                record,
+                checked_at: now,
+            },
+        );
+    }
+
+    /// Forgets a token hash.
+    pub fn remove(&self, hash: &str) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(hash);
+    }
+
+    /// Number of cached tokens.
+    pub fn len(&self) -> usize {
+        self.entries.lock().map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// Whether no token is cached.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lookup(&self, hash: &str, now: OffsetDateTime) -> Cached {
+        let map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        match map.get(hash) {
+            Some(e) if now - e.checked_at < RECHECK_AFTER => Cached::Fresh(e.record.clone()),
+            Some(e) => Cached::Stale(e.record.clone(), e.checked_at),
+            None => Cached::Missing,
+        }
+    }
+}
+
+/// Verifies a presented token: shape, cache or store, expiry.
+pub async fn verify_token(state: &AppState, token: &str) -> Result<AuthUser, ApiError> {
+    if !is_well_formed(token) {
+        return Err(ApiError::unauthorized_bearer(
+            "malformed bearer token; get a new one from the token service",
+        ));
+    }
+    let hash = token_hash(token);
+    let now = state.now();
+    let cache = &state.inner.tokens;
+    let record = match cache.lookup(&hash, now) {
+        Cached::Fresh(r) => r,
+        cached => {
+            let store = state.store().clone();
+            let h = hash.clone();
+            let found = tokio::task::spawn_blocking(move || store.find_token(&h)).await?;
+            match (found, cached) {
+                (Ok(Some(r)), _) => {
+                    cache.insert(r.clone(), now);
+                    r
+                }
+                (Ok(None), _) => {
+                    cache.remove(&hash);
+                    return Err(ApiError::unauthorized_bearer(
+                        "invalid or revoked bearer token; get a new one from the token service",
+                    ));
+                }
+                // The store is down: keep serving a recently confirmed token, within the revocation promise.
+                (Err(e), Cached::Stale(r, checked_at)) if now - checked_at < STALE_GRACE => {
+                    tracing::warn!(error = %e, "token re-check failed; using cached confirmation");
+                    r
+                }
+                (Err(e), _) => return Err(e.into()),
+            }
+        }
+    };
+    if now.unix_timestamp() >= record.expires_at {
+        return Err(ApiError::unauthorized_bearer(
+            "bearer token expired; get a new one from the token service",
+        ));
+    }
+    let expires_at =
+        OffsetDateTime::from_unix_timestamp(record.expires_at).map_err(ApiError::internal)?;
+    Ok(AuthUser {
+        email: record.email,
+        expires_at,
+    })
+}
+
+/// Extracts the token from `Authorization: Bearer <token>` (scheme case-insensitive).
+fn bearer(parts: &Parts) -> Result<&str, ApiError> {
+    let value = parts.headers.get(header::AUTHORIZATION).ok_or_else(|| {
+        ApiError::unauthorized_bearer("missing bearer token: send 'Authorization: Bearer <token>'")
+    })?;
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::unauthorized_bearer("malformed Authorization header"))?;
+    let (scheme, token) = value.trim().split_once(' ').ok_or_else(|| {
+        ApiError::unauthorized_bearer("malformed Authorization header: expected 'Bearer <token>'")
+    })?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(ApiError::unauthorized_bearer(
+            "unsupported authorization scheme: expected 'Bearer <token>'",
+        ));
+    }
+    Ok(token.trim())
+}
+
+impl FromRequestParts<AppState> for AuthUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<AuthUser, ApiError> {
+        let token = bearer(parts)?;
+        verify_token(state, token).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_shape() {
+        assert!(is_well_formed(&"ab".repeat(32)));
+        assert!(!is_well_formed(&"ab".repeat(31)));
+        assert!(!is_well_formed(&"AB".repeat(32)));
+        assert!(!is_well_formed(&"zz".repeat(32)));
+        assert_eq!(
+            token_hash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! The browser page of the token service at `/token-request/`: register and get a token by hand.
+//!
+//! The page is plain HTML forms posting `application/x-www-form-urlencoded` to `register` and
+//! `get_token` (relative URLs, so it works behind a path prefix too), so it works without JavaScript;
+//! the answer to a form post is this same page with the outcome in a live region at the top and, after
+//! `get_token`, the token in a read-only field. The only script, `/token-request/page.js`, adds a
+//! "Copy token" button. Accessibility: every field has a `<label>`, each form a `<fieldset>` and
+//! `<legend>`, the outcome is announced (`role="alert"` for errors, `role="status"` otherwise) and
+//! repeated in the `<title>`, focus outlines are visible, and everything is reachable by keyboard.
+//!
+//! No external assets. Every page response carries a strict Content-Security-Policy (only same-origin
+//! script and style, forms only to the same origin, no framing), `X-Content-Type-Options: nosniff`
+//! and `Referrer-Policy: no-referrer`; the token service adds `Cache-Control: no-store`, so a token
+//! shown on the page is never cached.
+
+use crate::token::{Outcome, outcome_status};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use std::fmt::Write as _;
+
+/// The Content-Security-Policy of the page.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+     connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const SCRIPT: &str = include_str!("../assets/page.js");
+const STYLE: &str = include_str!("../assets/page.css");
+const ICON: &str = include_str!("../assets/favicon.svg");
+
+/// `GET /token-request` → the page's canonical address with a trailing slash.
+pub(crate) async fn redirect() -> Redirect {
+    Redirect::permanent("/token-request/")
+}
+
+/// `GET /token-request/`.
+pub(crate) async fn index() -> Response {
+    html(StatusCode::OK, render(None))
+}
+
+/// `GET /token-request/page.js`.
+pub(crate) async fn script() -> Response {
+    asset("text/javascript; charset=utf-8", SCRIPT)
+}
+
+/// `GET /token-request/page.css`.
+pub(crate) async fn style() -> Response {
+    asset("text/css; charset=utf-8", STYLE)
+}
+
+/// `GET /token-request/favicon.svg` (so browsers do not ask for a missing `/favicon.ico`).
+pub(crate) async fn icon() -> Response {
+    asset("image/svg+xml", ICON)
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+/// The page answering a form post.
+pub(crate) fn outcome_page(outcome: Outcome) -> Response {
+    let status = outcome_status(&outcome);
+    let mut resp = html(status, render(Some(&outcome)));
+    if let Outcome::Failed { error, .. } = &outcome {
+        error.add_headers(&mut resp);
+    }
+    resp
+}
+
+fn html(status: StatusCode, body: String) -> Response {
+    let mut resp = (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        body,
+    )
+        .into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    resp
+}
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn render(outcome: Option<&Outcome>) -> String {
+    let (title_prefix, message, email, token) = match outcome {
+        None => (String::new(), String::new(), String::new(), None),
+        Some(Outcome::Registered { email }) => (
+            "Registered – ".to_string(),
+            format!(
+                r#"<div class="message success" id="message" role="status" aria-live="polite" tabindex="-1"><h2>Registered</h2><p>{} is registered. Now get a token with the second form.</p></div>"#,
+                escape(email)
+            ),
+            email.clone(),
+            None,
+        ),
+        Some(Outcome::Token { email, token }) => (
+            "Token issued – ".to_string(),
+            r#"<div class="message success" id="message" role="status" aria-live="polite" tabindex="-1"><h2>Token issued</h2><p>Your token is shown below. Copy it now: it is not shown again.</p></div>"#.to_string(),
+            email.clone(),
+            Some(token),
+        ),
+        Some(Outcome::Failed { email, error }) => (
+            format!("Error: {} – ", escape(error.detail())),
+            format!(
+                r#"<div class="message error" id="message" role="alert" aria-live="assertive" tabindex="-1"><h2>There is a problem</h2><p>{} <span class="code">(HTTP {})</span></p></div>"#,
+                escape(error.detail()),
+                error.status().as_u16()
+            ),
+            email.clone().unwrap_or_default(),
+            None,
+        ),
+    };
+    let email = escape(&email);
+    let mut token_section = String::new();
+    if let Some(t) = token {
+        let _ = write!(
+            token_section,
+            r#"
+<section class="token" aria-labelledby="token-heading">
+  <h2 id="token-heading">Your token</h2>
+  <p><label for="token">Access token (valid until {expires})</label>
+  <input id="token" name="token" type="text" readonly value="{token}" autocomplete="off" spellcheck="false" aria-describedby="token-use"></p>
+  <p><button type="button" id="copy" hidden>Copy token</button> <span id="copy-status" role="status" aria-live="polite"></span></p>
+  <p id="token-use">Send it with every request to the data API as the header <code>Authorization: Bearer &lt;token&gt;</code>. It expires after 24 hours (at {expires}); get a new one with the form below.</p>
+</section>"#,
+            expires = escape(&t.expires_at),
+            token = escape(&t.access_token),
+        );
+    }
+    format!(
+        r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>{title_prefix}gridprint API access</title>
+<link rel="icon" href="favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="page.css">
+<script src="page.js" defer></script>
+</head>
+<body>
+<main>
+<h1>gridprint API access</h1>
+<p>The gridprint API serves the carbon and water footprint of electricity per European bidding zone.
+Access is granted by the operator on request. Once your email has been granted access, register it
+once with a password, then get a token (valid for 24 hours) whenever you need one.</p>
+<div id="outcome">{message}</div>
+{token_section}
+<section aria-labelledby="register-heading">
+<h2 id="register-heading">1. Register (once)</h2>
+<form method="post" action="register">
+<fieldset>
+<legend>Register your email and choose a password</legend>
+<p><label for="register-email">Email</label>
+<input id="register-email" name="email" type="email" autocomplete="email" required value="{email}"></p>
+<p><label for="register-password">Password</label>
+<input id="register-password" name="password" type="password" autocomplete="new-password" required minlength="12" aria-describedby="register-password-hint">
+<span id="register-password-hint" class="hint">At least 12 characters.</span></p>
+<p><button type="submit">Register</button></p>
+</fieldset>
+</form>
+</section>
+<section aria-labelledby="get-token-heading">
+<h2 id="get-token-heading">2. Get a token</h2>
+<form method="post" action="get_token">
+<fieldset>
+<legend>Get a token with your email and password</legend>
+<p><label for="get-token-email">Email</label>
+<input id="get-token-email" name="email" type="email" autocomplete="email" required value="{email}"></p>
+<p><label for="get-token-password">Password</label>
+<input id="get-token-password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Get token</button></p>
+</fieldset>
+</form>
+</section>
+<section aria-labelledby="help-heading">
+<h2 id="help-heading">Help</h2>
+<p>Forgot your password, or need access? Contact the operator of this service: passwords are reset
+and access is granted outside this page. Programs can use the same service with JSON:
+<code>POST register</code> and <code>POST get_token</code> with <code>{{"email": "…", "password": "…"}}</code>.</p>
+</section>
+</main>
+</body>
+</html>
+"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn page_has_labelled_fields_and_no_external_assets() {
+        let p = render(None);
+        for id in [
+            "register-email",
+            "register-password",
+            "get-token-email",
+            "get-token-password",
+        ] {
+            assert!(p.contains(&format!(r#"<label for="{id}""#)), "{id}");
+        }
+        assert!(!p.contains("http://") && !p.contains("https://"));
+    }
+}

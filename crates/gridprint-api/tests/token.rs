@@ -1,0 +1,806 @@
+//! The token service, the Bearer extractor and the first data routes, end to end: in-process through
+//! `Router::oneshot` on an in-memory SQLite store with a clock the tests move, plus one run over a real
+//! socket (port 0) and one revocation made through a second connection to the same database file.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use gridprint_api::testing::MutableClock;
+use gridprint_api::token::TokenResponse;
+use gridprint_api::{ApiConfig, AppState, router};
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_store::{AccessStore, SharedStore};
+use gridprint_store_sqlite::SqliteStore;
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+use time::OffsetDateTime;
+use time::macros::datetime;
+use tower::ServiceExt;
+
+const EMAIL: &str = "ada@example.org";
+const PASSWORD: &str = "correct horse battery";
+const START: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
+
+fn reference() -> Arc<ReferenceData> {
+    static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
+    REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
+        .clone()
+}
+
+fn test_config() -> ApiConfig {
+    ApiConfig {
+        failure_delay: std::time::Duration::ZERO,
+        rate_limit_per_second: 0.0,
+        ..ApiConfig::default()
+    }
+}
+
+struct Env {
+    app: Router,
+    store: SharedStore,
+    clock: MutableClock,
+}
+
+fn env_with(store: SharedStore) -> Env {
+    store.grant(EMAIL, START.unix_timestamp()).unwrap();
+    let clock = MutableClock::new(START);
+    let state = AppState::new(
+        store.clone(),
+        reference(),
+        Arc::new(clock.clone()),
+        test_config(),
+    );
+    Env {
+        app: router(state),
+        store,
+        clock,
+    }
+}
+
+fn env() -> Env {
+    env_with(Arc::new(SqliteStore::open_in_memory().unwrap()))
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    text: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+    fn detail(&self) -> String {
+        self.json()["detail"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no string detail: {}", self.text))
+            .to_string()
+    }
+    fn header(&self, name: impl header::AsHeaderName) -> &str {
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().unwrap())
+            .unwrap_or("")
+    }
+}
+
+async fn send(app: &Router, req: Request<Body>) -> Reply {
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    Reply {
+        status,
+        headers,
+        text: String::from_utf8(bytes.to_vec()).unwrap(),
+    }
+}
+
+fn post_raw(
+    path: &str,
+    content_type: &str,
+    body: impl Into<Body>,
+    client: Option<[u8; 4]>,
+) -> Request<Body> {
+    let mut req = Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(body.into())
+        .unwrap();
+    if let Some(ip) = client {
+        req.extensions_mut()
+            .insert(ConnectInfo(SocketAddr::from((ip, 40000))));
+    }
+    req
+}
+
+async fn post_json(app: &Router, path: &str, body: Value) -> Reply {
+    send(
+        app,
+        post_raw(path, "application/json", body.to_string(), None),
+    )
+    .await
+}
+
+async fn post_from(app: &Router, path: &str, body: Value, client: [u8; 4]) -> Reply {
+    send(
+        app,
+        post_raw(path, "application/json", body.to_string(), Some(client)),
+    )
+    .await
+}
+
+async fn register(app: &Router, email: &str, password: &str) -> Reply {
+    post_json(
+        app,
+        "/token-request/register",
+        json!({"email": email, "password": password}),
+    )
+    .await
+}
+
+async fn get_token(app: &Router, email: &str, password: &str) -> Reply {
+    post_json(
+        app,
+        "/token-request/get_token",
+        json!({"email": email, "password": password}),
+    )
+    .await
+}
+
+async fn token_for(app: &Router) -> String {
+    assert_eq!(register(app, EMAIL, PASSWORD).await.status, StatusCode::OK);
+    let r = get_token(app, EMAIL, PASSWORD).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    r.json()["access_token"].as_str().unwrap().to_string()
+}
+
+async fn get(app: &Router, path: &str, token: Option<&str>) -> Reply {
+    let mut b = Request::builder().uri(path);
+    if let Some(t) = token {
+        b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
+    }
+    send(app, b.body(Body::empty()).unwrap()).await
+}
+
+fn assert_problem(r: &Reply, status: StatusCode) {
+    assert_eq!(r.status, status, "{}", r.text);
+    assert_eq!(r.header(header::CONTENT_TYPE), "application/problem+json");
+    let v = r.json();
+    assert_eq!(v["status"], status.as_u16());
+    assert!(v["title"].is_string() && v["type"].is_string());
+    assert!(!r.detail().is_empty());
+}
+
+#[tokio::test]
+async fn register_succeeds_once_for_a_granted_email_and_keeps_the_password() {
+    let e = env();
+    let r = register(&e.app, " Ada@Example.ORG ", PASSWORD).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.json(), json!({"detail": "registered"}));
+    assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+
+    let r = register(&e.app, EMAIL, "another long password").await;
+    assert_problem(&r, StatusCode::CONFLICT);
+    assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+    assert_eq!(
+        get_token(&e.app, EMAIL, PASSWORD).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get_token(&e.app, EMAIL, "another long password")
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+    let stored = e.store.password_hash(EMAIL).unwrap().unwrap();
+    assert!(
+        stored.starts_with("$argon2id$"),
+        "stored as Argon2id PHC string"
+    );
+    assert!(!stored.contains(PASSWORD));
+}
+
+#[tokio::test]
+async fn register_without_grant_is_403() {
+    let e = env();
+    let r = register(&e.app, "nobody@example.org", PASSWORD).await;
+    assert_problem(&r, StatusCode::FORBIDDEN);
+    assert!(r.detail().contains("not been granted"), "{}", r.detail());
+}
+
+#[tokio::test]
+async fn register_rejects_short_passwords_and_invalid_emails_with_400() {
+    let e = env();
+    let r = register(&e.app, EMAIL, "elevenchars").await;
+    assert_problem(&r, StatusCode::BAD_REQUEST);
+    assert!(
+        r.detail().contains("at least 12 characters"),
+        "{}",
+        r.detail()
+    );
+    let r = register(&e.app, "not-an-email", PASSWORD).await;
+    assert_problem(&r, StatusCode::BAD_REQUEST);
+    assert!(r.detail().contains("email"), "{}", r.detail());
+    // Nothing was stored.
+    assert_eq!(e.store.password_hash(EMAIL).unwrap(), None);
+}
+
+#[tokio::test]
+async fn body_errors_are_400_422_and_413() {
+    let e = env();
+    for path in ["/token-request/register", "/token-request/get_token"] {
+        let r = send(
+            &e.app,
+            post_raw(path, "application/json", "{\"email\": ", None),
+        )
+        .await;
+        assert_problem(&r, StatusCode::BAD_REQUEST);
+        let r = send(
+            &e.app,
+            post_raw(
+                path,
+                "application/json",
+                r#"{"email": 5, "password": []}"#,
+                None,
+            ),
+        )
+        .await;
+        assert_problem(&r, StatusCode::UNPROCESSABLE_ENTITY);
+        let r = send(
+            &e.app,
+            post_raw(path, "application/json", r#"{"email": "a@b.cd"}"#, None),
+        )
+        .await;
+        assert_problem(&r, StatusCode::UNPROCESSABLE_ENTITY);
+        let big = json!({"email": EMAIL, "password": "x".repeat(5000)}).to_string();
+        let r = send(&e.app, post_raw(path, "application/json", big, None)).await;
+        assert_problem(&r, StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+    }
+}
+
+#[tokio::test]
+async fn get_token_returns_a_bearer_token_valid_for_one_day() {
+    let e = env();
+    assert_eq!(
+        register(&e.app, EMAIL, PASSWORD).await.status,
+        StatusCode::OK
+    );
+    let r = get_token(&e.app, "ADA@example.org", PASSWORD).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+    assert!(
+        r.header(header::CONTENT_TYPE)
+            .starts_with("application/json")
+    );
+    let v = r.json();
+    let token = v["access_token"].as_str().unwrap();
+    assert_eq!(token.len(), 64);
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(v["token_type"], "bearer");
+    assert_eq!(v["expires_in"], 86400);
+    assert_eq!(v["expires_at"], "2026-03-02T12:00:00Z");
+    let parsed: TokenResponse = serde_json::from_value(v.clone()).unwrap();
+    assert!(
+        !format!("{parsed:?}").contains(token),
+        "Debug must not print the token"
+    );
+
+    // Calling again gives a new token; both work.
+    let second = get_token(&e.app, EMAIL, PASSWORD).await.json()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(second, token);
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(token)).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&second)).await.status,
+        StatusCode::OK
+    );
+
+    // Only the SHA-256 is stored.
+    let hash = gridprint_api::auth::token_hash(token);
+    let rec = e.store.find_token(&hash).unwrap().expect("stored by hash");
+    assert_eq!(rec.email, EMAIL);
+    assert_eq!(rec.expires_at - rec.issued_at, 86400);
+    assert!(e.store.find_token(token).unwrap().is_none());
+}
+
+#[tokio::test]
+async fn wrong_password_and_unknown_email_get_the_same_401() {
+    let e = env();
+    assert_eq!(
+        register(&e.app, EMAIL, PASSWORD).await.status,
+        StatusCode::OK
+    );
+    let wrong = get_token(&e.app, EMAIL, "wrong password!!").await;
+    let unknown = get_token(&e.app, "nobody@example.org", PASSWORD).await;
+    let granted_unregistered = {
+        e.store.grant("bob@example.org", 0).unwrap();
+        get_token(&e.app, "bob@example.org", PASSWORD).await
+    };
+    let not_email = get_token(&e.app, "nope", PASSWORD).await;
+    for r in [&wrong, &unknown, &granted_unregistered, &not_email] {
+        assert_problem(r, StatusCode::UNAUTHORIZED);
+        assert_eq!(r.detail(), wrong.detail());
+        assert_eq!(r.text, wrong.text, "bodies identical");
+    }
+}
+
+#[tokio::test]
+async fn tokens_expire_after_exactly_24_hours() {
+    let e = env();
+    let token = token_for(&e.app).await;
+    e.clock.advance(time::Duration::seconds(86_399));
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        StatusCode::OK
+    );
+    e.clock.advance(time::Duration::seconds(1));
+    let r = get(&e.app, "/v1/zones", Some(&token)).await;
+    assert_problem(&r, StatusCode::UNAUTHORIZED);
+    assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
+    assert!(r.detail().contains("expired"), "{}", r.detail());
+}
+
+#[tokio::test]
+async fn a_revoked_email_loses_its_token_once_the_cache_entry_is_rechecked() {
+    let e = env();
+    let token = token_for(&e.app).await;
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        StatusCode::OK
+    );
+    assert!(e.store.revoke(EMAIL).unwrap());
+    // Served from the cache for at most 30 s (no database round trip)...
+    e.clock.advance(time::Duration::seconds(29));
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        StatusCode::OK
+    );
+    // ...then re-checked against the store.
+    e.clock.advance(time::Duration::seconds(2));
+    let r = get(&e.app, "/v1/zones", Some(&token)).await;
+    assert_problem(&r, StatusCode::UNAUTHORIZED);
+    assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
+}
+
+#[tokio::test]
+async fn a_revocation_by_another_connection_to_the_same_database_stops_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gridprint.db");
+    let e = env_with(Arc::new(SqliteStore::open(&path).unwrap()));
+    let token = token_for(&e.app).await;
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        StatusCode::OK
+    );
+    // What `gridprint access revoke` does from its own process.
+    let admin = SqliteStore::open(&path).unwrap();
+    assert!(admin.revoke(EMAIL).unwrap());
+    e.clock.advance(time::Duration::seconds(31));
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn tampered_truncated_and_malformed_tokens_are_401() {
+    let e = env();
+    let token = token_for(&e.app).await;
+    let mut tampered = token.clone().into_bytes();
+    tampered[10] = if tampered[10] == b'0' { b'1' } else { b'0' };
+    let tampered = String::from_utf8(tampered).unwrap();
+    let truncated = &token[..63];
+    let longer = format!("{token}0");
+    for bad in [
+        tampered.as_str(),
+        truncated,
+        longer.as_str(),
+        "",
+        "not a token",
+        &token.to_uppercase(),
+    ] {
+        let r = get(&e.app, "/v1/zones", Some(bad)).await;
+        assert_problem(&r, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            r.header(header::WWW_AUTHENTICATE),
+            "Bearer",
+            "token {bad:?}"
+        );
+    }
+    // Wrong scheme, missing header.
+    let req = Request::builder()
+        .uri("/v1/zones")
+        .header(header::AUTHORIZATION, format!("Basic {token}"))
+        .body(Body::empty())
+        .unwrap();
+    assert_problem(&send(&e.app, req).await, StatusCode::UNAUTHORIZED);
+    // The genuine one still works, with a lower-case scheme too.
+    let req = Request::builder()
+        .uri("/v1/zones")
+        .header(header::AUTHORIZATION, format!("bearer {token}"))
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(send(&e.app, req).await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn the_eleventh_failure_for_an_email_is_429_and_success_resets_the_count() {
+    let e = env();
+    assert_eq!(
+        register(&e.app, EMAIL, PASSWORD).await.status,
+        StatusCode::OK
+    );
+    let bad = json!({"email": EMAIL, "password": "wrong password!!"});
+    let good = json!({"email": EMAIL, "password": PASSWORD});
+    // Each attempt from a different address, so only the email's count matters.
+    for i in 0..9u8 {
+        let r = post_from(
+            &e.app,
+            "/token-request/get_token",
+            bad.clone(),
+            [10, 0, 0, i],
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    // A success clears the email's count...
+    assert_eq!(
+        post_from(
+            &e.app,
+            "/token-request/get_token",
+            good.clone(),
+            [10, 0, 1, 0]
+        )
+        .await
+        .status,
+        StatusCode::OK
+    );
+    // ...so ten more failures are answered 401,
+    for i in 0..10u8 {
+        let r = post_from(
+            &e.app,
+            "/token-request/get_token",
+            bad.clone(),
+            [10, 0, 2, i],
+        )
+        .await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNAUTHORIZED,
+            "attempt {i} after reset"
+        );
+    }
+    // and the eleventh is 429, even with the right password.
+    for body in [bad.clone(), good.clone()] {
+        let r = post_from(&e.app, "/token-request/get_token", body, [10, 0, 3, 0]).await;
+        assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
+        let secs: u64 = r.header(header::RETRY_AFTER).parse().unwrap();
+        assert!((1..=900).contains(&secs), "Retry-After {secs}");
+        assert!(
+            r.detail().contains("too many failed attempts"),
+            "{}",
+            r.detail()
+        );
+    }
+    // Fifteen minutes after the failures, the email may try again.
+    e.clock.advance(time::Duration::minutes(15));
+    assert_eq!(
+        post_from(&e.app, "/token-request/get_token", good, [10, 0, 4, 0])
+            .await
+            .status,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn the_eleventh_failure_from_one_client_address_is_429() {
+    let e = env();
+    let client = [192, 0, 2, 7];
+    for i in 0..10 {
+        let body = json!({"email": format!("user{i}@example.org"), "password": "some password!"});
+        assert_eq!(
+            post_from(&e.app, "/token-request/get_token", body, client)
+                .await
+                .status,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let body = json!({"email": "user99@example.org", "password": "some password!"});
+    let r = post_from(&e.app, "/token-request/get_token", body.clone(), client).await;
+    assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
+    assert!(r.header(header::RETRY_AFTER).parse::<u64>().is_ok());
+    // Another address is not affected.
+    assert_eq!(
+        post_from(&e.app, "/token-request/get_token", body, [192, 0, 2, 8])
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn failed_registrations_count_towards_the_limit() {
+    let e = env();
+    let client = [198, 51, 100, 1];
+    for _ in 0..10 {
+        let body = json!({"email": "nobody@example.org", "password": PASSWORD});
+        assert_eq!(
+            post_from(&e.app, "/token-request/register", body, client)
+                .await
+                .status,
+            StatusCode::FORBIDDEN
+        );
+    }
+    let body = json!({"email": "nobody@example.org", "password": PASSWORD});
+    let r = post_from(&e.app, "/token-request/register", body, [198, 51, 100, 2]).await;
+    assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
+    assert!(r.header(header::RETRY_AFTER).parse::<u64>().is_ok());
+}
+
+#[tokio::test]
+async fn zones_need_a_bearer_token() {
+    let e = env();
+    let r = get(&e.app, "/v1/zones", None).await;
+    assert_problem(&r, StatusCode::UNAUTHORIZED);
+    assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
+
+    let token = token_for(&e.app).await;
+    let r = get(&e.app, "/v1/zones", Some(&token)).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.header(header::CONTENT_TYPE), "application/json");
+    let zones = r.json();
+    let zones = zones.as_array().unwrap();
+    assert!(zones.len() >= 40, "{} zones", zones.len());
+    let codes: Vec<&str> = zones.iter().map(|z| z["zone"].as_str().unwrap()).collect();
+    let mut sorted = codes.clone();
+    sorted.sort();
+    assert_eq!(codes, sorted);
+    let de = zones.iter().find(|z| z["zone"] == "DE").expect("DE listed");
+    for key in [
+        "full_name",
+        "eic_code",
+        "country_code",
+        "country_name",
+        "provider",
+    ] {
+        assert!(de[key].as_str().is_some_and(|s| !s.is_empty()), "{key}");
+    }
+    assert_eq!(de["provider"], "ENTSO-E");
+    assert!(
+        de["neighbours"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "FR")
+    );
+}
+
+#[tokio::test]
+async fn status_is_public() {
+    let e = env();
+    let r = get(&e.app, "/v1/status", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let v = r.json();
+    assert_eq!(v["storage"], "up");
+    assert!(v["entso-e"].is_string());
+    let r = get(&e.app, "/v1/status/storage", None).await;
+    assert_eq!(r.json(), json!({"storage": "up"}));
+    assert_eq!(r.header(header::X_CONTENT_TYPE_OPTIONS), "nosniff");
+}
+
+#[tokio::test]
+async fn unknown_paths_and_methods_are_problem_json() {
+    let e = env();
+    assert_problem(
+        &get(&e.app, "/v1/nothing-here", None).await,
+        StatusCode::NOT_FOUND,
+    );
+    assert_problem(
+        &get(&e.app, "/token-request/get_token", None).await,
+        StatusCode::METHOD_NOT_ALLOWED,
+    );
+}
+
+#[tokio::test]
+async fn the_page_is_served_with_a_strict_policy() {
+    let e = env();
+    let r = get(&e.app, "/token-request/", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.header(header::CONTENT_TYPE).starts_with("text/html"));
+    let csp = r.header(header::CONTENT_SECURITY_POLICY);
+    for part in [
+        "default-src 'none'",
+        "script-src 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(part), "{csp}");
+    }
+    assert_eq!(r.header(header::X_CONTENT_TYPE_OPTIONS), "nosniff");
+    assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+    assert!(r.text.contains(r#"action="register""#) && r.text.contains(r#"action="get_token""#));
+    assert!(!r.text.contains("<script>"), "no inline script");
+    let r = get(&e.app, "/token-request", None).await;
+    assert_eq!(r.status, StatusCode::PERMANENT_REDIRECT);
+    assert_eq!(r.header(header::LOCATION), "/token-request/");
+    let r = get(&e.app, "/token-request/page.js", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(
+        r.header(header::CONTENT_TYPE)
+            .starts_with("text/javascript")
+    );
+}
+
+#[tokio::test]
+async fn form_posts_are_answered_with_the_page() {
+    let e = env();
+    let form = "email=Ada%40example.org&password=correct+horse+battery";
+    let ct = "application/x-www-form-urlencoded";
+    let r = send(&e.app, post_raw("/token-request/register", ct, form, None)).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.header(header::CONTENT_TYPE).starts_with("text/html"));
+    assert!(
+        r.header(header::CONTENT_SECURITY_POLICY)
+            .contains("default-src 'none'")
+    );
+    assert!(
+        r.text.contains("ada@example.org is registered"),
+        "{}",
+        r.text
+    );
+
+    let r = send(&e.app, post_raw("/token-request/get_token", ct, form, None)).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+    let start = r.text.find(r#"id="token""#).expect("token field");
+    let value_at = r.text[start..].find("value=\"").unwrap() + start + 7;
+    let token = &r.text[value_at..value_at + 64];
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(token)).await.status,
+        StatusCode::OK
+    );
+
+    // Errors are shown on the page, escaped, with the same status as the JSON API.
+    let r = send(
+        &e.app,
+        post_raw(
+            "/token-request/register",
+            ct,
+            "email=%3Cb%3E&password=short",
+            None,
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.text.contains(r#"role="alert""#));
+    assert!(r.text.contains("&lt;b&gt;") && !r.text.contains("<b>"));
+    let r = send(
+        &e.app,
+        post_raw(
+            "/token-request/get_token",
+            ct,
+            "email=x%40y.org&password=nope",
+            None,
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(r.text.contains("invalid email or password"));
+    assert!(!r.text.contains(r#"id="token""#));
+}
+
+#[tokio::test]
+async fn the_request_rate_limit_answers_429_with_retry_after() {
+    let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let config = ApiConfig {
+        rate_limit_per_second: 1.0,
+        rate_limit_burst: 3,
+        ..test_config()
+    };
+    let state = AppState::new(
+        store,
+        reference(),
+        Arc::new(MutableClock::new(START)),
+        config,
+    );
+    let app = router(state);
+    for _ in 0..3 {
+        assert_eq!(get(&app, "/v1/status", None).await.status, StatusCode::OK);
+    }
+    let r = get(&app, "/v1/status", None).await;
+    assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.header(header::RETRY_AFTER), "1");
+}
+
+/// Over a real socket: the client address comes from the connection, and shutdown is graceful.
+#[tokio::test]
+async fn serves_on_a_real_socket_with_graceful_shutdown() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
+    store.grant(EMAIL, 0).unwrap();
+    let state = AppState::new(
+        store,
+        reference(),
+        Arc::new(gridprint_core::slot::SystemClock),
+        test_config(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+
+    async fn http(addr: SocketAddr, raw: String) -> (u16, String) {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(raw.as_bytes()).await.unwrap();
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).await.unwrap();
+        let text = String::from_utf8_lossy(&buf).to_string();
+        let status = text[9..12].parse().unwrap();
+        let body = text
+            .split_once("\r\n\r\n")
+            .map(|x| x.1.to_string())
+            .unwrap_or_default();
+        (status, body)
+    }
+    let post = |path: &str, body: &str| {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let creds = json!({"email": EMAIL, "password": PASSWORD}).to_string();
+    assert_eq!(
+        http(addr, post("/token-request/register", &creds)).await.0,
+        200
+    );
+    let (status, body) = http(addr, post("/token-request/get_token", &creds)).await;
+    assert_eq!(status, 200, "{body}");
+    let token: Value = serde_json::from_str(&body).unwrap();
+    let token = token["access_token"].as_str().unwrap();
+    let (status, body) = http(
+        addr,
+        format!("GET /v1/zones HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(body.contains("\"zone\":\"DE\""));
+
+    // The brute-force guard sees the socket's address: 10 failures from 127.0.0.1, then 429.
+    let wrong = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
+    for _ in 0..10 {
+        assert_eq!(
+            http(addr, post("/token-request/get_token", &wrong)).await.0,
+            401
+        );
+    }
+    assert_eq!(
+        http(addr, post("/token-request/get_token", &creds)).await.0,
+        429
+    );
+
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
+
+#[test]
+fn credentials_debug_hides_the_password() {
+    let c: gridprint_api::token::Credentials =
+        serde_json::from_value(json!({"email": EMAIL, "password": PASSWORD})).unwrap();
+    assert!(!format!("{c:?}").contains(PASSWORD));
+}
