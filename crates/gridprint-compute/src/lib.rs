@@ -43,7 +43,11 @@ pub enum ComputeError {
 
 /// Builds the engine inputs of every slot in `range` from stored points. Points of zones outside the
 /// reference zone set are ignored. Generation of a zone in a slot gets the worst state of its points.
-pub fn gather_slot_inputs(reference: &ReferenceData, range: SlotRange, points: &[StoredInput]) -> Vec<SlotInputs> {
+pub fn gather_slot_inputs(
+    reference: &ReferenceData,
+    range: SlotRange,
+    points: &[StoredInput],
+) -> Vec<SlotInputs> {
     let n = reference.zones.len();
     let mut slots: Vec<SlotInputs> = range.iter().map(|s| SlotInputs::empty(s, n)).collect();
     let mut flows: Vec<HashMap<(usize, usize), FlowInput>> = vec![HashMap::new(); slots.len()];
@@ -54,8 +58,13 @@ pub fn gather_slot_inputs(reference: &ReferenceData, range: SlotRange, points: &
         }
         let k = (p.slot.0 - range.start.0) as usize;
         match &p.key {
-            InputKey::Generation { zone, production_type } => {
-                let Some(i) = reference.zones.index_of(zone) else { continue };
+            InputKey::Generation {
+                zone,
+                production_type,
+            } => {
+                let Some(i) = reference.zones.index_of(zone) else {
+                    continue;
+                };
                 let s = &mut slots[k];
                 let g = s.generation[i].get_or_insert([0.0; N_TYPES]);
                 g[production_type.index()] += p.mw;
@@ -64,11 +73,23 @@ pub fn gather_slot_inputs(reference: &ReferenceData, range: SlotRange, points: &
             }
             InputKey::Load { .. } => {}
             InputKey::Flow { from, to } => {
-                let (Some(i), Some(j)) = (reference.zones.index_of(from), reference.zones.index_of(to)) else { continue };
+                let (Some(i), Some(j)) =
+                    (reference.zones.index_of(from), reference.zones.index_of(to))
+                else {
+                    continue;
+                };
                 if i == j {
                     continue;
                 }
-                flows[k].insert((i, j), FlowInput { from: i, to: j, mw: p.mw, state: p.state });
+                flows[k].insert(
+                    (i, j),
+                    FlowInput {
+                        from: i,
+                        to: j,
+                        mw: p.mw,
+                        state: p.state,
+                    },
+                );
             }
         }
     }
@@ -82,7 +103,11 @@ pub fn gather_slot_inputs(reference: &ReferenceData, range: SlotRange, points: &
 
 /// Flags of every zone in one slot, from its inputs and the engine's repairs. `None` for zones the
 /// engine gave no result (no data) or that were only modelled as external sources.
-pub fn slot_flags(inputs: &SlotInputs, result: &gridprint_core::engine::SlotResult, now: OffsetDateTime) -> Vec<Option<SlotFlags>> {
+pub fn slot_flags(
+    inputs: &SlotInputs,
+    result: &gridprint_core::engine::SlotResult,
+    now: OffsetDateTime,
+) -> Vec<Option<SlotFlags>> {
     let n = inputs.generation.len();
     let mut border_states: Vec<Vec<DataState>> = vec![Vec::new(); n];
     for f in &inputs.flows {
@@ -96,8 +121,16 @@ pub fn slot_flags(inputs: &SlotInputs, result: &gridprint_core::engine::SlotResu
             if zr.external || inputs.generation[i].is_none() {
                 return None;
             }
-            let status = ZoneStatus::from_inputs(inputs.generation_state[i], border_states[i].iter().copied(), zr.repaired);
-            Some(SlotFlags::new(status, valid_flag(inputs.slot, status, now), frozen))
+            let status = ZoneStatus::from_inputs(
+                inputs.generation_state[i],
+                border_states[i].iter().copied(),
+                zr.repaired,
+            );
+            Some(SlotFlags::new(
+                status,
+                valid_flag(inputs.slot, status, now),
+                frozen,
+            ))
         })
         .collect()
 }
@@ -123,12 +156,17 @@ pub fn compute_ranges(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
     let run = gridprint_store::new_run_id();
-    let total: u64 = ranges.iter().map(|r| (r.days().end - r.days().start).max(0) as u64).sum();
+    let total: u64 = ranges
+        .iter()
+        .map(|r| (r.days().end - r.days().start).max(0) as u64)
+        .sum();
     let mut done = 0u64;
     let mut result: Result<ComputeSummary, ComputeError> = Ok(ComputeSummary::default());
     for r in ranges {
         let base = done;
-        match compute_staged(store, reference, *r, now, run, &mut |d, _| progress(base + d, total)) {
+        match compute_staged(store, reference, *r, now, run, &mut |d, _| {
+            progress(base + d, total)
+        }) {
             Ok(s) => {
                 done += (r.days().end - r.days().start).max(0) as u64;
                 if let Ok(acc) = &mut result {
@@ -166,7 +204,10 @@ fn compute_staged(
     let n = reference.zones.len();
     let days = range.days();
     let total = (days.end - days.start).max(0) as u64;
-    let mut summary = ComputeSummary { slots: range.len(), ..Default::default() };
+    let mut summary = ComputeSummary {
+        slots: range.len(),
+        ..Default::default()
+    };
     let mut day = days.start;
     while day < days.end {
         let batch_end = (day + DAYS_PER_BATCH).min(days.end);
@@ -179,13 +220,21 @@ fn compute_staged(
             .collect();
         let points = store.inputs_in_range(todo)?;
         let inputs = gather_slot_inputs(reference, todo, &points);
-        let results: Vec<_> = inputs.par_iter().map(|si| trace_slot(reference, si)).collect();
+        let results: Vec<_> = inputs
+            .par_iter()
+            .map(|si| trace_slot(reference, si))
+            .collect();
 
         // Start every zone-day from what is stored, then overwrite the slots computed now.
         let mut out: Vec<Vec<DerivedDay>> = (day..batch_end)
             .map(|d| {
                 (0..n)
-                    .map(|i| existing.get(&(d, i)).cloned().unwrap_or_else(|| DerivedDay::new(reference.zones.code(i).clone(), d)))
+                    .map(|i| {
+                        existing
+                            .get(&(d, i))
+                            .cloned()
+                            .unwrap_or_else(|| DerivedDay::new(reference.zones.code(i).clone(), d))
+                    })
                     .collect()
             })
             .collect();
@@ -194,7 +243,10 @@ fn compute_staged(
             let idx = si.slot.index_in_day();
             let zone_days = &mut out[d];
             // Frozen slots that were already computed are kept as stored.
-            let keep: Vec<bool> = zone_days.iter().map(|zd| zd.flags[idx].present() && zd.flags[idx].frozen()).collect();
+            let keep: Vec<bool> = zone_days
+                .iter()
+                .map(|zd| zd.flags[idx].present() && zd.flags[idx].frozen())
+                .collect();
             let kept: Vec<DerivedDay> = keep
                 .iter()
                 .zip(zone_days.iter())
@@ -223,7 +275,10 @@ fn compute_staged(
         for zone_days in out {
             for mut zd in zone_days {
                 zd.prune();
-                let was_stored = existing.contains_key(&(zd.day, reference.zones.index_of(&zd.zone).unwrap_or(usize::MAX)));
+                let was_stored = existing.contains_key(&(
+                    zd.day,
+                    reference.zones.index_of(&zd.zone).unwrap_or(usize::MAX),
+                ));
                 if zd.any_present() || was_stored {
                     staged.push(zd);
                 }

@@ -8,8 +8,7 @@ use gridprint_core::quality::{DataState, ZoneStatus};
 use gridprint_core::reference::{FootprintType, ReferenceData, Scope, ZoneSet};
 use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_core::zone::ZoneCode;
-use gridprint_store::{DerivedStore, InputStore, Store};
-use gridprint_store_sqlite::SqliteStore;
+use gridprint_store::Store;
 use std::collections::BTreeMap;
 
 const FILES: &[&str] = &[
@@ -20,7 +19,11 @@ const FILES: &[&str] = &[
 ];
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/../../data/fixtures/entsoe-file-library/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read(format!(
+        "{}/../../data/fixtures/entsoe-file-library/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 fn import_2017(store: &dyn Store, reference: &ReferenceData) {
@@ -36,19 +39,26 @@ fn day_2017() -> SlotRange {
 }
 
 fn carbon(coverage: Coverage) -> SeriesKey {
-    SeriesKey::Footprint { footprint_type: FootprintType::Carbon, scope: Scope::LifeCycle, coverage }
+    SeriesKey::Footprint {
+        footprint_type: FootprintType::Carbon,
+        scope: Scope::LifeCycle,
+        coverage,
+    }
 }
 
-#[test]
-fn real_2017_extract_gives_plausible_global_footprints() {
+fn real_2017_extract_gives_plausible_global_footprints(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    let store = SqliteStore::open_in_memory().unwrap();
-    import_2017(&store, &reference);
+    import_2017(store, &reference);
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
-    let s = gridprint_compute::compute_range(&store, &reference, day_2017(), now, &mut |_, _| {}).unwrap();
+    let s = gridprint_compute::compute_range(store, &reference, day_2017(), now, &mut |_, _| {})
+        .unwrap();
     assert!(s.computed > 0);
-    let days: BTreeMap<String, DerivedDay> =
-        store.derived_days(day_2017().days()).unwrap().into_iter().map(|d| (d.zone.to_string(), d)).collect();
+    let days: BTreeMap<String, DerivedDay> = store
+        .derived_days(day_2017().days())
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.zone.to_string(), d))
+        .collect();
     let mut importing_slots = 0;
     for zone in ["DE", "FR", "AT", "CH", "CZ"] {
         let d = days.get(zone).unwrap_or_else(|| panic!("{zone} computed"));
@@ -74,24 +84,31 @@ fn real_2017_extract_gives_plausible_global_footprints() {
                     .sum();
                 if imported > 0.01 {
                     importing_slots += 1;
-                    assert!((g - l).abs() > 1e-3, "{zone} slot {i}: imports {imported}% but global {g} == local {l}");
+                    assert!(
+                        (g - l).abs() > 1e-3,
+                        "{zone} slot {i}: imports {imported}% but global {g} == local {l}"
+                    );
                 } else {
-                    assert!((g - l).abs() < 0.5, "{zone} slot {i}: no imports but global {g} != local {l}");
+                    assert!(
+                        (g - l).abs() < 0.5,
+                        "{zone} slot {i}: no imports but global {g} != local {l}"
+                    );
                 }
             }
         }
         assert!(hours >= 10, "{zone}: {hours} complete hours");
     }
-    assert!(importing_slots > 100, "the extract has imports ({importing_slots} importing zone-slots)");
+    assert!(
+        importing_slots > 100,
+        "the extract has imports ({importing_slots} importing zone-slots)"
+    );
 }
 
-#[test]
-fn recompute_is_idempotent_and_frozen_slots_stay() {
+fn recompute_is_idempotent_and_frozen_slots_stay(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    let store = SqliteStore::open_in_memory().unwrap();
-    import_2017(&store, &reference);
+    import_2017(store, &reference);
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
-    gridprint_compute::compute_range(&store, &reference, day_2017(), now, &mut |_, _| {}).unwrap();
+    gridprint_compute::compute_range(store, &reference, day_2017(), now, &mut |_, _| {}).unwrap();
     let first = store.derived_days(day_2017().days()).unwrap();
     // Re-importing the same data changes nothing.
     for f in FILES {
@@ -102,59 +119,136 @@ fn recompute_is_idempotent_and_frozen_slots_stay() {
     // Late data for a frozen slot does not change it.
     let slot = day_2017().start.offset(4);
     let late = InputPoint {
-        key: InputKey::Generation { zone: ZoneCode::parse("DE").unwrap(), production_type: ProductionType::Coal },
+        key: InputKey::Generation {
+            zone: ZoneCode::parse("DE").unwrap(),
+            production_type: ProductionType::Coal,
+        },
         slot,
         mw: 99_999.0,
         state: DataState::Official,
         datasource: "ENTSO-E".into(),
     };
     store.upsert_inputs(&[late], 3).unwrap();
-    let s = gridprint_compute::compute_range(&store, &reference, day_2017(), now, &mut |_, _| {}).unwrap();
+    let s = gridprint_compute::compute_range(store, &reference, day_2017(), now, &mut |_, _| {})
+        .unwrap();
     assert_eq!(s.computed, 0, "everything was frozen");
     assert!(s.frozen_kept > 0);
     assert_eq!(store.derived_days(day_2017().days()).unwrap(), first);
 }
 
 fn point(key: InputKey, slot: Slot, mw: f64, state: DataState, ds: &str) -> InputPoint {
-    InputPoint { key, slot, mw, state, datasource: ds.into() }
+    InputPoint {
+        key,
+        slot,
+        mw,
+        state,
+        datasource: ds.into(),
+    }
 }
 
-#[test]
-fn life_of_a_slot_forecast_estimate_official_frozen() {
+fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    let store = SqliteStore::open_in_memory().unwrap();
     let at = ZoneCode::parse("AT").unwrap();
     let slot = Slot::containing(parse_timestamp("2025-03-01T12:00Z").unwrap());
     let range = SlotRange::new(slot, slot.offset(1));
-    let gen_key = InputKey::Generation { zone: at.clone(), production_type: ProductionType::HydroRiver };
-    let flags = |store: &SqliteStore| {
-        let d = store.derived_days(range.days()).unwrap().into_iter().find(|d| d.zone == at).unwrap();
+    let gen_key = InputKey::Generation {
+        zone: at.clone(),
+        production_type: ProductionType::HydroRiver,
+    };
+    let flags = |store: &dyn Store| {
+        let d = store
+            .derived_days(range.days())
+            .unwrap()
+            .into_iter()
+            .find(|d| d.zone == at)
+            .unwrap();
         let f = d.flags[slot.index_in_day()];
-        (f.status(), f.valid(), d.value(&SeriesKey::Mix(ProductionType::HydroRiver), slot.index_in_day()))
+        (
+            f.status(),
+            f.valid(),
+            d.value(
+                &SeriesKey::Mix(ProductionType::HydroRiver),
+                slot.index_in_day(),
+            ),
+        )
     };
     // 1. Forecast only, slot in the future: missing, not valid.
     let t0 = parse_timestamp("2025-03-01T06:00Z").unwrap();
-    store.upsert_inputs(&[point(gen_key.clone(), slot, 100.0, DataState::Missing, "gridprint-forecast:seasonal")], 1).unwrap();
-    gridprint_compute::compute_range(&store, &reference, range, t0, &mut |_, _| {}).unwrap();
-    assert_eq!(flags(&store), (ZoneStatus::Missing, false, Some(100.0)));
+    store
+        .upsert_inputs(
+            &[point(
+                gen_key.clone(),
+                slot,
+                100.0,
+                DataState::Missing,
+                "gridprint-forecast:seasonal",
+            )],
+            1,
+        )
+        .unwrap();
+    gridprint_compute::compute_range(store, &reference, range, t0, &mut |_, _| {}).unwrap();
+    assert_eq!(flags(store), (ZoneStatus::Missing, false, Some(100.0)));
     // 2. Estimated: preview, not valid.
     let t1 = parse_timestamp("2025-03-01T12:30Z").unwrap();
-    store.upsert_inputs(&[point(gen_key.clone(), slot, 110.0, DataState::Estimated, "gridprint-estimation:linear")], 2).unwrap();
-    gridprint_compute::compute_range(&store, &reference, range, t1, &mut |_, _| {}).unwrap();
-    assert_eq!(flags(&store), (ZoneStatus::Preview, false, Some(110.0)));
+    store
+        .upsert_inputs(
+            &[point(
+                gen_key.clone(),
+                slot,
+                110.0,
+                DataState::Estimated,
+                "gridprint-estimation:linear",
+            )],
+            2,
+        )
+        .unwrap();
+    gridprint_compute::compute_range(store, &reference, range, t1, &mut |_, _| {}).unwrap();
+    assert_eq!(flags(store), (ZoneStatus::Preview, false, Some(110.0)));
     // 3. Provider data: complete, valid.
     let t2 = parse_timestamp("2025-03-01T13:00Z").unwrap();
-    store.upsert_inputs(&[point(gen_key.clone(), slot, 120.0, DataState::Official, "ENTSO-E")], 3).unwrap();
-    gridprint_compute::compute_range(&store, &reference, range, t2, &mut |_, _| {}).unwrap();
-    assert_eq!(flags(&store), (ZoneStatus::Complete, true, Some(120.0)));
+    store
+        .upsert_inputs(
+            &[point(
+                gen_key.clone(),
+                slot,
+                120.0,
+                DataState::Official,
+                "ENTSO-E",
+            )],
+            3,
+        )
+        .unwrap();
+    gridprint_compute::compute_range(store, &reference, range, t2, &mut |_, _| {}).unwrap();
+    assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
     // 4. After 4 h the slot is frozen; late data no longer changes it.
     let t3 = parse_timestamp("2025-03-01T16:30Z").unwrap();
-    gridprint_compute::compute_range(&store, &reference, range, t3, &mut |_, _| {}).unwrap();
+    gridprint_compute::compute_range(store, &reference, range, t3, &mut |_, _| {}).unwrap();
     let mut late = point(gen_key, slot, 500.0, DataState::Official, "ENTSO-E");
     late.datasource = "ENTSO-E".into();
     store.upsert_inputs(&[late], 4).unwrap();
     let t4 = parse_timestamp("2025-03-01T18:00Z").unwrap();
-    let s = gridprint_compute::compute_range(&store, &reference, range, t4, &mut |_, _| {}).unwrap();
+    let s = gridprint_compute::compute_range(store, &reference, range, t4, &mut |_, _| {}).unwrap();
     assert_eq!(s.computed, 0);
-    assert_eq!(flags(&store), (ZoneStatus::Complete, true, Some(120.0)));
+    assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
 }
+
+/// Every case runs on the embedded SQLite store and on PostgreSQL.
+macro_rules! on_both_backends {
+    ($($case:ident),*) => {
+        mod sqlite {
+            $(#[test] fn $case() { super::$case(&gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap()) })*
+        }
+        mod postgres {
+            $(#[test] fn $case() {
+                let db = gridprint_store_postgres::testing::TestDb::new("compute");
+                super::$case(&db.store())
+            })*
+        }
+    };
+}
+
+on_both_backends!(
+    real_2017_extract_gives_plausible_global_footprints,
+    recompute_is_idempotent_and_frozen_slots_stay,
+    life_of_a_slot_forecast_estimate_official_frozen
+);

@@ -28,7 +28,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next_f64(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
 }
@@ -44,13 +47,20 @@ impl Synthetic {
     fn new(reference: &ReferenceData) -> Synthetic {
         let n = reference.zones.len();
         let mut rng = Lcg(42);
-        let size = (0..n).map(|_| 500.0 + 40_000.0 * rng.next_f64().powi(2)).collect();
+        let size = (0..n)
+            .map(|_| 500.0 + 40_000.0 * rng.next_f64().powi(2))
+            .collect();
         let mut inputs = SlotInputs::empty(FIRST, n);
         inputs.flows = reference
             .zones
             .borders()
             .into_iter()
-            .map(|(from, to)| FlowInput { from, to, mw: 0.0, state: DataState::Official })
+            .map(|(from, to)| FlowInput {
+                from,
+                to,
+                mw: 0.0,
+                state: DataState::Official,
+            })
             .collect();
         inputs.generation_state = vec![Some(DataState::Official); n];
         let mut s = Synthetic { inputs, size };

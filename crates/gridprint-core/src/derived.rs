@@ -36,19 +36,37 @@ impl Coverage {
 /// One derived series of a zone.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum SeriesKey {
-    Footprint { footprint_type: FootprintType, scope: Scope, coverage: Coverage },
-    Impact { coverage: Coverage },
-    Score { coverage: Coverage },
+    Footprint {
+        footprint_type: FootprintType,
+        scope: Scope,
+        coverage: Coverage,
+    },
+    Impact {
+        coverage: Coverage,
+    },
+    Score {
+        coverage: Coverage,
+    },
     /// MW of a production type consumed in the zone after flow tracing.
     Mix(ProductionType),
     /// % of the zone's consumption generated in `origin` (itself included).
-    MixShare { origin: ZoneCode },
+    MixShare {
+        origin: ZoneCode,
+    },
     /// % of the zone's generation consumed in `destination` (itself included).
-    FlowShare { destination: ZoneCode },
+    FlowShare {
+        destination: ZoneCode,
+    },
     /// Part of the zone's global footprint that comes from `source`, in the footprint's unit.
-    FootprintShare { source: ZoneCode, footprint_type: FootprintType, scope: Scope },
+    FootprintShare {
+        source: ZoneCode,
+        footprint_type: FootprintType,
+        scope: Scope,
+    },
     /// Part of the zone's global water impact that comes from `source`, stress-l/kWh.
-    ImpactShare { source: ZoneCode },
+    ImpactShare {
+        source: ZoneCode,
+    },
 }
 
 /// Flags of one zone and slot, packed in a byte.
@@ -102,9 +120,16 @@ impl PartialEq for DerivedDay {
             && self.day == other.day
             && self.flags == other.flags
             && self.series.len() == other.series.len()
-            && self.series.iter().zip(&other.series).all(|((ka, a), (kb, b))| {
-                ka == kb && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
-            })
+            && self
+                .series
+                .iter()
+                .zip(&other.series)
+                .all(|((ka, a), (kb, b))| {
+                    ka == kb
+                        && a.iter()
+                            .zip(b)
+                            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+                })
     }
 }
 
@@ -115,7 +140,12 @@ pub struct DecodeError(String);
 
 impl DerivedDay {
     pub fn new(zone: ZoneCode, day: i64) -> DerivedDay {
-        DerivedDay { zone, day, flags: vec![SlotFlags::default(); N], series: BTreeMap::new() }
+        DerivedDay {
+            zone,
+            day,
+            flags: vec![SlotFlags::default(); N],
+            series: BTreeMap::new(),
+        }
     }
 
     /// First slot of the day.
@@ -125,13 +155,20 @@ impl DerivedDay {
 
     /// Value of a series at a slot index, if any.
     pub fn value(&self, key: &SeriesKey, idx: usize) -> Option<f32> {
-        self.series.get(key).map(|c| c[idx]).filter(|v| v.is_finite())
+        self.series
+            .get(key)
+            .map(|c| c[idx])
+            .filter(|v| v.is_finite())
     }
 
     /// Sets one value (creating the column filled with NaN if needed). Non-finite values clear it.
     pub fn set(&mut self, key: SeriesKey, idx: usize, value: f64) {
         let col = self.series.entry(key).or_insert_with(|| vec![f32::NAN; N]);
-        col[idx] = if value.is_finite() { value as f32 } else { f32::NAN };
+        col[idx] = if value.is_finite() {
+            value as f32
+        } else {
+            f32::NAN
+        };
     }
 
     /// Clears every value and the flags of one slot.
@@ -148,7 +185,9 @@ impl DerivedDay {
         self.flags[idx] = other.flags[idx];
         for (k, col) in &other.series {
             if col[idx].is_finite() {
-                self.series.entry(k.clone()).or_insert_with(|| vec![f32::NAN; N])[idx] = col[idx];
+                self.series
+                    .entry(k.clone())
+                    .or_insert_with(|| vec![f32::NAN; N])[idx] = col[idx];
             }
         }
     }
@@ -193,19 +232,61 @@ pub fn write_slot(
     for i in 0..n {
         let day = &mut days[i];
         day.clear_slot(idx);
-        let (Some(zr), Some(fl)) = (&result.zones[i], flags[i]) else { continue };
+        let (Some(zr), Some(fl)) = (&result.zones[i], flags[i]) else {
+            continue;
+        };
         day.flags[idx] = fl;
         for ft in FootprintType::ALL {
             for sc in Scope::ALL {
                 let (f, s) = (ft.index(), sc.index());
-                day.set(SeriesKey::Footprint { footprint_type: ft, scope: sc, coverage: Coverage::Local }, idx, zr.footprint_local[f][s]);
-                day.set(SeriesKey::Footprint { footprint_type: ft, scope: sc, coverage: Coverage::Global }, idx, zr.footprint_global[f][s]);
+                day.set(
+                    SeriesKey::Footprint {
+                        footprint_type: ft,
+                        scope: sc,
+                        coverage: Coverage::Local,
+                    },
+                    idx,
+                    zr.footprint_local[f][s],
+                );
+                day.set(
+                    SeriesKey::Footprint {
+                        footprint_type: ft,
+                        scope: sc,
+                        coverage: Coverage::Global,
+                    },
+                    idx,
+                    zr.footprint_global[f][s],
+                );
             }
         }
-        day.set(SeriesKey::Impact { coverage: Coverage::Local }, idx, zr.impact_local);
-        day.set(SeriesKey::Impact { coverage: Coverage::Global }, idx, zr.impact_global);
-        day.set(SeriesKey::Score { coverage: Coverage::Local }, idx, zr.score_local);
-        day.set(SeriesKey::Score { coverage: Coverage::Global }, idx, zr.score_global);
+        day.set(
+            SeriesKey::Impact {
+                coverage: Coverage::Local,
+            },
+            idx,
+            zr.impact_local,
+        );
+        day.set(
+            SeriesKey::Impact {
+                coverage: Coverage::Global,
+            },
+            idx,
+            zr.impact_global,
+        );
+        day.set(
+            SeriesKey::Score {
+                coverage: Coverage::Local,
+            },
+            idx,
+            zr.score_local,
+        );
+        day.set(
+            SeriesKey::Score {
+                coverage: Coverage::Global,
+            },
+            idx,
+            zr.score_global,
+        );
         for pt in ProductionType::ALL {
             let v = zr.mix[pt.index()];
             if v > 0.0 {
@@ -219,28 +300,50 @@ pub fn write_slot(
             let x_ij = result.x[i * n + j];
             if l > 0.0 && x_ij > 0.0 {
                 let pct = 100.0 * x_ij / l;
-                if pct >= SHARE_EPSILON_PCT || day.series.contains_key(&SeriesKey::MixShare { origin: reference.zones.code(j).clone() }) {
+                if pct >= SHARE_EPSILON_PCT
+                    || day.series.contains_key(&SeriesKey::MixShare {
+                        origin: reference.zones.code(j).clone(),
+                    })
+                {
                     let origin = reference.zones.code(j).clone();
-                    day.set(SeriesKey::MixShare { origin: origin.clone() }, idx, pct);
+                    day.set(
+                        SeriesKey::MixShare {
+                            origin: origin.clone(),
+                        },
+                        idx,
+                        pct,
+                    );
                     if let Some(zj) = &result.zones[j] {
                         for ft in FootprintType::ALL {
                             for sc in Scope::ALL {
                                 let local = zj.footprint_local[ft.index()][sc.index()];
                                 day.set(
-                                    SeriesKey::FootprintShare { source: origin.clone(), footprint_type: ft, scope: sc },
+                                    SeriesKey::FootprintShare {
+                                        source: origin.clone(),
+                                        footprint_type: ft,
+                                        scope: sc,
+                                    },
                                     idx,
                                     x_ij / l * local,
                                 );
                             }
                         }
-                        day.set(SeriesKey::ImpactShare { source: origin.clone() }, idx, x_ij / l * zj.impact_local);
+                        day.set(
+                            SeriesKey::ImpactShare {
+                                source: origin.clone(),
+                            },
+                            idx,
+                            x_ij / l * zj.impact_local,
+                        );
                     }
                 }
             }
             let x_ji = result.x[j * n + i];
             if g > 0.0 && x_ji > 0.0 {
                 let pct = 100.0 * x_ji / g;
-                let key = SeriesKey::FlowShare { destination: reference.zones.code(j).clone() };
+                let key = SeriesKey::FlowShare {
+                    destination: reference.zones.code(j).clone(),
+                };
                 if pct >= SHARE_EPSILON_PCT || day.series.contains_key(&key) {
                     day.set(key, idx, pct);
                 }
@@ -255,7 +358,11 @@ mod tests {
 
     #[test]
     fn flags_roundtrip() {
-        for st in [ZoneStatus::Missing, ZoneStatus::Preview, ZoneStatus::Complete] {
+        for st in [
+            ZoneStatus::Missing,
+            ZoneStatus::Preview,
+            ZoneStatus::Complete,
+        ] {
             for v in [true, false] {
                 for fz in [true, false] {
                     let f = SlotFlags::new(st, v, fz);
@@ -273,7 +380,10 @@ mod tests {
         d.flags[3] = SlotFlags::new(ZoneStatus::Complete, true, true);
         d.set(SeriesKey::Mix(ProductionType::Coal), 3, 1234.5);
         let back = DerivedDay::decode(&d.encode()).unwrap();
-        assert_eq!(back.value(&SeriesKey::Mix(ProductionType::Coal), 3), Some(1234.5));
+        assert_eq!(
+            back.value(&SeriesKey::Mix(ProductionType::Coal), 3),
+            Some(1234.5)
+        );
         assert_eq!(back.value(&SeriesKey::Mix(ProductionType::Coal), 4), None);
         assert_eq!(back.flags, d.flags);
         assert!(DerivedDay::decode(b"garbage").is_err());

@@ -13,9 +13,17 @@ use serde::{Deserialize, Serialize};
 /// Which series an input point belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum InputKey {
-    Generation { zone: ZoneCode, production_type: ProductionType },
-    Load { zone: ZoneCode },
-    Flow { from: ZoneCode, to: ZoneCode },
+    Generation {
+        zone: ZoneCode,
+        production_type: ProductionType,
+    },
+    Load {
+        zone: ZoneCode,
+    },
+    Flow {
+        from: ZoneCode,
+        to: ZoneCode,
+    },
 }
 
 impl InputKey {
@@ -70,6 +78,11 @@ pub struct SlotInputs {
 impl SlotInputs {
     /// An empty slot for `n` zones.
     pub fn empty(slot: Slot, n: usize) -> SlotInputs {
-        SlotInputs { slot, generation: vec![None; n], generation_state: vec![None; n], flows: Vec::new() }
+        SlotInputs {
+            slot,
+            generation: vec![None; n],
+            generation_state: vec![None; n],
+            flows: Vec::new(),
+        }
     }
 }

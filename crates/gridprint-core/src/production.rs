@@ -93,7 +93,13 @@ impl ProductionType {
         let norm: String = s
             .trim()
             .chars()
-            .map(|c| if c == ' ' || c == '-' { '_' } else { c.to_ascii_lowercase() })
+            .map(|c| {
+                if c == ' ' || c == '-' {
+                    '_'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
             .collect();
         Self::ALL.into_iter().find(|t| t.as_str() == norm)
     }
@@ -189,17 +195,32 @@ mod tests {
         for (i, t) in ProductionType::ALL.iter().enumerate() {
             assert_eq!(t.index(), i);
             assert_eq!(ProductionType::parse_api(t.as_str()), Some(*t));
-            assert_eq!(ProductionType::parse_api(&t.as_str().to_uppercase()), Some(*t));
+            assert_eq!(
+                ProductionType::parse_api(&t.as_str().to_uppercase()),
+                Some(*t)
+            );
         }
         assert_eq!(ProductionType::parse_api("nope"), None);
     }
 
     #[test]
     fn folds_provider_codes() {
-        assert_eq!(ProductionType::from_psr_type("B02"), Some(ProductionType::Coal));
-        assert_eq!(ProductionType::from_psr_type("B08"), Some(ProductionType::Coal));
-        assert_eq!(ProductionType::from_psr_type("B03"), Some(ProductionType::Gas));
-        assert_eq!(ProductionType::from_psr_type("B07"), Some(ProductionType::Oil));
+        assert_eq!(
+            ProductionType::from_psr_type("B02"),
+            Some(ProductionType::Coal)
+        );
+        assert_eq!(
+            ProductionType::from_psr_type("B08"),
+            Some(ProductionType::Coal)
+        );
+        assert_eq!(
+            ProductionType::from_psr_type("B03"),
+            Some(ProductionType::Gas)
+        );
+        assert_eq!(
+            ProductionType::from_psr_type("B07"),
+            Some(ProductionType::Oil)
+        );
         assert_eq!(ProductionType::from_psr_type("B25"), None);
         assert_eq!(
             ProductionType::from_file_library_name("Fossil Peat"),

@@ -75,12 +75,20 @@ impl ZoneStatus {
 
     /// Status of a zone's slot from the states of its inputs (its generation and load points and the
     /// flows on its borders) and whether the engine had to repair them.
-    pub fn from_inputs(own_generation: Option<DataState>, others: impl IntoIterator<Item = DataState>, repaired: bool) -> ZoneStatus {
+    pub fn from_inputs(
+        own_generation: Option<DataState>,
+        others: impl IntoIterator<Item = DataState>,
+        repaired: bool,
+    ) -> ZoneStatus {
         match own_generation {
             None | Some(DataState::Missing) => ZoneStatus::Missing,
             Some(g) => {
                 let worst = others.into_iter().fold(g, |a, b| a.max(b));
-                if worst != DataState::Official || repaired { ZoneStatus::Preview } else { ZoneStatus::Complete }
+                if worst != DataState::Official || repaired {
+                    ZoneStatus::Preview
+                } else {
+                    ZoneStatus::Complete
+                }
             }
         }
     }
@@ -112,12 +120,29 @@ mod tests {
     #[test]
     fn status_rules() {
         use DataState::*;
-        assert_eq!(ZoneStatus::from_inputs(None, [], false), ZoneStatus::Missing);
-        assert_eq!(ZoneStatus::from_inputs(Some(Missing), [Official], false), ZoneStatus::Missing);
-        assert_eq!(ZoneStatus::from_inputs(Some(Official), [Estimated], false), ZoneStatus::Preview);
-        assert_eq!(ZoneStatus::from_inputs(Some(Official), [Official], true), ZoneStatus::Preview);
-        assert_eq!(ZoneStatus::from_inputs(Some(Official), [Official], false), ZoneStatus::Complete);
-        assert!(ZoneStatus::Missing < ZoneStatus::Preview && ZoneStatus::Preview < ZoneStatus::Complete);
+        assert_eq!(
+            ZoneStatus::from_inputs(None, [], false),
+            ZoneStatus::Missing
+        );
+        assert_eq!(
+            ZoneStatus::from_inputs(Some(Missing), [Official], false),
+            ZoneStatus::Missing
+        );
+        assert_eq!(
+            ZoneStatus::from_inputs(Some(Official), [Estimated], false),
+            ZoneStatus::Preview
+        );
+        assert_eq!(
+            ZoneStatus::from_inputs(Some(Official), [Official], true),
+            ZoneStatus::Preview
+        );
+        assert_eq!(
+            ZoneStatus::from_inputs(Some(Official), [Official], false),
+            ZoneStatus::Complete
+        );
+        assert!(
+            ZoneStatus::Missing < ZoneStatus::Preview && ZoneStatus::Preview < ZoneStatus::Complete
+        );
     }
 
     #[test]

@@ -30,9 +30,10 @@ impl ZoneSet {
     /// File names of the zone and crossborder files for this set.
     pub fn file_names(self) -> (&'static str, &'static str) {
         match self {
-            ZoneSet::Selected2026 => {
-                ("entsoe_selected_zones_2026.yaml", "entsoe_selected_crossborders_2026.yaml")
-            }
+            ZoneSet::Selected2026 => (
+                "entsoe_selected_zones_2026.yaml",
+                "entsoe_selected_crossborders_2026.yaml",
+            ),
             ZoneSet::Full => ("entsoe_full_zones.yaml", "entsoe_full_crossborders.yaml"),
         }
     }
@@ -149,7 +150,10 @@ pub struct Aware {
 impl Aware {
     /// Monthly factor for a zone index and month (1..=12); `None` when the zone has no AWARE entry.
     pub fn monthly(&self, zone: ZoneIdx, month: u8) -> Option<f64> {
-        self.monthly.get(zone)?.as_ref().map(|m| m[(month.clamp(1, 12) - 1) as usize])
+        self.monthly
+            .get(zone)?
+            .as_ref()
+            .map(|m| m[(month.clamp(1, 12) - 1) as usize])
     }
 }
 
@@ -167,7 +171,11 @@ pub struct ReferenceFiles {
 
 macro_rules! embedded {
     ($path:literal) => {
-        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/reference/", $path))
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../data/reference/",
+            $path
+        ))
     };
 }
 
@@ -189,10 +197,22 @@ impl ReferenceFiles {
             zone_set,
             zones: (format!("zones/{zf}"), zones.to_string()),
             crossborders: (format!("zones/{cf}"), cross.to_string()),
-            carbon: ("footprint/Carbon.yaml".into(), embedded!("footprint/Carbon.yaml").into()),
-            water: ("footprint/Water.yaml".into(), embedded!("footprint/Water.yaml").into()),
-            aware: ("impact/AWARE2.0.yaml".into(), embedded!("impact/AWARE2.0.yaml").into()),
-            geojson: ("geojson/zones.geojson".into(), embedded!("geojson/zones.geojson").into()),
+            carbon: (
+                "footprint/Carbon.yaml".into(),
+                embedded!("footprint/Carbon.yaml").into(),
+            ),
+            water: (
+                "footprint/Water.yaml".into(),
+                embedded!("footprint/Water.yaml").into(),
+            ),
+            aware: (
+                "impact/AWARE2.0.yaml".into(),
+                embedded!("impact/AWARE2.0.yaml").into(),
+            ),
+            geojson: (
+                "geojson/zones.geojson".into(),
+                embedded!("geojson/zones.geojson").into(),
+            ),
         }
     }
 }
@@ -207,7 +227,11 @@ pub struct ReferenceError {
 }
 
 fn rerr(file: &str, entry: impl fmt::Display, message: impl fmt::Display) -> ReferenceError {
-    ReferenceError { file: file.to_string(), entry: entry.to_string(), message: message.to_string() }
+    ReferenceError {
+        file: file.to_string(),
+        entry: entry.to_string(),
+        message: message.to_string(),
+    }
 }
 
 #[derive(Deserialize)]
@@ -296,7 +320,11 @@ impl ReferenceData {
             let mut ns = Vec::new();
             for n in &c.neighbours {
                 ns.push(ZoneCode::parse(n).ok_or_else(|| {
-                    rerr(&files.crossborders.0, format!("entry {} ({})", i + 1, c.zone_id), format!("bad neighbour code '{n}'"))
+                    rerr(
+                        &files.crossborders.0,
+                        format!("entry {} ({})", i + 1, c.zone_id),
+                        format!("bad neighbour code '{n}'"),
+                    )
                 })?);
             }
             neighbours.insert(c.zone_id.trim().to_ascii_uppercase(), ns);
@@ -307,7 +335,11 @@ impl ReferenceData {
             let code = ZoneCode::parse(&z.zone_id)
                 .ok_or_else(|| rerr(zf, &entry, format!("bad zone code '{}'", z.zone_id)))?;
             if z.eic_code.trim().len() != 16 {
-                return Err(rerr(zf, &entry, format!("EIC code '{}' is not 16 characters", z.eic_code)));
+                return Err(rerr(
+                    zf,
+                    &entry,
+                    format!("EIC code '{}' is not 16 characters", z.eic_code),
+                ));
             }
             let provider = match z.provider.trim().to_ascii_lowercase().as_str() {
                 "entsoe" | "entso-e" => Provider::Entsoe,
@@ -335,20 +367,38 @@ impl ReferenceData {
 
         let mut values = [[[0.0; N_TYPES]; 2]; 2];
         let mut list = Vec::new();
-        for (want, file) in [(FootprintType::Carbon, &files.carbon), (FootprintType::Water, &files.water)] {
+        for (want, file) in [
+            (FootprintType::Carbon, &files.carbon),
+            (FootprintType::Water, &files.water),
+        ] {
             let raw: Vec<RawFactor> = parse_list(file)?;
             for (i, f) in raw.into_iter().enumerate() {
                 let entry = format!("entry {} ({} {})", i + 1, f.production_type, f.scope);
                 let ft = FootprintType::parse(&f.factor_type)
                     .filter(|ft| *ft == want)
-                    .ok_or_else(|| rerr(&file.0, &entry, format!("factor_type '{}' not expected here", f.factor_type)))?;
-                let pt = ProductionType::from_reference_name(&f.production_type).ok_or_else(|| {
-                    rerr(&file.0, &entry, format!("unknown production_type '{}'", f.production_type))
-                })?;
+                    .ok_or_else(|| {
+                        rerr(
+                            &file.0,
+                            &entry,
+                            format!("factor_type '{}' not expected here", f.factor_type),
+                        )
+                    })?;
+                let pt =
+                    ProductionType::from_reference_name(&f.production_type).ok_or_else(|| {
+                        rerr(
+                            &file.0,
+                            &entry,
+                            format!("unknown production_type '{}'", f.production_type),
+                        )
+                    })?;
                 let scope = Scope::parse(&f.scope)
                     .ok_or_else(|| rerr(&file.0, &entry, format!("unknown scope '{}'", f.scope)))?;
                 if !f.value.is_finite() || f.value < 0.0 {
-                    return Err(rerr(&file.0, &entry, format!("value {} is not a non-negative number", f.value)));
+                    return Err(rerr(
+                        &file.0,
+                        &entry,
+                        format!("value {} is not a non-negative number", f.value),
+                    ));
                 }
                 values[ft.index()][scope.index()][pt.index()] = f.value;
                 list.push(Factor {
@@ -369,8 +419,14 @@ impl ReferenceData {
         let mut monthly = vec![None; zones.len()];
         for (i, a) in raw_aware.into_iter().enumerate() {
             let entry = format!("entry {} ({})", i + 1, a.zone_id);
-            if a.monthly_factors.len() != 12 || a.monthly_factors.iter().any(|v| !v.is_finite() || *v < 0.0) {
-                return Err(rerr(&files.aware.0, &entry, "monthly_factors must be 12 non-negative numbers"));
+            if a.monthly_factors.len() != 12
+                || a.monthly_factors.iter().any(|v| !v.is_finite() || *v < 0.0)
+            {
+                return Err(rerr(
+                    &files.aware.0,
+                    &entry,
+                    "monthly_factors must be 12 non-negative numbers",
+                ));
             }
             if let Some(idx) = zones.index_of_str(&a.zone_id) {
                 let mut m = [0.0; 12];
@@ -402,9 +458,25 @@ mod tests {
         let de = r.zones.index_of_str("de").unwrap();
         assert_eq!(r.zones.index_of_eic("10Y1001A1001A82H"), Some(de));
         assert_eq!(r.zones.index_of_eic("10Y1001A1001A83F"), Some(de));
-        assert!(r.zones.neighbours(de).contains(&r.zones.index_of_str("FR").unwrap()));
-        assert_eq!(r.factors.value(FootprintType::Carbon, Scope::Operational, ProductionType::Coal), 760.0);
-        assert!(r.aware.monthly(r.zones.index_of_str("AT").unwrap(), 1).unwrap() > 0.0);
+        assert!(
+            r.zones
+                .neighbours(de)
+                .contains(&r.zones.index_of_str("FR").unwrap())
+        );
+        assert_eq!(
+            r.factors.value(
+                FootprintType::Carbon,
+                Scope::Operational,
+                ProductionType::Coal
+            ),
+            760.0
+        );
+        assert!(
+            r.aware
+                .monthly(r.zones.index_of_str("AT").unwrap(), 1)
+                .unwrap()
+                > 0.0
+        );
         assert_eq!(ReferenceData::embedded(ZoneSet::Full).zones.len(), 60);
     }
 
@@ -416,8 +488,14 @@ mod tests {
         assert_eq!(e.file, "footprint/Carbon.yaml");
         assert!(e.entry.contains("entry 1 (Biomass"), "{e}");
         let mut f = ReferenceFiles::embedded(ZoneSet::Selected2026);
-        f.zones.1 = f.zones.1.replacen("provider: \"entsoe\"", "provider: \"acme\"", 1);
+        f.zones.1 = f
+            .zones
+            .1
+            .replacen("provider: \"entsoe\"", "provider: \"acme\"", 1);
         let e = ReferenceData::load(&f).unwrap_err();
-        assert!(e.to_string().contains("entry 1 (AT)") && e.to_string().contains("acme"), "{e}");
+        assert!(
+            e.to_string().contains("entry 1 (AT)") && e.to_string().contains("acme"),
+            "{e}"
+        );
     }
 }

@@ -8,7 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use time::{Date, OffsetDateTime, PrimitiveDateTime, UtcOffset, format_description::well_known::Iso8601};
+use time::{
+    Date, OffsetDateTime, PrimitiveDateTime, UtcOffset, format_description::well_known::Iso8601,
+};
 
 /// Length of one slot in seconds.
 pub const SLOT_SECONDS: i64 = 900;
@@ -81,7 +83,10 @@ pub struct SlotRange {
 
 impl SlotRange {
     pub fn new(start: Slot, end: Slot) -> SlotRange {
-        SlotRange { start, end: end.max(start) }
+        SlotRange {
+            start,
+            end: end.max(start),
+        }
     }
     pub fn len(&self) -> usize {
         (self.end.0 - self.start.0).max(0) as usize
@@ -117,13 +122,19 @@ impl SlotRange {
         } else {
             Slot::containing(end).offset(1)
         };
-        if e <= s { SlotRange::new(s, s.offset(1)) } else { SlotRange::new(s, e) }
+        if e <= s {
+            SlotRange::new(s, s.offset(1))
+        } else {
+            SlotRange::new(s, e)
+        }
     }
 }
 
 /// Error for a timestamp that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid timestamp '{0}': expected ISO 8601 such as 2024-06-15T12:00:00Z, 2024-06-15T14:00+02:00 or 2024-06-15")]
+#[error(
+    "invalid timestamp '{0}': expected ISO 8601 such as 2024-06-15T12:00:00Z, 2024-06-15T14:00+02:00 or 2024-06-15"
+)]
 pub struct TimestampError(pub String);
 
 /// Parses ISO 8601 leniently: with `Z` or an offset (converted to UTC), without seconds
@@ -197,7 +208,10 @@ mod tests {
         assert_eq!(parse_timestamp("2024-06-15T00:00:00+02:00").unwrap(), want);
         assert_eq!(parse_timestamp("2024-06-14T22:00:00").unwrap(), want);
         assert_eq!(parse_timestamp("2024-06-14 22:00:00").unwrap(), want);
-        assert_eq!(format_timestamp(parse_timestamp("2024-06-15").unwrap()), "2024-06-15T00:00:00Z");
+        assert_eq!(
+            format_timestamp(parse_timestamp("2024-06-15").unwrap()),
+            "2024-06-15T00:00:00Z"
+        );
         assert!(parse_timestamp("yesterday").is_err());
         assert!(parse_timestamp("").is_err());
     }

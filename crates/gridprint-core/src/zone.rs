@@ -20,7 +20,9 @@ impl ZoneCode {
         let s = s.trim();
         if s.is_empty()
             || s.len() > 16
-            || !s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            || !s
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         {
             return None;
         }
@@ -99,23 +101,36 @@ impl Zones {
     /// the index lists (they stay in `Zone::neighbours` only if present in the set).
     pub fn new(mut list: Vec<Zone>) -> Zones {
         list.sort_by(|a, b| a.code.cmp(&b.code));
-        let by_code: HashMap<_, _> =
-            list.iter().enumerate().map(|(i, z)| (z.code.clone(), i)).collect();
+        let by_code: HashMap<_, _> = list
+            .iter()
+            .enumerate()
+            .map(|(i, z)| (z.code.clone(), i))
+            .collect();
         for z in &mut list {
             z.neighbours.retain(|n| by_code.contains_key(n));
             z.neighbours.sort();
             z.neighbours.dedup();
         }
-        let mut by_eic: HashMap<_, _> =
-            list.iter().enumerate().map(|(i, z)| (z.eic_code.clone(), i)).collect();
+        let mut by_eic: HashMap<_, _> = list
+            .iter()
+            .enumerate()
+            .map(|(i, z)| (z.eic_code.clone(), i))
+            .collect();
         for (eic, code) in EIC_ALIASES {
             if let Some(&i) = by_code.get(&ZoneCode(code.to_string())) {
                 by_eic.entry(eic.to_string()).or_insert(i);
             }
         }
-        let neighbour_idx =
-            list.iter().map(|z| z.neighbours.iter().map(|n| by_code[n]).collect()).collect();
-        Zones { list, by_code, by_eic, neighbour_idx }
+        let neighbour_idx = list
+            .iter()
+            .map(|z| z.neighbours.iter().map(|n| by_code[n]).collect())
+            .collect();
+        Zones {
+            list,
+            by_code,
+            by_eic,
+            neighbour_idx,
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -16,9 +16,13 @@ impl AccessStore for SqliteStore {
     fn revoke(&self, email: &str) -> Result<bool> {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(map_err)?;
-        tx.execute("DELETE FROM token WHERE email = ?1", params![email]).map_err(map_err)?;
-        tx.execute("DELETE FROM registration WHERE email = ?1", params![email]).map_err(map_err)?;
-        let n = tx.execute("DELETE FROM access_grant WHERE email = ?1", params![email]).map_err(map_err)?;
+        tx.execute("DELETE FROM token WHERE email = ?1", params![email])
+            .map_err(map_err)?;
+        tx.execute("DELETE FROM registration WHERE email = ?1", params![email])
+            .map_err(map_err)?;
+        let n = tx
+            .execute("DELETE FROM access_grant WHERE email = ?1", params![email])
+            .map_err(map_err)?;
         tx.commit().map_err(map_err)?;
         Ok(n == 1)
     }
@@ -26,8 +30,11 @@ impl AccessStore for SqliteStore {
     fn reset(&self, email: &str) -> Result<bool> {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(map_err)?;
-        tx.execute("DELETE FROM token WHERE email = ?1", params![email]).map_err(map_err)?;
-        let n = tx.execute("DELETE FROM registration WHERE email = ?1", params![email]).map_err(map_err)?;
+        tx.execute("DELETE FROM token WHERE email = ?1", params![email])
+            .map_err(map_err)?;
+        let n = tx
+            .execute("DELETE FROM registration WHERE email = ?1", params![email])
+            .map_err(map_err)?;
         tx.commit().map_err(map_err)?;
         Ok(n == 1)
     }
@@ -42,7 +49,12 @@ impl AccessStore for SqliteStore {
             .map_err(map_err)?;
         let rows = st
             .query_map([], |r| {
-                Ok(GrantRow { email: r.get(0)?, granted_at: r.get(1)?, registered: r.get(2)?, last_token_at: r.get(3)? })
+                Ok(GrantRow {
+                    email: r.get(0)?,
+                    granted_at: r.get(1)?,
+                    registered: r.get(2)?,
+                    last_token_at: r.get(3)?,
+                })
             })
             .map_err(map_err)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(map_err)
@@ -50,10 +62,14 @@ impl AccessStore for SqliteStore {
 
     fn has_grant(&self, email: &str) -> Result<bool> {
         let conn = self.lock();
-        conn.query_row("SELECT 1 FROM access_grant WHERE email = ?1", params![email], |_| Ok(()))
-            .optional()
-            .map(|o| o.is_some())
-            .map_err(map_err)
+        conn.query_row(
+            "SELECT 1 FROM access_grant WHERE email = ?1",
+            params![email],
+            |_| Ok(()),
+        )
+        .optional()
+        .map(|o| o.is_some())
+        .map_err(map_err)
     }
 
     fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()> {
@@ -64,7 +80,9 @@ impl AccessStore for SqliteStore {
         ) {
             Ok(_) => Ok(()),
             Err(e) => match map_err(e) {
-                StoreError::Conflict(_) => Err(StoreError::Conflict("already registered or no grant".into())),
+                StoreError::Conflict(_) => Err(StoreError::Conflict(
+                    "already registered or no grant".into(),
+                )),
                 other => Err(other),
             },
         }
@@ -72,9 +90,13 @@ impl AccessStore for SqliteStore {
 
     fn password_hash(&self, email: &str) -> Result<Option<String>> {
         let conn = self.lock();
-        conn.query_row("SELECT password_hash FROM registration WHERE email = ?1", params![email], |r| r.get(0))
-            .optional()
-            .map_err(map_err)
+        conn.query_row(
+            "SELECT password_hash FROM registration WHERE email = ?1",
+            params![email],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(map_err)
     }
 
     fn insert_token(&self, t: &TokenRecord) -> Result<()> {
@@ -93,7 +115,14 @@ impl AccessStore for SqliteStore {
             "SELECT t.token_hash, t.email, t.issued_at, t.expires_at FROM token t
              JOIN registration r ON r.email = t.email WHERE t.token_hash = ?1",
             params![token_hash],
-            |r| Ok(TokenRecord { token_hash: r.get(0)?, email: r.get(1)?, issued_at: r.get(2)?, expires_at: r.get(3)? }),
+            |r| {
+                Ok(TokenRecord {
+                    token_hash: r.get(0)?,
+                    email: r.get(1)?,
+                    issued_at: r.get(2)?,
+                    expires_at: r.get(3)?,
+                })
+            },
         )
         .optional()
         .map_err(map_err)

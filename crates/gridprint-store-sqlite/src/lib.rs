@@ -35,9 +35,10 @@ pub struct SqliteStore {
 pub(crate) fn map_err(e: rusqlite::Error) -> StoreError {
     use rusqlite::ErrorCode::*;
     match e.sqlite_error_code() {
-        Some(DatabaseBusy | DatabaseLocked | CannotOpen | PermissionDenied | ReadOnly | SystemIoFailure | DiskFull) => {
-            StoreError::Unavailable(e.to_string())
-        }
+        Some(
+            DatabaseBusy | DatabaseLocked | CannotOpen | PermissionDenied | ReadOnly
+            | SystemIoFailure | DiskFull,
+        ) => StoreError::Unavailable(e.to_string()),
         Some(DatabaseCorrupt | NotADatabase) => StoreError::Corrupt(e.to_string()),
         Some(ConstraintViolation) => StoreError::Conflict(e.to_string()),
         _ => StoreError::Other(e.to_string()),
@@ -49,7 +50,9 @@ impl SqliteStore {
     pub fn open(path: &Path) -> Result<SqliteStore> {
         let conn = Connection::open_with_flags(
             path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(map_err)?;
         Self::init(conn, Some(path.to_path_buf()))
@@ -73,11 +76,18 @@ impl SqliteStore {
     }
 
     fn init(conn: Connection, path: Option<PathBuf>) -> Result<SqliteStore> {
-        conn.busy_timeout(Duration::from_secs(10)).map_err(map_err)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(map_err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(map_err)?;
-        conn.pragma_update(None, "foreign_keys", "ON").map_err(map_err)?;
-        let store = SqliteStore { conn: Mutex::new(conn), path };
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(map_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(map_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(map_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(map_err)?;
+        let store = SqliteStore {
+            conn: Mutex::new(conn),
+            path,
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -85,7 +95,9 @@ impl SqliteStore {
     /// Applies migrations not yet applied, each in its own transaction.
     pub fn migrate(&self) -> Result<()> {
         let mut conn = self.lock();
-        let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(map_err)?;
+        let current: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(map_err)?;
         if current as usize > MIGRATIONS.len() {
             return Err(StoreError::Other(format!(
                 "database schema version {current} is newer than this gridprint ({}); upgrade gridprint",
@@ -95,7 +107,8 @@ impl SqliteStore {
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
             let tx = conn.transaction().map_err(map_err)?;
             tx.execute_batch(sql).map_err(map_err)?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(map_err)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)
+                .map_err(map_err)?;
             tx.commit().map_err(map_err)?;
             tracing::info!(version = i + 1, "applied sqlite migration");
         }
@@ -109,7 +122,10 @@ impl SqliteStore {
 
 fn key_columns(key: &InputKey) -> (i64, &str, &str) {
     match key {
-        InputKey::Generation { zone, production_type } => (0, zone.as_str(), production_type.as_str()),
+        InputKey::Generation {
+            zone,
+            production_type,
+        } => (0, zone.as_str(), production_type.as_str()),
         InputKey::Load { zone } => (1, zone.as_str(), ""),
         InputKey::Flow { from, to } => (2, from.as_str(), to.as_str()),
     }
@@ -119,9 +135,15 @@ fn key_from_columns(kind: i64, zone: &str, other: &str) -> Result<InputKey> {
     let bad = || StoreError::Corrupt(format!("bad input key ({kind}, {zone}, {other})"));
     let zone = ZoneCode::parse(zone).ok_or_else(bad)?;
     Ok(match kind {
-        0 => InputKey::Generation { zone, production_type: ProductionType::parse_api(other).ok_or_else(bad)? },
+        0 => InputKey::Generation {
+            zone,
+            production_type: ProductionType::parse_api(other).ok_or_else(bad)?,
+        },
         1 => InputKey::Load { zone },
-        2 => InputKey::Flow { from: zone, to: ZoneCode::parse(other).ok_or_else(bad)? },
+        2 => InputKey::Flow {
+            from: zone,
+            to: ZoneCode::parse(other).ok_or_else(bad)?,
+        },
         _ => return Err(bad()),
     })
 }
@@ -148,24 +170,40 @@ impl InputStore for SqliteStore {
                 .map_err(map_err)?;
             for p in points {
                 if !p.mw.is_finite() {
-                    return Err(StoreError::Other(format!("non-finite value for {:?} at {}", p.key, p.slot)));
+                    return Err(StoreError::Other(format!(
+                        "non-finite value for {:?} at {}",
+                        p.key, p.slot
+                    )));
                 }
                 let (kind, zone, other) = key_columns(&p.key);
                 let old: Option<(f64, i64, String)> = get
-                    .query_row(params![p.slot.0, kind, zone, other], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .query_row(params![p.slot.0, kind, zone, other], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })
                     .optional()
                     .map_err(map_err)?;
                 let state = p.state as i64;
                 match old {
-                    Some((mw, st, ds)) if st < state || (mw == p.mw && st == state && ds == p.datasource) => {
+                    Some((mw, st, ds))
+                        if st < state || (mw == p.mw && st == state && ds == p.datasource) =>
+                    {
                         summary.unchanged += 1;
                         continue;
                     }
                     Some(_) => summary.updated += 1,
                     None => summary.inserted += 1,
                 }
-                put.execute(params![p.slot.0, kind, zone, other, p.mw, state, p.datasource, updated_at])
-                    .map_err(map_err)?;
+                put.execute(params![
+                    p.slot.0,
+                    kind,
+                    zone,
+                    other,
+                    p.mw,
+                    state,
+                    p.datasource,
+                    updated_at
+                ])
+                .map_err(map_err)?;
             }
         }
         tx.commit().map_err(map_err)?;
@@ -196,11 +234,18 @@ impl InputStore for SqliteStore {
             .map_err(map_err)?;
         let mut out = Vec::new();
         for row in rows {
-            let (slot, kind, zone, other, mw, state, datasource, updated_at) = row.map_err(map_err)?;
+            let (slot, kind, zone, other, mw, state, datasource, updated_at) =
+                row.map_err(map_err)?;
             let state = DataState::from_u8(state as u8)
                 .ok_or_else(|| StoreError::Corrupt(format!("bad data_state {state}")))?;
             out.push(StoredInput {
-                point: InputPoint { key: key_from_columns(kind, &zone, &other)?, slot: Slot(slot), mw, state, datasource },
+                point: InputPoint {
+                    key: key_from_columns(kind, &zone, &other)?,
+                    slot: Slot(slot),
+                    mw,
+                    state,
+                    datasource,
+                },
                 updated_at,
             });
         }
@@ -210,7 +255,9 @@ impl InputStore for SqliteStore {
     fn input_extent(&self) -> Result<Option<SlotRange>> {
         let conn = self.lock();
         let (min, max): (Option<i64>, Option<i64>) = conn
-            .query_row("SELECT MIN(slot), MAX(slot) FROM input_point", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row("SELECT MIN(slot), MAX(slot) FROM input_point", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .map_err(map_err)?;
         Ok(match (min, max) {
             (Some(a), Some(b)) => Some(SlotRange::new(Slot(a), Slot(b + 1))),
@@ -223,9 +270,13 @@ impl DerivedStore for SqliteStore {
     fn derived_days(&self, days: std::ops::Range<i64>) -> Result<Vec<DerivedDay>> {
         let conn = self.lock();
         let mut st = conn
-            .prepare_cached("SELECT payload FROM derived_day WHERE day >= ?1 AND day < ?2 ORDER BY day, zone")
+            .prepare_cached(
+                "SELECT payload FROM derived_day WHERE day >= ?1 AND day < ?2 ORDER BY day, zone",
+            )
             .map_err(map_err)?;
-        let rows = st.query_map(params![days.start, days.end], |r| r.get::<_, Vec<u8>>(0)).map_err(map_err)?;
+        let rows = st
+            .query_map(params![days.start, days.end], |r| r.get::<_, Vec<u8>>(0))
+            .map_err(map_err)?;
         let mut out = Vec::new();
         for row in rows {
             let bytes = row.map_err(map_err)?;
@@ -246,7 +297,8 @@ impl DerivedStore for SqliteStore {
                 .map_err(map_err)?;
             for d in days {
                 let payload = d.any_present().then(|| d.encode());
-                put.execute(params![run, d.day, d.zone.as_str(), payload, now]).map_err(map_err)?;
+                put.execute(params![run, d.day, d.zone.as_str(), payload, now])
+                    .map_err(map_err)?;
             }
         }
         tx.commit().map_err(map_err)
@@ -271,9 +323,15 @@ impl DerivedStore for SqliteStore {
                 params![run],
             )
             .map_err(map_err)?;
-        let staged = tx.execute("DELETE FROM derived_stage WHERE run = ?1", params![run]).map_err(map_err)?;
+        let staged = tx
+            .execute("DELETE FROM derived_stage WHERE run = ?1", params![run])
+            .map_err(map_err)?;
         if staged > 0 {
-            tx.execute("UPDATE meta SET value = value + 1 WHERE key = 'data_version'", []).map_err(map_err)?;
+            tx.execute(
+                "UPDATE meta SET value = value + 1 WHERE key = 'data_version'",
+                [],
+            )
+            .map_err(map_err)?;
         }
         tx.commit().map_err(map_err)?;
         let _ = (n, d);
@@ -292,20 +350,32 @@ impl DerivedStore for SqliteStore {
 
     fn data_version(&self) -> Result<i64> {
         let conn = self.lock();
-        conn.query_row("SELECT value FROM meta WHERE key = 'data_version'", [], |r| r.get(0)).map_err(map_err)
+        conn.query_row(
+            "SELECT value FROM meta WHERE key = 'data_version'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(map_err)
     }
 }
 
 pub(crate) fn time_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 impl Store for SqliteStore {
     fn ping(&self) -> Result<()> {
         let conn = self.lock();
-        conn.query_row("SELECT value FROM meta WHERE key = 'data_version'", [], |r| r.get::<_, i64>(0))
-            .map(|_| ())
-            .map_err(map_err)
+        conn.query_row(
+            "SELECT value FROM meta WHERE key = 'data_version'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|_| ())
+        .map_err(map_err)
     }
 
     fn describe(&self) -> String {

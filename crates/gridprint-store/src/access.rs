@@ -80,7 +80,10 @@ mod tests {
 
     #[test]
     fn emails_are_trimmed_and_lowercased() {
-        assert_eq!(normalize_email("  Ada@Example.ORG ").as_deref(), Some("ada@example.org"));
+        assert_eq!(
+            normalize_email("  Ada@Example.ORG ").as_deref(),
+            Some("ada@example.org")
+        );
         assert_eq!(normalize_email("nope"), None);
         assert_eq!(normalize_email("a b@c.d"), None);
         assert_eq!(normalize_email("a@b@c.d"), None);

@@ -15,7 +15,10 @@ fn z(s: &str) -> ZoneCode {
 
 fn gen_point(zone: &str, slot: i64, mw: f64, state: DataState, ds: &str) -> InputPoint {
     InputPoint {
-        key: InputKey::Generation { zone: z(zone), production_type: ProductionType::Coal },
+        key: InputKey::Generation {
+            zone: z(zone),
+            production_type: ProductionType::Coal,
+        },
         slot: Slot(slot),
         mw,
         state,
@@ -37,16 +40,40 @@ pub fn inputs_roundtrip_and_idempotence(store: &dyn Store) {
     let pts = vec![
         gen_point("DE", 1000, 10.0, DataState::Official, "ENTSO-E"),
         gen_point("DE", 1001, 11.0, DataState::Official, "ENTSO-E"),
-        InputPoint { key: InputKey::Load { zone: z("FR") }, slot: Slot(1000), mw: 50.0, state: DataState::Official, datasource: "ENTSO-E".into() },
-        InputPoint { key: InputKey::Flow { from: z("DE"), to: z("FR") }, slot: Slot(1000), mw: 5.0, state: DataState::Official, datasource: "ENTSO-E".into() },
+        InputPoint {
+            key: InputKey::Load { zone: z("FR") },
+            slot: Slot(1000),
+            mw: 50.0,
+            state: DataState::Official,
+            datasource: "ENTSO-E".into(),
+        },
+        InputPoint {
+            key: InputKey::Flow {
+                from: z("DE"),
+                to: z("FR"),
+            },
+            slot: Slot(1000),
+            mw: 5.0,
+            state: DataState::Official,
+            datasource: "ENTSO-E".into(),
+        },
     ];
     let s = store.upsert_inputs(&pts, 1).unwrap();
     assert_eq!((s.inserted, s.updated, s.unchanged), (4, 0, 0));
     let s = store.upsert_inputs(&pts, 2).unwrap();
-    assert_eq!((s.inserted, s.updated, s.unchanged), (0, 0, 4), "re-import changes nothing");
-    let got = store.inputs_in_range(SlotRange::new(Slot(1000), Slot(1002))).unwrap();
+    assert_eq!(
+        (s.inserted, s.updated, s.unchanged),
+        (0, 0, 4),
+        "re-import changes nothing"
+    );
+    let got = store
+        .inputs_in_range(SlotRange::new(Slot(1000), Slot(1002)))
+        .unwrap();
     assert_eq!(got.len(), 4);
-    assert!(got.iter().all(|p| p.updated_at == 1), "updated_at unchanged by identical re-import");
+    assert!(
+        got.iter().all(|p| p.updated_at == 1),
+        "updated_at unchanged by identical re-import"
+    );
     let mut points: Vec<_> = got.into_iter().map(|p| p.point).collect();
     points.sort_by(|a, b| (a.slot, &a.key).cmp(&(b.slot, &b.key)));
     let mut want = pts.clone();
@@ -56,25 +83,87 @@ pub fn inputs_roundtrip_and_idempotence(store: &dyn Store) {
     changed.mw = 12.5;
     let s = store.upsert_inputs(&[changed], 3).unwrap();
     assert_eq!(s.updated, 1);
-    assert_eq!(store.input_extent().unwrap(), Some(SlotRange::new(Slot(1000), Slot(1002))));
-    assert!(store.inputs_in_range(SlotRange::new(Slot(2000), Slot(2001))).unwrap().is_empty());
+    assert_eq!(
+        store.input_extent().unwrap(),
+        Some(SlotRange::new(Slot(1000), Slot(1002)))
+    );
+    assert!(
+        store
+            .inputs_in_range(SlotRange::new(Slot(2000), Slot(2001)))
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// A forecast never replaces an estimate, an estimate never replaces provider data; better data
 /// replaces worse.
 pub fn quality_never_degrades(store: &dyn Store) {
     let slot = 5000;
-    store.upsert_inputs(&[gen_point("AT", slot, 1.0, DataState::Missing, "gridprint-forecast:x")], 1).unwrap();
-    let s = store.upsert_inputs(&[gen_point("AT", slot, 2.0, DataState::Estimated, "gridprint-estimation:y")], 2).unwrap();
+    store
+        .upsert_inputs(
+            &[gen_point(
+                "AT",
+                slot,
+                1.0,
+                DataState::Missing,
+                "gridprint-forecast:x",
+            )],
+            1,
+        )
+        .unwrap();
+    let s = store
+        .upsert_inputs(
+            &[gen_point(
+                "AT",
+                slot,
+                2.0,
+                DataState::Estimated,
+                "gridprint-estimation:y",
+            )],
+            2,
+        )
+        .unwrap();
     assert_eq!(s.updated, 1);
-    let s = store.upsert_inputs(&[gen_point("AT", slot, 3.0, DataState::Missing, "gridprint-forecast:x")], 3).unwrap();
+    let s = store
+        .upsert_inputs(
+            &[gen_point(
+                "AT",
+                slot,
+                3.0,
+                DataState::Missing,
+                "gridprint-forecast:x",
+            )],
+            3,
+        )
+        .unwrap();
     assert_eq!(s.unchanged, 1);
-    store.upsert_inputs(&[gen_point("AT", slot, 4.0, DataState::Official, "ENTSO-E")], 4).unwrap();
-    let s = store.upsert_inputs(&[gen_point("AT", slot, 5.0, DataState::Estimated, "gridprint-estimation:y")], 5).unwrap();
+    store
+        .upsert_inputs(
+            &[gen_point("AT", slot, 4.0, DataState::Official, "ENTSO-E")],
+            4,
+        )
+        .unwrap();
+    let s = store
+        .upsert_inputs(
+            &[gen_point(
+                "AT",
+                slot,
+                5.0,
+                DataState::Estimated,
+                "gridprint-estimation:y",
+            )],
+            5,
+        )
+        .unwrap();
     assert_eq!(s.unchanged, 1);
-    let got = store.inputs_in_range(SlotRange::new(Slot(slot), Slot(slot + 1))).unwrap();
+    let got = store
+        .inputs_in_range(SlotRange::new(Slot(slot), Slot(slot + 1)))
+        .unwrap();
     assert_eq!(got.len(), 1);
-    assert_eq!((got[0].point.mw, got[0].point.state), (4.0, DataState::Official));
+    assert_eq!(
+        (got[0].point.mw, got[0].point.state),
+        (4.0, DataState::Official)
+    );
 }
 
 /// Derived days come back as written, replaces are atomic per call, and the version moves.
@@ -88,10 +177,15 @@ pub fn derived_days_roundtrip(store: &dyn Store) {
     store.replace_derived_days(&[a.clone(), b.clone()]).unwrap();
     let v1 = store.data_version().unwrap();
     assert_ne!(v0, v1);
-    assert_eq!(store.derived_days(20_000..20_002).unwrap(), vec![a.clone(), b.clone()]);
+    assert_eq!(
+        store.derived_days(20_000..20_002).unwrap(),
+        vec![a.clone(), b.clone()]
+    );
     assert_eq!(store.derived_days(20_001..20_002).unwrap(), vec![b]);
     // Replacing with an empty day deletes it.
-    store.replace_derived_days(&[DerivedDay::new(z("FR"), 20_001)]).unwrap();
+    store
+        .replace_derived_days(&[DerivedDay::new(z("FR"), 20_001)])
+        .unwrap();
     assert_eq!(store.derived_days(20_000..20_002).unwrap(), vec![a]);
     assert_ne!(store.data_version().unwrap(), v1);
     // Staged days stay invisible until committed; discarded ones never appear.
@@ -99,14 +193,24 @@ pub fn derived_days_roundtrip(store: &dyn Store) {
     c.flags[1] = SlotFlags::new(ZoneStatus::Complete, true, false);
     let run = crate::new_run_id();
     store.stage_derived_days(run, &[c.clone()]).unwrap();
-    assert_eq!(store.derived_days(20_000..20_001).unwrap().len(), 1, "staged day not visible");
+    assert_eq!(
+        store.derived_days(20_000..20_001).unwrap().len(),
+        1,
+        "staged day not visible"
+    );
     store.discard_staged(run).unwrap();
     assert_eq!(store.commit_staged(run).unwrap(), 0);
     let run = crate::new_run_id();
     store.stage_derived_days(run, &[c.clone()]).unwrap();
-    store.stage_derived_days(run, &[DerivedDay::new(z("DE"), 20_000)]).unwrap();
+    store
+        .stage_derived_days(run, &[DerivedDay::new(z("DE"), 20_000)])
+        .unwrap();
     assert_eq!(store.commit_staged(run).unwrap(), 2);
-    assert_eq!(store.derived_days(20_000..20_001).unwrap(), vec![c], "AT published, DE deleted");
+    assert_eq!(
+        store.derived_days(20_000..20_001).unwrap(),
+        vec![c],
+        "AT published, DE deleted"
+    );
 }
 
 /// Grants, registration, tokens, reset and revoke.
@@ -117,15 +221,38 @@ pub fn access_lifecycle(store: &dyn Store) {
     assert!(!store.grant(e, 101).unwrap(), "second grant is a no-op");
     assert!(store.has_grant(e).unwrap());
     store.register(e, "$argon2id$fake", 110).unwrap();
-    assert!(matches!(store.register(e, "$argon2id$other", 111), Err(crate::StoreError::Conflict(_))));
-    assert_eq!(store.password_hash(e).unwrap().as_deref(), Some("$argon2id$fake"));
-    let t = TokenRecord { token_hash: "ab".repeat(32), email: e.into(), issued_at: 120, expires_at: 120 + 86_400 };
+    assert!(matches!(
+        store.register(e, "$argon2id$other", 111),
+        Err(crate::StoreError::Conflict(_))
+    ));
+    assert_eq!(
+        store.password_hash(e).unwrap().as_deref(),
+        Some("$argon2id$fake")
+    );
+    let t = TokenRecord {
+        token_hash: "ab".repeat(32),
+        email: e.into(),
+        issued_at: 120,
+        expires_at: 120 + 86_400,
+    };
     store.insert_token(&t).unwrap();
     assert_eq!(store.find_token(&t.token_hash).unwrap(), Some(t.clone()));
     let rows = store.list_grants().unwrap();
-    assert_eq!(rows, vec![crate::GrantRow { email: e.into(), granted_at: 100, registered: true, last_token_at: Some(120) }]);
+    assert_eq!(
+        rows,
+        vec![crate::GrantRow {
+            email: e.into(),
+            granted_at: 100,
+            registered: true,
+            last_token_at: Some(120)
+        }]
+    );
     assert!(store.reset(e).unwrap());
-    assert_eq!(store.find_token(&t.token_hash).unwrap(), None, "reset drops tokens");
+    assert_eq!(
+        store.find_token(&t.token_hash).unwrap(),
+        None,
+        "reset drops tokens"
+    );
     assert_eq!(store.password_hash(e).unwrap(), None);
     assert!(store.has_grant(e).unwrap(), "reset keeps the grant");
     store.register(e, "$argon2id$new", 130).unwrap();

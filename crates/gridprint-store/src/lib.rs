@@ -105,7 +105,9 @@ pub fn new_run_id() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0);
-    (nanos & !0xfff) ^ (std::process::id() as i64 & 0xff) << 4 ^ (COUNTER.fetch_add(1, Ordering::Relaxed) & 0xf)
+    (nanos & !0xfff)
+        ^ (std::process::id() as i64 & 0xff) << 4
+        ^ (COUNTER.fetch_add(1, Ordering::Relaxed) & 0xf)
 }
 
 /// Everything gridprint keeps.

@@ -18,6 +18,9 @@ pub struct Global {
     /// Database URL: `sqlite://PATH` (embedded default) or `postgres://…`.
     #[arg(long, global = true, env = "GRIDPRINT_DATABASE_URL", default_value = "sqlite://gridprint.db", hide_env_values = true)]
     pub database: String,
+    /// Largest number of PostgreSQL connections this process opens.
+    #[arg(long, global = true, env = "GRIDPRINT_DB_MAX_CONNECTIONS", default_value_t = 8)]
+    pub db_max_connections: u32,
     /// Zone set: `selected` (52 zones in use) or `full` (60 zones).
     #[arg(long, global = true, env = "GRIDPRINT_ZONE_SET", default_value = "selected")]
     pub zone_set: String,

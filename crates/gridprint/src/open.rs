@@ -14,15 +14,11 @@ pub fn open_store(g: &Global) -> anyhow::Result<SharedStore> {
             .with_context(|| format!("opening database {}", redact(url)))?;
         Ok(Arc::new(store))
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        bail!(
-            "PostgreSQL support is not built yet (database {})",
-            redact(url)
-        )
+        let store = gridprint_store_postgres::PgStore::connect(url, g.db_max_connections)
+            .with_context(|| format!("opening database {}", redact(url)))?;
+        Ok(Arc::new(store))
     } else {
-        bail!(
-            "unsupported database URL {} (use sqlite://PATH)",
-            redact(url)
-        )
+        bail!("unsupported database URL {} (use sqlite://PATH or postgres://…)", redact(url))
     }
 }
 

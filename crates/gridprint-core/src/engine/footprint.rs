@@ -20,20 +20,29 @@ pub const SCORE_WATER_REFERENCE: f64 = 100.0;
 /// CF reference of the score, in gCO2/kWh (operational carbon footprint of coal).
 pub const SCORE_CARBON_REFERENCE: f64 = 760.0;
 
+/// 1 for production types that count in G, 0 for pumped storage; multiplying by it keeps the loops
+/// below branch-free (and vectorised).
+const COUNTS: [f64; N_TYPES] = {
+    let mut m = [1.0; N_TYPES];
+    m[ProductionType::HydroPumpedStorage as usize] = 0.0;
+    m
+};
+
 /// Total generation G of a production mix: every type except pumped storage.
 pub fn generation_total(mix: &[f64; N_TYPES]) -> f64 {
-    ProductionType::ALL.iter().filter(|t| t.counts_in_total()).map(|t| mix[t.index()]).sum()
+    mix.iter().zip(&COUNTS).map(|(v, c)| v * c).sum()
 }
 
 /// Local footprint of a production mix, `Σ_p G[p]·factor[p] / G` (pumped storage excluded); NaN when
 /// G = 0.
 pub fn local_footprint(mix: &[f64; N_TYPES], factors: &[f64; N_TYPES]) -> f64 {
-    let mut g = 0.0;
-    let mut weighted = 0.0;
-    for t in ProductionType::ALL.iter().filter(|t| t.counts_in_total()) {
-        g += mix[t.index()];
-        weighted += mix[t.index()] * factors[t.index()];
-    }
+    let g = generation_total(mix);
+    let weighted: f64 = mix
+        .iter()
+        .zip(factors)
+        .zip(&COUNTS)
+        .map(|((v, f), c)| v * f * c)
+        .sum();
     if g > 0.0 { weighted / g } else { f64::NAN }
 }
 
@@ -51,7 +60,12 @@ pub fn global_from_local(x: &[f64], consumption: &[f64], local: &[f64]) -> Vec<f
                 return f64::NAN;
             }
             let row = &x[i * n..(i + 1) * n];
-            let sum: f64 = row.iter().zip(local).filter(|(xij, _)| **xij > 0.0).map(|(xij, loc)| xij * loc).sum();
+            let sum: f64 = row
+                .iter()
+                .zip(local)
+                .filter(|(xij, _)| **xij > 0.0)
+                .map(|(xij, loc)| xij * loc)
+                .sum();
             sum / l
         })
         .collect()
@@ -60,11 +74,10 @@ pub fn global_from_local(x: &[f64], consumption: &[f64], local: &[f64]) -> Vec<f
 /// Production shares of a mix, `G[p]/G` per type (pumped storage 0); all 0 when G = 0.
 pub fn production_shares(mix: &[f64; N_TYPES]) -> [f64; N_TYPES] {
     let g = generation_total(mix);
+    let r = if g > 0.0 { 1.0 / g } else { 0.0 };
     let mut s = [0.0; N_TYPES];
-    if g > 0.0 {
-        for t in ProductionType::ALL.iter().filter(|t| t.counts_in_total()) {
-            s[t.index()] = mix[t.index()] / g;
-        }
+    for ((s, v), c) in s.iter_mut().zip(mix).zip(&COUNTS) {
+        *s = v * c * r;
     }
     s
 }
@@ -102,7 +115,10 @@ pub fn consumption_mix(x: &[f64], generation_mix: &[[f64; N_TYPES]]) -> Vec<[f64
 /// zones without an entry: the mean of the available factors for that month (0 if there are none).
 pub fn aware_factors(aware: &Aware, n: usize, month: u8) -> Vec<f64> {
     let found: Vec<Option<f64>> = (0..n).map(|i| aware.monthly(i, month)).collect();
-    let (sum, count) = found.iter().flatten().fold((0.0, 0usize), |(s, c), v| (s + v, c + 1));
+    let (sum, count) = found
+        .iter()
+        .flatten()
+        .fold((0.0, 0usize), |(s, c), v| (s + v, c + 1));
     let mean = if count > 0 { sum / count as f64 } else { 0.0 };
     found.into_iter().map(|v| v.unwrap_or(mean)).collect()
 }
@@ -113,6 +129,7 @@ pub fn score(carbon_operational: f64, water_impact: f64) -> f64 {
     if carbon_operational.is_nan() || water_impact.is_nan() {
         return f64::NAN;
     }
-    let load = 0.7 * carbon_operational / SCORE_CARBON_REFERENCE + 0.3 * water_impact / SCORE_WATER_REFERENCE;
+    let load = 0.7 * carbon_operational / SCORE_CARBON_REFERENCE
+        + 0.3 * water_impact / SCORE_WATER_REFERENCE;
     (100.0 * (1.0 - load.min(1.0))).clamp(0.0, 100.0)
 }

@@ -1,10 +1,10 @@
 //! The flow-tracing engine: one 15-minute slot of inputs for all zones in, every computed number out
 //! (contract §5).
 //!
-//! [`trace_slot`] prepares the slot (below), hands total generation and flows to [`trace`] (repairs and
-//! the matrix X of who consumes whose generation, see [`trace`]'s module) and derives footprints, water
-//! impact, scores and consumption mixes from X ([`footprint`]). The pure functions [`trace`] and
-//! [`global_from_local`] work on plain numbers, without reference data.
+//! [`trace_slot`] prepares the slot (below), hands total generation and flows to the tracer
+//! ([`mod@trace`]: flow repairs and the matrix X of who consumes whose generation) and derives
+//! footprints, water impact, scores and consumption mixes from X ([`footprint`]). The pure functions
+//! [`trace()`] and [`global_from_local`] work on plain numbers, without reference data.
 //!
 //! Preparing a slot's inputs, and the repairs it makes (a repaired zone is `preview`, contract §6):
 //!
@@ -24,7 +24,7 @@
 //! - Zones with generation data always get a result (even isolated or with G = 0); zones without data
 //!   that are not external sources get `None`.
 //! - Exports that exceed generation plus imports, and flows from loops no generation reaches, are
-//!   scaled down by [`trace`]; the exporter is `repaired`.
+//!   scaled down by [`trace()`]; the exporter is `repaired`.
 //!
 //! Numeric outputs are finite and non-negative except the documented NaNs: local footprints, local
 //! impact and local score when G = 0; global footprints, global impact and global score when L = 0.
@@ -36,8 +36,8 @@ pub mod trace;
 mod tests;
 
 pub use footprint::{
-    SCORE_CARBON_REFERENCE, SCORE_WATER_REFERENCE, aware_factors, consumption_mix, generation_total,
-    global_from_local, local_footprint, production_shares, score, sum_through_x,
+    SCORE_CARBON_REFERENCE, SCORE_WATER_REFERENCE, aware_factors, consumption_mix,
+    generation_total, global_from_local, local_footprint, production_shares, score, sum_through_x,
 };
 pub use trace::{Flow, Traced, trace};
 
@@ -164,7 +164,15 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
     });
 
     // External sources: generation = exports, mix = the slot's average mix of zones with data.
-    let mut generation: Vec<f64> = (0..n).map(|i| if has_data[i] { generation_total(&mix[i]) } else { 0.0 }).collect();
+    let mut generation: Vec<f64> = (0..n)
+        .map(|i| {
+            if has_data[i] {
+                generation_total(&mix[i])
+            } else {
+                0.0
+            }
+        })
+        .collect();
     if external.iter().any(|&e| e) {
         let mut avg = [0.0; N_TYPES];
         for i in (0..n).filter(|&i| has_data[i]) {
@@ -197,7 +205,10 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
         }
     }
 
-    let traced = trace::trace_prepared(generation, flows.iter().map(|f| (f.from, f.to, f.mw)).collect());
+    let traced = trace::trace_prepared(
+        generation,
+        flows.iter().map(|f| (f.from, f.to, f.mw)).collect(),
+    );
     for (r, &e) in repaired.iter_mut().zip(&traced.exports_repaired) {
         *r |= e;
     }
@@ -205,7 +216,10 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
 
     // Local values per zone, then global ones through X.
     let aware = aware_factors(&reference.aware, n, inputs.slot.month());
-    let mut local = [[vec![f64::NAN; n], vec![f64::NAN; n]], [vec![f64::NAN; n], vec![f64::NAN; n]]];
+    let mut local = [
+        [vec![f64::NAN; n], vec![f64::NAN; n]],
+        [vec![f64::NAN; n], vec![f64::NAN; n]],
+    ];
     for ft in FootprintType::ALL {
         for sc in Scope::ALL {
             let table = reference.factors.table(ft, sc);
@@ -215,7 +229,9 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
             }
         }
     }
-    let impact_local: Vec<f64> = (0..n).map(|i| local[WATER][OPERATIONAL][i] * aware[i]).collect();
+    let impact_local: Vec<f64> = (0..n)
+        .map(|i| local[WATER][OPERATIONAL][i] * aware[i])
+        .collect();
     // One pass over X traces the production shares and the water impact of every source together;
     // global footprints then follow from the consumption mix, Σ_p mix_i[p]·factor[p] / L_i, which equals
     // Σ_j (X[i][j]/L_i)·local_j (see `global_from_local`).
@@ -223,7 +239,11 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
         .map(|j| {
             let mut v = [0.0; TRACED];
             v[..N_TYPES].copy_from_slice(&footprint::production_shares(&mix[j]));
-            v[IMPACT] = if traced.generation[j] > 0.0 { impact_local[j] } else { 0.0 };
+            v[IMPACT] = if traced.generation[j] > 0.0 {
+                impact_local[j]
+            } else {
+                0.0
+            };
             v
         })
         .collect();
@@ -234,7 +254,10 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
             if !present[i] {
                 return None;
             }
-            let footprint_local = [[local[0][0][i], local[0][1][i]], [local[1][0][i], local[1][1][i]]];
+            let footprint_local = [
+                [local[0][0][i], local[0][1][i]],
+                [local[1][0][i], local[1][1][i]],
+            ];
             let l = traced.consumption[i];
             let mut mix_i = [0.0; N_TYPES];
             mix_i.copy_from_slice(&sums[i][..N_TYPES]);
@@ -267,5 +290,10 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
         .filter(|(_, t)| t.2 > 0.0)
         .map(|(f, t)| FlowInput { mw: t.2, ..*f })
         .collect();
-    SlotResult { slot: inputs.slot, zones, x: traced.x, flows }
+    SlotResult {
+        slot: inputs.slot,
+        zones,
+        x: traced.x,
+        flows,
+    }
 }

@@ -2,6 +2,9 @@
 //! (conservation, shares summing to 100 %, no NaN/inf/negative), the repairs, and whole slots traced
 //! with the embedded reference data.
 
+// Invariants read most clearly as index formulas (X[i][j], L_i, G_j).
+#![allow(clippy::needless_range_loop)]
+
 use super::trace::invert_m_matrix;
 use super::*;
 use crate::inputs::FlowInput;
@@ -36,7 +39,11 @@ fn contract_chain_check_value() {
     ];
     for (i, row) in rows.iter().enumerate() {
         for (j, want) in row.iter().enumerate() {
-            assert!(close(t.x_at(i, j), *want, 1e-12, 1e-9), "X[{i}][{j}] = {} != {want}", t.x_at(i, j));
+            assert!(
+                close(t.x_at(i, j), *want, 1e-12, 1e-9),
+                "X[{i}][{j}] = {} != {want}",
+                t.x_at(i, j)
+            );
         }
     }
     assert_eq!(t.consumption, vec![35000.0, 50600.0, 25800.0, 28600.0]);
@@ -69,7 +76,10 @@ fn aware_fallback_is_the_monthly_mean() {
     let mean = (0..n).map(|i| r.aware.monthly(i, 7).unwrap()).sum::<f64>() / n as f64;
     assert!((f[n] - mean).abs() < 1e-12);
     assert_eq!(f[0], r.aware.monthly(0, 7).unwrap());
-    assert_eq!(aware_factors(&crate::reference::Aware::default(), 3, 1), vec![0.0; 3]);
+    assert_eq!(
+        aware_factors(&crate::reference::Aware::default(), 3, 1),
+        vec![0.0; 3]
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -78,7 +88,10 @@ fn aware_fallback_is_the_monthly_mean() {
 #[test]
 fn exports_beyond_supply_are_scaled_to_fit() {
     // Zone 0 generates 100 but reports 300 of exports; zone 1 passes on more than it gets.
-    let t = trace(&[100.0, 0.0, 50.0], &[(0, 1, 200.0), (0, 2, 100.0), (1, 2, 500.0)]);
+    let t = trace(
+        &[100.0, 0.0, 50.0],
+        &[(0, 1, 200.0), (0, 2, 100.0), (1, 2, 500.0)],
+    );
     assert!(t.exports_repaired[0] && t.exports_repaired[1] && !t.exports_repaired[2]);
     assert!((t.flows[0].2 - 200.0 / 3.0).abs() < 1e-9 && (t.flows[1].2 - 100.0 / 3.0).abs() < 1e-9);
     assert!((t.flows[2].2 - 200.0 / 3.0).abs() < 1e-9);
@@ -93,17 +106,28 @@ fn scaling_reaches_the_fixed_point_of_a_slowly_converging_loop() {
     // a ⇄ b carry 1000 MW each way fed by 0.5 MW from d; b leaks 1 MW to c. Repeated scaling creeps
     // down by ~0.5 MW per round; the fixed point is b→a = 500, a→b = 500.5, b→c = 0.5.
     let (a, b, c, d) = (0, 1, 2, 3);
-    let t = trace(&[0.0, 0.0, 0.0, 0.5], &[(a, b, 1000.0), (b, a, 1000.0), (b, c, 1.0), (d, a, 0.5)]);
+    let t = trace(
+        &[0.0, 0.0, 0.0, 0.5],
+        &[(a, b, 1000.0), (b, a, 1000.0), (b, c, 1.0), (d, a, 0.5)],
+    );
     assert!((t.flows[0].2 - 500.5).abs() < 1e-9, "{:?}", t.flows);
     assert!((t.flows[1].2 - 500.0).abs() < 1e-9 && (t.flows[2].2 - 0.5).abs() < 1e-12);
-    assert!((t.x_at(c, d) - 0.5).abs() < 1e-9 && t.consumption[a] < 1e-9 && t.consumption[b] < 1e-9);
+    assert!(
+        (t.x_at(c, d) - 0.5).abs() < 1e-9 && t.consumption[a] < 1e-9 && t.consumption[b] < 1e-9
+    );
 }
 
 #[test]
 fn loops_without_generation_are_dropped() {
     // 1 ⇄ 2 circulate with no generation reaching them; 0 and 3 are normal.
-    let t = trace(&[10.0, 0.0, 0.0, 5.0], &[(1, 2, 7.0), (2, 1, 7.0), (2, 3, 3.0), (0, 3, 2.0)]);
-    assert_eq!(&t.flows, &[(0, 3, 2.0), (1, 2, 0.0), (2, 1, 0.0), (2, 3, 0.0)]);
+    let t = trace(
+        &[10.0, 0.0, 0.0, 5.0],
+        &[(1, 2, 7.0), (2, 1, 7.0), (2, 3, 3.0), (0, 3, 2.0)],
+    );
+    assert_eq!(
+        &t.flows,
+        &[(0, 3, 2.0), (1, 2, 0.0), (2, 1, 0.0), (2, 3, 0.0)]
+    );
     assert!(t.exports_repaired[1] && t.exports_repaired[2] && !t.exports_repaired[0]);
     assert_eq!(t.consumption, vec![8.0, 0.0, 0.0, 7.0]);
     assert!(t.x.iter().all(|v| v.is_finite()));
@@ -113,7 +137,14 @@ fn loops_without_generation_are_dropped() {
 fn invalid_flows_are_ignored_and_duplicates_summed() {
     let t = trace(
         &[10.0, 10.0],
-        &[(0, 1, -3.0), (0, 1, f64::NAN), (0, 0, 5.0), (0, 7, 1.0), (0, 1, 2.0), (0, 1, 1.0)],
+        &[
+            (0, 1, -3.0),
+            (0, 1, f64::NAN),
+            (0, 0, 5.0),
+            (0, 7, 1.0),
+            (0, 1, 2.0),
+            (0, 1, 1.0),
+        ],
     );
     assert_eq!(t.flows, vec![(0, 1, 3.0)]);
     assert_eq!(t.consumption, vec![7.0, 13.0]);
@@ -128,17 +159,33 @@ fn generation_value() -> impl Strategy<Value = f64> {
 
 fn network() -> impl Strategy<Value = (Vec<f64>, Vec<Flow>)> {
     (2usize..=12).prop_flat_map(|n| {
-        let flow = (0..n, 0..n, prop_oneof![6 => 0.0..20_000.0, 2 => 0.0..80_000.0, 1 => -100.0..0.0]);
-        (proptest::collection::vec(generation_value(), n), proptest::collection::vec(flow, 0..=3 * n))
+        let flow = (
+            0..n,
+            0..n,
+            prop_oneof![6 => 0.0..20_000.0, 2 => 0.0..80_000.0, 1 => -100.0..0.0],
+        );
+        (
+            proptest::collection::vec(generation_value(), n),
+            proptest::collection::vec(flow, 0..=3 * n),
+        )
     })
 }
 
 /// Checks every invariant of a traced network; `local` are per-zone local values (NaN where G = 0).
 fn check_traced(t: &Traced, local: &[f64]) -> Result<(), TestCaseError> {
     let n = t.n;
-    let scale = t.generation.iter().chain(&t.imports).fold(1.0_f64, |a, b| a.max(*b));
+    let scale = t
+        .generation
+        .iter()
+        .chain(&t.imports)
+        .fold(1.0_f64, |a, b| a.max(*b));
     let abs = 1e-9 * scale;
-    for v in t.x.iter().chain(&t.consumption).chain(&t.imports).chain(&t.exports) {
+    for v in
+        t.x.iter()
+            .chain(&t.consumption)
+            .chain(&t.imports)
+            .chain(&t.exports)
+    {
         prop_assert!(v.is_finite() && *v >= 0.0, "bad value {v}");
     }
     for &(f, to, mw) in &t.flows {
@@ -146,35 +193,66 @@ fn check_traced(t: &Traced, local: &[f64]) -> Result<(), TestCaseError> {
     }
     for i in 0..n {
         let p = t.generation[i] + t.imports[i];
-        prop_assert!(t.exports[i] <= p * (1.0 + 1e-9) + abs, "zone {i} exports {} > {p}", t.exports[i]);
+        prop_assert!(
+            t.exports[i] <= p * (1.0 + 1e-9) + abs,
+            "zone {i} exports {} > {p}",
+            t.exports[i]
+        );
         let row: f64 = (0..n).map(|j| t.x_at(i, j)).sum();
-        prop_assert!(close(row, t.consumption[i], 1e-6, abs), "row {i}: {row} != L {}", t.consumption[i]);
+        prop_assert!(
+            close(row, t.consumption[i], 1e-6, abs),
+            "row {i}: {row} != L {}",
+            t.consumption[i]
+        );
         let col: f64 = (0..n).map(|k| t.x_at(k, i)).sum();
-        prop_assert!(close(col, t.generation[i], 1e-6, abs), "col {i}: {col} != G {}", t.generation[i]);
+        prop_assert!(
+            close(col, t.generation[i], 1e-6, abs),
+            "col {i}: {col} != G {}",
+            t.generation[i]
+        );
         if t.generation[i] == 0.0 {
             prop_assert!((0..n).all(|k| t.x_at(k, i) == 0.0));
         }
         if t.generation[i] > 0.0 {
             let flow_share: f64 = (0..n).map(|k| 100.0 * t.x_at(k, i) / t.generation[i]).sum();
-            prop_assert!((flow_share - 100.0).abs() <= 1e-6, "flow shares of {i} sum to {flow_share}");
+            prop_assert!(
+                (flow_share - 100.0).abs() <= 1e-6,
+                "flow shares of {i} sum to {flow_share}"
+            );
         }
         if t.consumption[i] > 0.0 {
             let l = t.consumption[i];
             let mix_share: f64 = (0..n).map(|j| 100.0 * t.x_at(i, j) / l).sum();
-            prop_assert!((mix_share - 100.0).abs() <= 1e-6, "mix shares of {i} sum to {mix_share}");
+            prop_assert!(
+                (mix_share - 100.0).abs() <= 1e-6,
+                "mix shares of {i} sum to {mix_share}"
+            );
         }
     }
     let global = global_from_local(&t.x, &t.consumption, local);
     for i in 0..n {
         let l = t.consumption[i];
         if l > 0.0 {
-            let blocks: f64 = (0..n).filter(|&j| t.x_at(i, j) > 0.0).map(|j| t.x_at(i, j) / l * local[j]).sum();
-            prop_assert!(global[i].is_finite() && global[i] >= 0.0, "global {i} = {}", global[i]);
-            prop_assert!(close(blocks, global[i], 1e-9, 1e-9), "blocks {blocks} != global {}", global[i]);
+            let blocks: f64 = (0..n)
+                .filter(|&j| t.x_at(i, j) > 0.0)
+                .map(|j| t.x_at(i, j) / l * local[j])
+                .sum();
+            prop_assert!(
+                global[i].is_finite() && global[i] >= 0.0,
+                "global {i} = {}",
+                global[i]
+            );
+            prop_assert!(
+                close(blocks, global[i], 1e-9, 1e-9),
+                "blocks {blocks} != global {}",
+                global[i]
+            );
             // A global value is a weighted mean of the locals it draws on.
             let sources = (0..n).filter(|&j| t.x_at(i, j) > 0.0).map(|j| local[j]);
             let (lo, hi) = sources.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
-            prop_assert!(global[i] >= lo * (1.0 - 1e-6) - 1e-9 && global[i] <= hi * (1.0 + 1e-6) + 1e-9);
+            prop_assert!(
+                global[i] >= lo * (1.0 - 1e-6) - 1e-9 && global[i] <= hi * (1.0 + 1e-6) + 1e-9
+            );
         } else {
             prop_assert!(global[i].is_nan());
         }
@@ -195,7 +273,11 @@ fn x_by_nalgebra(t: &Traced) -> Option<Vec<f64>> {
     let m = a.try_inverse()?;
     let mut x = vec![0.0; n * n];
     for i in 0..n {
-        let c = if p[i] > 0.0 { t.consumption[i] / p[i] } else { 0.0 };
+        let c = if p[i] > 0.0 {
+            t.consumption[i] / p[i]
+        } else {
+            0.0
+        };
         for j in 0..n {
             x[i * n + j] = c * m[(i, j)] * t.generation[j];
         }
@@ -279,7 +361,12 @@ fn mix_of(pairs: &[(ProductionType, f64)]) -> [f64; N_TYPES] {
 }
 
 fn flow(from: &str, to: &str, mw: f64) -> FlowInput {
-    FlowInput { from: idx(from), to: idx(to), mw, state: DataState::Official }
+    FlowInput {
+        from: idx(from),
+        to: idx(to),
+        mw,
+        state: DataState::Official,
+    }
 }
 
 fn inputs(gen_by_zone: &[(&str, [f64; N_TYPES])], flows: Vec<FlowInput>) -> SlotInputs {
@@ -294,7 +381,13 @@ fn inputs(gen_by_zone: &[(&str, [f64; N_TYPES])], flows: Vec<FlowInput>) -> Slot
 
 fn de_mix() -> [f64; N_TYPES] {
     use ProductionType::*;
-    mix_of(&[(Coal, 10_000.0), (Gas, 8_000.0), (WindOnshore, 20_000.0), (Solar, 15_000.0), (HydroPumpedStorage, 3_000.0)])
+    mix_of(&[
+        (Coal, 10_000.0),
+        (Gas, 8_000.0),
+        (WindOnshore, 20_000.0),
+        (Solar, 15_000.0),
+        (HydroPumpedStorage, 3_000.0),
+    ])
 }
 
 fn fr_mix() -> [f64; N_TYPES] {
@@ -309,15 +402,33 @@ fn assert_slot_sane(r: &SlotResult) {
     assert!(r.x.iter().all(|v| v.is_finite() && *v >= 0.0));
     assert!(r.flows.iter().all(|f| f.mw.is_finite() && f.mw > 0.0));
     for z in r.zones.iter().flatten() {
-        for v in [z.generation, z.imports, z.exports, z.consumption].iter().chain(&z.mix) {
+        for v in [z.generation, z.imports, z.exports, z.consumption]
+            .iter()
+            .chain(&z.mix)
+        {
             assert!(v.is_finite() && *v >= 0.0, "{z:?}");
         }
         assert_eq!(z.mix[ProductionType::HydroPumpedStorage.index()], 0.0);
         let mix_sum: f64 = z.mix.iter().sum();
-        assert!(close(mix_sum, z.consumption, 1e-9, 1e-6), "{mix_sum} vs {}", z.consumption);
-        let local = z.footprint_local.iter().flatten().chain([&z.impact_local, &z.score_local]);
-        let global = z.footprint_global.iter().flatten().chain([&z.impact_global, &z.score_global]);
-        for (vals, defined) in [(local.collect::<Vec<_>>(), z.generation > 0.0), (global.collect(), z.consumption > 0.0)] {
+        assert!(
+            close(mix_sum, z.consumption, 1e-9, 1e-6),
+            "{mix_sum} vs {}",
+            z.consumption
+        );
+        let local = z
+            .footprint_local
+            .iter()
+            .flatten()
+            .chain([&z.impact_local, &z.score_local]);
+        let global = z
+            .footprint_global
+            .iter()
+            .flatten()
+            .chain([&z.impact_global, &z.score_global]);
+        for (vals, defined) in [
+            (local.collect::<Vec<_>>(), z.generation > 0.0),
+            (global.collect(), z.consumption > 0.0),
+        ] {
             for v in vals {
                 if defined {
                     assert!(v.is_finite() && *v >= 0.0, "{z:?}");
@@ -337,13 +448,20 @@ fn slot_isolated_zone_consumes_its_own_generation() {
     assert_slot_sane(&r);
     let at = idx("AT");
     let z = r.zones[at].as_ref().unwrap();
-    assert_eq!((z.generation, z.imports, z.exports, z.consumption), (47_000.0, 0.0, 0.0, 47_000.0));
+    assert_eq!(
+        (z.generation, z.imports, z.exports, z.consumption),
+        (47_000.0, 0.0, 0.0, 47_000.0)
+    );
     assert_eq!(r.x_at(at, at), 47_000.0);
     assert_eq!(z.footprint_local, z.footprint_global);
     assert_eq!(z.score_local, z.score_global);
     assert!(!z.repaired && !z.external);
     // Carbon operational: (40000·0 + 5000·0 + 2000·gas) / 47000.
-    let gas = reference().factors.value(FootprintType::Carbon, Scope::Operational, ProductionType::Gas);
+    let gas = reference().factors.value(
+        FootprintType::Carbon,
+        Scope::Operational,
+        ProductionType::Gas,
+    );
     assert!((z.footprint_local[0][1] - 2000.0 * gas / 47_000.0).abs() < 1e-9);
     let aware = reference().aware.monthly(at, 7).unwrap();
     assert!((z.impact_local - z.footprint_local[1][1] * aware).abs() < 1e-12);
@@ -365,11 +483,20 @@ fn slot_zero_generation_zone_without_flows() {
 #[test]
 fn slot_fully_importing_zone() {
     let gens = [("DE", de_mix()), ("FR", fr_mix()), ("CH", [0.0; N_TYPES])];
-    let r = trace_slot(reference(), &inputs(&gens, vec![flow("DE", "CH", 3000.0), flow("FR", "CH", 1000.0)]));
+    let r = trace_slot(
+        reference(),
+        &inputs(
+            &gens,
+            vec![flow("DE", "CH", 3000.0), flow("FR", "CH", 1000.0)],
+        ),
+    );
     assert_slot_sane(&r);
     let (de, fr, ch) = (idx("DE"), idx("FR"), idx("CH"));
     let z = r.zones[ch].as_ref().unwrap();
-    assert_eq!((z.generation, z.imports, z.consumption), (0.0, 4000.0, 4000.0));
+    assert_eq!(
+        (z.generation, z.imports, z.consumption),
+        (0.0, 4000.0, 4000.0)
+    );
     assert!(z.footprint_local[0][1].is_nan() && z.impact_local.is_nan());
     let zde = r.zones[de].as_ref().unwrap();
     let zfr = r.zones[fr].as_ref().unwrap();
@@ -391,13 +518,20 @@ fn slot_fully_importing_zone() {
 fn slot_external_source_gets_the_average_mix() {
     let gens = [("DE", de_mix()), ("FR", fr_mix())];
     // PL has no generation data but exports to DE; DE and FR trade normally.
-    let flows = vec![flow("PL", "DE", 2000.0), flow("DE", "FR", 500.0), flow("FR", "DE", 100.0)];
+    let flows = vec![
+        flow("PL", "DE", 2000.0),
+        flow("DE", "FR", 500.0),
+        flow("FR", "DE", 100.0),
+    ];
     let r = trace_slot(reference(), &inputs(&gens, flows));
     assert_slot_sane(&r);
     let (de, fr, pl) = (idx("DE"), idx("FR"), idx("PL"));
     let zpl = r.zones[pl].as_ref().unwrap();
     assert!(zpl.external && zpl.repaired);
-    assert_eq!((zpl.generation, zpl.exports, zpl.consumption), (2000.0, 2000.0, 0.0));
+    assert_eq!(
+        (zpl.generation, zpl.exports, zpl.consumption),
+        (2000.0, 2000.0, 0.0)
+    );
     assert!(zpl.footprint_global[0][0].is_nan());
     let zde = r.zones[de].as_ref().unwrap();
     let zfr = r.zones[fr].as_ref().unwrap();
@@ -405,7 +539,8 @@ fn slot_external_source_gets_the_average_mix() {
     // Substitute footprint: generation-weighted mean of the local footprints of zones with data.
     for f in 0..2 {
         for s in 0..2 {
-            let want = (zde.generation * zde.footprint_local[f][s] + zfr.generation * zfr.footprint_local[f][s])
+            let want = (zde.generation * zde.footprint_local[f][s]
+                + zfr.generation * zfr.footprint_local[f][s])
                 / (zde.generation + zfr.generation);
             assert!((zpl.footprint_local[f][s] - want).abs() < 1e-9, "{f}{s}");
         }
@@ -419,7 +554,11 @@ fn slot_external_source_gets_the_average_mix() {
 #[test]
 fn slot_flows_into_zones_without_data_are_dropped() {
     let gens = [("DE", de_mix()), ("FR", fr_mix())];
-    let flows = vec![flow("DE", "PL", 700.0), flow("CZ", "PL", 50.0), flow("FR", "DE", 300.0)];
+    let flows = vec![
+        flow("DE", "PL", 700.0),
+        flow("CZ", "PL", 50.0),
+        flow("FR", "DE", 300.0),
+    ];
     let r = trace_slot(reference(), &inputs(&gens, flows));
     assert_slot_sane(&r);
     assert!(r.zones[idx("PL")].is_none() && r.zones[idx("CZ")].is_none());
@@ -476,7 +615,10 @@ fn random_slot() -> impl Strategy<Value = SlotInputs> {
     ];
     (
         proptest::collection::vec(zone_gen, n),
-        proptest::collection::vec(prop_oneof![2 => Just(0.0), 3 => 0.0..5_000.0, 1 => 0.0..50_000.0], nb),
+        proptest::collection::vec(
+            prop_oneof![2 => Just(0.0), 3 => 0.0..5_000.0, 1 => 0.0..50_000.0],
+            nb,
+        ),
         0i64..35_040,
     )
         .prop_map(move |(generation, mws, offset)| {
@@ -485,7 +627,12 @@ fn random_slot() -> impl Strategy<Value = SlotInputs> {
             s.flows = borders
                 .iter()
                 .zip(mws)
-                .map(|(&(from, to), mw)| FlowInput { from, to, mw, state: DataState::Official })
+                .map(|(&(from, to), mw)| FlowInput {
+                    from,
+                    to,
+                    mw,
+                    state: DataState::Official,
+                })
                 .collect();
             s
         })

@@ -60,7 +60,10 @@ impl Traced {
 /// as described in the module documentation.
 pub fn trace(generation_totals: &[f64], flows: &[Flow]) -> Traced {
     let n = generation_totals.len();
-    let g = generation_totals.iter().map(|&v| if v.is_finite() && v > 0.0 { v } else { 0.0 }).collect();
+    let g = generation_totals
+        .iter()
+        .map(|&v| if v.is_finite() && v > 0.0 { v } else { 0.0 })
+        .collect();
     let mut clean: Vec<Flow> = flows
         .iter()
         .copied()
@@ -94,11 +97,27 @@ pub(crate) fn trace_prepared(generation: Vec<f64>, mut flows: Vec<Flow>) -> Trac
     }
     let through: Vec<f64> = (0..n).map(|i| generation[i] + imports[i]).collect();
     // A zone whose exports were capped consumes nothing (exactly, not a rounding residue).
-    let consumption: Vec<f64> =
-        (0..n).map(|i| if capped[i] { 0.0 } else { (through[i] - exports[i]).max(0.0) }).collect();
+    let consumption: Vec<f64> = (0..n)
+        .map(|i| {
+            if capped[i] {
+                0.0
+            } else {
+                (through[i] - exports[i]).max(0.0)
+            }
+        })
+        .collect();
 
     let x = solve_x(&generation, &flows, &through, &consumption);
-    Traced { n, generation, imports, exports, consumption, x, flows, exports_repaired }
+    Traced {
+        n,
+        generation,
+        imports,
+        exports,
+        consumption,
+        x,
+        flows,
+        exports_repaired,
+    }
 }
 
 /// Step 2: drops every flow leaving a zone that no zone with generation reaches through flows.
@@ -197,7 +216,9 @@ fn solve_binding(g: &[f64], flows: &[Flow], e0: &[f64], binding: &[bool], s: &mu
             kf => a[(kt, kf)] -= mw,
         }
     }
-    let Some(sol) = a.lu().solve(&rhs) else { return false };
+    let Some(sol) = a.lu().solve(&rhs) else {
+        return false;
+    };
     if sol.iter().any(|v| !v.is_finite()) {
         return false;
     }
@@ -234,7 +255,13 @@ fn solve_x(g: &[f64], flows: &[Flow], through: &[f64], consumption: &[f64]) -> V
     // share[k] = C of compact zone k (column sums of A), 1 for a zone with nothing passing through.
     let share: Vec<f64> = idx
         .iter()
-        .map(|&i| if through[i] > 0.0 { (consumption[i] / through[i]).min(1.0) } else { 1.0 })
+        .map(|&i| {
+            if through[i] > 0.0 {
+                (consumption[i] / through[i]).min(1.0)
+            } else {
+                1.0
+            }
+        })
         .collect();
     let mut a = vec![0.0; m * m];
     for k in 0..m {
@@ -253,8 +280,15 @@ fn solve_x(g: &[f64], flows: &[Flow], through: &[f64], consumption: &[f64]) -> V
         }
         let row = &a[ki * m..(ki + 1) * m];
         let xrow = &mut x[i * n..(i + 1) * n];
-        for (kj, &j) in idx.iter().enumerate() {
-            xrow[j] = ci * (row[kj] * g[j]);
+        if m == n {
+            // Every zone takes part (the usual case): contiguous, vectorised.
+            for ((xv, mv), gv) in xrow.iter_mut().zip(row).zip(g) {
+                *xv = ci * (mv * gv);
+            }
+        } else {
+            for (kj, &j) in idx.iter().enumerate() {
+                xrow[j] = ci * (row[kj] * g[j]);
+            }
         }
     }
     x
@@ -273,7 +307,10 @@ pub(crate) fn invert_m_matrix(a: &mut [f64], m: usize, mut col_sums: Vec<f64>) {
         for i in k + 1..m {
             piv -= a[i * m + k];
         }
-        debug_assert!(piv.is_finite() && piv > 0.0, "singular flow matrix (pivot {piv})");
+        debug_assert!(
+            piv.is_finite() && piv > 0.0,
+            "singular flow matrix (pivot {piv})"
+        );
         if !(piv.is_finite() && piv > 0.0) {
             // Singular: impossible after the repairs; keep the result finite rather than panic.
             piv = 1.0;

@@ -1,0 +1,121 @@
+//! Access records on PostgreSQL: grants, registrations and token hashes (see `gridprint_store::access`).
+
+use crate::{PgStore, map_err};
+use gridprint_store::{AccessStore, GrantRow, Result, StoreError, TokenRecord};
+
+impl AccessStore for PgStore {
+    fn grant(&self, email: &str, now: i64) -> Result<bool> {
+        let mut c = self.conn()?;
+        let n = c
+            .execute("INSERT INTO access_grant (email, granted_at) VALUES ($1, $2) ON CONFLICT DO NOTHING", &[&email, &now])
+            .map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn revoke(&self, email: &str) -> Result<bool> {
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(map_err)?;
+        tx.execute("DELETE FROM token WHERE email = $1", &[&email])
+            .map_err(map_err)?;
+        tx.execute("DELETE FROM registration WHERE email = $1", &[&email])
+            .map_err(map_err)?;
+        let n = tx
+            .execute("DELETE FROM access_grant WHERE email = $1", &[&email])
+            .map_err(map_err)?;
+        tx.commit().map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn reset(&self, email: &str) -> Result<bool> {
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(map_err)?;
+        tx.execute("DELETE FROM token WHERE email = $1", &[&email])
+            .map_err(map_err)?;
+        let n = tx
+            .execute("DELETE FROM registration WHERE email = $1", &[&email])
+            .map_err(map_err)?;
+        tx.commit().map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn list_grants(&self) -> Result<Vec<GrantRow>> {
+        let mut c = self.conn()?;
+        let rows = c
+            .query(
+                "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email)
+                 FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
+                &[],
+            )
+            .map_err(map_err)?;
+        Ok(rows
+            .iter()
+            .map(|r| GrantRow {
+                email: r.get(0),
+                granted_at: r.get(1),
+                registered: r.get(2),
+                last_token_at: r.get(3),
+            })
+            .collect())
+    }
+
+    fn has_grant(&self, email: &str) -> Result<bool> {
+        let mut c = self.conn()?;
+        Ok(
+            c.query_opt("SELECT 1 FROM access_grant WHERE email = $1", &[&email])
+                .map_err(map_err)?
+                .is_some(),
+        )
+    }
+
+    fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()> {
+        let mut c = self.conn()?;
+        match c.execute(
+            "INSERT INTO registration (email, password_hash, registered_at) VALUES ($1, $2, $3)",
+            &[&email, &password_hash, &now],
+        ) {
+            Ok(_) => Ok(()),
+            Err(e) => match map_err(e) {
+                StoreError::Conflict(_) => Err(StoreError::Conflict(
+                    "already registered or no grant".into(),
+                )),
+                other => Err(other),
+            },
+        }
+    }
+
+    fn password_hash(&self, email: &str) -> Result<Option<String>> {
+        let mut c = self.conn()?;
+        Ok(c.query_opt(
+            "SELECT password_hash FROM registration WHERE email = $1",
+            &[&email],
+        )
+        .map_err(map_err)?
+        .map(|r| r.get(0)))
+    }
+
+    fn insert_token(&self, t: &TokenRecord) -> Result<()> {
+        let mut c = self.conn()?;
+        c.execute(
+            "INSERT INTO token (token_hash, email, issued_at, expires_at) VALUES ($1, $2, $3, $4)",
+            &[&t.token_hash, &t.email, &t.issued_at, &t.expires_at],
+        )
+        .map(|_| ())
+        .map_err(map_err)
+    }
+
+    fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
+        let mut c = self.conn()?;
+        Ok(c.query_opt(
+            "SELECT t.token_hash, t.email, t.issued_at, t.expires_at FROM token t
+                 JOIN registration r ON r.email = t.email WHERE t.token_hash = $1",
+            &[&token_hash],
+        )
+        .map_err(map_err)?
+        .map(|r| TokenRecord {
+            token_hash: r.get(0),
+            email: r.get(1),
+            issued_at: r.get(2),
+            expires_at: r.get(3),
+        }))
+    }
+}

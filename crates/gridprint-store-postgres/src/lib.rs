@@ -1,0 +1,417 @@
+//! gridprint-store-postgres: the scale-out store. Several `serve` replicas and one leader `worker`
+//! share one PostgreSQL database through it.
+//!
+//! It implements the same traits as the SQLite store and passes the same conformance suite. Bulk input
+//! writes go through binary `COPY` into a temporary table and one `INSERT … ON CONFLICT` that never
+//! replaces better-quality data; long computations stage derived days and publish them in one
+//! transaction. Calls are blocking (the `postgres` client): async callers use `spawn_blocking`.
+//! Migrations in `migrations/` are applied in order under an advisory lock, tracked in
+//! `schema_migrations`.
+
+mod access;
+pub mod testing;
+
+use gridprint_core::derived::DerivedDay;
+use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::DataState;
+use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::zone::ZoneCode;
+use gridprint_store::{
+    DerivedStore, InputStore, Result, Store, StoreError, StoredInput, UpsertSummary,
+};
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::Type;
+use postgres::{Config, NoTls};
+use r2d2_postgres::PostgresConnectionManager;
+use std::collections::HashMap;
+use std::time::Duration;
+
+type Pool = r2d2::Pool<PostgresConnectionManager<NoTls>>;
+pub(crate) type Conn = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
+
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_inputs_and_derived.sql"),
+    include_str!("../migrations/0002_access.sql"),
+];
+
+/// Advisory lock key under which migrations run (so concurrent starts don't race).
+const MIGRATION_LOCK: i64 = 0x6772_6964_7072_0001;
+
+/// The PostgreSQL store: a small connection pool.
+pub struct PgStore {
+    pool: Pool,
+    described: String,
+}
+
+pub(crate) fn map_err(e: postgres::Error) -> StoreError {
+    if let Some(db) = e.as_db_error() {
+        let code = db.code().code();
+        return match &code[..2] {
+            "23" => StoreError::Conflict(db.message().to_string()),
+            "08" | "53" | "57" => StoreError::Unavailable(db.message().to_string()),
+            _ => StoreError::Other(format!("{}: {}", code, db.message())),
+        };
+    }
+    if e.is_closed() || e.to_string().contains("connect") || e.to_string().contains("timed out") {
+        StoreError::Unavailable(e.to_string())
+    } else {
+        StoreError::Other(e.to_string())
+    }
+}
+
+fn pool_err(e: r2d2::Error) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+/// A URL with its password replaced.
+fn describe(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => match url[s + 3..at].find(':') {
+            Some(c) => format!("{}:***{}", &url[..s + 3 + c], &url[at..]),
+            None => url.to_string(),
+        },
+        _ => url.to_string(),
+    }
+}
+
+impl PgStore {
+    /// Connects (pool of up to `max_connections`) and applies pending migrations.
+    pub fn connect(url: &str, max_connections: u32) -> Result<PgStore> {
+        let mut config: Config = url
+            .parse()
+            .map_err(|e: postgres::Error| StoreError::Other(format!("bad PostgreSQL URL: {e}")))?;
+        config.connect_timeout(Duration::from_secs(5));
+        if config.get_application_name().is_none() {
+            config.application_name("gridprint");
+        }
+        // One direct connection first, so a wrong database or role is reported as such (the pool only
+        // says it timed out).
+        config.connect(NoTls).map_err(|e| match e.as_db_error() {
+            Some(db) => StoreError::Unavailable(db.message().to_string()),
+            None => StoreError::Unavailable(e.to_string()),
+        })?;
+        let manager = PostgresConnectionManager::new(config, NoTls);
+        let pool = r2d2::Pool::builder()
+            .max_size(max_connections.max(1))
+            .min_idle(Some(0))
+            .connection_timeout(Duration::from_secs(5))
+            .error_handler(Box::new(r2d2::NopErrorHandler))
+            .build(manager)
+            .map_err(pool_err)?;
+        let store = PgStore {
+            pool,
+            described: describe(url),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub(crate) fn conn(&self) -> Result<Conn> {
+        self.pool.get().map_err(pool_err)
+    }
+
+    /// Applies migrations not yet applied, each in its own transaction, under an advisory lock.
+    pub fn migrate(&self) -> Result<()> {
+        let mut c = self.conn()?;
+        c.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+            .map_err(map_err)?;
+        let result = (|| {
+            c.batch_execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+                .map_err(map_err)?;
+            let current: i32 = c
+                .query_one(
+                    "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+                    &[],
+                )
+                .map_err(map_err)?
+                .get(0);
+            if current as usize > MIGRATIONS.len() {
+                return Err(StoreError::Other(format!(
+                    "database schema version {current} is newer than this gridprint ({}); upgrade gridprint",
+                    MIGRATIONS.len()
+                )));
+            }
+            for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+                let mut tx = c.transaction().map_err(map_err)?;
+                tx.batch_execute(sql).map_err(map_err)?;
+                tx.execute(
+                    "INSERT INTO schema_migrations (version) VALUES ($1)",
+                    &[&((i + 1) as i32)],
+                )
+                .map_err(map_err)?;
+                tx.commit().map_err(map_err)?;
+                tracing::info!(version = i + 1, "applied postgres migration");
+            }
+            Ok(())
+        })();
+        c.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+            .map_err(map_err)?;
+        result
+    }
+
+    /// Runs `f` with a dedicated connection (for advisory locks held by the worker, LISTEN, …).
+    pub fn with_connection<T>(
+        &self,
+        f: impl FnOnce(&mut postgres::Client) -> Result<T>,
+    ) -> Result<T> {
+        let mut c = self.conn()?;
+        f(&mut c)
+    }
+}
+
+fn key_columns(key: &InputKey) -> (i16, &str, &str) {
+    match key {
+        InputKey::Generation {
+            zone,
+            production_type,
+        } => (0, zone.as_str(), production_type.as_str()),
+        InputKey::Load { zone } => (1, zone.as_str(), ""),
+        InputKey::Flow { from, to } => (2, from.as_str(), to.as_str()),
+    }
+}
+
+fn key_from_columns(kind: i16, zone: &str, other: &str) -> Result<InputKey> {
+    let bad = || StoreError::Corrupt(format!("bad input key ({kind}, {zone}, {other})"));
+    let zone = ZoneCode::parse(zone).ok_or_else(bad)?;
+    Ok(match kind {
+        0 => InputKey::Generation {
+            zone,
+            production_type: ProductionType::parse_api(other).ok_or_else(bad)?,
+        },
+        1 => InputKey::Load { zone },
+        2 => InputKey::Flow {
+            from: zone,
+            to: ZoneCode::parse(other).ok_or_else(bad)?,
+        },
+        _ => return Err(bad()),
+    })
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+impl InputStore for PgStore {
+    fn upsert_inputs(&self, points: &[InputPoint], updated_at: i64) -> Result<UpsertSummary> {
+        // Within one batch, keep per key the point an in-order upsert would end with.
+        let mut latest: HashMap<(i64, i16, &str, &str), &InputPoint> = HashMap::new();
+        for p in points {
+            if !p.mw.is_finite() {
+                return Err(StoreError::Other(format!(
+                    "non-finite value for {:?} at {}",
+                    p.key, p.slot
+                )));
+            }
+            let (kind, zone, other) = key_columns(&p.key);
+            latest
+                .entry((p.slot.0, kind, zone, other))
+                .and_modify(|q| {
+                    if p.state <= q.state {
+                        *q = p
+                    }
+                })
+                .or_insert(p);
+        }
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(map_err)?;
+        tx.batch_execute(
+            "CREATE TEMP TABLE IF NOT EXISTS input_incoming
+               (slot BIGINT, kind SMALLINT, zone TEXT, other TEXT, mw DOUBLE PRECISION, data_state SMALLINT, datasource TEXT)
+               ON COMMIT DELETE ROWS",
+        )
+        .map_err(map_err)?;
+        {
+            let sink = tx
+                .copy_in("COPY input_incoming (slot, kind, zone, other, mw, data_state, datasource) FROM STDIN BINARY")
+                .map_err(map_err)?;
+            let mut w = BinaryCopyInWriter::new(
+                sink,
+                &[
+                    Type::INT8,
+                    Type::INT2,
+                    Type::TEXT,
+                    Type::TEXT,
+                    Type::FLOAT8,
+                    Type::INT2,
+                    Type::TEXT,
+                ],
+            );
+            for ((slot, kind, zone, other), p) in &latest {
+                let state = p.state as i16;
+                w.write(&[slot, kind, zone, other, &p.mw, &state, &p.datasource])
+                    .map_err(map_err)?;
+            }
+            w.finish().map_err(map_err)?;
+        }
+        let rows = tx
+            .query(
+                "INSERT INTO input_point AS t (slot, kind, zone, other, mw, data_state, datasource, updated_at)
+                 SELECT slot, kind, zone, other, mw, data_state, datasource, $1 FROM input_incoming
+                 ON CONFLICT (slot, kind, zone, other) DO UPDATE SET
+                   mw = excluded.mw, data_state = excluded.data_state,
+                   datasource = excluded.datasource, updated_at = excluded.updated_at
+                 WHERE t.data_state >= excluded.data_state
+                   AND (t.mw, t.data_state, t.datasource) IS DISTINCT FROM (excluded.mw, excluded.data_state, excluded.datasource)
+                 RETURNING (xmax = 0) AS inserted",
+                &[&updated_at],
+            )
+            .map_err(map_err)?;
+        tx.commit().map_err(map_err)?;
+        let inserted = rows.iter().filter(|r| r.get::<_, bool>(0)).count();
+        let updated = rows.len() - inserted;
+        Ok(UpsertSummary {
+            inserted,
+            updated,
+            unchanged: points.len() - inserted - updated,
+        })
+    }
+
+    fn inputs_in_range(&self, range: SlotRange) -> Result<Vec<StoredInput>> {
+        let mut c = self.conn()?;
+        let rows = c
+            .query(
+                "SELECT slot, kind, zone, other, mw, data_state, datasource, updated_at
+                 FROM input_point WHERE slot >= $1 AND slot < $2 ORDER BY slot, kind, zone, other",
+                &[&range.start.0, &range.end.0],
+            )
+            .map_err(map_err)?;
+        rows.iter()
+            .map(|r| {
+                let state: i16 = r.get(5);
+                Ok(StoredInput {
+                    point: InputPoint {
+                        key: key_from_columns(r.get(1), r.get(2), r.get(3))?,
+                        slot: Slot(r.get(0)),
+                        mw: r.get(4),
+                        state: DataState::from_u8(state as u8).ok_or_else(|| {
+                            StoreError::Corrupt(format!("bad data_state {state}"))
+                        })?,
+                        datasource: r.get(6),
+                    },
+                    updated_at: r.get(7),
+                })
+            })
+            .collect()
+    }
+
+    fn input_extent(&self) -> Result<Option<SlotRange>> {
+        let mut c = self.conn()?;
+        let r = c
+            .query_one("SELECT MIN(slot), MAX(slot) FROM input_point", &[])
+            .map_err(map_err)?;
+        let (a, b): (Option<i64>, Option<i64>) = (r.get(0), r.get(1));
+        Ok(match (a, b) {
+            (Some(a), Some(b)) => Some(SlotRange::new(Slot(a), Slot(b + 1))),
+            _ => None,
+        })
+    }
+}
+
+impl DerivedStore for PgStore {
+    fn derived_days(&self, days: std::ops::Range<i64>) -> Result<Vec<DerivedDay>> {
+        let mut c = self.conn()?;
+        let rows = c
+            .query(
+                "SELECT payload FROM derived_day WHERE day >= $1 AND day < $2 ORDER BY day, zone",
+                &[&days.start, &days.end],
+            )
+            .map_err(map_err)?;
+        rows.iter()
+            .map(|r| {
+                DerivedDay::decode(r.get::<_, &[u8]>(0))
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))
+            })
+            .collect()
+    }
+
+    fn stage_derived_days(&self, run: i64, days: &[DerivedDay]) -> Result<()> {
+        let now = now_secs();
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(map_err)?;
+        {
+            let sink = tx
+                .copy_in(
+                    "COPY derived_stage (run, day, zone, payload, staged_at) FROM STDIN BINARY",
+                )
+                .map_err(map_err)?;
+            let mut w = BinaryCopyInWriter::new(
+                sink,
+                &[Type::INT8, Type::INT8, Type::TEXT, Type::BYTEA, Type::INT8],
+            );
+            for d in days {
+                let payload: Option<Vec<u8>> = d.any_present().then(|| d.encode());
+                w.write(&[&run, &d.day, &d.zone.as_str(), &payload, &now])
+                    .map_err(map_err)?;
+            }
+            w.finish().map_err(map_err)?;
+        }
+        tx.commit().map_err(map_err)
+    }
+
+    fn commit_staged(&self, run: i64) -> Result<usize> {
+        let now = now_secs();
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(map_err)?;
+        tx.execute(
+            "INSERT INTO derived_day (day, zone, payload, updated_at)
+             SELECT DISTINCT ON (day, zone) day, zone, payload, $2 FROM derived_stage
+             WHERE run = $1 AND payload IS NOT NULL
+             ON CONFLICT (day, zone) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
+            &[&run, &now],
+        )
+        .map_err(map_err)?;
+        tx.execute(
+            "DELETE FROM derived_day d USING derived_stage s
+             WHERE s.run = $1 AND s.payload IS NULL AND d.day = s.day AND d.zone = s.zone",
+            &[&run],
+        )
+        .map_err(map_err)?;
+        let staged = tx
+            .execute("DELETE FROM derived_stage WHERE run = $1", &[&run])
+            .map_err(map_err)?;
+        if staged > 0 {
+            tx.execute(
+                "UPDATE meta SET value = value + 1 WHERE key = 'data_version'",
+                &[],
+            )
+            .map_err(map_err)?;
+            tx.execute("NOTIFY gridprint_data", &[]).map_err(map_err)?;
+        }
+        tx.commit().map_err(map_err)?;
+        Ok(staged as usize)
+    }
+
+    fn discard_staged(&self, run: i64) -> Result<()> {
+        let mut c = self.conn()?;
+        c.execute(
+            "DELETE FROM derived_stage WHERE run = $1 OR staged_at < $2",
+            &[&run, &(now_secs() - 86_400)],
+        )
+        .map(|_| ())
+        .map_err(map_err)
+    }
+
+    fn data_version(&self) -> Result<i64> {
+        let mut c = self.conn()?;
+        Ok(
+            c.query_one("SELECT value FROM meta WHERE key = 'data_version'", &[])
+                .map_err(map_err)?
+                .get(0),
+        )
+    }
+}
+
+impl Store for PgStore {
+    fn ping(&self) -> Result<()> {
+        let mut c = self.conn()?;
+        c.query_one("SELECT 1", &[]).map(|_| ()).map_err(map_err)
+    }
+
+    fn describe(&self) -> String {
+        self.described.clone()
+    }
+}

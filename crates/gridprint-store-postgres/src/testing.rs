@@ -1,0 +1,60 @@
+//! Test support: a throwaway PostgreSQL database per test, created on the server named by
+//! `GRIDPRINT_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`) and dropped
+//! afterwards. A test using it fails (never skips) when no server answers.
+
+use crate::PgStore;
+
+/// The administrative URL tests create their databases from.
+pub fn admin_url() -> String {
+    std::env::var("GRIDPRINT_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// A fresh database for one test, dropped on drop.
+pub struct TestDb {
+    pub name: String,
+    pub url: String,
+}
+
+impl TestDb {
+    /// Creates the database; panics with a clear message when PostgreSQL is not reachable.
+    pub fn new(tag: &str) -> TestDb {
+        let admin = admin_url();
+        let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap_or_else(|e| {
+            panic!(
+                "PostgreSQL is required for this test (GRIDPRINT_TEST_POSTGRES_URL={admin}): {e}"
+            )
+        });
+        let name = format!(
+            "gridprint_test_{tag}_{}_{}",
+            std::process::id(),
+            gridprint_store::new_run_id().unsigned_abs() % 1_000_000
+        );
+        c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+        let url = match admin.rfind('/') {
+            Some(i) if admin[..i].contains("://") && i > admin.find("://").unwrap() + 2 => {
+                format!("{}/{name}", &admin[..i])
+            }
+            _ => format!("{admin}/{name}"),
+        };
+        TestDb { name, url }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Ok(mut c) = postgres::Client::connect(&admin_url(), postgres::NoTls) {
+            let _ = c.batch_execute(&format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ));
+        }
+    }
+}
+
+impl TestDb {
+    /// A store on this database.
+    pub fn store(&self) -> PgStore {
+        PgStore::connect(&self.url, 4).expect("connect to the test database")
+    }
+}

@@ -1,0 +1,21 @@
+//! Runs the store conformance suite on PostgreSQL, in a database of its own that is dropped afterwards.
+//! Needs a server: `GRIDPRINT_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`,
+//! which `.ci/run` makes sure is running). Without one this test FAILS; it never skips.
+
+use gridprint_store_postgres::PgStore;
+use gridprint_store_postgres::testing::TestDb;
+
+#[test]
+fn conformance_on_postgres() {
+    let db = TestDb::new("conf");
+    eprintln!(
+        "running the store conformance suite on PostgreSQL database {}",
+        db.name
+    );
+    let store = PgStore::connect(&db.url, 4).unwrap();
+    gridprint_store::conformance::run_all(&store);
+    // Connecting again applies no migration twice.
+    let again = PgStore::connect(&db.url, 2).unwrap();
+    use gridprint_store::InputStore;
+    assert!(again.input_extent().unwrap().is_some());
+}
