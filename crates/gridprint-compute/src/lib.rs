@@ -6,7 +6,7 @@
 //! leaves the previous outputs intact. Slots that were already computed and are older than
 //! `floor15(now) − 4 h` are frozen: they are kept as stored and never recomputed.
 
-use gridprint_core::derived::{DerivedDay, SlotFlags, write_slot};
+use gridprint_core::derived::{DayBuilder, DerivedDay, SlotFlags, write_slot};
 use gridprint_core::engine::trace_slot;
 use gridprint_core::inputs::{FlowInput, InputKey, SlotInputs};
 use gridprint_core::production::N_TYPES;
@@ -225,15 +225,18 @@ fn compute_staged(
             .map(|si| trace_slot(reference, si))
             .collect();
 
-        // Start every zone-day from what is stored, then overwrite the slots computed now.
-        let mut out: Vec<Vec<DerivedDay>> = (day..batch_end)
+        // Start every zone-day from what is stored, then overwrite the slots computed now; frozen
+        // slots that were already computed are kept as stored.
+        let mut out: Vec<Vec<DayBuilder>> = (day..batch_end)
             .map(|d| {
                 (0..n)
                     .map(|i| {
-                        existing
-                            .get(&(d, i))
-                            .cloned()
-                            .unwrap_or_else(|| DerivedDay::new(reference.zones.code(i).clone(), d))
+                        DayBuilder::from_day(
+                            reference,
+                            existing.get(&(d, i)),
+                            reference.zones.code(i).clone(),
+                            d,
+                        )
                     })
                     .collect()
             })
@@ -242,44 +245,25 @@ fn compute_staged(
             let d = (si.slot.day() - day) as usize;
             let idx = si.slot.index_in_day();
             let zone_days = &mut out[d];
-            // Frozen slots that were already computed are kept as stored.
-            let keep: Vec<bool> = zone_days
-                .iter()
-                .map(|zd| zd.flags[idx].present() && zd.flags[idx].frozen())
-                .collect();
-            let kept: Vec<DerivedDay> = keep
-                .iter()
-                .zip(zone_days.iter())
-                .filter(|(k, _)| **k)
-                .map(|(_, zd)| zd.clone())
-                .collect();
+            let keep: Vec<bool> = zone_days.iter().map(|zd| zd.is_frozen_slot(idx)).collect();
             let mut flags = slot_flags(si, res, now);
             for (i, k) in keep.iter().enumerate() {
                 if *k {
                     flags[i] = None;
-                }
-            }
-            write_slot(reference, res, &flags, zone_days);
-            let mut kept = kept.into_iter();
-            for (i, k) in keep.iter().enumerate() {
-                if *k {
-                    let old = kept.next().expect("kept day");
-                    zone_days[i].copy_slot_from(&old, idx);
                     summary.frozen_kept += 1;
                 } else if flags[i].is_some() {
                     summary.computed += 1;
                 }
             }
+            write_slot(res, &flags, &keep, zone_days);
         }
         let mut staged: Vec<DerivedDay> = Vec::new();
-        for zone_days in out {
-            for mut zd in zone_days {
-                zd.prune();
-                let was_stored = existing.contains_key(&(
-                    zd.day,
-                    reference.zones.index_of(&zd.zone).unwrap_or(usize::MAX),
-                ));
-                if zd.any_present() || was_stored {
+        for (d, zone_days) in out.into_iter().enumerate() {
+            let generation: Vec<[f32; SLOTS_PER_DAY as usize]> =
+                zone_days.iter().map(|b| b.generation()).collect();
+            for (i, b) in zone_days.into_iter().enumerate() {
+                let zd = b.finish(reference, |j, s| generation[j][s]);
+                if !zd.is_empty() || existing.contains_key(&(day + d as i64, i)) {
                     staged.push(zd);
                 }
             }
@@ -288,6 +272,5 @@ fn compute_staged(
         progress((batch_end - days.start) as u64, total);
         day = batch_end;
     }
-    let _ = SLOTS_PER_DAY;
     Ok(summary)
 }

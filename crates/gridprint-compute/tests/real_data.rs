@@ -76,11 +76,12 @@ fn real_2017_extract_gives_plausible_global_footprints(store: &dyn Store) {
                 let l = d.value(&carbon(Coverage::Local), i).unwrap();
                 assert!(g > 0.0 && g < 1200.0, "{zone} slot {i}: global {g}");
                 // Where the zone imports, its global footprint differs from its local one.
+                let consumption = d.value(&SeriesKey::Consumption, i).unwrap();
                 let imported: f32 = d
                     .series
                     .iter()
-                    .filter(|(k, _)| matches!(k, SeriesKey::MixShare { origin } if origin.as_str() != zone))
-                    .map(|(_, c)| if c[i].is_finite() { c[i] } else { 0.0 })
+                    .filter(|(k, _)| matches!(k, SeriesKey::Exchange { origin } if origin.as_str() != zone))
+                    .map(|(_, c)| if c[i].is_finite() { 100.0 * c[i] / consumption } else { 0.0 })
                     .sum();
                 if imported > 0.01 {
                     importing_slots += 1;
@@ -102,6 +103,66 @@ fn real_2017_extract_gives_plausible_global_footprints(store: &dyn Store) {
         importing_slots > 100,
         "the extract has imports ({importing_slots} importing zone-slots)"
     );
+}
+
+fn shares_from_stored_exchanges_add_up(store: &dyn Store) {
+    let reference = ReferenceData::embedded(ZoneSet::Selected2026);
+    import_2017(store, &reference);
+    let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
+    gridprint_compute::compute_range(store, &reference, day_2017(), now, &mut |_, _| {}).unwrap();
+    let days = store.derived_days(day_2017().days()).unwrap();
+    let by_zone: BTreeMap<String, &DerivedDay> =
+        days.iter().map(|d| (d.zone.to_string(), d)).collect();
+    let mut checked = 0;
+    for zone in ["DE", "FR", "AT", "CH", "CZ"] {
+        let d = by_zone[zone];
+        let shares = gridprint_core::derived::share_columns(d, days.iter(), |c| {
+            by_zone.get(c.as_str()).copied()
+        });
+        for i in (0..96).filter(|&i| d.flags[i].present()) {
+            let sum = |f: &dyn Fn(&SeriesKey) -> bool| -> f64 {
+                shares
+                    .iter()
+                    .filter(|(k, _)| f(k))
+                    .map(|(_, c)| c[i])
+                    .filter(|v| v.is_finite())
+                    .map(f64::from)
+                    .sum()
+            };
+            let mix = sum(&|k| matches!(k, SeriesKey::MixShare { .. }));
+            assert!(
+                (mix - 100.0).abs() < 0.01,
+                "{zone} slot {i}: mix-shares sum to {mix}"
+            );
+            let flow = sum(&|k| matches!(k, SeriesKey::FlowShare { .. }));
+            assert!(
+                (flow - 100.0).abs() < 0.05,
+                "{zone} slot {i}: flow-shares sum to {flow}"
+            );
+            for ft in [FootprintType::Carbon, FootprintType::Water] {
+                let blocks = sum(
+                    &|k| matches!(k, SeriesKey::FootprintShare { footprint_type, scope: Scope::LifeCycle, .. } if *footprint_type == ft),
+                );
+                let global = f64::from(
+                    d.value(
+                        &SeriesKey::Footprint {
+                            footprint_type: ft,
+                            scope: Scope::LifeCycle,
+                            coverage: Coverage::Global,
+                        },
+                        i,
+                    )
+                    .unwrap(),
+                );
+                assert!(
+                    (blocks - global).abs() <= 1e-3 * global.max(1.0),
+                    "{zone} slot {i} {ft:?}: blocks {blocks} vs global {global}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 200, "{checked} zone-slots checked");
 }
 
 fn recompute_is_idempotent_and_frozen_slots_stay(store: &dyn Store) {
@@ -249,6 +310,7 @@ macro_rules! on_both_backends {
 
 on_both_backends!(
     real_2017_extract_gives_plausible_global_footprints,
+    shares_from_stored_exchanges_add_up,
     recompute_is_idempotent_and_frozen_slots_stay,
     life_of_a_slot_forecast_estimate_official_frozen
 );

@@ -67,6 +67,15 @@ pub enum SeriesKey {
     ImpactShare {
         source: ZoneCode,
     },
+    /// Total generation G of the zone (pumped storage excluded), MW.
+    Generation,
+    /// Consumption L of the zone after flow tracing, MW.
+    Consumption,
+    /// MW generated in `origin` and consumed in the zone (row of X; `origin` may be the zone itself).
+    /// Stored; the four share series above are computed from it by [`share_columns`].
+    Exchange {
+        origin: ZoneCode,
+    },
 }
 
 /// Flags of one zone and slot, packed in a byte.
@@ -197,6 +206,15 @@ impl DerivedDay {
         self.series.retain(|_, c| c.iter().any(|v| v.is_finite()));
     }
 
+    /// Whether the day holds nothing (no computed slot and no values): such days are deleted.
+    pub fn is_empty(&self) -> bool {
+        !self.any_present()
+            && self
+                .series
+                .values()
+                .all(|c| c.iter().all(|v| !v.is_finite()))
+    }
+
     /// Whether any slot was computed.
     pub fn any_present(&self) -> bool {
         self.flags.iter().any(|f| f.present())
@@ -216,140 +234,292 @@ impl DerivedDay {
     }
 }
 
-/// Shares below this percentage in every slot of a day are not stored (they round to 0.00 anyway).
+/// Exchanges whose share of the consumer's consumption and of the origin's generation both stay below
+/// this percentage in every slot of a day are not stored (they round to 0.00 % anyway).
 pub const SHARE_EPSILON_PCT: f64 = 0.001;
 
-/// Writes one slot's result for every zone into `days` (keyed by zone index), with the given flags.
-/// `flags[i]` is `None` for zones that get no value in this slot.
+/// The fixed (non-partner) series of a zone-day, in builder order.
+const FIXED_KEYS: usize = 14;
+
+fn fixed_key(k: usize) -> SeriesKey {
+    let cov = |c| {
+        if c == 0 {
+            Coverage::Local
+        } else {
+            Coverage::Global
+        }
+    };
+    match k {
+        0..=7 => SeriesKey::Footprint {
+            footprint_type: FootprintType::ALL[k / 4],
+            scope: Scope::ALL[(k / 2) % 2],
+            coverage: cov(k % 2),
+        },
+        8 | 9 => SeriesKey::Impact {
+            coverage: cov(k % 2),
+        },
+        10 | 11 => SeriesKey::Score {
+            coverage: cov(k % 2),
+        },
+        12 => SeriesKey::Generation,
+        _ => SeriesKey::Consumption,
+    }
+}
+
+/// Dense, allocation-free accumulator for one zone-day while a compute runs; turned into a sparse
+/// [`DerivedDay`] by [`DayBuilder::finish`].
+#[derive(Debug, Clone)]
+pub struct DayBuilder {
+    zone: ZoneCode,
+    day: i64,
+    flags: [SlotFlags; N],
+    fixed: Vec<[f32; N]>,
+    mix: Vec<[f32; N]>,
+    /// Exchange from each origin zone (by index), MW.
+    exchange: Vec<[f32; N]>,
+}
+
+impl DayBuilder {
+    /// Starts from a stored day (or an empty one) for a zone set of `n` zones.
+    pub fn from_day(
+        reference: &ReferenceData,
+        day: Option<&DerivedDay>,
+        zone: ZoneCode,
+        day_number: i64,
+    ) -> DayBuilder {
+        let n = reference.zones.len();
+        let mut b = DayBuilder {
+            zone,
+            day: day_number,
+            flags: [SlotFlags::default(); N],
+            fixed: vec![[f32::NAN; N]; FIXED_KEYS],
+            mix: vec![[f32::NAN; N]; crate::production::N_TYPES],
+            exchange: vec![[f32::NAN; N]; n],
+        };
+        if let Some(d) = day {
+            b.flags.copy_from_slice(&d.flags);
+            for (k, col) in &d.series {
+                let target = match k {
+                    SeriesKey::Mix(pt) => &mut b.mix[pt.index()],
+                    SeriesKey::Exchange { origin } => match reference.zones.index_of(origin) {
+                        Some(j) => &mut b.exchange[j],
+                        None => continue,
+                    },
+                    other => match (0..FIXED_KEYS).find(|&f| fixed_key(f) == *other) {
+                        Some(f) => &mut b.fixed[f],
+                        None => continue,
+                    },
+                };
+                target.copy_from_slice(col);
+            }
+        }
+        b
+    }
+
+    /// Total generation per slot (NaN where unknown), for the exchange threshold of other zones.
+    pub fn generation(&self) -> [f32; N] {
+        self.fixed[12]
+    }
+
+    /// Whether slot `idx` holds a frozen, computed value (never recomputed).
+    pub fn is_frozen_slot(&self, idx: usize) -> bool {
+        self.flags[idx].present() && self.flags[idx].frozen()
+    }
+
+    fn clear(&mut self, idx: usize) {
+        self.flags[idx] = SlotFlags::default();
+        for c in self
+            .fixed
+            .iter_mut()
+            .chain(self.mix.iter_mut())
+            .chain(self.exchange.iter_mut())
+        {
+            c[idx] = f32::NAN;
+        }
+    }
+
+    /// The sparse day: columns without any value dropped, exchanges below [`SHARE_EPSILON_PCT`] of
+    /// both consumer and origin in every slot dropped.
+    pub fn finish(
+        self,
+        reference: &ReferenceData,
+        generation_of: impl Fn(usize, usize) -> f32,
+    ) -> DerivedDay {
+        let mut d = DerivedDay::new(self.zone, self.day);
+        d.flags.copy_from_slice(&self.flags);
+        let keep = |c: &[f32; N]| c.iter().any(|v| v.is_finite());
+        for (k, c) in self.fixed.iter().enumerate() {
+            if keep(c) {
+                d.series.insert(fixed_key(k), c.to_vec());
+            }
+        }
+        for (t, c) in self.mix.iter().enumerate() {
+            if c.iter().any(|v| v.is_finite() && *v > 0.0) {
+                d.series
+                    .insert(SeriesKey::Mix(ProductionType::ALL[t]), c.to_vec());
+            }
+        }
+        let consumption = &self.fixed[13];
+        let eps = (SHARE_EPSILON_PCT / 100.0) as f32;
+        for (j, c) in self.exchange.iter().enumerate() {
+            let significant = (0..N).any(|s| {
+                let x = c[s];
+                x.is_finite()
+                    && x > 0.0
+                    && (x >= eps * consumption[s] || x >= eps * generation_of(j, s))
+            });
+            if significant {
+                d.series.insert(
+                    SeriesKey::Exchange {
+                        origin: reference.zones.code(j).clone(),
+                    },
+                    c.to_vec(),
+                );
+            }
+        }
+        d
+    }
+}
+
+/// Writes one slot's result into the builders of every zone (indexed like the zone set). `flags[i]`
+/// is `None` for zones that get no value in this slot; builders whose slot is frozen are left alone
+/// (`skip[i]`). External sources (zones modelled from their neighbours) keep their local footprints
+/// and impact without flags, so footprint shares can name them as a source.
 pub fn write_slot(
-    reference: &ReferenceData,
     result: &SlotResult,
     flags: &[Option<SlotFlags>],
-    days: &mut [DerivedDay],
+    skip: &[bool],
+    days: &mut [DayBuilder],
 ) {
-    let n = reference.zones.len();
+    let n = days.len();
     let idx = result.slot.index_in_day();
     for i in 0..n {
+        if skip[i] {
+            continue;
+        }
         let day = &mut days[i];
-        day.clear_slot(idx);
-        let (Some(zr), Some(fl)) = (&result.zones[i], flags[i]) else {
+        day.clear(idx);
+        let Some(zr) = &result.zones[i] else { continue };
+        let put = |v: f64| if v.is_finite() { v as f32 } else { f32::NAN };
+        for (f, ft) in FootprintType::ALL.iter().enumerate() {
+            for (s, sc) in Scope::ALL.iter().enumerate() {
+                let k = f * 4 + s * 2;
+                day.fixed[k][idx] = put(zr.footprint_local[ft.index()][sc.index()]);
+                if flags[i].is_some() {
+                    day.fixed[k + 1][idx] = put(zr.footprint_global[ft.index()][sc.index()]);
+                }
+            }
+        }
+        day.fixed[8][idx] = put(zr.impact_local);
+        let Some(fl) = flags[i] else { continue };
+        day.flags[idx] = fl;
+        day.fixed[9][idx] = put(zr.impact_global);
+        day.fixed[10][idx] = put(zr.score_local);
+        day.fixed[11][idx] = put(zr.score_global);
+        day.fixed[12][idx] = put(zr.generation);
+        day.fixed[13][idx] = put(zr.consumption);
+        for (t, v) in zr.mix.iter().enumerate() {
+            day.mix[t][idx] = if *v > 0.0 { *v as f32 } else { f32::NAN };
+        }
+        for j in 0..n {
+            let x = result.x[i * n + j];
+            day.exchange[j][idx] = if x > 0.0 && x.is_finite() {
+                x as f32
+            } else {
+                f32::NAN
+            };
+        }
+    }
+}
+
+/// Share columns of one zone-day computed from the stored exchanges (contract §5):
+/// mix-share(i←j) = 100·X[i][j]/L_i, flow-share(j→i) = 100·X[i][j]/G_j,
+/// footprint-share(i, j) = X[i][j]/L_i · local_j, impact-share(i, j) = X[i][j]/L_i · local_impact_j.
+/// `day_of(code)` gives the same day of another zone (for its local footprints and exchanges).
+pub fn share_columns<'a>(
+    day: &DerivedDay,
+    all_days: impl Iterator<Item = &'a DerivedDay>,
+    day_of: impl Fn(&ZoneCode) -> Option<&'a DerivedDay>,
+) -> BTreeMap<SeriesKey, Vec<f32>> {
+    let mut out = BTreeMap::new();
+    let nan = || vec![f32::NAN; N];
+    let col = |d: &DerivedDay, k: &SeriesKey| d.series.get(k).cloned().unwrap_or_else(nan);
+    let consumption = col(day, &SeriesKey::Consumption);
+    let generation = col(day, &SeriesKey::Generation);
+    for (k, x) in &day.series {
+        let SeriesKey::Exchange { origin } = k else {
             continue;
         };
-        day.flags[idx] = fl;
-        for ft in FootprintType::ALL {
-            for sc in Scope::ALL {
-                let (f, s) = (ft.index(), sc.index());
-                day.set(
-                    SeriesKey::Footprint {
-                        footprint_type: ft,
-                        scope: sc,
-                        coverage: Coverage::Local,
-                    },
-                    idx,
-                    zr.footprint_local[f][s],
-                );
-                day.set(
-                    SeriesKey::Footprint {
-                        footprint_type: ft,
-                        scope: sc,
-                        coverage: Coverage::Global,
-                    },
-                    idx,
-                    zr.footprint_global[f][s],
-                );
-            }
-        }
-        day.set(
-            SeriesKey::Impact {
-                coverage: Coverage::Local,
-            },
-            idx,
-            zr.impact_local,
-        );
-        day.set(
-            SeriesKey::Impact {
-                coverage: Coverage::Global,
-            },
-            idx,
-            zr.impact_global,
-        );
-        day.set(
-            SeriesKey::Score {
-                coverage: Coverage::Local,
-            },
-            idx,
-            zr.score_local,
-        );
-        day.set(
-            SeriesKey::Score {
-                coverage: Coverage::Global,
-            },
-            idx,
-            zr.score_global,
-        );
-        for pt in ProductionType::ALL {
-            let v = zr.mix[pt.index()];
-            if v > 0.0 {
-                day.set(SeriesKey::Mix(pt), idx, v);
-            }
-        }
-        // Shares: row i of X (what i consumes, by origin j) and column i (where i's generation goes).
-        let l = zr.consumption;
-        let g = zr.generation;
-        for j in 0..n {
-            let x_ij = result.x[i * n + j];
-            if l > 0.0 && x_ij > 0.0 {
-                let pct = 100.0 * x_ij / l;
-                if pct >= SHARE_EPSILON_PCT
-                    || day.series.contains_key(&SeriesKey::MixShare {
-                        origin: reference.zones.code(j).clone(),
-                    })
-                {
-                    let origin = reference.zones.code(j).clone();
-                    day.set(
-                        SeriesKey::MixShare {
-                            origin: origin.clone(),
+        let share: Vec<f32> = (0..N).map(|s| 100.0 * x[s] / consumption[s]).collect();
+        let fraction = |s: usize| x[s] / consumption[s];
+        let origin_day = if *origin == day.zone {
+            Some(day)
+        } else {
+            day_of(origin)
+        };
+        if let Some(od) = origin_day {
+            for ft in FootprintType::ALL {
+                for sc in Scope::ALL {
+                    let local = col(
+                        od,
+                        &SeriesKey::Footprint {
+                            footprint_type: ft,
+                            scope: sc,
+                            coverage: Coverage::Local,
                         },
-                        idx,
-                        pct,
                     );
-                    if let Some(zj) = &result.zones[j] {
-                        for ft in FootprintType::ALL {
-                            for sc in Scope::ALL {
-                                let local = zj.footprint_local[ft.index()][sc.index()];
-                                day.set(
-                                    SeriesKey::FootprintShare {
-                                        source: origin.clone(),
-                                        footprint_type: ft,
-                                        scope: sc,
-                                    },
-                                    idx,
-                                    x_ij / l * local,
-                                );
-                            }
-                        }
-                        day.set(
-                            SeriesKey::ImpactShare {
-                                source: origin.clone(),
-                            },
-                            idx,
-                            x_ij / l * zj.impact_local,
-                        );
-                    }
+                    out.insert(
+                        SeriesKey::FootprintShare {
+                            source: origin.clone(),
+                            footprint_type: ft,
+                            scope: sc,
+                        },
+                        (0..N).map(|s| fraction(s) * local[s]).collect(),
+                    );
                 }
             }
-            let x_ji = result.x[j * n + i];
-            if g > 0.0 && x_ji > 0.0 {
-                let pct = 100.0 * x_ji / g;
-                let key = SeriesKey::FlowShare {
-                    destination: reference.zones.code(j).clone(),
-                };
-                if pct >= SHARE_EPSILON_PCT || day.series.contains_key(&key) {
-                    day.set(key, idx, pct);
-                }
+            let impact = col(
+                od,
+                &SeriesKey::Impact {
+                    coverage: Coverage::Local,
+                },
+            );
+            out.insert(
+                SeriesKey::ImpactShare {
+                    source: origin.clone(),
+                },
+                (0..N).map(|s| fraction(s) * impact[s]).collect(),
+            );
+        }
+        out.insert(
+            SeriesKey::MixShare {
+                origin: origin.clone(),
+            },
+            share,
+        );
+    }
+    // Where this zone's generation went: the exchange columns naming it in every zone's day.
+    let me = SeriesKey::Exchange {
+        origin: day.zone.clone(),
+    };
+    for other in all_days {
+        if let Some(x) = other.series.get(&me) {
+            out.insert(
+                SeriesKey::FlowShare {
+                    destination: other.zone.clone(),
+                },
+                (0..N).map(|s| 100.0 * x[s] / generation[s]).collect(),
+            );
+        }
+    }
+    for c in out.values_mut() {
+        for v in c.iter_mut() {
+            if !v.is_finite() {
+                *v = f32::NAN;
             }
         }
     }
+    out
 }
 
 #[cfg(test)]

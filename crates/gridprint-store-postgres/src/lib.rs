@@ -343,7 +343,7 @@ impl DerivedStore for PgStore {
                 &[Type::INT8, Type::INT8, Type::TEXT, Type::BYTEA, Type::INT8],
             );
             for d in days {
-                let payload: Option<Vec<u8>> = d.any_present().then(|| d.encode());
+                let payload: Option<Vec<u8>> = (!d.is_empty()).then(|| d.encode());
                 w.write(&[&run, &d.day, &d.zone.as_str(), &payload, &now])
                     .map_err(map_err)?;
             }

@@ -296,7 +296,7 @@ impl DerivedStore for SqliteStore {
                 )
                 .map_err(map_err)?;
             for d in days {
-                let payload = d.any_present().then(|| d.encode());
+                let payload = (!d.is_empty()).then(|| d.encode());
                 put.execute(params![run, d.day, d.zone.as_str(), payload, now])
                     .map_err(map_err)?;
             }

@@ -73,8 +73,8 @@ pub trait DerivedStore {
     /// Days whose day number lies in `days`, all zones, ordered by (day, zone).
     fn derived_days(&self, days: std::ops::Range<i64>) -> Result<Vec<DerivedDay>>;
 
-    /// Replaces the given days (zone, day) in one transaction and bumps the data version. Days without
-    /// any computed slot are deleted.
+    /// Replaces the given days (zone, day) in one transaction and bumps the data version. Empty days
+    /// ([`DerivedDay::is_empty`]) are deleted.
     fn replace_derived_days(&self, days: &[DerivedDay]) -> Result<()> {
         let run = new_run_id();
         self.stage_derived_days(run, days)?;
