@@ -146,6 +146,9 @@ impl AccessStore for Synthetic {
 }
 
 impl Store for Synthetic {
+    fn try_lead(&self) -> Result<Option<Box<dyn gridprint_store::LeaderLease>>> {
+        self.inner.try_lead()
+    }
     fn ping(&self) -> Result<()> {
         self.inner.ping()
     }

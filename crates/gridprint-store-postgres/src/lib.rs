@@ -405,7 +405,44 @@ impl DerivedStore for PgStore {
     }
 }
 
+/// Advisory lock key of the leader worker.
+const LEADER_LOCK: i64 = 0x6772_6964_7072_0002;
+
+/// Leadership on PostgreSQL: a session advisory lock held on a dedicated connection. If the process
+/// dies the connection closes and the server releases the lock at once.
+struct AdvisoryLease(Conn);
+
+impl gridprint_store::LeaderLease for AdvisoryLease {
+    fn still_held(&mut self) -> bool {
+        self.0
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+                 AND granted AND ((classid::bigint << 32) | objid::bigint) = $1)",
+                &[&LEADER_LOCK],
+            )
+            .map(|r| r.get::<_, bool>(0))
+            .unwrap_or(false)
+    }
+}
+
+impl Drop for AdvisoryLease {
+    fn drop(&mut self) {
+        let _ = self
+            .0
+            .execute("SELECT pg_advisory_unlock($1)", &[&LEADER_LOCK]);
+    }
+}
+
 impl Store for PgStore {
+    fn try_lead(&self) -> Result<Option<Box<dyn gridprint_store::LeaderLease>>> {
+        let mut c = self.conn()?;
+        let got: bool = c
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&LEADER_LOCK])
+            .map_err(map_err)?
+            .get(0);
+        Ok(got.then(|| Box::new(AdvisoryLease(c)) as Box<dyn gridprint_store::LeaderLease>))
+    }
+
     fn ping(&self) -> Result<()> {
         let mut c = self.conn()?;
         c.query_one("SELECT 1", &[]).map(|_| ()).map_err(map_err)

@@ -19,3 +19,10 @@ fn conformance_on_postgres() {
     use gridprint_store::InputStore;
     assert!(again.input_extent().unwrap().is_some());
 }
+
+#[test]
+fn one_leader_per_database() {
+    let db = TestDb::new("lead");
+    let (a, b) = (db.store(), db.store());
+    gridprint_store::conformance::leadership(&a, &b);
+}

@@ -366,7 +366,49 @@ pub(crate) fn time_now() -> i64 {
         .unwrap_or(0)
 }
 
+/// Leadership on SQLite: an OS lock on `<database>.worker.lock` beside the database file.
+struct FileLease(#[allow(dead_code)] std::fs::File);
+
+impl gridprint_store::LeaderLease for FileLease {
+    fn still_held(&mut self) -> bool {
+        true
+    }
+}
+
+/// Leadership of an in-memory database: only one process can see it, so it always leads.
+struct ProcessLease;
+
+impl gridprint_store::LeaderLease for ProcessLease {
+    fn still_held(&mut self) -> bool {
+        true
+    }
+}
+
 impl Store for SqliteStore {
+    fn try_lead(&self) -> Result<Option<Box<dyn gridprint_store::LeaderLease>>> {
+        let Some(path) = &self.path else {
+            return Ok(Some(Box::new(ProcessLease)));
+        };
+        let mut lock_path = path.clone().into_os_string();
+        lock_path.push(".worker.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| {
+                StoreError::Unavailable(format!(
+                    "cannot open {}: {e}",
+                    std::path::Path::new(&lock_path).display()
+                ))
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(Box::new(FileLease(file)))),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Unavailable(e.to_string())),
+        }
+    }
+
     fn ping(&self) -> Result<()> {
         let conn = self.lock();
         conn.query_row(

@@ -17,3 +17,12 @@ fn conformance_on_file_and_reopen() {
     use gridprint_store::InputStore;
     assert!(again.input_extent().unwrap().is_some());
 }
+
+#[test]
+fn one_leader_per_database_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let a = SqliteStore::open(&path).unwrap();
+    let b = SqliteStore::open(&path).unwrap();
+    gridprint_store::conformance::leadership(&a, &b);
+}

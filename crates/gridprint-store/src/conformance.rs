@@ -26,6 +26,19 @@ fn gen_point(zone: &str, slot: i64, mw: f64, state: DataState, ds: &str) -> Inpu
     }
 }
 
+/// One leader at a time; leadership returns when the holder lets go.
+pub fn leadership(a: &dyn Store, b: &dyn Store) {
+    let mut lease = a.try_lead().unwrap().expect("first process leads");
+    assert!(lease.still_held());
+    assert!(b.try_lead().unwrap().is_none(), "a second process waits");
+    drop(lease);
+    let lease = b.try_lead().unwrap();
+    assert!(
+        lease.is_some(),
+        "leadership is free again once the holder drops it"
+    );
+}
+
 /// Runs every check; panics with a message on the first failure.
 pub fn run_all(store: &dyn Store) {
     inputs_roundtrip_and_idempotence(store);

@@ -110,8 +110,18 @@ pub fn new_run_id() -> i64 {
         ^ (COUNTER.fetch_add(1, Ordering::Relaxed) & 0xf)
 }
 
+/// Exclusive leadership of the worker, held until dropped (or until the process dies: the lock is tied
+/// to a database connection or an OS file lock, so a killed leader releases it at once).
+pub trait LeaderLease: Send {
+    /// Whether this process still holds the lease; a worker checks it before every cycle.
+    fn still_held(&mut self) -> bool;
+}
+
 /// Everything gridprint keeps.
 pub trait Store: InputStore + DerivedStore + AccessStore + Send + Sync {
+    /// Tries to become the one leader `worker` of this database; `None` while another process leads.
+    fn try_lead(&self) -> Result<Option<Box<dyn LeaderLease>>>;
+
     /// Whether the database answers (for `/v1/status/storage`).
     fn ping(&self) -> Result<()>;
     /// A short description without secrets, e.g. `sqlite:///path/gridprint.db`.
