@@ -1,0 +1,121 @@
+//! Benchmarks of the query path on a cache loaded from an in-memory store: one zone, one year of
+//! footprints (35,040 points) answered and serialized to JSON and CSV, and a 31-day all-zones
+//! footprints answer. Run with `cargo bench -p gridprint-query --bench query`.
+
+use gridprint_core::derived::{Coverage, DerivedDay, SeriesKey, SlotFlags};
+use gridprint_core::quality::ZoneStatus;
+use gridprint_core::reference::{FootprintType, ReferenceData, Scope, ZoneSet};
+use gridprint_query::{Endpoint, QueryService};
+use gridprint_store::DerivedStore;
+use gridprint_store_sqlite::SqliteStore;
+use std::sync::{Arc, OnceLock};
+use time::macros::datetime;
+
+fn main() {
+    divan::main();
+}
+
+const FIRST_DAY: i64 = 19_723; // 2024-01-01
+
+fn service() -> &'static QueryService {
+    static S: OnceLock<QueryService> = OnceLock::new();
+    S.get_or_init(|| {
+        let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
+        let store = SqliteStore::open_in_memory().unwrap();
+        let key = |ft, cov| SeriesKey::Footprint {
+            footprint_type: ft,
+            scope: Scope::LifeCycle,
+            coverage: cov,
+        };
+        for d in 0..366 {
+            let zones: Vec<usize> = if d < 31 {
+                (0..reference.zones.len()).collect()
+            } else {
+                vec![0]
+            };
+            let days: Vec<DerivedDay> = zones
+                .into_iter()
+                .map(|z| {
+                    let mut day = DerivedDay::new(reference.zones.code(z).clone(), FIRST_DAY + d);
+                    for i in 0..96 {
+                        day.flags[i] = SlotFlags::new(ZoneStatus::Complete, true, true);
+                        let v = 100.0 + ((d * 96 + i as i64) % 997) as f64 * 0.37;
+                        for ft in FootprintType::ALL {
+                            for cov in [Coverage::Global, Coverage::Local] {
+                                day.set(key(ft, cov), i, v);
+                            }
+                        }
+                    }
+                    day
+                })
+                .collect();
+            store.replace_derived_days(&days).unwrap();
+        }
+        QueryService::load(&store, reference).unwrap()
+    })
+}
+
+fn pairs(s: &str) -> Vec<(String, String)> {
+    s.split('&')
+        .map(|kv| kv.split_once('=').unwrap())
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect()
+}
+
+const NOW: time::OffsetDateTime = datetime!(2025-06-01 00:00 UTC);
+
+#[divan::bench]
+fn one_zone_year_query_only(b: divan::Bencher) {
+    let svc = service();
+    let code = svc.reference().zones.code(0).as_str().to_string();
+    let p = pairs(&format!(
+        "zone={code}&footprint_type=carbon&start=2024-01-01&end=2024-12-31"
+    ));
+    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap());
+}
+
+#[divan::bench]
+fn one_zone_year_json(b: divan::Bencher) {
+    let svc = service();
+    let code = svc.reference().zones.code(0).as_str().to_string();
+    let p = pairs(&format!(
+        "zone={code}&footprint_type=carbon&start=2024-01-01&end=2024-12-31"
+    ));
+    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap().to_json());
+}
+
+#[divan::bench]
+fn one_zone_year_csv(b: divan::Bencher) {
+    let svc = service();
+    let code = svc.reference().zones.code(0).as_str().to_string();
+    let p = pairs(&format!(
+        "zone={code}&footprint_type=carbon&start=2024-01-01&end=2024-12-31"
+    ));
+    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap().to_csv());
+}
+
+#[divan::bench]
+fn one_zone_year_aggregate(b: divan::Bencher) {
+    let svc = service();
+    let code = svc.reference().zones.code(0).as_str().to_string();
+    let p = pairs(&format!(
+        "zone={code}&aggregate=true&start=2024-01-01&end=2024-12-31"
+    ));
+    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap().to_json());
+}
+
+#[divan::bench]
+fn all_zones_month_json(b: divan::Bencher) {
+    let svc = service();
+    let p = pairs("start=2024-01-01&end=2024-01-31");
+    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap().to_json());
+}
+
+#[divan::bench]
+fn lat_lon_lookup(b: divan::Bencher) {
+    let svc = service();
+    b.bench(|| {
+        svc.locator()
+            .locate(divan::black_box(40.4), divan::black_box(-3.7))
+    });
+}

@@ -1,0 +1,862 @@
+//! The in-memory cache every query is answered from: derived outputs and raw inputs of every zone,
+//! columnar, in day chunks of 96 slots, loaded once from the store and swapped whole on refresh.
+//!
+//! Layout ([`DataCache::memory_bytes`] reports the size; with the real engine on the 52-zone set,
+//! `tests/query/scale.rs` measures about 18 KB per zone-day: ~27 derived columns ≈ 10.5 KB and ~11
+//! raw series ≈ 7.4 KB, i.e. roughly 350 MB for a year of 52 zones):
+//!
+//! - **Derived** ([`DerivedZone`], one per zone index): the zone's days sorted, one byte of
+//!   [`SlotFlags`] per slot, and per [`SeriesKey`] a column of chunk numbers (one `u32` per day,
+//!   [`NO_CHUNK`] where the day has no value) into one pool of `f32` chunks of 96 values. All-NaN
+//!   columns of a day take no chunk. The columns are those the compute stores: footprints, impacts,
+//!   scores, `Generation`, `Consumption`, `Mix(type)` and `Exchange { origin }` (row i of X); share
+//!   series are computed from them at query time ([`crate::endpoints`]). For flow-share, the cache
+//!   also indexes, per origin zone, the zones holding an exchange column naming it
+//!   ([`DataCache::exchange_destinations`]).
+//! - **Raw inputs** ([`InputSeries`]): one series per generation type of a zone, per zone load and per
+//!   directed flow, each with its days sorted and per slot an `f32` value, a `u8` data state
+//!   ([`ABSENT`] = no point) and a `u16` datasource id (interned strings). A flow `from → to` is stored
+//!   once and indexed twice: as an export of `from` ([`ZoneInputs::exports`]) and an import of `to`
+//!   ([`ZoneInputs::imports`]). Points of zones that are not in the reference data are kept only as
+//!   the partner side of a known zone's flow.
+//! - The [`CacheVersion`] it was built from: the store's `data_version` and its input extent.
+//!
+//! Loading reads inputs and derived days in batches of [`LoadOptions::batch_days`] days, so the
+//! transient memory of a load stays small. [`SharedCache`] holds the current cache behind an
+//! `ArcSwap`: readers take an `Arc` snapshot without locking, [`SharedCache::refresh`] rebuilds when
+//! the store's version changed and swaps the new cache in atomically (a full reload; in-flight
+//! requests finish on the old snapshot).
+
+use arc_swap::ArcSwap;
+use gridprint_core::derived::{DerivedDay, SeriesKey, SlotFlags};
+use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::DataState;
+use gridprint_core::reference::ReferenceData;
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_store::{Result as StoreResult, Store};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+const N: usize = SLOTS_PER_DAY as usize;
+
+/// Chunk number meaning "no value on this day".
+pub const NO_CHUNK: u32 = u32::MAX;
+
+/// Data state byte meaning "no input point in this slot".
+pub const ABSENT: u8 = u8::MAX;
+
+/// What a cache was built from; a refresh reloads when the store reports something else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheVersion {
+    /// `DerivedStore::data_version` (bumped by every published computation).
+    pub data_version: i64,
+    /// `InputStore::input_extent` (changes when inputs are added beyond the known range).
+    pub input_extent: Option<SlotRange>,
+}
+
+impl CacheVersion {
+    /// Reads the store's current version (two cheap queries).
+    pub fn of(store: &dyn Store) -> StoreResult<CacheVersion> {
+        Ok(CacheVersion {
+            data_version: store.data_version()?,
+            input_extent: store.input_extent()?,
+        })
+    }
+}
+
+/// How much to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Only these day numbers (days since 1970-01-01); `None`: every stored day. Without a window,
+    /// derived days are read over the input extent (the compute writes days only where inputs
+    /// exist); a store without inputs is read whole.
+    pub days: Option<std::ops::Range<i64>>,
+    /// Days per store query while loading (bounds the transient memory of a load).
+    pub batch_days: i64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions {
+            days: None,
+            batch_days: 7,
+        }
+    }
+}
+
+/// One day of a zone or series inside a query window: position `pos` in the day list, and the slot
+/// indices `lo..hi` of that day that lie in the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DaySpan {
+    pub pos: usize,
+    pub day: i64,
+    pub lo: usize,
+    pub hi: usize,
+}
+
+impl DaySpan {
+    /// The slot at index `i` of this day.
+    pub fn slot(&self, i: usize) -> Slot {
+        Slot(self.day * SLOTS_PER_DAY + i as i64)
+    }
+}
+
+/// The days of a sorted day list that intersect `range`, with the slot bounds inside each day.
+pub fn day_spans(days: &[i64], range: SlotRange) -> impl Iterator<Item = DaySpan> + '_ {
+    let (first_day, last_slot) = if range.is_empty() {
+        (i64::MAX, Slot(i64::MIN))
+    } else {
+        (range.start.day(), range.end.offset(-1))
+    };
+    let last_day = last_slot.day();
+    let from = days.partition_point(|&d| d < first_day);
+    days[from..]
+        .iter()
+        .enumerate()
+        .take_while(move |(_, d)| **d <= last_day)
+        .map(move |(k, &day)| DaySpan {
+            pos: from + k,
+            day,
+            lo: if day == first_day {
+                range.start.index_in_day()
+            } else {
+                0
+            },
+            hi: if day == last_day {
+                last_slot.index_in_day() + 1
+            } else {
+                N
+            },
+        })
+}
+
+/// Derived outputs of one zone, columnar (see the module documentation).
+#[derive(Debug, Clone, Default)]
+pub struct DerivedZone {
+    days: Vec<i64>,
+    flags: Vec<SlotFlags>,
+    columns: BTreeMap<SeriesKey, Vec<u32>>,
+    values: Vec<f32>,
+}
+
+impl DerivedZone {
+    /// Day numbers held, ascending.
+    pub fn days(&self) -> &[i64] {
+        &self.days
+    }
+
+    /// The 96 flags of the day at position `pos`.
+    pub fn flags(&self, pos: usize) -> &[SlotFlags] {
+        &self.flags[pos * N..(pos + 1) * N]
+    }
+
+    /// The 96 flags of a day number, if the zone has that day.
+    pub fn flags_of_day(&self, day: i64) -> Option<&[SlotFlags]> {
+        self.days
+            .binary_search(&day)
+            .ok()
+            .map(|pos| self.flags(pos))
+    }
+
+    /// The column of a series: one chunk number per day position.
+    pub fn column(&self, key: &SeriesKey) -> Option<&[u32]> {
+        self.columns.get(key).map(|c| c.as_slice())
+    }
+
+    /// Every series key the zone has, in key order.
+    pub fn columns(&self) -> impl Iterator<Item = (&SeriesKey, &[u32])> {
+        self.columns.iter().map(|(k, c)| (k, c.as_slice()))
+    }
+
+    /// The 96 values of a column at a day position, if that day has any.
+    pub fn chunk(&self, column: &[u32], pos: usize) -> Option<&[f32]> {
+        match column.get(pos) {
+            Some(&c) if c != NO_CHUNK => Some(&self.values[c as usize * N..(c as usize + 1) * N]),
+            _ => None,
+        }
+    }
+
+    /// The 96 values of a column on a day number, if the zone has that day and the column a value.
+    pub fn chunk_of_day(&self, column: &[u32], day: i64) -> Option<&[f32]> {
+        self.days
+            .binary_search(&day)
+            .ok()
+            .and_then(|pos| self.chunk(column, pos))
+    }
+
+    /// Calls `f(slot, flags, value)` for every computed slot of the window where the series has a
+    /// finite value, in time order.
+    pub fn for_each_value(
+        &self,
+        key: &SeriesKey,
+        range: SlotRange,
+        mut f: impl FnMut(Slot, SlotFlags, f32),
+    ) {
+        let Some(col) = self.column(key) else { return };
+        for span in day_spans(&self.days, range) {
+            let Some(vals) = self.chunk(col, span.pos) else {
+                continue;
+            };
+            let flags = self.flags(span.pos);
+            for i in span.lo..span.hi {
+                let v = vals[i];
+                if v.is_finite() && flags[i].present() {
+                    f(span.slot(i), flags[i], v);
+                }
+            }
+        }
+    }
+
+    fn add_day(&mut self, day: &DerivedDay) {
+        let pos = self.days.len();
+        self.days.push(day.day);
+        if day.flags.len() == N {
+            self.flags.extend_from_slice(&day.flags);
+        } else {
+            self.flags
+                .extend(std::iter::repeat_n(SlotFlags::default(), N));
+        }
+        for col in self.columns.values_mut() {
+            col.push(NO_CHUNK);
+        }
+        for (key, vals) in &day.series {
+            if vals.len() != N || !vals.iter().any(|v| v.is_finite()) {
+                continue;
+            }
+            let chunk = (self.values.len() / N) as u32;
+            self.values.extend_from_slice(vals);
+            let col = self
+                .columns
+                .entry(key.clone())
+                .or_insert_with(|| vec![NO_CHUNK; pos + 1]);
+            col[pos] = chunk;
+        }
+    }
+
+    /// Sorts days that arrived out of order; of a day given twice the last one wins.
+    fn finish(&mut self) {
+        if self.days.windows(2).all(|w| w[0] < w[1]) {
+            self.shrink();
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.days.len()).collect();
+        // Stable sort by day, then keep the last of equal days.
+        order.sort_by_key(|&p| self.days[p]);
+        let mut keep: Vec<usize> = Vec::with_capacity(order.len());
+        for p in order {
+            match keep.last() {
+                Some(&q) if self.days[q] == self.days[p] => {
+                    *keep.last_mut().expect("non-empty") = p
+                }
+                _ => keep.push(p),
+            }
+        }
+        self.days = keep.iter().map(|&p| self.days[p]).collect();
+        self.flags = keep
+            .iter()
+            .flat_map(|&p| self.flags[p * N..(p + 1) * N].iter().copied())
+            .collect();
+        for col in self.columns.values_mut() {
+            *col = keep.iter().map(|&p| col[p]).collect();
+        }
+        self.columns.retain(|_, c| c.iter().any(|&x| x != NO_CHUNK));
+        self.shrink();
+    }
+
+    fn shrink(&mut self) {
+        self.days.shrink_to_fit();
+        self.flags.shrink_to_fit();
+        self.values.shrink_to_fit();
+        for c in self.columns.values_mut() {
+            c.shrink_to_fit();
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.days.capacity() * 8
+            + self.flags.capacity()
+            + self.values.capacity() * 4
+            + self
+                .columns
+                .iter()
+                .map(|(k, c)| key_bytes(k) + 24 + c.capacity() * 4)
+                .sum::<usize>()
+    }
+}
+
+/// Heap and inline bytes of a series key (inline size plus zone-code strings), for memory accounting.
+fn key_bytes(k: &SeriesKey) -> usize {
+    let heap = match k {
+        SeriesKey::MixShare { origin: z }
+        | SeriesKey::FlowShare { destination: z }
+        | SeriesKey::FootprintShare { source: z, .. }
+        | SeriesKey::ImpactShare { source: z }
+        | SeriesKey::Exchange { origin: z } => z.as_str().len(),
+        _ => 0,
+    };
+    std::mem::size_of::<SeriesKey>() + heap
+}
+
+/// One raw input series (generation of a type, load, or one directed flow), columnar by day.
+#[derive(Debug, Clone, Default)]
+pub struct InputSeries {
+    days: Vec<i64>,
+    values: Vec<f32>,
+    states: Vec<u8>,
+    sources: Vec<u16>,
+}
+
+/// One slot of a day of an [`InputSeries`].
+#[derive(Debug, Clone, Copy)]
+pub struct InputDay<'a> {
+    pub values: &'a [f32],
+    /// `DataState as u8`, or [`ABSENT`].
+    pub states: &'a [u8],
+    /// Datasource ids (see [`DataCache::datasource`]).
+    pub sources: &'a [u16],
+}
+
+impl InputSeries {
+    /// Day numbers held, ascending.
+    pub fn days(&self) -> &[i64] {
+        &self.days
+    }
+
+    /// The columns of the day at position `pos`.
+    pub fn day(&self, pos: usize) -> InputDay<'_> {
+        let r = pos * N..(pos + 1) * N;
+        InputDay {
+            values: &self.values[r.clone()],
+            states: &self.states[r.clone()],
+            sources: &self.sources[r],
+        }
+    }
+
+    /// Calls `f(slot, value, state, datasource id)` for every point of the window, in time order.
+    pub fn for_each_point(&self, range: SlotRange, mut f: impl FnMut(Slot, f32, DataState, u16)) {
+        for span in day_spans(&self.days, range) {
+            let d = self.day(span.pos);
+            for i in span.lo..span.hi {
+                if let Some(st) = DataState::from_u8(d.states[i]) {
+                    f(span.slot(i), d.values[i], st, d.sources[i]);
+                }
+            }
+        }
+    }
+
+    fn set(&mut self, slot: Slot, mw: f64, state: DataState, source: u16) {
+        let day = slot.day();
+        let pos = match self.days.last() {
+            Some(&d) if d == day => self.days.len() - 1,
+            Some(&d) if d > day => match self.days.binary_search(&day) {
+                Ok(p) => p,
+                Err(p) => {
+                    self.days.insert(p, day);
+                    let at = p * N;
+                    self.values.splice(at..at, std::iter::repeat_n(f32::NAN, N));
+                    self.states.splice(at..at, std::iter::repeat_n(ABSENT, N));
+                    self.sources.splice(at..at, std::iter::repeat_n(0, N));
+                    p
+                }
+            },
+            _ => {
+                self.days.push(day);
+                self.values.extend(std::iter::repeat_n(f32::NAN, N));
+                self.states.extend(std::iter::repeat_n(ABSENT, N));
+                self.sources.extend(std::iter::repeat_n(0, N));
+                self.days.len() - 1
+            }
+        };
+        let i = pos * N + slot.index_in_day();
+        self.values[i] = if mw.is_finite() { mw as f32 } else { f32::NAN };
+        self.states[i] = state as u8;
+        self.sources[i] = source;
+    }
+
+    fn shrink(&mut self) {
+        self.days.shrink_to_fit();
+        self.values.shrink_to_fit();
+        self.states.shrink_to_fit();
+        self.sources.shrink_to_fit();
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.days.capacity() * 8
+            + self.values.capacity() * 4
+            + self.states.capacity()
+            + self.sources.capacity() * 2
+    }
+}
+
+/// Index of a zone's raw input series (numbers into [`DataCache::input_series`]).
+#[derive(Debug, Clone, Default)]
+pub struct ZoneInputs {
+    /// Generation per production type, sorted by type.
+    pub generation: Vec<(ProductionType, u32)>,
+    /// Load.
+    pub load: Option<u32>,
+    /// Flows into the zone, by source zone code (sorted).
+    pub imports: Vec<(ZoneCode, u32)>,
+    /// Flows out of the zone, by destination zone code (sorted).
+    pub exports: Vec<(ZoneCode, u32)>,
+}
+
+impl ZoneInputs {
+    fn memory_bytes(&self) -> usize {
+        self.generation.capacity() * 8
+            + (self.imports.capacity() + self.exports.capacity()) * 32
+            + self
+                .imports
+                .iter()
+                .chain(&self.exports)
+                .map(|(z, _)| z.as_str().len())
+                .sum::<usize>()
+    }
+}
+
+/// Sizes of a cache, for logs and the memory report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    /// Zone-days with derived data.
+    pub derived_zone_days: usize,
+    /// Derived columns chunks (96 values each) held.
+    pub derived_chunks: usize,
+    /// Raw input series (generation types, loads, directed flows).
+    pub input_series: usize,
+    /// Series-days of raw inputs held.
+    pub input_series_days: usize,
+    /// Distinct datasource strings.
+    pub datasources: usize,
+    /// Approximate bytes held (heap and inline).
+    pub bytes: usize,
+}
+
+/// Everything the query functions read: derived outputs and raw inputs of every zone.
+#[derive(Debug)]
+pub struct DataCache {
+    reference: Arc<ReferenceData>,
+    version: CacheVersion,
+    options: LoadOptions,
+    derived: Vec<DerivedZone>,
+    /// For each origin zone, the zones whose days hold an `Exchange { origin }` column (ascending).
+    destinations: Vec<Vec<ZoneIdx>>,
+    inputs: Vec<ZoneInputs>,
+    series: Vec<InputSeries>,
+    datasources: Vec<String>,
+}
+
+/// For each origin zone, the zones that hold an exchange column naming it.
+fn exchange_destinations(reference: &ReferenceData, derived: &[DerivedZone]) -> Vec<Vec<ZoneIdx>> {
+    let mut out = vec![Vec::new(); reference.zones.len()];
+    for (i, d) in derived.iter().enumerate() {
+        for (k, _) in d.columns() {
+            if let SeriesKey::Exchange { origin } = k
+                && let Some(j) = reference.zones.index_of(origin)
+            {
+                out[j].push(i);
+            }
+        }
+    }
+    out
+}
+
+/// Builds the raw-input side of a cache point by point.
+struct InputsBuilder<'r> {
+    reference: &'r ReferenceData,
+    inputs: Vec<ZoneInputs>,
+    series: Vec<InputSeries>,
+    by_key: HashMap<InputKey, u32>,
+    datasources: Vec<String>,
+    ds_ids: HashMap<String, u16>,
+}
+
+impl<'r> InputsBuilder<'r> {
+    fn new(reference: &'r ReferenceData) -> Self {
+        InputsBuilder {
+            reference,
+            inputs: vec![ZoneInputs::default(); reference.zones.len()],
+            series: Vec::new(),
+            by_key: HashMap::new(),
+            datasources: Vec::new(),
+            ds_ids: HashMap::new(),
+        }
+    }
+
+    fn datasource(&mut self, s: &str) -> u16 {
+        if let Some(&id) = self.ds_ids.get(s) {
+            return id;
+        }
+        // More than 65,535 distinct datasources would be a bug upstream; fold the excess into the last.
+        let id = self.datasources.len().min(u16::MAX as usize) as u16;
+        if (id as usize) == self.datasources.len() {
+            self.datasources.push(s.to_string());
+        }
+        self.ds_ids.insert(s.to_string(), id);
+        id
+    }
+
+    fn add(&mut self, p: InputPoint) {
+        let id = match self.by_key.get(&p.key) {
+            Some(&id) => id,
+            None => {
+                let zones = &self.reference.zones;
+                let id = self.series.len() as u32;
+                let used = match &p.key {
+                    InputKey::Generation {
+                        zone,
+                        production_type,
+                    } => match zones.index_of(zone) {
+                        Some(z) => {
+                            self.inputs[z].generation.push((*production_type, id));
+                            true
+                        }
+                        None => false,
+                    },
+                    InputKey::Load { zone } => match zones.index_of(zone) {
+                        Some(z) => {
+                            self.inputs[z].load = Some(id);
+                            true
+                        }
+                        None => false,
+                    },
+                    InputKey::Flow { from, to } => {
+                        let (f, t) = (zones.index_of(from), zones.index_of(to));
+                        if let Some(f) = f {
+                            self.inputs[f].exports.push((to.clone(), id));
+                        }
+                        if let Some(t) = t {
+                            self.inputs[t].imports.push((from.clone(), id));
+                        }
+                        f.is_some() || t.is_some()
+                    }
+                };
+                if !used {
+                    return;
+                }
+                self.series.push(InputSeries::default());
+                self.by_key.insert(p.key.clone(), id);
+                id
+            }
+        };
+        let ds = self.datasource(&p.datasource);
+        self.series[id as usize].set(p.slot, p.mw, p.state, ds);
+    }
+}
+
+impl DataCache {
+    /// Loads every stored day (see [`LoadOptions`]) from the store.
+    pub fn load(store: &dyn Store, reference: Arc<ReferenceData>) -> StoreResult<DataCache> {
+        Self::load_with(store, reference, LoadOptions::default())
+    }
+
+    /// Loads with explicit options.
+    pub fn load_with(
+        store: &dyn Store,
+        reference: Arc<ReferenceData>,
+        options: LoadOptions,
+    ) -> StoreResult<DataCache> {
+        // The version is read first: a change published during the load shows up as a newer version
+        // at the next refresh, never as a missed one.
+        let version = CacheVersion::of(store)?;
+        let batch = options.batch_days.max(1);
+        let zones = &reference.zones;
+
+        let mut b = InputsBuilder::new(&reference);
+        let input_days = version
+            .input_extent
+            .map(|e| clip_days(e.days(), options.days.as_ref()));
+        if let Some(days) = &input_days {
+            for (a, z) in batches(days.clone(), batch) {
+                let range = SlotRange::new(Slot::first_of_day(a), Slot::first_of_day(z));
+                for p in store.inputs_in_range(range)? {
+                    b.add(p.point);
+                }
+            }
+        }
+        let InputsBuilder {
+            mut inputs,
+            mut series,
+            datasources,
+            ..
+        } = b;
+        for zi in &mut inputs {
+            zi.generation.sort_by_key(|(t, _)| *t);
+            zi.imports.sort();
+            zi.exports.sort();
+        }
+        for s in &mut series {
+            s.shrink();
+        }
+
+        let mut derived = vec![DerivedZone::default(); zones.len()];
+        let mut add_days = |days: Vec<DerivedDay>| {
+            for d in days {
+                if let Some(z) = zones.index_of(&d.zone) {
+                    derived[z].add_day(&d);
+                }
+            }
+        };
+        match (&options.days, &input_days) {
+            (Some(days), _) | (None, Some(days)) => {
+                for (a, z) in batches(days.clone(), batch) {
+                    add_days(store.derived_days(a..z)?);
+                }
+            }
+            (None, None) => add_days(store.derived_days(i64::MIN..i64::MAX)?),
+        }
+        for d in &mut derived {
+            d.finish();
+        }
+        let destinations = exchange_destinations(&reference, &derived);
+        Ok(DataCache {
+            reference,
+            version,
+            options,
+            derived,
+            destinations,
+            inputs,
+            series,
+            datasources,
+        })
+    }
+
+    /// A cache without any data (start-up before the first load, tests).
+    pub fn empty(reference: Arc<ReferenceData>) -> DataCache {
+        let n = reference.zones.len();
+        DataCache {
+            reference,
+            version: CacheVersion {
+                data_version: i64::MIN,
+                input_extent: None,
+            },
+            options: LoadOptions::default(),
+            derived: vec![DerivedZone::default(); n],
+            destinations: vec![Vec::new(); n],
+            inputs: vec![ZoneInputs::default(); n],
+            series: Vec::new(),
+            datasources: Vec::new(),
+        }
+    }
+
+    /// Rebuilds from the store if its version differs from this cache's; `None` when unchanged.
+    /// (A full reload: cheap enough for a year of 52 zones, and always consistent.)
+    pub fn refresh(&self, store: &dyn Store) -> StoreResult<Option<DataCache>> {
+        if CacheVersion::of(store)? == self.version {
+            return Ok(None);
+        }
+        DataCache::load_with(store, self.reference.clone(), self.options.clone()).map(Some)
+    }
+
+    /// The reference data the cache was built with.
+    pub fn reference(&self) -> &Arc<ReferenceData> {
+        &self.reference
+    }
+
+    /// The store version the cache was built from.
+    pub fn version(&self) -> CacheVersion {
+        self.version
+    }
+
+    /// The store's `data_version` the cache was built from (for ETags).
+    pub fn data_version(&self) -> i64 {
+        self.version.data_version
+    }
+
+    /// Derived outputs of a zone.
+    pub fn derived(&self, zone: ZoneIdx) -> &DerivedZone {
+        &self.derived[zone]
+    }
+
+    /// The zones consuming generation of `origin` somewhere in the cache: those whose days hold an
+    /// `Exchange { origin }` column, ascending (flow-share reads them).
+    pub fn exchange_destinations(&self, origin: ZoneIdx) -> &[ZoneIdx] {
+        &self.destinations[origin]
+    }
+
+    /// Raw-input index of a zone.
+    pub fn inputs(&self, zone: ZoneIdx) -> &ZoneInputs {
+        &self.inputs[zone]
+    }
+
+    /// A raw input series by number.
+    pub fn input_series(&self, id: u32) -> &InputSeries {
+        &self.series[id as usize]
+    }
+
+    /// The datasource string of an id.
+    pub fn datasource(&self, id: u16) -> &str {
+        self.datasources
+            .get(id as usize)
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    /// Sizes and approximate memory held.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            derived_zone_days: self.derived.iter().map(|d| d.days.len()).sum(),
+            derived_chunks: self.derived.iter().map(|d| d.values.len() / N).sum(),
+            input_series: self.series.len(),
+            input_series_days: self.series.iter().map(|s| s.days.len()).sum(),
+            datasources: self.datasources.len(),
+            bytes: self.memory_bytes(),
+        }
+    }
+
+    /// Approximate bytes held by the cache (vector capacities plus key strings; allocator overhead
+    /// and the shared reference data not counted).
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self
+                .derived
+                .iter()
+                .map(|d| std::mem::size_of::<DerivedZone>() + d.memory_bytes())
+                .sum::<usize>()
+            + self
+                .inputs
+                .iter()
+                .map(|z| std::mem::size_of::<ZoneInputs>() + z.memory_bytes())
+                .sum::<usize>()
+            + self
+                .series
+                .iter()
+                .map(|s| std::mem::size_of::<InputSeries>() + s.memory_bytes())
+                .sum::<usize>()
+            + self
+                .datasources
+                .iter()
+                .map(|s| 24 + s.capacity())
+                .sum::<usize>()
+    }
+}
+
+fn clip_days(
+    days: std::ops::Range<i64>,
+    window: Option<&std::ops::Range<i64>>,
+) -> std::ops::Range<i64> {
+    match window {
+        Some(w) => days.start.max(w.start)..days.end.min(w.end).max(days.start.max(w.start)),
+        None => days,
+    }
+}
+
+fn batches(days: std::ops::Range<i64>, size: i64) -> impl Iterator<Item = (i64, i64)> {
+    let end = days.end;
+    (days.start..days.end)
+        .step_by(size as usize)
+        .map(move |a| (a, (a + size).min(end)))
+}
+
+/// The current cache, swappable while readers keep answering from their snapshot.
+pub struct SharedCache {
+    current: ArcSwap<DataCache>,
+    refreshing: Mutex<()>,
+}
+
+impl std::fmt::Debug for SharedCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedCache")
+            .field("version", &self.current.load().version)
+            .finish()
+    }
+}
+
+impl SharedCache {
+    /// Wraps a loaded cache.
+    pub fn new(cache: DataCache) -> SharedCache {
+        SharedCache {
+            current: ArcSwap::from_pointee(cache),
+            refreshing: Mutex::new(()),
+        }
+    }
+
+    /// The current snapshot (lock-free; keep it for the whole request).
+    pub fn get(&self) -> Arc<DataCache> {
+        self.current.load_full()
+    }
+
+    /// Replaces the cache.
+    pub fn replace(&self, cache: DataCache) {
+        self.current.store(Arc::new(cache));
+    }
+
+    /// Reloads when the store's version changed; returns whether a new cache was swapped in.
+    /// Concurrent calls are serialised, so only one reload runs at a time.
+    pub fn refresh(&self, store: &dyn Store) -> StoreResult<bool> {
+        let _guard = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        match self.get().refresh(store)? {
+            Some(new) => {
+                self.replace(new);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn day_spans_cut_the_window() {
+        let days = [10, 11, 13];
+        let r = SlotRange::new(Slot(10 * 96 + 5), Slot(13 * 96 + 2));
+        let spans: Vec<_> = day_spans(&days, r).collect();
+        assert_eq!(spans.len(), 3);
+        assert_eq!((spans[0].pos, spans[0].lo, spans[0].hi), (0, 5, 96));
+        assert_eq!((spans[1].pos, spans[1].lo, spans[1].hi), (1, 0, 96));
+        assert_eq!((spans[2].pos, spans[2].lo, spans[2].hi), (2, 0, 2));
+        let r = SlotRange::new(Slot(12 * 96), Slot(13 * 96));
+        assert_eq!(day_spans(&days, r).count(), 0);
+        let r = SlotRange::new(Slot(11 * 96 + 3), Slot(11 * 96 + 4));
+        let s: Vec<_> = day_spans(&days, r).collect();
+        assert_eq!((s[0].pos, s[0].lo, s[0].hi), (1, 3, 4));
+    }
+
+    #[test]
+    fn derived_days_out_of_order_are_sorted_and_the_last_duplicate_wins() {
+        use gridprint_core::quality::ZoneStatus;
+        let code = gridprint_core::zone::ZoneCode::parse("ES").unwrap();
+        let key = SeriesKey::Mix(ProductionType::Coal);
+        let day = |d: i64, v: f64| {
+            let mut x = DerivedDay::new(code.clone(), d);
+            x.flags[0] = SlotFlags::new(ZoneStatus::Complete, true, true);
+            x.set(key.clone(), 0, v);
+            x
+        };
+        let mut z = DerivedZone::default();
+        for (d, v) in [(5, 1.0), (3, 2.0), (5, 3.0)] {
+            z.add_day(&day(d, v));
+        }
+        z.finish();
+        assert_eq!(z.days(), &[3, 5]);
+        let col = z.column(&key).unwrap();
+        assert_eq!(z.chunk(col, 0).unwrap()[0], 2.0);
+        assert_eq!(z.chunk(col, 1).unwrap()[0], 3.0);
+        assert!(z.flags(1)[0].present() && !z.flags(1)[1].present());
+    }
+
+    #[test]
+    fn input_series_inserts_out_of_order_days() {
+        let mut s = InputSeries::default();
+        s.set(Slot(5 * 96 + 1), 1.0, DataState::Official, 0);
+        s.set(Slot(3 * 96 + 2), 2.0, DataState::Estimated, 1);
+        s.set(Slot(5 * 96 + 3), 3.0, DataState::Official, 0);
+        assert_eq!(s.days(), &[3, 5]);
+        let mut got = Vec::new();
+        s.for_each_point(SlotRange::new(Slot(0), Slot(1000)), |sl, v, st, ds| {
+            got.push((sl.0, v, st, ds))
+        });
+        assert_eq!(
+            got,
+            vec![
+                (3 * 96 + 2, 2.0, DataState::Estimated, 1),
+                (5 * 96 + 1, 1.0, DataState::Official, 0),
+                (5 * 96 + 3, 3.0, DataState::Official, 0)
+            ]
+        );
+    }
+}

@@ -1,0 +1,40 @@
+//! gridprint-query: answers every `/v1` data endpoint from memory, without HTTP.
+//!
+//! The flow is: [`DataCache`] loads derived days and raw inputs once from the store into compact
+//! columns ([`cache`]); [`params`] turns raw query pairs into typed requests by the contract's rules
+//! (lat/lon through the polygon index of [`geo`]); [`endpoints`] reads the cache and builds the
+//! [`responses`], which serialize to JSON quickly or to long-format [`csv`]. [`QueryService`] bundles
+//! it for the HTTP layer: `service.query(Endpoint::Footprints, &pairs, now)?.to_json()`.
+//!
+//! Nothing here does I/O per request; the only store access is loading and refreshing the cache.
+
+#![forbid(unsafe_code)]
+
+pub mod cache;
+pub mod csv;
+pub mod endpoints;
+pub mod error;
+pub mod geo;
+mod group;
+pub mod params;
+pub mod responses;
+pub mod service;
+mod timefmt;
+
+pub use cache::{CacheStats, CacheVersion, DataCache, LoadOptions, SharedCache};
+pub use error::QueryError;
+pub use geo::{GeoError, ZoneLocator};
+pub use responses::QueryResponse;
+pub use service::{Endpoint, QueryService, ServiceError, run};
+
+#[cfg(test)]
+mod tests {
+    /// The HTTP layer shares one service between its workers.
+    #[test]
+    fn service_is_shareable() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<crate::QueryService>();
+        assert_send_sync::<crate::DataCache>();
+        assert_send_sync::<crate::QueryResponse>();
+    }
+}

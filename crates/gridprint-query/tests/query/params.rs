@@ -1,0 +1,316 @@
+//! Parameter rules of api-contract §2–§3: every 400/404/422 and the accepted forms.
+
+use crate::fixture::*;
+use gridprint_core::derived::Coverage;
+use gridprint_core::reference::{FootprintType, Scope};
+use gridprint_core::slot::{Slot, parse_timestamp};
+use gridprint_query::params::{self, ParseContext, PartnerFilter, ZoneSelection};
+use gridprint_query::{Endpoint, ZoneLocator};
+use std::sync::OnceLock;
+
+fn locator() -> &'static ZoneLocator {
+    static L: OnceLock<ZoneLocator> = OnceLock::new();
+    L.get_or_init(|| {
+        let r = reference();
+        ZoneLocator::from_geojson(&r.geojson, &r.zones).unwrap()
+    })
+}
+
+fn idx(code: &str) -> usize {
+    reference().zones.index_of_str(code).unwrap()
+}
+
+#[test]
+fn every_rule_violation_gets_its_status() {
+    let svc = service(&store());
+    use Endpoint::*;
+    let cases: &[(Endpoint, &str, u16)] = &[
+        // Location.
+        (Footprints, "zone=ES&lat=40&lon=-3", 400),
+        (Footprints, "zone=ES&lat=40", 400),
+        (Footprints, "lat=40", 400),
+        (Footprints, "lon=-3", 400),
+        (Footprints, "lat=abc&lon=1", 422),
+        (Footprints, "lat=40&lon=abc", 422),
+        (Footprints, "lat=NaN&lon=1", 422),
+        (Footprints, "lat=100&lon=1", 422),
+        (Footprints, "lat=-90.5&lon=1", 422),
+        (Footprints, "lat=40&lon=200", 422),
+        (Footprints, "lat=45.0&lon=-30.0", 404),
+        // Time.
+        (Footprints, "zone=ES&start=2024-06-15", 400),
+        (Footprints, "zone=ES&end=2024-06-15", 400),
+        (Footprints, "zone=ES&start=2024-06-16&end=2024-06-15", 400),
+        (Footprints, "zone=ES&start=yesterday&end=2024-06-15", 422),
+        (Footprints, "zone=ES&start=2024-06-15&end=soon", 422),
+        (Footprints, "zone=ES&start=2023-01-01&end=2024-06-15", 400),
+        (Footprints, "start=2024-01-01&end=2024-03-01", 400),
+        (
+            Footprints,
+            "zone=ES,FR&start=2024-01-01&end=2024-03-01",
+            400,
+        ),
+        (
+            Footprints,
+            "zone=XX,YY&start=2024-01-01&end=2024-03-01",
+            400,
+        ),
+        // Booleans and enums.
+        (Footprints, "zone=ES&aggregate=maybe", 422),
+        (Footprints, "zone=ES&use_global=yes", 422),
+        (Footprints, "zone=ES&aggregate=true", 400),
+        (Footprints, "zone=ES&footprint_type=nitrogen", 400),
+        (Footprints, "zone=ES&scope=cradle", 400),
+        (Generation, "zone=ES&production_type=unobtainium", 400),
+        (
+            Generation,
+            "zone=ES&production_type=hydro_pumped_storage",
+            400,
+        ),
+        (
+            Generation,
+            "zone=ES&production_type=Hydro_Pumped_Storage",
+            400,
+        ),
+        (Mix, "zone=ES&production_type=hydro_pumped_storage", 400),
+        (Mix, "zone=ES&production_type=fusion", 400),
+        (Impacts, "zone=ES&impact_type=carbon", 400),
+        (Impacts, "zone=ES&impact_type=noise", 400),
+        (Impacts, "zone=ES&scope=life-cycle", 400),
+        (Impacts, "zone=ES&scope=cradle", 400),
+        (Impacts, "zone=ES&aggregate=true", 400),
+        (Impacts, "zone=ES&use_global=2", 422),
+        (Score, "zone=ES&scope=life-cycle", 400),
+        (Score, "zone=ES&aggregate=true", 400),
+        (Score, "zone=ES&aggregate=nope", 422),
+        // Secondary locations.
+        (
+            Imports,
+            "zone=ES&source_zone=FR&source_lat=40&source_lon=-3",
+            400,
+        ),
+        (Imports, "zone=ES&source_lat=40", 400),
+        (Imports, "zone=ES&source_lat=x&source_lon=1", 422),
+        (Imports, "zone=ES&source_lat=45&source_lon=-30", 404),
+        (Exports, "zone=ES&destination_lon=1", 400),
+        (Exports, "zone=ES&destination_lat=91&destination_lon=1", 422),
+        (
+            Exports,
+            "zone=ES&destination_lat=45&destination_lon=-30",
+            404,
+        ),
+        (
+            FlowShare,
+            "zone=ES&destination_zone=FR&destination_lon=1",
+            400,
+        ),
+        (MixShare, "zone=ES&origin_lat=1", 400),
+        (MixShare, "zone=ES&origin_lat=45&origin_lon=-30", 404),
+        (FootprintShare, "zone=ES&source_lat=40", 400),
+        (FootprintShare, "zone=ES&footprint_type=x", 400),
+        (ImpactShare, "zone=ES&impact_type=carbon", 400),
+        (ImpactShare, "zone=ES&scope=life-cycle", 400),
+        // Load and flows share the location and time rules.
+        (Load, "zone=ES&lat=1&lon=1", 400),
+        (Load, "start=2024-06-15", 400),
+        // Factors.
+        (Factors, "factor_type=nitrogen", 400),
+        (Factors, "scope=x", 400),
+        (Factors, "production_type=x", 400),
+        (Factors, "aggregate=x", 422),
+        (Factors, "start=2024-01-01", 400),
+        (Factors, "start=2024-01-02&end=2024-01-01", 400),
+    ];
+    for (ep, query, status) in cases {
+        let e = err(&svc, *ep, query);
+        assert_eq!(e.status, *status, "{ep:?}?{query}: {e}");
+        assert!(!e.detail.is_empty());
+    }
+}
+
+#[test]
+fn messages_name_the_rule() {
+    let svc = service(&store());
+    let e = err(
+        &svc,
+        Endpoint::Footprints,
+        "zone=ES&start=2023-01-01&end=2024-06-15",
+    );
+    assert!(e.detail.contains("366 days"), "{}", e.detail);
+    let e = err(
+        &svc,
+        Endpoint::Footprints,
+        "start=2024-01-01&end=2024-03-01",
+    );
+    assert!(e.detail.contains("31 days"), "{}", e.detail);
+    let e = err(&svc, Endpoint::Footprints, "zone=ES&aggregate=true");
+    assert!(e.detail.contains("start and end"), "{}", e.detail);
+    let e = err(&svc, Endpoint::Generation, "zone=ES&production_type=x");
+    assert!(e.detail.contains("wind_onshore"), "{}", e.detail);
+    let e = err(&svc, Endpoint::Footprints, "lat=45.0&lon=-30.0");
+    assert!(e.detail.contains("no supported zone"), "{}", e.detail);
+}
+
+#[test]
+fn accepted_forms() {
+    let svc = service(&store());
+    use Endpoint::*;
+    let ok: &[(Endpoint, &str)] = &[
+        (Footprints, ""),
+        (Footprints, "zone="),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T00:00Z&end=2024-06-15T00:00Z",
+        ),
+        (Footprints, "zone=ES&start=2024-01-01&end=2024-12-31"),
+        (Footprints, "zone=ES&start=2024-01-01&end=2025-01-01"),
+        (Footprints, "start=2024-06-01&end=2024-07-01"),
+        (Footprints, "zone=XX"),
+        (Footprints, "zone=E$"),
+        (Footprints, "zone=es,FR,xx"),
+        (
+            Footprints,
+            "zone=ES&footprint_type=Carbon&scope=LIFE-CYCLE&aggregate=TRUE&use_global=0&start=2024-06-15&end=2024-06-16",
+        ),
+        (Footprints, "zone=ES&footprint_type=&scope=&aggregate="),
+        (Footprints, "zone=ES&unknown=1&format=csv"),
+        (Footprints, "lat=40.4&lon=-3.7"),
+        (
+            Impacts,
+            "zone=ES&impact_type=WATER&scope=Operational&use_global=false",
+        ),
+        (
+            Score,
+            "zone=ES&scope=operational&aggregate=1&start=2024-06-15&end=2024-06-15T06:00Z",
+        ),
+        (Generation, "zone=ES&production_type=Wind_Onshore"),
+        (Imports, "zone=ES&source_zone=fr"),
+        (Imports, "zone=ES&source_lat=48.85&source_lon=2.35"),
+        (Exports, "zone=ES&destination_zone=FR,PT"),
+        (MixShare, "zone=ES&origin_zone=FR"),
+        (
+            FootprintShare,
+            "zone=ES&source_zone=FR&footprint_type=water&scope=operational",
+        ),
+        (ImpactShare, "zone=ES&source_zone=FR&impact_type=water"),
+        (Factors, "production_type=hydro_pumped_storage"),
+        (Factors, "aggregate=true"),
+        (
+            Factors,
+            "factor_type=WATER&scope=Life-Cycle&start=2020-01-01&end=2024-12-31&aggregate=true",
+        ),
+        (Zones, "zone=ES&lat=1"),
+    ];
+    for (ep, query) in ok {
+        if let Err(e) = svc.query(*ep, &q(query), NOW) {
+            panic!("{ep:?}?{query}: {e}");
+        }
+    }
+}
+
+#[test]
+fn typed_requests() {
+    let r = reference();
+    let ctx = ParseContext {
+        zones: &r.zones,
+        locator: locator(),
+        now: NOW,
+    };
+
+    let req = params::parse_footprints(&q("zone=pt"), &ctx).unwrap();
+    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("PT")]));
+    assert_eq!(
+        req.footprint_types,
+        vec![FootprintType::Carbon, FootprintType::Water]
+    );
+    assert_eq!(req.scope, Scope::LifeCycle);
+    assert_eq!(req.coverage, Coverage::Global);
+    assert!(!req.aggregate);
+    // Neither start nor end: the current slot.
+    assert_eq!(req.window.range.start, Slot::containing(NOW));
+    assert_eq!(req.window.range.len(), 1);
+    assert_eq!(req.window.requested, None);
+
+    // Comma list: known zones in code order, unknown ones dropped; duplicates: the first wins.
+    let req = params::parse_load(&q("zone=FR,es,XX,ES&zone=DE"), &ctx).unwrap();
+    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES"), idx("FR")]));
+    let req = params::parse_load(&q("zone="), &ctx).unwrap();
+    assert_eq!(req.zones, ZoneSelection::All);
+
+    // Window rule.
+    let req = params::parse_load(
+        &q("zone=ES&start=2024-06-15T00:07:00Z&end=2024-06-15T00:31:00Z"),
+        &ctx,
+    )
+    .unwrap();
+    assert_eq!(
+        req.window.range.start,
+        Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap())
+    );
+    assert_eq!(req.window.range.len(), 3);
+    let req = params::parse_load(
+        &q("zone=ES&start=2024-06-15T02:00+02:00&end=2024-06-15T00:15"),
+        &ctx,
+    )
+    .unwrap();
+    assert_eq!(req.window.range.start, Slot::containing(DAY0));
+    assert_eq!(req.window.range.len(), 1);
+
+    // use_global=false → local; footprint_type filter; scope operational.
+    let req = params::parse_footprints(
+        &q("zone=ES&use_global=FALSE&footprint_type=water&scope=operational"),
+        &ctx,
+    )
+    .unwrap();
+    assert_eq!(req.coverage, Coverage::Local);
+    assert_eq!(req.footprint_types, vec![FootprintType::Water]);
+    assert_eq!(req.scope, Scope::Operational);
+
+    // Secondary locations by code and by point.
+    let req = params::parse_imports(&q("zone=ES&source_zone=fr,pt"), &ctx).unwrap();
+    assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR"), z("PT")]));
+    let req = params::parse_exports(
+        &q("zone=ES&destination_lat=48.85&destination_lon=2.35"),
+        &ctx,
+    )
+    .unwrap();
+    assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR")]));
+    let req = params::parse_mix_share(&q("zone=ES"), &ctx).unwrap();
+    assert_eq!(req.partners, PartnerFilter::Any);
+}
+
+#[test]
+fn lat_lon_resolve_to_zones() {
+    let l = locator();
+    let r = reference();
+    let at = |lat, lon| {
+        l.locate(lat, lon)
+            .map(|i| r.zones.code(i).as_str().to_string())
+    };
+    assert_eq!(at(40.4, -3.7).as_deref(), Some("ES")); // Madrid
+    assert_eq!(at(48.85, 2.35).as_deref(), Some("FR")); // Paris
+    assert_eq!(at(52.52, 13.40).as_deref(), Some("DE")); // Berlin
+    assert_eq!(at(38.72, -9.14).as_deref(), Some("PT")); // Lisbon
+    assert_eq!(at(59.91, 10.75).as_deref(), Some("NO1")); // Oslo
+    assert_eq!(at(45.0, -30.0), None); // Atlantic
+    assert_eq!(at(64.1, -21.9), None); // Reykjavik: IS is not a zone
+    assert!(l.len() >= 50, "{} zones with polygons", l.len());
+
+    let ctx = ParseContext {
+        zones: &r.zones,
+        locator: l,
+        now: NOW,
+    };
+    let req = params::parse_footprints(&q("lat=40.4&lon=-3.7"), &ctx).unwrap();
+    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES")]));
+    let req = params::parse_footprints(
+        &q("lat=48.85&lon=2.35&start=2024-01-01&end=2024-12-31"),
+        &ctx,
+    )
+    .unwrap();
+    assert_eq!(
+        req.zones,
+        ZoneSelection::Zones(vec![idx("FR")]),
+        "a point is one zone: the 366-day limit applies"
+    );
+}
