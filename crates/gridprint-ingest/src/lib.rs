@@ -11,6 +11,13 @@
 //!
 //! [`detect_and_parse`] sniffs which format a payload is in, so an importer can hand it any ENTSO-E
 //! file.
+//!
+//! Live ingestion lives here too: the ENTSO-E REST client ([`entsoe_api`]) and the Elexon client for
+//! Great Britain ([`elexon`]) behind one [`fetch::Fetcher`], sharing retries and request budgets
+//! ([`http`]); resumable backfills ([`backfill`]); gap estimation ([`estimate`]) and the forecast
+//! ([`forecast`]) as pure functions over one [`series::Series`]; the worker cycle that ties them to
+//! the store and the compute ([`worker`]); cached provider health for the status endpoints
+//! ([`health`]); and recorded-document replay for loopback test servers ([`replay`]).
 
 #![forbid(unsafe_code)]
 
@@ -21,6 +28,19 @@ mod error;
 pub mod file_library;
 pub mod skip;
 mod time_grid;
+
+pub mod backfill;
+pub mod elexon;
+pub mod entsoe_api;
+pub mod estimate;
+pub mod fetch;
+pub mod forecast;
+pub mod health;
+pub mod http;
+pub mod replay;
+pub mod request;
+pub mod series;
+pub mod worker;
 
 pub use document::{DocumentKind, ParsedDocument};
 pub use error::ParseError;

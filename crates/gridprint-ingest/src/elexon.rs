@@ -1,0 +1,433 @@
+//! Great Britain's data from Elexon's Insights Solution API (BMRS, JSON, no key needed).
+//!
+//! Two datasets are read, both half-hourly, each value holding for the two 15-minute slots of its
+//! settlement period (identified by its UTC `startTime`):
+//!
+//! - generation per fuel type, `GET {base}/datasets/FUELHH?settlementDateFrom=…&settlementDateTo=…`,
+//!   rows `{dataset, publishTime, startTime, settlementDate, settlementPeriod, fuelType, generation}`;
+//! - demand, `GET {base}/demand/outturn?settlementDateFrom=…&settlementDateTo=…`, rows
+//!   `{publishTime, startTime, settlementDate, settlementPeriod, initialDemandOutturn,
+//!   initialTransmissionSystemDemandOutturn}`; the load is the initial national demand outturn (INDO:
+//!   transmission losses included, station load, pumping and interconnector exports excluded).
+//!
+//! Fuel types map to production types as follows: CCGT and OCGT → gas, COAL → coal, NUCLEAR →
+//! nuclear, WIND → wind_onshore (FUELHH does not split onshore from offshore; its WIND is the
+//! transmission-metered wind fleet, largely offshore, and is reported as wind_onshore), NPSHYD →
+//! hydro_river, PS → hydro_pumped_storage, BIOMASS → biomass, OIL → oil, OTHER → other. The
+//! interconnector fuel types (INTFR, INTNED, INTIRL…) are flows, not generation, and are skipped and
+//! counted, as is any fuel type we do not know. Settlement dates are UK local days, so a UTC range is
+//! asked for up to the settlement day after its last UTC date and the rows are then kept by
+//! `startTime`.
+//! When a period was published more than once, the latest `publishTime` wins.
+
+use crate::http::{
+    FetchError, RequestBudget, RetryPolicy, body_head, get_with_retries, http_client,
+};
+use crate::request::{DataKind, FetchRequest, Target};
+use gridprint_core::inputs::{DATASOURCE_ELEXON, InputKey, InputPoint};
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::DataState;
+use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
+use gridprint_core::zone::ZoneCode;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The public API's address.
+pub const DEFAULT_BASE_URL: &str = "https://data.elexon.co.uk/bmrs/api/v1";
+
+/// What a FUELHH fuel type is for gridprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FuelType {
+    Generation(ProductionType),
+    /// An interconnector (`INT…`): a flow, skipped.
+    Interconnector,
+    Unknown,
+}
+
+/// Maps a FUELHH fuel type (case-insensitive).
+pub fn fuel_type(code: &str) -> FuelType {
+    use ProductionType as P;
+    let c = code.trim().to_ascii_uppercase();
+    match c.as_str() {
+        "CCGT" | "OCGT" => FuelType::Generation(P::Gas),
+        "COAL" => FuelType::Generation(P::Coal),
+        "NUCLEAR" => FuelType::Generation(P::Nuclear),
+        "WIND" => FuelType::Generation(P::WindOnshore),
+        "NPSHYD" => FuelType::Generation(P::HydroRiver),
+        "PS" => FuelType::Generation(P::HydroPumpedStorage),
+        "BIOMASS" => FuelType::Generation(P::Biomass),
+        "OIL" => FuelType::Generation(P::Oil),
+        "OTHER" => FuelType::Generation(P::Other),
+        _ if c.starts_with("INT") => FuelType::Interconnector,
+        _ => FuelType::Unknown,
+    }
+}
+
+/// Points of one Elexon answer plus what was skipped and why (`interconnector:INTFR`,
+/// `fuel-type:XYZ`, `negative-value:CCGT`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ElexonDocument {
+    pub points: Vec<InputPoint>,
+    pub skipped: BTreeMap<String, usize>,
+}
+
+/// Why an Elexon answer could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Elexon {dataset}: {message}")]
+pub struct ElexonParseError {
+    pub dataset: &'static str,
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Rows<T> {
+    Wrapped { data: Vec<T> },
+    Bare(Vec<T>),
+}
+
+impl<T> Rows<T> {
+    fn into_vec(self) -> Vec<T> {
+        match self {
+            Rows::Wrapped { data } | Rows::Bare(data) => data,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FuelRow {
+    publish_time: Option<String>,
+    start_time: String,
+    fuel_type: String,
+    generation: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DemandRow {
+    publish_time: Option<String>,
+    start_time: String,
+    initial_demand_outturn: Option<f64>,
+}
+
+fn half_hour_start(dataset: &'static str, start_time: &str) -> Result<Slot, ElexonParseError> {
+    let err = |m: String| ElexonParseError {
+        dataset,
+        message: m,
+    };
+    let t = parse_timestamp(start_time).map_err(|e| err(e.to_string()))?;
+    Slot::from_unix_exact(t.unix_timestamp())
+        .filter(|s| s.0 % 2 == 0)
+        .ok_or_else(|| err(format!("startTime {start_time} is not on a half hour")))
+}
+
+/// Parses a FUELHH answer into generation points of `zone` within `range`.
+pub fn parse_fuelhh(
+    body: &[u8],
+    zone: &ZoneCode,
+    range: SlotRange,
+) -> Result<ElexonDocument, ElexonParseError> {
+    const DS: &str = "FUELHH";
+    let rows: Rows<FuelRow> = serde_json::from_slice(body).map_err(|e| ElexonParseError {
+        dataset: DS,
+        message: format!("not the FUELHH JSON shape: {e}"),
+    })?;
+    let mut doc = ElexonDocument::default();
+    // (fuel type, period start) → (publish time, MW): the latest publication wins.
+    let mut latest: BTreeMap<(String, Slot), (String, f64)> = BTreeMap::new();
+    for r in rows.into_vec() {
+        let slot = half_hour_start(DS, &r.start_time)?;
+        let Some(mw) = r.generation else { continue };
+        if !mw.is_finite() {
+            return Err(ElexonParseError {
+                dataset: DS,
+                message: format!("{} at {}: value is not a number", r.fuel_type, r.start_time),
+            });
+        }
+        let publish = r.publish_time.unwrap_or_default();
+        let key = (r.fuel_type.trim().to_ascii_uppercase(), slot);
+        match latest.get(&key) {
+            Some((p, _)) if *p > publish => {}
+            _ => {
+                latest.insert(key, (publish, mw));
+            }
+        }
+    }
+    let mut sums: BTreeMap<(ProductionType, Slot), f64> = BTreeMap::new();
+    for ((fuel, slot), (_, mw)) in latest {
+        let pt = match fuel_type(&fuel) {
+            FuelType::Generation(pt) => pt,
+            FuelType::Interconnector => {
+                *doc.skipped
+                    .entry(format!("interconnector:{fuel}"))
+                    .or_insert(0) += 1;
+                continue;
+            }
+            FuelType::Unknown => {
+                *doc.skipped.entry(format!("fuel-type:{fuel}")).or_insert(0) += 1;
+                continue;
+            }
+        };
+        if mw < 0.0 {
+            *doc.skipped
+                .entry(format!("negative-value:{fuel}"))
+                .or_insert(0) += 1;
+            continue;
+        }
+        *sums.entry((pt, slot)).or_insert(0.0) += mw;
+    }
+    for ((pt, slot), mw) in sums {
+        for s in [slot, slot.offset(1)] {
+            if range.contains(s) {
+                doc.points.push(InputPoint {
+                    key: InputKey::Generation {
+                        zone: zone.clone(),
+                        production_type: pt,
+                    },
+                    slot: s,
+                    mw,
+                    state: DataState::Official,
+                    datasource: DATASOURCE_ELEXON.to_string(),
+                });
+            }
+        }
+    }
+    doc.points
+        .sort_by(|a, b| (&a.key, a.slot).cmp(&(&b.key, b.slot)));
+    Ok(doc)
+}
+
+/// Parses a demand outturn answer into load points of `zone` within `range`.
+pub fn parse_demand_outturn(
+    body: &[u8],
+    zone: &ZoneCode,
+    range: SlotRange,
+) -> Result<ElexonDocument, ElexonParseError> {
+    const DS: &str = "demand/outturn";
+    let rows: Rows<DemandRow> = serde_json::from_slice(body).map_err(|e| ElexonParseError {
+        dataset: DS,
+        message: format!("not the demand outturn JSON shape: {e}"),
+    })?;
+    let mut doc = ElexonDocument::default();
+    let mut latest: BTreeMap<Slot, (String, f64)> = BTreeMap::new();
+    for r in rows.into_vec() {
+        let slot = half_hour_start(DS, &r.start_time)?;
+        let Some(mw) = r.initial_demand_outturn else {
+            continue;
+        };
+        if !mw.is_finite() {
+            return Err(ElexonParseError {
+                dataset: DS,
+                message: format!("{}: value is not a number", r.start_time),
+            });
+        }
+        if mw < 0.0 {
+            *doc.skipped.entry("negative-value:INDO".into()).or_insert(0) += 1;
+            continue;
+        }
+        let publish = r.publish_time.unwrap_or_default();
+        match latest.get(&slot) {
+            Some((p, _)) if *p > publish => {}
+            _ => {
+                latest.insert(slot, (publish, mw));
+            }
+        }
+    }
+    for (slot, (_, mw)) in latest {
+        for s in [slot, slot.offset(1)] {
+            if range.contains(s) {
+                doc.points.push(InputPoint {
+                    key: InputKey::Load { zone: zone.clone() },
+                    slot: s,
+                    mw,
+                    state: DataState::Official,
+                    datasource: DATASOURCE_ELEXON.to_string(),
+                });
+            }
+        }
+    }
+    Ok(doc)
+}
+
+/// Configuration of an [`ElexonClient`].
+#[derive(Debug, Clone)]
+pub struct ElexonConfig {
+    pub base_url: String,
+    pub retry: RetryPolicy,
+    /// Elexon publishes no hard limit; we stay polite.
+    pub requests_per_minute: u32,
+}
+
+impl Default for ElexonConfig {
+    fn default() -> Self {
+        ElexonConfig {
+            base_url: DEFAULT_BASE_URL.to_string(),
+            retry: RetryPolicy::default(),
+            requests_per_minute: 120,
+        }
+    }
+}
+
+/// A client of the Insights Solution API.
+#[derive(Debug, Clone)]
+pub struct ElexonClient {
+    http: reqwest::Client,
+    base: reqwest::Url,
+    retry: RetryPolicy,
+    budget: RequestBudget,
+}
+
+/// Query parameters, in the order they are sent.
+pub type QueryParams = Vec<(&'static str, String)>;
+
+/// `yyyy-MM-dd` of a date.
+fn date_param(d: time::Date) -> String {
+    format!("{:04}-{:02}-{:02}", d.year(), d.month() as u8, d.day())
+}
+
+/// The path and query parameters of a request: settlement days from the UTC date of the range's
+/// first slot to the day after the date of its last slot (UK local days straddle UTC midnight in
+/// summer).
+pub fn request_path(req: &FetchRequest) -> Result<(&'static str, QueryParams), String> {
+    let path = match (&req.kind, &req.target) {
+        (DataKind::Generation, Target::Zone(_)) => "datasets/FUELHH",
+        (DataKind::Load, Target::Zone(_)) => "demand/outturn",
+        (k, t) => return Err(format!("Elexon has no {k:?} for {t}")),
+    };
+    // A UTC instant lies in the settlement day of its UTC date or of the next one (BST), never earlier.
+    let first = req.range.start.start().date();
+    let last_slot = req.range.end.offset(-1).max(req.range.start);
+    let last = last_slot
+        .start()
+        .date()
+        .next_day()
+        .unwrap_or(last_slot.start().date());
+    Ok((
+        path,
+        vec![
+            ("settlementDateFrom", date_param(first)),
+            ("settlementDateTo", date_param(last)),
+            ("format", "json".into()),
+        ],
+    ))
+}
+
+impl ElexonClient {
+    pub fn new(config: ElexonConfig) -> Result<ElexonClient, String> {
+        let mut base = reqwest::Url::parse(config.base_url.trim())
+            .map_err(|e| format!("invalid Elexon URL '{}': {e}", config.base_url))?;
+        if !base.path().ends_with('/') {
+            let p = format!("{}/", base.path());
+            base.set_path(&p);
+        }
+        Ok(ElexonClient {
+            http: http_client(config.retry.timeout)?,
+            base,
+            retry: config.retry,
+            budget: RequestBudget::per_minute(config.requests_per_minute),
+        })
+    }
+
+    pub fn base_url(&self) -> &reqwest::Url {
+        &self.base
+    }
+
+    /// Fetches one request (split into pieces of at most 7 days) and returns its points.
+    pub async fn fetch(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
+        let mut out = Vec::new();
+        for part in req.split(req.max_span_slots()) {
+            out.extend(self.fetch_one(&part).await?);
+        }
+        Ok(out)
+    }
+
+    async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
+        let label = req.describe();
+        let (path, params) = request_path(req).map_err(|message| FetchError::NotConfigured {
+            request: label.clone(),
+            message,
+        })?;
+        let mut url = self
+            .base
+            .join(path)
+            .map_err(|e| FetchError::NotConfigured {
+                request: label.clone(),
+                message: e.to_string(),
+            })?;
+        url.query_pairs_mut()
+            .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())));
+        let answer =
+            get_with_retries(&self.http, &url, Some(&self.budget), &self.retry, &label).await?;
+        if !(200..300).contains(&answer.status) {
+            return Err(FetchError::Refused {
+                request: label,
+                status: answer.status,
+                message: body_head(&answer.body, 200),
+            });
+        }
+        let Target::Zone(zone) = &req.target else {
+            unreachable!("checked by request_path")
+        };
+        let parsed = match req.kind {
+            DataKind::Generation => parse_fuelhh(&answer.body, zone, req.range),
+            _ => parse_demand_outturn(&answer.body, zone, req.range),
+        };
+        match parsed {
+            Ok(doc) => {
+                if !doc.skipped.is_empty() {
+                    tracing::debug!(request = %label, skipped = ?doc.skipped, "Elexon values skipped");
+                }
+                Ok(doc.points)
+            }
+            Err(e) => {
+                tracing::warn!(request = %label, url = %url, error = %e, body = %body_head(&answer.body, 200), "malformed Elexon response: nothing stored");
+                Err(FetchError::Malformed {
+                    request: label,
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gridprint_core::zone::Provider;
+
+    #[test]
+    fn fuel_types_map_as_documented() {
+        assert_eq!(fuel_type("ccgt"), FuelType::Generation(ProductionType::Gas));
+        assert_eq!(fuel_type("OCGT"), FuelType::Generation(ProductionType::Gas));
+        assert_eq!(
+            fuel_type("WIND"),
+            FuelType::Generation(ProductionType::WindOnshore)
+        );
+        assert_eq!(
+            fuel_type("PS"),
+            FuelType::Generation(ProductionType::HydroPumpedStorage)
+        );
+        assert_eq!(
+            fuel_type("NPSHYD"),
+            FuelType::Generation(ProductionType::HydroRiver)
+        );
+        assert_eq!(fuel_type("INTFR"), FuelType::Interconnector);
+        assert_eq!(fuel_type("SOLARX"), FuelType::Unknown);
+    }
+
+    #[test]
+    fn settlement_days_cover_uk_local_days() {
+        let s = |t| Slot::containing(parse_timestamp(t).unwrap());
+        let req = FetchRequest {
+            provider: Provider::Elexon,
+            kind: DataKind::Generation,
+            target: Target::Zone(ZoneCode::parse("GB").unwrap()),
+            range: SlotRange::new(s("2024-09-02T00:00Z"), s("2024-09-03T00:00Z")),
+        };
+        let (path, q) = request_path(&req).unwrap();
+        assert_eq!(path, "datasets/FUELHH");
+        assert_eq!(q[0], ("settlementDateFrom", "2024-09-02".to_string()));
+        assert_eq!(q[1], ("settlementDateTo", "2024-09-03".to_string()));
+    }
+}

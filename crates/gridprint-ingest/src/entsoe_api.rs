@@ -1,0 +1,381 @@
+//! The ENTSO-E Transparency Platform REST client: asks for A75 (actual generation per type), A65
+//! (actual total load) and A11 (physical flows) documents and parses them with [`crate::entsoe_xml`].
+//!
+//! Query parameters are the public API's: `securityToken`, `documentType`, `processType=A16` for A75
+//! and A65, the area (`in_Domain` for A75, `outBiddingZone_Domain` for A65, `in_Domain` and
+//! `out_Domain` for A11) and `periodStart`/`periodEnd` as `yyyyMMddHHmm` in UTC. Periods are whole
+//! hours and never longer than a year ([`FetchRequest::split`]). Every attempt takes a token from a
+//! shared [`RequestBudget`] (400 requests per minute by default, ENTSO-E's limit per token) and
+//! timeouts, 5xx and 429 are retried with backoff ([`crate::http`]).
+//!
+//! Answers: a data document gives its points (only those of the asked-for series and period); an
+//! acknowledgement "no matching data" — under 200 or 400 — is an empty answer; any other
+//! acknowledgement is a refusal; a document we cannot parse is logged with the request (token
+//! redacted) and gives an error, so nothing of it is stored.
+//!
+//! The security token lives in an [`EntsoeToken`], whose `Debug` and `Display` print `***`; it is only
+//! ever written into the query string of the outgoing request, never into a log line or an error.
+
+use crate::document::ParsedDocument;
+use crate::error::ParseError;
+use crate::http::{
+    Answer, FetchError, RequestBudget, RetryPolicy, body_head, get_with_retries, http_client,
+};
+use crate::request::{DataKind, FetchRequest, Target};
+use gridprint_core::inputs::InputPoint;
+use gridprint_core::slot::Slot;
+use gridprint_core::zone::{Provider, Zone, Zones};
+use std::fmt;
+use std::sync::Arc;
+
+/// The public API's address.
+pub const DEFAULT_BASE_URL: &str = "https://web-api.tp.entsoe.eu/api";
+/// ENTSO-E's request limit per token and minute.
+pub const DEFAULT_REQUESTS_PER_MINUTE: u32 = 400;
+
+/// EIC codes to query instead of a zone's own: Germany's data is published for the DE-LU bidding
+/// zone (the parser maps that EIC back to DE).
+const QUERY_EIC_OVERRIDES: &[(&str, &str)] = &[("DE", "10Y1001A1001A82H")];
+
+/// The EIC code to put in a query for a zone.
+pub fn query_eic(zone: &Zone) -> &str {
+    QUERY_EIC_OVERRIDES
+        .iter()
+        .find(|(code, _)| *code == zone.code.as_str())
+        .map(|(_, eic)| *eic)
+        .unwrap_or(zone.eic_code.as_str())
+}
+
+/// The Transparency Platform security token. Never printed: `Debug` and `Display` show `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EntsoeToken(String);
+
+impl EntsoeToken {
+    /// `None` for an empty or blank token.
+    pub fn new(token: impl Into<String>) -> Option<EntsoeToken> {
+        let t = token.into().trim().to_string();
+        (!t.is_empty()).then_some(EntsoeToken(t))
+    }
+    fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::str::FromStr for EntsoeToken {
+    type Err = String;
+    /// For command-line parsers; a blank token is an error.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        EntsoeToken::new(s).ok_or_else(|| "the ENTSO-E token is empty".to_string())
+    }
+}
+
+impl fmt::Debug for EntsoeToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EntsoeToken(***)")
+    }
+}
+
+impl fmt::Display for EntsoeToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// Formats a slot as ENTSO-E's `yyyyMMddHHmm` (UTC).
+pub fn period_param(slot: Slot) -> String {
+    let t = slot.start();
+    format!(
+        "{:04}{:02}{:02}{:02}{:02}",
+        t.year(),
+        t.month() as u8,
+        t.day(),
+        t.hour(),
+        t.minute()
+    )
+}
+
+/// The query parameters of a request, without the token, in the order they are sent.
+pub fn query_params(
+    req: &FetchRequest,
+    zones: &Zones,
+) -> Result<Vec<(&'static str, String)>, String> {
+    let zone = |code| {
+        zones
+            .index_of(code)
+            .map(|i| zones.get(i))
+            .ok_or_else(|| format!("zone {code} is not in the reference data"))
+    };
+    let mut q: Vec<(&'static str, String)> =
+        vec![("documentType", req.kind.entsoe_document_type().to_string())];
+    match (&req.kind, &req.target) {
+        (DataKind::Generation, Target::Zone(z)) => {
+            q.push(("processType", "A16".into()));
+            q.push(("in_Domain", query_eic(zone(z)?).to_string()));
+        }
+        (DataKind::Load, Target::Zone(z)) => {
+            q.push(("processType", "A16".into()));
+            q.push(("outBiddingZone_Domain", query_eic(zone(z)?).to_string()));
+        }
+        (DataKind::Flows, Target::Border { from, to }) => {
+            q.push(("in_Domain", query_eic(zone(to)?).to_string()));
+            q.push(("out_Domain", query_eic(zone(from)?).to_string()));
+        }
+        (k, t) => return Err(format!("{k:?} cannot be asked for {t}")),
+    }
+    q.push(("periodStart", period_param(req.range.start)));
+    q.push(("periodEnd", period_param(req.range.end)));
+    Ok(q)
+}
+
+/// Configuration of an [`EntsoeClient`].
+#[derive(Debug, Clone)]
+pub struct EntsoeConfig {
+    pub base_url: String,
+    pub token: Option<EntsoeToken>,
+    pub retry: RetryPolicy,
+    pub requests_per_minute: u32,
+}
+
+impl Default for EntsoeConfig {
+    fn default() -> Self {
+        EntsoeConfig {
+            base_url: DEFAULT_BASE_URL.to_string(),
+            token: None,
+            retry: RetryPolicy::default(),
+            requests_per_minute: DEFAULT_REQUESTS_PER_MINUTE,
+        }
+    }
+}
+
+/// A client of the Transparency Platform API. Clones share the HTTP connection pool and the request
+/// budget.
+#[derive(Clone)]
+pub struct EntsoeClient {
+    http: reqwest::Client,
+    base: reqwest::Url,
+    token: Option<EntsoeToken>,
+    retry: RetryPolicy,
+    budget: RequestBudget,
+    zones: Arc<Zones>,
+}
+
+impl fmt::Debug for EntsoeClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EntsoeClient")
+            .field("base", &self.base.as_str())
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .field("budget", &self.budget)
+            .finish()
+    }
+}
+
+impl EntsoeClient {
+    /// Builds a client. Fails on an unparsable base URL.
+    pub fn new(config: EntsoeConfig, zones: Arc<Zones>) -> Result<EntsoeClient, String> {
+        let base = reqwest::Url::parse(config.base_url.trim())
+            .map_err(|e| format!("invalid ENTSO-E URL '{}': {e}", config.base_url))?;
+        Ok(EntsoeClient {
+            http: http_client(config.retry.timeout)?,
+            base,
+            token: config.token,
+            retry: config.retry,
+            budget: RequestBudget::per_minute(config.requests_per_minute),
+            zones,
+        })
+    }
+
+    /// Whether a token is configured (without one every request fails with `NotConfigured`).
+    pub fn has_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// The base URL (no secret in it).
+    pub fn base_url(&self) -> &reqwest::Url {
+        &self.base
+    }
+
+    fn url(&self, params: &[(&'static str, String)], token: &str) -> reqwest::Url {
+        let mut url = self.base.clone();
+        {
+            let mut q = url.query_pairs_mut();
+            q.append_pair("securityToken", token);
+            for (k, v) in params {
+                q.append_pair(k, v);
+            }
+        }
+        url
+    }
+
+    /// The URL of a request with the token replaced by `***`, for logs.
+    pub fn redacted_url(&self, req: &FetchRequest) -> String {
+        match query_params(req, &self.zones) {
+            Ok(p) => self.url(&p, "***").to_string(),
+            Err(e) => e,
+        }
+    }
+
+    /// Fetches one request (splitting it when it spans more than a year) and returns its points:
+    /// official, datasource `ENTSO-E`, only the asked-for series and slots.
+    pub async fn fetch(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
+        let mut out = Vec::new();
+        for part in req.split(req.max_span_slots()) {
+            out.extend(self.fetch_one(&part).await?);
+        }
+        Ok(out)
+    }
+
+    async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
+        let label = req.describe();
+        let Some(token) = &self.token else {
+            return Err(FetchError::NotConfigured {
+                request: label,
+                message: "no ENTSO-E security token (set GRIDPRINT_ENTSOE_TOKEN)".into(),
+            });
+        };
+        debug_assert_eq!(req.provider, Provider::Entsoe);
+        let params =
+            query_params(req, &self.zones).map_err(|message| FetchError::NotConfigured {
+                request: label.clone(),
+                message,
+            })?;
+        let url = self.url(&params, token.expose());
+        let answer =
+            get_with_retries(&self.http, &url, Some(&self.budget), &self.retry, &label).await?;
+        self.interpret(req, &label, answer)
+    }
+
+    fn interpret(
+        &self,
+        req: &FetchRequest,
+        label: &str,
+        answer: Answer,
+    ) -> Result<Vec<InputPoint>, FetchError> {
+        let looks_like_xml = answer
+            .body
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| *b == b'<' || *b == 0xEF);
+        if answer.status == 401 || answer.status == 403 {
+            return Err(FetchError::Refused {
+                request: label.to_string(),
+                status: answer.status,
+                message: "the security token was not accepted".into(),
+            });
+        }
+        if !(200..300).contains(&answer.status) && !looks_like_xml {
+            return Err(FetchError::Refused {
+                request: label.to_string(),
+                status: answer.status,
+                message: body_head(&answer.body, 200),
+            });
+        }
+        match crate::entsoe_xml::parse(&answer.body, &self.zones) {
+            Ok(doc) => Ok(keep_requested(req, doc)),
+            Err(ParseError::Rejected { code, text }) => Err(FetchError::Refused {
+                request: label.to_string(),
+                status: answer.status,
+                message: format!("reason {code}: {text}"),
+            }),
+            Err(e) => {
+                tracing::warn!(
+                    request = label,
+                    url = %self.redacted_url(req),
+                    status = answer.status,
+                    error = %e,
+                    body = %body_head(&answer.body, 200),
+                    "malformed ENTSO-E response: nothing stored"
+                );
+                Err(FetchError::Malformed {
+                    request: label.to_string(),
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+}
+
+/// Only the points of the asked-for series and period.
+fn keep_requested(req: &FetchRequest, doc: ParsedDocument) -> Vec<InputPoint> {
+    doc.points
+        .into_iter()
+        .filter(|p| req.range.contains(p.slot) && req.covers(&p.key))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gridprint_core::reference::{ReferenceData, ZoneSet};
+    use gridprint_core::slot::{SlotRange, parse_timestamp};
+    use gridprint_core::zone::ZoneCode;
+
+    #[test]
+    fn token_is_never_printed() {
+        let t = EntsoeToken::new("secret-123").unwrap();
+        assert_eq!(format!("{t:?} {t}"), "EntsoeToken(***) ***");
+        assert!(EntsoeToken::new("  ").is_none());
+        let r = ReferenceData::embedded(ZoneSet::Selected2026);
+        let c = EntsoeClient::new(
+            EntsoeConfig {
+                token: Some(t),
+                ..Default::default()
+            },
+            Arc::new(r.zones.clone()),
+        )
+        .unwrap();
+        assert!(!format!("{c:?}").contains("secret"));
+        let req = FetchRequest {
+            provider: Provider::Entsoe,
+            kind: DataKind::Generation,
+            target: Target::Zone(ZoneCode::parse("NL").unwrap()),
+            range: SlotRange::new(Slot(0), Slot(4)),
+        };
+        let u = c.redacted_url(&req);
+        assert!(
+            u.contains("securityToken=***") && !u.contains("secret"),
+            "{u}"
+        );
+    }
+
+    #[test]
+    fn query_parameters_are_the_public_apis() {
+        let r = ReferenceData::embedded(ZoneSet::Selected2026);
+        let s = |t| Slot::containing(parse_timestamp(t).unwrap());
+        let range = SlotRange::new(s("2024-09-01T22:00Z"), s("2024-09-02T22:00Z"));
+        let req = |kind, target| FetchRequest {
+            provider: Provider::Entsoe,
+            kind,
+            target,
+            range,
+        };
+        let nl = || ZoneCode::parse("NL").unwrap();
+        let de = || ZoneCode::parse("DE").unwrap();
+        let q = query_params(&req(DataKind::Generation, Target::Zone(nl())), &r.zones).unwrap();
+        assert_eq!(
+            q,
+            vec![
+                ("documentType", "A75".to_string()),
+                ("processType", "A16".into()),
+                ("in_Domain", "10YNL----------L".into()),
+                ("periodStart", "202409012200".into()),
+                ("periodEnd", "202409022200".into()),
+            ]
+        );
+        let q = query_params(&req(DataKind::Load, Target::Zone(nl())), &r.zones).unwrap();
+        assert!(q.contains(&("outBiddingZone_Domain", "10YNL----------L".into())));
+        let q = query_params(
+            &req(
+                DataKind::Flows,
+                Target::Border {
+                    from: de(),
+                    to: nl(),
+                },
+            ),
+            &r.zones,
+        )
+        .unwrap();
+        assert!(q.contains(&("out_Domain", "10Y1001A1001A82H".into())));
+        assert!(q.contains(&("in_Domain", "10YNL----------L".into())));
+        assert!(!q.iter().any(|(k, _)| *k == "processType"));
+    }
+}

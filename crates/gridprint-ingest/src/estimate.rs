@@ -1,0 +1,264 @@
+//! Gap estimation: values for the slots of a series where the provider published nothing, so that a
+//! zone with a late or patchy provider is `preview` instead of `missing`.
+//!
+//! Pure functions over one [`Series`] of official values (the anchors). A gap is a run of slots
+//! without official data:
+//!
+//! - between two official values and at most 2 hours long: linear interpolation
+//!   (`gridprint-estimation:linear`);
+//! - between two official values and up to 7 days long: the profile of the same slots on the previous
+//!   7 days (mean of the official values there), scaled so it meets the official value at both ends —
+//!   the scale moves linearly from the ratio at the left edge to the ratio at the right edge
+//!   (`gridprint-estimation:profile`);
+//! - after the last official value (the provider has not published yet), up to 7 days: the same
+//!   profile, scaled at the left edge, the scale fading back to 1 over 24 hours.
+//!
+//! Gaps before the first official value and longer gaps are left to the forecast. Scales are clamped
+//! to [0.5, 2] so a single odd value cannot blow the profile up, and a profile that has no history
+//! falls back to the linear interpolation (interior gaps) or to holding the last value (trailing
+//! gaps). Estimates never replace official data: they are produced only where the series has none,
+//! and the store refuses to downgrade a point anyway.
+
+use crate::series::Series;
+use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::quality::DataState;
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+
+/// Longest gap filled by linear interpolation (2 hours).
+pub const LINEAR_MAX_GAP_SLOTS: usize = 8;
+/// Longest gap filled at all (7 days).
+pub const PROFILE_MAX_GAP_SLOTS: usize = 7 * SLOTS_PER_DAY as usize;
+/// Days of history the profile averages.
+pub const PROFILE_DAYS: i64 = 7;
+/// Datasource of linearly interpolated points.
+pub const DATASOURCE_LINEAR: &str = "gridprint-estimation:linear";
+/// Datasource of profile-filled points.
+pub const DATASOURCE_PROFILE: &str = "gridprint-estimation:profile";
+
+/// How a value was estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    Linear,
+    Profile,
+}
+
+impl Method {
+    pub fn datasource(self) -> &'static str {
+        match self {
+            Method::Linear => DATASOURCE_LINEAR,
+            Method::Profile => DATASOURCE_PROFILE,
+        }
+    }
+}
+
+/// One estimated value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub slot: Slot,
+    pub mw: f64,
+    pub method: Method,
+}
+
+/// Mean of the official values at the same slot on the previous [`PROFILE_DAYS`] days.
+pub fn profile(series: &Series, slot: Slot) -> Option<f64> {
+    let vals: Vec<f64> = (1..=PROFILE_DAYS)
+        .filter_map(|k| series.get(slot.offset(-k * SLOTS_PER_DAY)))
+        .collect();
+    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// The scale that maps the profile onto an official value, clamped to [0.5, 2]; `None` when the
+/// profile has nothing there.
+fn scale_at(series: &Series, slot: Slot) -> Option<f64> {
+    let y = series.get(slot)?;
+    let p = profile(series, slot)?;
+    if p.abs() < 1.0 {
+        // A near-zero profile (solar at night): the profile itself is right, no scaling.
+        return Some(1.0);
+    }
+    Some((y / p).clamp(0.5, 2.0))
+}
+
+/// Estimates every slot of `target` that lies in a fillable gap of `series` (official values only).
+/// The series must span the history the profile needs (7 days before `target`) and end where
+/// provider data could end (the current slot): a trailing gap is filled up to the series' end.
+pub fn estimate_gaps(series: &Series, target: SlotRange) -> Vec<Estimate> {
+    let mut out = Vec::new();
+    let n = series.values.len();
+    let mut i = 0;
+    while i < n {
+        if series.values[i].is_some() {
+            i += 1;
+            continue;
+        }
+        let a = i;
+        while i < n && series.values[i].is_none() {
+            i += 1;
+        }
+        let b = i; // gap = [a, b)
+        if a == 0 {
+            continue; // nothing official before: the forecast's job
+        }
+        let left = series.start.offset(a as i64 - 1);
+        let y_left = series.values[a - 1].expect("run is maximal");
+        let gap_start = series.start.offset(a as i64);
+        let gap_end = series.start.offset(b as i64);
+        let fill = SlotRange::new(gap_start.max(target.start), gap_end.min(target.end));
+        if fill.is_empty() {
+            continue;
+        }
+        let len = b - a;
+        if b < n {
+            // Interior gap.
+            let right = gap_end;
+            let y_right = series.values[b].expect("run is maximal");
+            let span = (right.0 - left.0) as f64;
+            let linear = |s: Slot| y_left + (y_right - y_left) * (s.0 - left.0) as f64 / span;
+            if len <= LINEAR_MAX_GAP_SLOTS {
+                out.extend(fill.iter().map(|s| Estimate {
+                    slot: s,
+                    mw: linear(s).max(0.0),
+                    method: Method::Linear,
+                }));
+            } else if len <= PROFILE_MAX_GAP_SLOTS {
+                let (sl, sr) = (scale_at(series, left), scale_at(series, right));
+                for s in fill.iter() {
+                    let frac = (s.0 - left.0) as f64 / span;
+                    let mw = match (profile(series, s), sl, sr) {
+                        (Some(p), Some(a), Some(b)) => p * (a + (b - a) * frac),
+                        (Some(p), Some(a), None) | (Some(p), None, Some(a)) => p * a,
+                        _ => linear(s),
+                    };
+                    out.push(Estimate {
+                        slot: s,
+                        mw: mw.max(0.0),
+                        method: Method::Profile,
+                    });
+                }
+            }
+        } else {
+            // Trailing gap: the provider has not published (yet).
+            let limit = gap_start.offset(PROFILE_MAX_GAP_SLOTS as i64);
+            let scale = scale_at(series, left).unwrap_or(1.0);
+            for s in fill.iter().take_while(|s| *s < limit) {
+                let fade = (1.0 - (s.0 - left.0) as f64 / SLOTS_PER_DAY as f64).max(0.0);
+                let mw = match profile(series, s) {
+                    Some(p) => p * (1.0 + (scale - 1.0) * fade),
+                    None => y_left,
+                };
+                out.push(Estimate {
+                    slot: s,
+                    mw: mw.max(0.0),
+                    method: Method::Profile,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Estimates as input points of `key` (state estimated, datasource by method).
+pub fn to_points(key: &InputKey, estimates: &[Estimate]) -> Vec<InputPoint> {
+    estimates
+        .iter()
+        .map(|e| InputPoint {
+            key: key.clone(),
+            slot: e.slot,
+            mw: e.mw,
+            state: DataState::Estimated,
+            datasource: e.method.datasource().to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const D: usize = SLOTS_PER_DAY as usize;
+
+    fn daily(days: usize, f: impl Fn(usize) -> f64) -> Vec<Option<f64>> {
+        (0..days * D).map(|i| Some(f(i % D))).collect()
+    }
+
+    #[test]
+    fn short_gaps_are_interpolated_linearly() {
+        let mut v: Vec<Option<f64>> = (0..20).map(|i| Some(i as f64 * 10.0)).collect();
+        for x in &mut v[5..9] {
+            *x = None;
+        }
+        let s = Series::from_values(Slot(0), v);
+        let e = estimate_gaps(&s, s.range());
+        assert_eq!(e.len(), 4);
+        assert!(e.iter().all(|e| e.method == Method::Linear));
+        for e in &e {
+            assert!((e.mw - e.slot.0 as f64 * 10.0).abs() < 1e-9, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn long_gaps_follow_the_daily_profile_and_meet_both_ends() {
+        let shape =
+            |i: usize| 1000.0 + 500.0 * ((i as f64) / D as f64 * std::f64::consts::TAU).sin();
+        let mut v = daily(9, shape);
+        // Day 8 is 10 % higher than the profile; a 6-hour gap in it.
+        for (i, x) in v.iter_mut().enumerate().skip(8 * D) {
+            *x = Some(shape(i % D) * 1.1);
+        }
+        let gap = 8 * D + 20..8 * D + 44;
+        for x in &mut v[gap.clone()] {
+            *x = None;
+        }
+        let s = Series::from_values(Slot(0), v);
+        let e = estimate_gaps(&s, s.range());
+        assert_eq!(e.len(), gap.len());
+        assert!(e.iter().all(|e| e.method == Method::Profile));
+        for e in &e {
+            let truth = shape(e.slot.0 as usize % D) * 1.1;
+            assert!((e.mw - truth).abs() / truth < 0.01, "{e:?} vs {truth}");
+        }
+    }
+
+    #[test]
+    fn trailing_gap_is_filled_up_to_the_end_and_not_beyond_seven_days() {
+        let mut v = daily(2, |i| i as f64);
+        v.extend(std::iter::repeat_n(None, 10));
+        let s = Series::from_values(Slot(0), v);
+        let e = estimate_gaps(&s, s.range());
+        assert_eq!(e.len(), 10);
+        assert_eq!(e[0].slot, Slot(2 * D as i64));
+        // Profile = previous days' same slot = slot index.
+        assert!((e[3].mw - 3.0).abs() < 1e-9, "{:?}", e[3]);
+
+        let mut v = daily(1, |_| 5.0);
+        v.extend(std::iter::repeat_n(None, 8 * D));
+        let s = Series::from_values(Slot(0), v);
+        assert_eq!(estimate_gaps(&s, s.range()).len(), PROFILE_MAX_GAP_SLOTS);
+    }
+
+    #[test]
+    fn never_before_the_first_official_value_and_only_inside_target() {
+        let mut v = vec![None; 5];
+        v.extend([Some(1.0), None, Some(3.0)]);
+        let s = Series::from_values(Slot(0), v);
+        let e = estimate_gaps(&s, s.range());
+        assert_eq!(
+            e,
+            vec![Estimate {
+                slot: Slot(6),
+                mw: 2.0,
+                method: Method::Linear
+            }]
+        );
+        assert!(estimate_gaps(&s, SlotRange::new(Slot(7), Slot(8))).is_empty());
+    }
+
+    #[test]
+    fn gaps_longer_than_seven_days_are_left_alone() {
+        let mut v = daily(1, |_| 5.0);
+        v.extend(std::iter::repeat_n(None, 7 * D + 1));
+        v.push(Some(5.0));
+        let s = Series::from_values(Slot(0), v);
+        assert!(estimate_gaps(&s, s.range()).is_empty());
+    }
+}

@@ -1,0 +1,230 @@
+//! Provider health for `/v1/status/entso-e` and `/v1/status/elexon`: a background task pings a
+//! provider's base URL at most every 30 seconds and caches the outcome; readers get the cached report
+//! at once and never wait for the network.
+//!
+//! A provider is **up** when its server answers at all with a status below 500 — the ping carries no
+//! token, so ENTSO-E's 401 still proves it is reachable and serving — and **down** on a timeout, a
+//! connection failure or a 5xx. Before the first check completes the state is **unknown**.
+//!
+//! Usage (inside a tokio runtime):
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use gridprint_ingest::health::{ProviderHealth, HealthState};
+//! let entsoe = ProviderHealth::spawn("entso-e", "https://web-api.tp.entsoe.eu/api", Default::default()).unwrap();
+//! // in a handler: never blocks
+//! let state: HealthState = entsoe.state();
+//! let body = serde_json::json!({ "entso-e": state.as_str() });
+//! # }
+//! ```
+//!
+//! The task holds only a weak reference to the cache: it stops by itself once every
+//! [`ProviderHealth`] clone is dropped (or when its [`ProviderHealth::stop`] token fires).
+
+use arc_swap::ArcSwap;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+use time::OffsetDateTime;
+use tokio_util::sync::CancellationToken;
+
+/// Shortest interval between two pings.
+pub const MIN_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Whether a provider answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HealthState {
+    /// Not checked yet.
+    Unknown,
+    Up,
+    Down,
+}
+
+impl HealthState {
+    /// `up`, `down` or `unknown`, as the status endpoints print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HealthState::Unknown => "unknown",
+            HealthState::Up => "up",
+            HealthState::Down => "down",
+        }
+    }
+}
+
+/// The outcome of the last check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HealthReport {
+    pub state: HealthState,
+    /// When the last check finished (`None` before the first).
+    pub checked_at: Option<OffsetDateTime>,
+    /// Round-trip time of the last check.
+    pub latency: Option<Duration>,
+    /// Why the provider is down (`HTTP 503`, `timeout`…); `None` when up.
+    pub detail: Option<String>,
+}
+
+impl HealthReport {
+    fn unknown() -> HealthReport {
+        HealthReport {
+            state: HealthState::Unknown,
+            checked_at: None,
+            latency: None,
+            detail: None,
+        }
+    }
+}
+
+/// How to check.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HealthConfig {
+    /// Time between pings; raised to [`MIN_INTERVAL`] if shorter.
+    pub interval: Duration,
+    /// Timeout of one ping.
+    pub timeout: Duration,
+}
+
+impl Default for HealthConfig {
+    fn default() -> Self {
+        HealthConfig {
+            interval: MIN_INTERVAL,
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A cached provider health, cheap to clone and to read.
+#[derive(Debug, Clone)]
+pub struct ProviderHealth {
+    name: &'static str,
+    current: Arc<ArcSwap<HealthReport>>,
+    stop: CancellationToken,
+}
+
+impl ProviderHealth {
+    /// Starts checking `url` in a background task (must be called inside a tokio runtime). `name`
+    /// labels log lines (`entso-e`, `elexon`).
+    pub fn spawn(
+        name: &'static str,
+        url: &str,
+        config: HealthConfig,
+    ) -> Result<ProviderHealth, String> {
+        let url = reqwest::Url::parse(url.trim())
+            .map_err(|e| format!("invalid {name} URL '{url}': {e}"))?;
+        let client = crate::http::http_client(config.timeout)?;
+        let health = ProviderHealth::fixed(name, HealthState::Unknown);
+        let weak = Arc::downgrade(&health.current);
+        let stop = health.stop.clone();
+        let interval = config.interval.max(MIN_INTERVAL);
+        tokio::spawn(async move {
+            loop {
+                let report = check(&client, &url).await;
+                if !store(&weak, name, report) {
+                    break;
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(interval) => {}
+                    () = stop.cancelled() => break,
+                }
+            }
+        });
+        Ok(health)
+    }
+
+    /// A health that never changes (a provider that is not configured, tests).
+    pub fn fixed(name: &'static str, state: HealthState) -> ProviderHealth {
+        let report = HealthReport {
+            state,
+            ..HealthReport::unknown()
+        };
+        ProviderHealth {
+            name,
+            current: Arc::new(ArcSwap::from_pointee(report)),
+            stop: CancellationToken::new(),
+        }
+    }
+
+    /// The provider's name as given.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The last report; never waits.
+    pub fn report(&self) -> Arc<HealthReport> {
+        self.current.load_full()
+    }
+
+    /// The last state; never waits.
+    pub fn state(&self) -> HealthState {
+        self.current.load().state
+    }
+
+    /// Replaces the cached report (the worker may record what it saw; tests).
+    pub fn set(&self, report: HealthReport) {
+        self.current.store(Arc::new(report));
+    }
+
+    /// Stops the background task (the cached report stays readable).
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+}
+
+/// Stores a report if anyone still holds the cache; `false` when nobody does.
+fn store(weak: &Weak<ArcSwap<HealthReport>>, name: &str, report: HealthReport) -> bool {
+    let Some(cell) = weak.upgrade() else {
+        return false;
+    };
+    let before = cell.load().state;
+    if before != report.state {
+        match report.state {
+            HealthState::Down => tracing::warn!(
+                provider = name,
+                detail = report.detail.as_deref().unwrap_or(""),
+                "provider is down"
+            ),
+            _ => tracing::info!(
+                provider = name,
+                state = report.state.as_str(),
+                "provider health"
+            ),
+        }
+    }
+    cell.store(Arc::new(report));
+    true
+}
+
+/// One ping.
+pub async fn check(client: &reqwest::Client, url: &reqwest::Url) -> HealthReport {
+    let started = std::time::Instant::now();
+    let outcome = client.get(url.clone()).send().await;
+    let latency = Some(started.elapsed());
+    let checked_at = Some(OffsetDateTime::now_utc());
+    match outcome {
+        Ok(r) if r.status().as_u16() < 500 => HealthReport {
+            state: HealthState::Up,
+            checked_at,
+            latency,
+            detail: None,
+        },
+        Ok(r) => HealthReport {
+            state: HealthState::Down,
+            checked_at,
+            latency,
+            detail: Some(format!("HTTP {}", r.status().as_u16())),
+        },
+        Err(e) => {
+            let detail = if e.is_timeout() {
+                "timeout".to_string()
+            } else if e.is_connect() {
+                "connection failed".into()
+            } else {
+                "request failed".into()
+            };
+            HealthReport {
+                state: HealthState::Down,
+                checked_at,
+                latency,
+                detail: Some(detail),
+            }
+        }
+    }
+}

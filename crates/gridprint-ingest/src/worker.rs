@@ -1,0 +1,416 @@
+//! The live ingestion worker: every interval, fetch the recent window from the providers, estimate
+//! gaps, extend the forecast and recompute every slot that is not final.
+//!
+//! One cycle ([`Worker::run_cycle`]) at `now`, with `current = floor15(now)` and the freeze boundary
+//! `B = current − 4 h`:
+//!
+//! 1. **Seal.** Slots that became final since the last cycle are computed once more *before* anything
+//!    new is stored, so that they are published with their `frozen` flag and the values they had;
+//!    from then on the compute keeps them as they are and late provider data no longer changes them.
+//! 2. **Fetch** the recent window (24 h by default, whole hours up to `current`) for every series of
+//!    every configured provider, a few requests at a time, and store what came back in one
+//!    transaction. A failed request (outage, refusal, malformed answer) is counted and logged; the
+//!    affected series simply lack provider data.
+//! 3. **Estimate** the gaps of every series in the window ([`crate::estimate`]) from its official
+//!    values of the last 8 days.
+//! 4. **Forecast** every series with recent history from `current` to the horizon (73 h by default)
+//!    ([`crate::forecast`]), from its official and estimated values.
+//! 5. Store estimates and forecasts in one transaction (the store never lets them replace better data)
+//!    and **recompute** from the start of the window (or `B`, whichever is earlier) to the horizon.
+//!
+//! The cycle returns a [`CycleReport`] whose `Display` is the one log line the worker writes per
+//! cycle. [`Worker::run`] repeats cycles on an interval with an injected [`Clock`] until cancelled;
+//! a cycle that fails (the database is down) is logged and the next one runs as usual.
+
+use crate::estimate;
+use crate::fetch::Fetcher;
+use crate::forecast::{self, ForecastConfig, LevelAdjust};
+use crate::http::FetchError;
+use crate::request::{DataKind, FetchRequest, targets, whole_hours};
+use crate::series::group;
+use futures_util::StreamExt as _;
+use gridprint_compute::ComputeSummary;
+use gridprint_core::inputs::InputPoint;
+use gridprint_core::quality::{DataState, freeze_boundary};
+use gridprint_core::reference::ReferenceData;
+use gridprint_core::slot::{Clock, SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_core::zone::{Provider, ZoneCode};
+use gridprint_store::{LeaderLease, SharedStore, StoreError, UpsertSummary};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+use time::OffsetDateTime;
+use tokio_util::sync::CancellationToken;
+
+/// How the worker works.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// Slots of recent data fetched each cycle (default 24 h).
+    pub window_slots: i64,
+    /// Days of history loaded for the estimator and the forecast (default 8: a week plus a day).
+    pub history_days: i64,
+    /// The forecast's parameters, horizon included.
+    pub forecast: ForecastConfig,
+    /// Requests under way at once.
+    pub concurrency: usize,
+    /// Only series touching these zones (all when `None`).
+    pub zones: Option<Vec<ZoneCode>>,
+    /// Slots already final re-sealed each cycle (default 2 days: covers a worker that was down).
+    pub seal_slots: i64,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        WorkerConfig {
+            window_slots: SLOTS_PER_DAY,
+            history_days: 8,
+            forecast: ForecastConfig::default(),
+            concurrency: 4,
+            zones: None,
+            seal_slots: 2 * SLOTS_PER_DAY,
+        }
+    }
+}
+
+/// What one cycle did.
+#[derive(Debug, Clone, Default)]
+pub struct CycleReport {
+    pub now: Option<OffsetDateTime>,
+    pub requests: usize,
+    pub failed: usize,
+    /// Series whose request failed (`ENTSO-E A75 NL`), for the log line.
+    pub failed_series: BTreeSet<String>,
+    pub fetched_points: usize,
+    pub stored: UpsertSummary,
+    pub estimated: usize,
+    pub forecast: usize,
+    pub derived: UpsertSummary,
+    pub sealed: ComputeSummary,
+    pub computed: ComputeSummary,
+    pub elapsed: Duration,
+}
+
+impl fmt::Display for CycleReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let now = self
+            .now
+            .map(gridprint_core::slot::format_timestamp)
+            .unwrap_or_default();
+        write!(
+            f,
+            "cycle {now}: {} requests ({} failed), {} points fetched ({} new, {} changed), {} estimated, {} forecast, {} zone-slots computed ({} frozen kept), {} zone-days published, {:.1} s",
+            self.requests,
+            self.failed,
+            self.fetched_points,
+            self.stored.inserted,
+            self.stored.updated,
+            self.estimated,
+            self.forecast,
+            self.computed.computed,
+            self.computed.frozen_kept,
+            self.computed.days_published + self.sealed.days_published,
+            self.elapsed.as_secs_f64()
+        )?;
+        if !self.failed_series.is_empty() {
+            let list: Vec<&str> = self
+                .failed_series
+                .iter()
+                .map(String::as_str)
+                .take(8)
+                .collect();
+            write!(f, "; failing: {}", list.join(", "))?;
+            if self.failed_series.len() > 8 {
+                write!(f, " and {} more", self.failed_series.len() - 8)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a cycle failed (provider failures never fail a cycle).
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("compute failed: {0}")]
+    Compute(String),
+    #[error("worker task failed: {0}")]
+    Task(String),
+}
+
+/// The worker: a store, the reference data, the provider clients.
+#[derive(Clone)]
+pub struct Worker {
+    store: SharedStore,
+    reference: Arc<ReferenceData>,
+    fetcher: Fetcher,
+    config: WorkerConfig,
+}
+
+impl Worker {
+    pub fn new(
+        store: SharedStore,
+        reference: Arc<ReferenceData>,
+        fetcher: Fetcher,
+        config: WorkerConfig,
+    ) -> Worker {
+        Worker {
+            store,
+            reference,
+            fetcher,
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &WorkerConfig {
+        &self.config
+    }
+
+    /// The requests of one cycle: every series of every configured provider over the window.
+    pub fn cycle_requests(&self, now: OffsetDateTime) -> Vec<FetchRequest> {
+        let current = Slot::containing(now);
+        let window = whole_hours(SlotRange::new(
+            current.offset(-self.config.window_slots),
+            current,
+        ));
+        let mut out = Vec::new();
+        for provider in [Provider::Entsoe, Provider::Elexon] {
+            if !self.fetcher.serves(provider) {
+                continue;
+            }
+            for (kind, target) in targets(
+                &self.reference.zones,
+                provider,
+                &DataKind::ALL,
+                self.config.zones.as_deref(),
+            ) {
+                out.push(FetchRequest {
+                    provider,
+                    kind,
+                    target,
+                    range: window,
+                });
+            }
+        }
+        out
+    }
+
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(SharedStore, Arc<ReferenceData>) -> T + Send + 'static,
+    ) -> Result<T, WorkerError> {
+        let (store, reference) = (self.store.clone(), self.reference.clone());
+        tokio::task::spawn_blocking(move || f(store, reference))
+            .await
+            .map_err(|e| WorkerError::Task(e.to_string()))
+    }
+
+    async fn compute(
+        &self,
+        ranges: Vec<SlotRange>,
+        now: OffsetDateTime,
+    ) -> Result<ComputeSummary, WorkerError> {
+        self.blocking(move |store, reference| {
+            gridprint_compute::compute_ranges(&*store, &reference, &ranges, now, &mut |_, _| {})
+        })
+        .await?
+        .map_err(|e| WorkerError::Compute(e.to_string()))
+    }
+
+    /// Runs one cycle at `now` (see the module documentation).
+    pub async fn run_cycle(&self, now: OffsetDateTime) -> Result<CycleReport, WorkerError> {
+        let started = std::time::Instant::now();
+        let mut report = CycleReport {
+            now: Some(now),
+            ..Default::default()
+        };
+        let current = Slot::containing(now);
+        let boundary = freeze_boundary(now);
+        let updated_at = now.unix_timestamp();
+
+        // 1. Seal the slots that became final, with the data they had.
+        report.sealed = self
+            .compute(
+                vec![SlotRange::new(
+                    boundary.offset(-self.config.seal_slots),
+                    boundary,
+                )],
+                now,
+            )
+            .await?;
+
+        // 2. Fetch the recent window.
+        let requests = self.cycle_requests(now);
+        report.requests = requests.len();
+        let never = CancellationToken::new();
+        let mut fetched: Vec<InputPoint> = Vec::new();
+        {
+            let mut stream = std::pin::pin!(self.fetcher.fetch_stream(
+                requests,
+                self.config.concurrency,
+                &never
+            ));
+            while let Some((req, result)) = stream.next().await {
+                match result {
+                    // Provider data cannot be from the future (the window ends on a whole hour).
+                    Ok(points) => fetched.extend(points.into_iter().filter(|p| p.slot < current)),
+                    Err(e) => {
+                        report.failed += 1;
+                        let kind = match req.provider {
+                            Provider::Entsoe => req.kind.entsoe_document_type().to_string(),
+                            _ => format!("{:?}", req.kind).to_ascii_lowercase(),
+                        };
+                        report.failed_series.insert(format!(
+                            "{} {kind} {}",
+                            req.provider.as_str(),
+                            req.target
+                        ));
+                        match &e {
+                            FetchError::NotConfigured { .. } => {
+                                tracing::debug!(error = %e, "request not sent")
+                            }
+                            _ => tracing::warn!(error = %e, "request failed"),
+                        }
+                    }
+                }
+            }
+        }
+        report.fetched_points = fetched.len();
+        if !fetched.is_empty() {
+            report.stored = self
+                .blocking(move |store, _| store.upsert_inputs(&fetched, updated_at))
+                .await??;
+        }
+
+        // 3 + 4. Estimate and forecast from the stored history.
+        let history = SlotRange::new(
+            current.offset(-self.config.history_days * SLOTS_PER_DAY),
+            current,
+        );
+        let window = SlotRange::new(current.offset(-self.config.window_slots), current);
+        let cfg = self.config.forecast;
+        let only = self.config.zones.clone();
+        let (derived, n_est, n_fc) = self
+            .blocking(
+                move |store, reference| -> Result<(Vec<InputPoint>, usize, usize), StoreError> {
+                    let stored = store.inputs_in_range(history)?;
+                    let points: Vec<&InputPoint> = stored
+                        .iter()
+                        .map(|s| &s.point)
+                        .filter(|p| reference.zones.index_of(p.key.zone()).is_some())
+                        .filter(|p| match (&only, &p.key) {
+                            (None, _) => true,
+                            (Some(o), gridprint_core::inputs::InputKey::Flow { from, to }) => {
+                                o.contains(from) || o.contains(to)
+                            }
+                            (Some(o), k) => o.contains(k.zone()),
+                        })
+                        .collect();
+                    let official = group(points.iter().copied(), history, |p| {
+                        p.state == DataState::Official
+                    });
+                    let mut out = Vec::new();
+                    let mut with_estimates = group(points.iter().copied(), history, |p| {
+                        p.state != DataState::Missing
+                    });
+                    for (key, series) in &official {
+                        let est = estimate::estimate_gaps(series, window);
+                        if let Some(h) = with_estimates.get_mut(key) {
+                            for e in &est {
+                                h.set(e.slot, Some(e.mw));
+                            }
+                        }
+                        out.extend(estimate::to_points(key, &est));
+                    }
+                    let n_est = out.len();
+                    for (key, series) in &with_estimates {
+                        let fc = forecast::forecast_series(
+                            series,
+                            current,
+                            LevelAdjust::for_key(key),
+                            &cfg,
+                        );
+                        out.extend(forecast::to_points(key, &fc));
+                    }
+                    let n_fc = out.len() - n_est;
+                    Ok((out, n_est, n_fc))
+                },
+            )
+            .await??;
+        report.estimated = n_est;
+        report.forecast = n_fc;
+        if !derived.is_empty() {
+            report.derived = self
+                .blocking(move |store, _| store.upsert_inputs(&derived, updated_at))
+                .await??;
+        }
+
+        // 5. Recompute everything that is not final, up to the horizon.
+        let horizon_end = current.offset(self.config.forecast.horizon_slots as i64);
+        let from = current.offset(-self.config.window_slots).min(boundary);
+        report.computed = self
+            .compute(vec![SlotRange::new(from, horizon_end)], now)
+            .await?;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// Runs cycles every `interval` (the first one at once) until `shutdown` fires, logging one line
+    /// per cycle. Only the holder of the store's worker lease runs cycles: another worker on the same
+    /// database stands by and takes over when the leader's lease is released (a killed leader
+    /// releases it at once). A cycle under way when `shutdown` fires is abandoned: everything it
+    /// stored was stored in transactions, and the next run starts over.
+    pub async fn run(
+        &self,
+        clock: Arc<dyn Clock>,
+        interval: Duration,
+        shutdown: CancellationToken,
+    ) {
+        let mut ticker = tokio::time::interval(interval);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut lease: Option<Box<dyn LeaderLease>> = None;
+        let mut standing_by = false;
+        loop {
+            tokio::select! {
+                _ = ticker.tick() => {}
+                () = shutdown.cancelled() => break,
+            }
+            if lease.as_mut().is_none_or(|l| !l.still_held()) {
+                if lease.take().is_some() {
+                    tracing::warn!("lost the worker lease");
+                }
+                match self.blocking(|store, _| store.try_lead()).await {
+                    Ok(Ok(Some(l))) => {
+                        lease = Some(l);
+                        standing_by = false;
+                    }
+                    Ok(Ok(None)) => {
+                        if !standing_by {
+                            tracing::info!("another worker leads this database; standing by");
+                            standing_by = true;
+                        }
+                        continue;
+                    }
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, "cannot take the worker lease; retrying next interval");
+                        continue;
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "cannot take the worker lease; retrying next interval");
+                        continue;
+                    }
+                }
+            }
+            let now = clock.now();
+            tokio::select! {
+                r = self.run_cycle(now) => match r {
+                    Ok(report) => tracing::info!("{report}"),
+                    Err(e) => tracing::error!(error = %e, "cycle failed; retrying next interval"),
+                },
+                () = shutdown.cancelled() => break,
+            }
+        }
+        tracing::info!("worker stopped");
+    }
+}

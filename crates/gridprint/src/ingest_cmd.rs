@@ -1,0 +1,340 @@
+//! `gridprint ingest entsoe|elexon`: backfill a provider's history into the store, with a progress
+//! bar, resumably, then compute the range.
+//!
+//! The plan skips every (series, day) already fully present as official data, so a rerun after a
+//! crash, a Ctrl-C or failed requests fetches only what is still missing. Each answer is stored in
+//! its own transaction as it arrives. The range is computed only when every request succeeded: slots
+//! older than four hours are final once computed, and computing a half-fetched range would freeze
+//! it incomplete. The provider options ([`ProviderArgs`]) are shared with `gridprint worker`.
+
+use crate::cli::Global;
+use anyhow::{Context, bail};
+use clap::{Args, ValueEnum};
+use gridprint_core::reference::ReferenceData;
+use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
+use gridprint_core::zone::{Provider, ZoneCode};
+use gridprint_ingest::backfill::{self, BackfillOptions};
+use gridprint_ingest::elexon::{self, ElexonClient, ElexonConfig};
+use gridprint_ingest::entsoe_api::{self, EntsoeClient, EntsoeConfig, EntsoeToken};
+use gridprint_ingest::fetch::Fetcher;
+use gridprint_ingest::http::RetryPolicy;
+use gridprint_ingest::request::DataKind;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Parses `90s`, `15m`, `1h`, `3d` or a plain number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or((s, "s"), |i| (&s[..i], s[i..].trim()));
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a duration such as 30s, 15m, 1h or 3d"))?;
+    let secs = match unit {
+        "s" | "sec" | "secs" => n,
+        "m" | "min" | "mins" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => return Err(format!("'{s}': unknown unit '{unit}' (use s, m, h or d)")),
+    };
+    if secs == 0 {
+        return Err("a duration must be positive".into());
+    }
+    Ok(Duration::from_secs(secs))
+}
+
+/// Provider endpoints and request behaviour (shared by `ingest` and `worker`).
+#[derive(Debug, Args, Clone)]
+pub struct ProviderArgs {
+    /// ENTSO-E Transparency Platform REST API address.
+    #[arg(long, env = "GRIDPRINT_ENTSOE_URL", default_value = entsoe_api::DEFAULT_BASE_URL)]
+    pub entsoe_url: String,
+    /// ENTSO-E security token (free: ask the Transparency Platform by email). Prefer the environment
+    /// variable; the value is never printed or logged.
+    #[arg(long, env = "GRIDPRINT_ENTSOE_TOKEN", hide_env_values = true)]
+    pub entsoe_token: Option<EntsoeToken>,
+    /// ENTSO-E requests per minute, shared by every request of this process (ENTSO-E allows 400).
+    #[arg(long, env = "GRIDPRINT_ENTSOE_REQUESTS_PER_MINUTE", default_value_t = entsoe_api::DEFAULT_REQUESTS_PER_MINUTE)]
+    pub entsoe_requests_per_minute: u32,
+    /// Elexon Insights Solution API address (Great Britain; no key needed).
+    #[arg(long, env = "GRIDPRINT_ELEXON_URL", default_value = elexon::DEFAULT_BASE_URL)]
+    pub elexon_url: String,
+    /// Requests under way at once.
+    #[arg(long, env = "GRIDPRINT_CONCURRENCY", default_value_t = 4)]
+    pub concurrency: usize,
+    /// Timeout of one request attempt (e.g. 60s).
+    #[arg(long, env = "GRIDPRINT_HTTP_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub http_timeout: Duration,
+    /// Retries of a request after a timeout, a 5xx or a 429.
+    #[arg(long, env = "GRIDPRINT_HTTP_RETRIES", default_value_t = 5)]
+    pub http_retries: usize,
+}
+
+impl ProviderArgs {
+    fn retry(&self) -> RetryPolicy {
+        RetryPolicy {
+            max_retries: self.http_retries,
+            timeout: self.http_timeout,
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// Builds the clients of the providers asked for.
+    pub fn fetcher(
+        &self,
+        reference: &ReferenceData,
+        entsoe: bool,
+        elexon: bool,
+    ) -> anyhow::Result<Fetcher> {
+        let mut f = Fetcher::default();
+        if entsoe {
+            let cfg = EntsoeConfig {
+                base_url: self.entsoe_url.clone(),
+                token: self.entsoe_token.clone(),
+                retry: self.retry(),
+                requests_per_minute: self.entsoe_requests_per_minute,
+            };
+            f.entsoe = Some(
+                EntsoeClient::new(cfg, Arc::new(reference.zones.clone()))
+                    .map_err(anyhow::Error::msg)?,
+            );
+        }
+        if elexon {
+            let cfg = ElexonConfig {
+                base_url: self.elexon_url.clone(),
+                retry: self.retry(),
+                ..ElexonConfig::default()
+            };
+            f.elexon = Some(ElexonClient::new(cfg).map_err(anyhow::Error::msg)?);
+        }
+        Ok(f)
+    }
+}
+
+/// Which provider to backfill from.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ProviderName {
+    /// ENTSO-E Transparency Platform: generation (A75) and load (A65) of ENTSO-E zones, physical flows
+    /// (A11) of every border.
+    Entsoe,
+    /// Elexon (Great Britain): generation per fuel type (FUELHH) and demand outturn.
+    Elexon,
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// Provider to fetch from.
+    #[arg(value_enum)]
+    pub provider: ProviderName,
+    /// Start of the range (ISO 8601, e.g. 2024-09-01).
+    #[arg(long, env = "GRIDPRINT_FROM")]
+    pub from: String,
+    /// End of the range, exclusive (ISO 8601; default: now).
+    #[arg(long, env = "GRIDPRINT_TO")]
+    pub to: Option<String>,
+    /// Only these zones (comma-separated codes; their generation, load and borders). Default: all.
+    #[arg(long, env = "GRIDPRINT_ZONES", value_delimiter = ',')]
+    pub zones: Vec<String>,
+    /// Kinds of data: generation, load, flows (comma-separated).
+    #[arg(
+        long,
+        env = "GRIDPRINT_KINDS",
+        value_delimiter = ',',
+        default_value = "generation,load,flows"
+    )]
+    pub kinds: Vec<String>,
+    /// Longest request in days (ENTSO-E requests never span more than a year; Elexon's at most 7 days).
+    #[arg(long, env = "GRIDPRINT_CHUNK_DAYS", default_value_t = 31)]
+    pub chunk_days: i64,
+    /// Do not compute the range afterwards.
+    #[arg(long, env = "GRIDPRINT_NO_COMPUTE")]
+    pub no_compute: bool,
+    #[command(flatten)]
+    pub providers: ProviderArgs,
+    /// Pretend the current time is this instant (tests, replays).
+    #[arg(long, env = "GRIDPRINT_NOW", hide = true)]
+    pub now: Option<String>,
+}
+
+/// Parses `--zones` against the reference data.
+pub fn parse_zones(
+    reference: &ReferenceData,
+    zones: &[String],
+) -> anyhow::Result<Option<Vec<ZoneCode>>> {
+    let zones: Vec<&String> = zones.iter().filter(|z| !z.trim().is_empty()).collect();
+    if zones.is_empty() {
+        return Ok(None);
+    }
+    zones
+        .into_iter()
+        .map(|z| {
+            let idx = reference
+                .zones
+                .index_of_str(z)
+                .with_context(|| format!("unknown zone '{}'", z.trim()))?;
+            Ok(reference.zones.code(idx).clone())
+        })
+        .collect::<anyhow::Result<Vec<_>>>()
+        .map(Some)
+}
+
+/// Resolves when Ctrl-C or SIGTERM arrives.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
+
+pub fn run(g: &Global, args: &IngestArgs) -> anyhow::Result<()> {
+    let store = crate::open::open_store(g)?;
+    let reference = crate::open::load_reference(g)?;
+    let now = crate::compute::now_from(args.now.as_deref())?;
+    let from = Slot::containing(parse_timestamp(&args.from).context("--from")?);
+    let to = match &args.to {
+        Some(t) => {
+            let t = parse_timestamp(t).context("--to")?;
+            Slot::from_unix_exact(t.unix_timestamp()).unwrap_or(Slot::containing(t).offset(1))
+        }
+        None => Slot::containing(now),
+    };
+    anyhow::ensure!(to > from, "--to must be after --from");
+    let kinds = args
+        .kinds
+        .iter()
+        .map(|k| {
+            DataKind::parse(k)
+                .with_context(|| format!("unknown kind '{k}' (use generation, load, flows)"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (provider, entsoe, elexon) = match args.provider {
+        ProviderName::Entsoe => (Provider::Entsoe, true, false),
+        ProviderName::Elexon => (Provider::Elexon, false, true),
+    };
+    if entsoe && args.providers.entsoe_token.is_none() {
+        bail!(
+            "no ENTSO-E security token: set GRIDPRINT_ENTSOE_TOKEN (free, requested by email from the Transparency Platform)"
+        );
+    }
+    let opts = BackfillOptions {
+        provider,
+        kinds,
+        zones: parse_zones(&reference, &args.zones)?,
+        range: SlotRange::new(from, to),
+        chunk_days: args.chunk_days.clamp(1, 365),
+    };
+    let plan = backfill::plan(&*store, &reference.zones, &opts)?;
+    eprintln!(
+        "{} series over {} days: {} series-days already present, {} to fetch in {} requests",
+        plan.series,
+        opts.range.days().count(),
+        plan.days_present,
+        plan.days_missing,
+        plan.requests.len()
+    );
+    let fetcher = args.providers.fetcher(&reference, entsoe, elexon)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let report = runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let on_signal = cancel.clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            eprintln!("stopping: requests under way are dropped; rerun the same command to resume");
+            on_signal.cancel();
+        });
+        let bar = ProgressBar::new(plan.requests.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("fetching {bar:40} {pos}/{len} requests ({eta} left)")
+                .expect("valid template"),
+        );
+        let updated_at = time::OffsetDateTime::now_utc().unix_timestamp();
+        let r = backfill::run(
+            &fetcher,
+            store.clone(),
+            plan,
+            args.providers.concurrency,
+            updated_at,
+            &cancel,
+            |done, _| bar.set_position(done),
+        )
+        .await;
+        bar.finish_and_clear();
+        r
+    })?;
+    eprintln!(
+        "{} requests: {} answered, {} failed{}; {} points ({} new, {} changed, {} unchanged)",
+        report.requests,
+        report.succeeded,
+        report.failed.len(),
+        if report.cancelled {
+            ", stopped early"
+        } else {
+            ""
+        },
+        report.points,
+        report.stored.inserted,
+        report.stored.updated,
+        report.stored.unchanged
+    );
+    for e in report.failed.iter().take(10) {
+        eprintln!("  {e}");
+    }
+    if report.failed.len() > 10 {
+        eprintln!("  … and {} more", report.failed.len() - 10);
+    }
+    if report.cancelled || !report.failed.is_empty() {
+        bail!(
+            "backfill incomplete: rerun the same command to fetch what is missing (nothing was computed, so no \
+             half-fetched slot was frozen; `gridprint compute` computes anyway)"
+        );
+    }
+    if !args.no_compute {
+        crate::compute::compute_with_progress(
+            &*store,
+            &reference,
+            &[opts.range.whole_days()],
+            now,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(
+            parse_duration("73h").unwrap(),
+            Duration::from_secs(73 * 3600)
+        );
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("5 weeks").is_err());
+    }
+}

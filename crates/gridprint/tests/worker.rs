@@ -1,0 +1,468 @@
+//! The live worker, driven through its cycle function with an injected clock against a loopback
+//! ENTSO-E server replaying real recorded documents (ENTSO-E Transparency Platform data recorded by
+//! ENTSOE.jl, MIT): a zone's slot goes forecast → estimated → provider data → frozen, a provider
+//! outage is survived, and the `gridprint worker` binary stops cleanly on SIGTERM without ever
+//! printing its token.
+
+use gridprint_core::derived::{DerivedDay, SeriesKey};
+use gridprint_core::inputs::InputKey;
+use gridprint_core::quality::{DataState, ZoneStatus};
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
+use gridprint_core::zone::ZoneCode;
+use gridprint_ingest::entsoe_api::{EntsoeClient, EntsoeConfig, EntsoeToken};
+use gridprint_ingest::fetch::Fetcher;
+use gridprint_ingest::http::RetryPolicy;
+use gridprint_ingest::replay::Replay;
+use gridprint_ingest::worker::{Worker, WorkerConfig};
+use gridprint_store::SharedStore;
+use std::io::BufRead;
+use std::sync::Arc;
+use std::time::Duration;
+use time::OffsetDateTime;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const API_DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../data/fixtures/entsoe-api"
+);
+const TOKEN: &str = "worker-test-token-5f1c";
+
+fn reference() -> Arc<ReferenceData> {
+    Arc::new(ReferenceData::embedded(ZoneSet::Selected2026))
+}
+
+fn t(s: &str) -> OffsetDateTime {
+    parse_timestamp(s).unwrap()
+}
+
+fn nl() -> ZoneCode {
+    ZoneCode::parse("NL").unwrap()
+}
+
+/// The real A75 NL document of 2024-09-02 (22:00Z to 22:00Z).
+fn nl_generation() -> String {
+    std::fs::read_to_string(format!("{API_DIR}/A75_NL_2024-09-02_PT15M_A03.xml")).unwrap()
+}
+
+/// The same document moved one day earlier: the history the forecast starts from.
+fn nl_generation_day_before() -> String {
+    nl_generation()
+        .replace("2024-09-01T22:00Z", "2024-08-31T22:00Z")
+        .replace("2024-09-02T22:00Z", "2024-09-01T22:00Z")
+}
+
+/// The 2024-09-02 document with every quantity changed: a late correction by the provider.
+fn nl_generation_corrected() -> String {
+    nl_generation().replace("<quantity>", "<quantity>1")
+}
+
+struct ReplayResponder(Replay);
+
+impl Respond for ReplayResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let pairs: Vec<(String, String)> = req
+            .url
+            .query_pairs()
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        let (status, body) = self
+            .0
+            .answer(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        ResponseTemplate::new(status).set_body_raw(body, "application/xml")
+    }
+}
+
+/// Makes the server publish exactly these documents from now on.
+async fn publish(server: &MockServer, docs: &[String]) {
+    let mut replay = Replay::new(reference().zones.clone(), TOKEN);
+    for d in docs {
+        replay.add(d.clone().into_bytes()).unwrap();
+    }
+    server.reset().await;
+    Mock::given(method("GET"))
+        .respond_with(ReplayResponder(replay))
+        .mount(server)
+        .await;
+}
+
+fn worker(server: &MockServer, store: &SharedStore) -> Worker {
+    let retry = RetryPolicy {
+        max_retries: 1,
+        min_delay: Duration::from_millis(5),
+        max_delay: Duration::from_millis(10),
+        max_retry_after: Duration::from_millis(10),
+        timeout: Duration::from_secs(5),
+    };
+    let client = EntsoeClient::new(
+        EntsoeConfig {
+            base_url: format!("{}/api", server.uri()),
+            token: EntsoeToken::new(TOKEN),
+            retry,
+            requests_per_minute: 60_000,
+        },
+        Arc::new(reference().zones.clone()),
+    )
+    .unwrap();
+    let config = WorkerConfig {
+        zones: Some(vec![nl()]),
+        ..WorkerConfig::default()
+    };
+    Worker::new(
+        store.clone(),
+        reference(),
+        Fetcher {
+            entsoe: Some(client),
+            elexon: None,
+        },
+        config,
+    )
+}
+
+fn store() -> SharedStore {
+    Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap())
+}
+
+fn nl_day(store: &SharedStore, s: Slot) -> DerivedDay {
+    store
+        .derived_days(s.day()..s.day() + 1)
+        .unwrap()
+        .into_iter()
+        .find(|d| d.zone == nl())
+        .expect("NL computed")
+}
+
+/// (zone_status, valid, frozen, total generation) of NL in slot `s`.
+fn nl_slot(store: &SharedStore, s: Slot) -> (ZoneStatus, bool, bool, f32) {
+    let d = nl_day(store, s);
+    let f = d.flags[s.index_in_day()];
+    assert!(f.present(), "NL {s} not computed");
+    (
+        f.status(),
+        f.valid(),
+        f.frozen(),
+        d.value(&SeriesKey::Generation, s.index_in_day())
+            .unwrap_or(f32::NAN),
+    )
+}
+
+/// States of NL's generation points in slot `s`.
+fn nl_states(store: &SharedStore, s: Slot) -> Vec<(DataState, String)> {
+    let mut v: Vec<_> = store
+        .inputs_in_range(SlotRange::new(s, s.offset(1)))
+        .unwrap()
+        .into_iter()
+        .filter(|p| matches!(&p.point.key, InputKey::Generation { zone, .. } if *zone == nl()))
+        .map(|p| (p.point.state, p.point.datasource))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slot_goes_forecast_estimated_official_then_frozen() {
+    let server = MockServer::start().await;
+    let store = store();
+    let w = worker(&server, &store);
+    let s = Slot::containing(t("2024-09-02T06:00Z"));
+
+    // 00:05 — the provider has published the day before only: the slot is a forecast.
+    publish(&server, &[nl_generation_day_before()]).await;
+    let r = w.run_cycle(t("2024-09-02T00:05Z")).await.unwrap();
+    eprintln!("{r}");
+    assert!(r.fetched_points > 0 && r.forecast > 0, "{r}");
+    assert_eq!(
+        nl_states(&store, s),
+        vec![(
+            DataState::Missing,
+            "gridprint-forecast:seasonal-blend".to_string()
+        )]
+    );
+    let (status, valid, frozen, g_forecast) = nl_slot(&store, s);
+    assert_eq!((status, valid, frozen), (ZoneStatus::Missing, false, false));
+    assert!(g_forecast > 1000.0, "forecast generation {g_forecast}");
+    // Every endpoint answers 72 h ahead.
+    let (status, valid, _, _) = nl_slot(&store, Slot::containing(t("2024-09-05T00:00Z")));
+    assert_eq!((status, valid), (ZoneStatus::Missing, false));
+
+    // 07:00 — still nothing new published: the slot, now past, is estimated.
+    let r = w.run_cycle(t("2024-09-02T07:00Z")).await.unwrap();
+    eprintln!("{r}");
+    assert!(r.estimated > 0, "{r}");
+    assert_eq!(
+        nl_states(&store, s),
+        vec![(
+            DataState::Estimated,
+            "gridprint-estimation:profile".to_string()
+        )]
+    );
+    let (status, valid, frozen, _) = nl_slot(&store, s);
+    assert_eq!((status, valid, frozen), (ZoneStatus::Preview, false, false));
+
+    // 09:00 — the provider publishes the day: provider data, complete and valid.
+    publish(&server, &[nl_generation()]).await;
+    let r = w.run_cycle(t("2024-09-02T09:00Z")).await.unwrap();
+    eprintln!("{r}");
+    assert_eq!(
+        nl_states(&store, s),
+        vec![(DataState::Official, "ENTSO-E".to_string())]
+    );
+    let (status, valid, frozen, g_official) = nl_slot(&store, s);
+    assert_eq!((status, valid, frozen), (ZoneStatus::Complete, true, false));
+    let want: f64 =
+        gridprint_ingest::detect_and_parse(nl_generation().as_bytes(), &reference().zones)
+            .unwrap()
+            .points
+            .iter()
+            .filter(|p| {
+                p.slot == s
+                    && !matches!(
+                        p.key,
+                        InputKey::Generation {
+                            production_type: gridprint_core::ProductionType::HydroPumpedStorage,
+                            ..
+                        }
+                    )
+            })
+            .map(|p| p.mw)
+            .sum();
+    assert!(
+        (g_official as f64 - want).abs() < 0.01 * want,
+        "{g_official} vs {want}"
+    );
+
+    // 10:30 — the slot is older than now − 4 h: final. A late correction is stored as input but no
+    // longer changes the slot's outputs.
+    publish(&server, &[nl_generation_corrected()]).await;
+    let r = w.run_cycle(t("2024-09-02T10:30Z")).await.unwrap();
+    eprintln!("{r}");
+    assert!(r.stored.updated > 0, "the correction was stored: {r}");
+    let (status, valid, frozen, g_final) = nl_slot(&store, s);
+    assert_eq!((status, valid, frozen), (ZoneStatus::Complete, true, true));
+    assert_eq!(g_final, g_official, "frozen slot unchanged by late data");
+    // A slot that is not final yet does take the correction.
+    let later = Slot::containing(t("2024-09-02T08:00Z"));
+    let stored: f64 = store
+        .inputs_in_range(SlotRange::new(later, later.offset(1)))
+        .unwrap()
+        .iter()
+        .filter(|p| matches!(&p.point.key, InputKey::Generation { zone, production_type } if *zone == nl() && *production_type != gridprint_core::ProductionType::HydroPumpedStorage))
+        .map(|p| p.point.mw)
+        .sum();
+    let (_, _, frozen, g_later) = nl_slot(&store, later);
+    assert!(!frozen);
+    assert!(
+        (g_later as f64 - stored).abs() < 0.01 * stored,
+        "{g_later} vs stored {stored}"
+    );
+
+    // And again later: still the same.
+    w.run_cycle(t("2024-09-02T12:00Z")).await.unwrap();
+    assert_eq!(
+        nl_slot(&store, s),
+        (ZoneStatus::Complete, true, true, g_official)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_outage_is_survived() {
+    let server = MockServer::start().await;
+    let store = store();
+    let w = worker(&server, &store);
+    publish(&server, &[nl_generation_day_before(), nl_generation()]).await;
+    w.run_cycle(t("2024-09-01T23:00Z")).await.unwrap();
+    w.run_cycle(t("2024-09-02T22:00Z")).await.unwrap();
+
+    // ENTSO-E goes down for good.
+    server.reset().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    let r = w.run_cycle(t("2024-09-03T03:00Z")).await.unwrap();
+    eprintln!("{r}");
+    assert_eq!(r.failed, r.requests, "{r}");
+    assert!(
+        r.to_string().contains("failing: ENTSO-E A11") && r.to_string().contains("and 4 more"),
+        "{r}"
+    );
+    // The hours since the last provider value are estimated (preview), the future forecast (missing).
+    let past = Slot::containing(t("2024-09-03T01:00Z"));
+    let (status, valid, _, g) = nl_slot(&store, past);
+    assert_eq!((status, valid), (ZoneStatus::Preview, false));
+    assert!(g > 1000.0);
+    let ahead = Slot::containing(t("2024-09-04T12:00Z"));
+    assert_eq!(nl_slot(&store, ahead).0, ZoneStatus::Missing);
+}
+
+#[test]
+fn worker_binary_stops_on_sigterm_and_never_prints_its_token() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(503))
+            .mount(&server)
+            .await;
+        server
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("worker.db");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
+        .args([
+            "--database",
+            &format!("sqlite://{}", db.display()),
+            "worker",
+            "--interval",
+            "1h",
+            "--zones",
+            "NL",
+            "--http-retries",
+            "1",
+        ])
+        .env_remove("GRIDPRINT_DATABASE_URL")
+        .env("GRIDPRINT_LOG", "debug")
+        .env("GRIDPRINT_ENTSOE_URL", format!("{}/api", server.uri()))
+        .env("GRIDPRINT_ENTSOE_TOKEN", TOKEN)
+        .env(
+            "GRIDPRINT_ELEXON_URL",
+            format!("{}/bmrs/api/v1", server.uri()),
+        )
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap_or_default();
+            all.push_str(&line);
+            all.push('\n');
+            let _ = tx.send(line);
+        }
+        all
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let mut cycle_line = None;
+    while std::time::Instant::now() < deadline {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(line) if line.contains("cycle ") && line.contains("requests") => {
+                cycle_line = Some(line);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let cycle_line = cycle_line.expect("one cycle logged");
+    assert!(cycle_line.contains("failed"), "{cycle_line}");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let exit = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "worker did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let log = reader.join().unwrap();
+    assert!(exit.success(), "exit {exit:?}\n{log}");
+    assert!(log.contains("worker stopped"), "{log}");
+    assert!(
+        !log.contains(TOKEN),
+        "the token leaked into the log:\n{log}"
+    );
+    let cycles = log.lines().filter(|l| l.contains("cycle 20")).count();
+    assert_eq!(cycles, 1, "one line per cycle:\n{log}");
+}
+
+#[test]
+fn ingest_command_backfills_resumably_then_computes() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(async {
+        let server = MockServer::start().await;
+        let mut replay = Replay::new(reference().zones.clone(), TOKEN);
+        replay.add(nl_generation().into_bytes()).unwrap();
+        replay
+            .add_file(format!("{API_DIR}/A65_A16_NL_2024-09-02_PT15M_A03.xml"))
+            .unwrap();
+        Mock::given(method("GET"))
+            .respond_with(ReplayResponder(replay))
+            .mount(&server)
+            .await;
+        server
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ingest.db");
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
+            .args(["--database", &format!("sqlite://{}", db.display())])
+            .args([
+                "ingest",
+                "entsoe",
+                "--from",
+                "2024-09-01T22:00Z",
+                "--to",
+                "2024-09-02T22:00Z",
+                "--zones",
+                "NL",
+                "--kinds",
+                "generation,load",
+            ])
+            .args(["--now", "2026-01-01T00:00Z"])
+            .env_remove("GRIDPRINT_DATABASE_URL")
+            .env("GRIDPRINT_LOG", "warn")
+            .env("GRIDPRINT_ENTSOE_URL", format!("{}/api", server.uri()))
+            .env("GRIDPRINT_ENTSOE_TOKEN", TOKEN)
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    let text = String::from_utf8_lossy(&first.stderr).to_string();
+    assert!(first.status.success(), "{text}");
+    assert!(
+        text.contains("0 series-days already present, 4 to fetch in 2 requests"),
+        "{text}"
+    );
+    assert!(text.contains("published"), "computed afterwards: {text}");
+    assert!(!text.contains(TOKEN));
+    let second = run();
+    let text = String::from_utf8_lossy(&second.stderr).to_string();
+    assert!(second.status.success(), "{text}");
+    assert!(
+        text.contains("4 series-days already present, 0 to fetch in 0 requests"),
+        "{text}"
+    );
+
+    let store: SharedStore = Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
+    let s = Slot::containing(t("2024-09-02T10:00Z"));
+    assert!(nl_slot(&store, s).3 > 1000.0);
+    assert_eq!(nl_slot(&store, s).0, ZoneStatus::Complete);
+
+    // Without a token the command refuses to start.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
+        .args([
+            "--database",
+            &format!("sqlite://{}", db.display()),
+            "ingest",
+            "entsoe",
+            "--from",
+            "2024-09-01",
+        ])
+        .env_remove("GRIDPRINT_DATABASE_URL")
+        .env_remove("GRIDPRINT_ENTSOE_TOKEN")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GRIDPRINT_ENTSOE_TOKEN"));
+}
