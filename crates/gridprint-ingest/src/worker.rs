@@ -43,6 +43,9 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
 
+/// How often a standby worker asks for the lease.
+pub const STANDBY_POLL: Duration = Duration::from_secs(5);
+
 /// How the worker works.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
@@ -390,6 +393,13 @@ impl Worker {
                             tracing::info!("another worker leads this database; standing by");
                             standing_by = true;
                         }
+                        // A standby asks for the lease every few seconds (not every interval), so it
+                        // takes over within seconds of the leader dying, then runs a cycle at once.
+                        tokio::select! {
+                            () = tokio::time::sleep(STANDBY_POLL.min(interval)) => {}
+                            () = shutdown.cancelled() => break,
+                        }
+                        ticker.reset_immediately();
                         continue;
                     }
                     Ok(Err(e)) => {
