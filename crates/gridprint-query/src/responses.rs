@@ -7,6 +7,10 @@
 //! carry the flags `valid` and `zone_status`. Aggregated answers (`aggregate=true`) use the
 //! `*Aggregate` structs. [`QueryResponse`] wraps any endpoint's answer for the HTTP layer: JSON, CSV,
 //! and whether every point is final (for `ETag` / `Cache-Control`).
+//!
+//! The structs also implement `Deserialize`, so the Rust client (`gridprint-client`) reads answers
+//! into the very types the server writes them from: values parse back into [`Point`]s, and the
+//! `&'static str` fields (units, providers, …) are interned by [`static_str`].
 
 use crate::timefmt::with_slot_stamp;
 use gridprint_core::derived::Coverage;
@@ -16,7 +20,7 @@ use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::Slot;
 use gridprint_core::zone::ZoneCode;
 use serde::ser::{SerializeSeq, SerializeTuple};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// `aggregation_method` of every aggregate.
 pub const TIME_WEIGHTED_AVERAGE: &str = "time-weighted-average";
@@ -28,6 +32,48 @@ pub fn round2(v: f64) -> f64 {
 
 fn serialize_round2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round2(*v))
+}
+
+/// `&'static str` under another name, for the constant fields of the responses (units, providers, …).
+/// Same type; the alias only keeps serde's derive from inferring a borrow from a `&str` field, which
+/// would make the structs deserializable from `'static` input only.
+pub type StaticStr = &'static str;
+
+/// Reads a `&'static str` field: the strings the server writes are returned as constants; any other
+/// string (from another server of this interface) is leaked once and then reused, so memory stays
+/// bounded by the number of distinct values.
+pub fn static_str<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    const KNOWN: &[&str] = &[
+        "MW",
+        "%",
+        "gCO2/kWh",
+        "l/kWh",
+        "stress-l/kWh",
+        "water",
+        TIME_WEIGHTED_AVERAGE,
+        "ENTSO-E",
+        "Elexon",
+        "EPIAS",
+        "up",
+        "down",
+    ];
+    static INTERNED: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashSet<&'static str>>,
+    > = std::sync::OnceLock::new();
+    let s = String::deserialize(d)?;
+    if let Some(k) = KNOWN.iter().find(|k| **k == s) {
+        return Ok(k);
+    }
+    let mut set = INTERNED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = set.get(s.as_str()) {
+        return Ok(k);
+    }
+    let leaked: &'static str = Box::leak(s.into_boxed_str());
+    set.insert(leaked);
+    Ok(leaked)
 }
 
 /// One value at the start of a slot.
@@ -53,6 +99,24 @@ impl Serialize for PointSer<'_> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Values(pub Vec<Point>);
 
+/// Reads `[[timestamp, number], …]`; a `null` number becomes `NaN` (this server never writes one).
+impl<'de> Deserialize<'de> for Values {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Values, D::Error> {
+        let raw = Vec::<(String, Option<f64>)>::deserialize(d)?;
+        raw.into_iter()
+            .map(|(stamp, value)| {
+                let t = gridprint_core::slot::parse_timestamp(&stamp)
+                    .map_err(serde::de::Error::custom)?;
+                Ok(Point {
+                    slot: Slot::containing(t),
+                    value: value.unwrap_or(f64::NAN),
+                })
+            })
+            .collect::<Result<Vec<Point>, D::Error>>()
+            .map(Values)
+    }
+}
+
 impl Serialize for Values {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
@@ -64,7 +128,7 @@ impl Serialize for Values {
 }
 
 /// A series entry with flags and values (footprints, impacts, score).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FlagSeries {
     pub valid: bool,
     pub zone_status: ZoneStatus,
@@ -72,7 +136,7 @@ pub struct FlagSeries {
 }
 
 /// A series entry without flags (factors).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlainSeries {
     pub values: Values,
 }
@@ -80,7 +144,7 @@ pub struct PlainSeries {
 macro_rules! flag_entry {
     ($(#[$doc:meta])* $name:ident, $field:ident, $block:ty) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         pub struct $name {
             pub valid: bool,
             pub zone_status: ZoneStatus,
@@ -90,7 +154,7 @@ macro_rules! flag_entry {
 }
 
 /// Points of one production type with one data state and datasource.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProductionBlock {
     pub production_type: ProductionType,
     pub data_state: DataState,
@@ -99,7 +163,7 @@ pub struct ProductionBlock {
 }
 
 /// Points with one data state and datasource (load).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StateBlock {
     pub data_state: DataState,
     pub datasource: String,
@@ -107,7 +171,7 @@ pub struct StateBlock {
 }
 
 /// Imports from one source zone with one data state and datasource.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImportBlock {
     pub source: ZoneCode,
     pub data_state: DataState,
@@ -116,7 +180,7 @@ pub struct ImportBlock {
 }
 
 /// Exports to one destination zone with one data state and datasource.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportBlock {
     pub destination: ZoneCode,
     pub data_state: DataState,
@@ -125,21 +189,21 @@ pub struct ExportBlock {
 }
 
 /// Shares towards one destination (flow-share).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DestinationBlock {
     pub destination: ZoneCode,
     pub values: Values,
 }
 
 /// Shares from one origin (mix-share).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OriginBlock {
     pub origin: ZoneCode,
     pub values: Values,
 }
 
 /// Parts of a footprint or impact coming from one source zone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceBlock {
     pub source: ZoneCode,
     pub values: Values,
@@ -175,10 +239,11 @@ flag_entry!(
 );
 
 /// Item of `/generation` (and of `/mix`, with datasource `flow_tracing`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GenerationResult {
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub series: Vec<GenerationEntry>,
 }
 
@@ -186,47 +251,52 @@ pub struct GenerationResult {
 pub type MixResult = GenerationResult;
 
 /// Item of `/load`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadResult {
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub series: Vec<LoadEntry>,
 }
 
 /// Item of `/imports`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImportsResult {
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub series: Vec<ImportsEntry>,
 }
 
 /// Item of `/exports`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportsResult {
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub series: Vec<ExportsEntry>,
 }
 
 /// Item of `/footprints`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FootprintResult {
     pub footprint_type: FootprintType,
     pub scope: Scope,
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub coverage: Coverage,
     pub series: Vec<FlagSeries>,
 }
 
 /// Item of `/footprints?aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FootprintAggregate {
     pub footprint_type: FootprintType,
     pub scope: Scope,
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub coverage: Coverage,
     pub start: String,
     pub end: String,
@@ -234,27 +304,32 @@ pub struct FootprintAggregate {
     pub value: f64,
     pub valid: bool,
     pub zone_status: ZoneStatus,
-    pub aggregation_method: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub aggregation_method: StaticStr,
 }
 
 /// Item of `/impacts`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImpactResult {
-    pub impact_type: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub impact_type: StaticStr,
     pub scope: Scope,
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub coverage: Coverage,
     pub series: Vec<FlagSeries>,
 }
 
 /// Item of `/impacts?aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImpactAggregate {
-    pub impact_type: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub impact_type: StaticStr,
     pub scope: Scope,
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub coverage: Coverage,
     pub start: String,
     pub end: String,
@@ -262,11 +337,12 @@ pub struct ImpactAggregate {
     pub value: f64,
     pub valid: bool,
     pub zone_status: ZoneStatus,
-    pub aggregation_method: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub aggregation_method: StaticStr,
 }
 
 /// Item of `/green-score` and `/environmental-score` (no unit).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreResult {
     pub scope: Scope,
     pub zone: ZoneCode,
@@ -275,7 +351,7 @@ pub struct ScoreResult {
 }
 
 /// Item of the score endpoints with `aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreAggregate {
     pub scope: Scope,
     pub zone: ZoneCode,
@@ -286,47 +362,53 @@ pub struct ScoreAggregate {
     pub value: f64,
     pub valid: bool,
     pub zone_status: ZoneStatus,
-    pub aggregation_method: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub aggregation_method: StaticStr,
 }
 
 /// Item of `/flow-share`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FlowShareResult {
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub series: Vec<FlowShareEntry>,
 }
 
 /// Item of `/mix-share`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MixShareResult {
     pub zone: ZoneCode,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub series: Vec<MixShareEntry>,
 }
 
 /// Item of `/footprint-share`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FootprintShareResult {
     pub zone: ZoneCode,
     pub footprint_type: FootprintType,
     pub scope: Scope,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub series: Vec<SourceEntry>,
 }
 
 /// Item of `/impact-share`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImpactShareResult {
     pub zone: ZoneCode,
-    pub impact_type: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub impact_type: StaticStr,
     pub scope: Scope,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub unit: StaticStr,
     pub series: Vec<SourceEntry>,
 }
 
 /// Item of `/factors` (series without flags: factors are constant).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FactorResult {
     pub factor_type: FootprintType,
     pub production_type: ProductionType,
@@ -339,7 +421,7 @@ pub struct FactorResult {
 }
 
 /// Item of `/factors?aggregate=true` with start and end.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FactorAggregate {
     pub factor_type: FootprintType,
     pub production_type: ProductionType,
@@ -354,26 +436,29 @@ pub struct FactorAggregate {
     pub value: f64,
     pub valid: bool,
     pub zone_status: ZoneStatus,
-    pub aggregation_method: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub aggregation_method: StaticStr,
 }
 
 /// Item of `/zones`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ZoneInfo {
     pub zone: ZoneCode,
     pub full_name: String,
     pub eic_code: String,
     pub country_code: String,
     pub country_name: String,
-    pub provider: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub provider: StaticStr,
     pub neighbours: Vec<ZoneCode>,
 }
 
 /// Body of `/status` (always 200).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatusResponse {
     /// `up` or `down`.
-    pub storage: &'static str,
+    #[serde(deserialize_with = "static_str")]
+    pub storage: StaticStr,
     #[serde(rename = "entso-e")]
     pub entsoe: String,
     pub elexon: String,
@@ -381,7 +466,7 @@ pub struct StatusResponse {
 }
 
 /// `/footprints` answer: series, or one aggregate per zone and type.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Footprints {
     Series(Vec<FootprintResult>),
@@ -389,7 +474,7 @@ pub enum Footprints {
 }
 
 /// `/impacts` answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Impacts {
     Series(Vec<ImpactResult>),
@@ -397,7 +482,7 @@ pub enum Impacts {
 }
 
 /// `/green-score` answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Scores {
     Series(Vec<ScoreResult>),
@@ -405,7 +490,7 @@ pub enum Scores {
 }
 
 /// `/factors` answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Factors {
     Series(Vec<FactorResult>),

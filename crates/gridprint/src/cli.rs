@@ -53,6 +53,14 @@ pub enum Command {
     Access(AccessArgs),
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Query a gridprint server (or any server of this interface): table, CSV or JSON.
+    Query(crate::query_cmd::QueryArgs),
+    /// Backfill a provider's history (ENTSO-E or Elexon) into the store, resumably, then compute it.
+    Ingest(crate::ingest_cmd::IngestArgs),
+    /// Run the live ingestion loop: fetch, estimate gaps, forecast, recompute, every interval.
+    Worker(crate::worker::WorkerArgs),
+    /// Backtest the forecast on stored history against the seasonal-naive baseline.
+    ForecastEval(crate::forecast_eval::ForecastEvalArgs),
 }
 
 #[derive(Debug, Args)]

@@ -6,9 +6,13 @@
 mod access;
 mod cli;
 mod compute;
+mod forecast_eval;
 mod import;
+mod ingest_cmd;
 mod open;
+mod query_cmd;
 mod serve;
+mod worker;
 
 use clap::Parser;
 use cli::{Cli, Command};
@@ -22,6 +26,10 @@ fn main() -> ExitCode {
         Command::Compute(args) => compute::run(&cli.global, args),
         Command::Access(args) => access::run(&cli.global, args),
         Command::Serve(args) => serve::run(&cli.global, args),
+        Command::Query(args) => query_cmd::run(args),
+        Command::Ingest(args) => ingest_cmd::run(&cli.global, args),
+        Command::Worker(args) => worker::run(&cli.global, args),
+        Command::ForecastEval(args) => forecast_eval::run(&cli.global, args),
         Command::Migrate => open::open_store(&cli.global).map(|s| {
             println!("database {} is up to date", s.describe());
         }),

@@ -1,0 +1,685 @@
+//! The client against the real server on an ephemeral port (in-memory SQLite store holding real
+//! ENTSO-E documents from `data/fixtures`, imported and computed), and against small wiremock stubs
+//! for the failure modes a real server only shows under load (429, 503, dead sockets).
+
+use gridprint_api::testing::MutableClock;
+use gridprint_api::{ApiConfig, AppState};
+use gridprint_client::*;
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_core::slot::{Clock, FixedClock, Slot, SlotRange};
+use gridprint_store::SharedStore;
+use gridprint_store_sqlite::SqliteStore;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+use time::OffsetDateTime;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const EMAIL: &str = "ada@example.org";
+const PASSWORD: &str = "correct horse battery";
+
+/// Real documents: generation of six zones on 2024-06-15; generation, load and DE-LU↔NL flows
+/// around 2024-09-02.
+const FIXTURES: &[&str] = &[
+    "entsoe-api/A75_DE-LU_2024-06-15_PT15M_A03.xml",
+    "entsoe-api/A75_ES_2024-06-15_PT15M_A03.xml",
+    "entsoe-api/A75_FR_2024-06-15_PT60M_A03.xml",
+    "entsoe-api/A75_NL_2024-06-15_PT15M_A03.xml",
+    "entsoe-api/A75_PL_2024-06-15_PT15M_A03.xml",
+    "entsoe-api/A75_NL_2024-09-02_PT15M_A03.xml",
+    "entsoe-api/A65_A16_NL_2024-09-02_PT15M_A03.xml",
+    "entsoe-api/A11_DE-LU-to-NL_2024-09-02_PT15M_A03.xml",
+    "entsoe-api/A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml",
+];
+
+fn reference() -> Arc<ReferenceData> {
+    static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
+    REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
+        .clone()
+}
+
+/// One store for the whole test binary: the fixtures imported and computed once, access granted.
+fn store() -> SharedStore {
+    static STORE: OnceLock<SharedStore> = OnceLock::new();
+    STORE
+        .get_or_init(|| {
+            let reference = reference();
+            let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
+            let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/fixtures/");
+            let mut points = Vec::new();
+            for f in FIXTURES {
+                let bytes = std::fs::read(format!("{root}{f}")).unwrap();
+                let doc = gridprint_ingest::detect_and_parse(&bytes, &reference.zones)
+                    .unwrap_or_else(|e| panic!("{f}: {e}"));
+                points.extend(doc.points);
+            }
+            store
+                .upsert_inputs(&points, OffsetDateTime::now_utc().unix_timestamp())
+                .unwrap();
+            let days: BTreeSet<i64> = points.iter().map(|p| p.slot.day()).collect();
+            let ranges: Vec<SlotRange> = days
+                .iter()
+                .map(|d| SlotRange::new(Slot::first_of_day(*d), Slot::first_of_day(d + 1)))
+                .collect();
+            gridprint_compute::compute_ranges(
+                &*store,
+                &reference,
+                &ranges,
+                OffsetDateTime::now_utc(),
+                &mut |_, _| {},
+            )
+            .unwrap();
+            store.grant(EMAIL, 0).unwrap();
+            store
+        })
+        .clone()
+}
+
+fn quiet_config() -> ApiConfig {
+    ApiConfig {
+        failure_delay: Duration::ZERO,
+        rate_limit_per_second: 0.0,
+        ..ApiConfig::default()
+    }
+}
+
+/// A server on 127.0.0.1:0 in this test's runtime; stops when dropped.
+struct Server {
+    url: String,
+    clock: MutableClock,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn server(config: ApiConfig) -> Server {
+    let store = store();
+    let clock = MutableClock::new(OffsetDateTime::now_utc());
+    let state = AppState::new(store, reference(), Arc::new(clock.clone()), config);
+    gridprint_api::refresh::load(&state).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(gridprint_api::serve(listener, state, async move {
+        let _ = stopped.await;
+    }));
+    Server {
+        url: format!("http://{addr}"),
+        clock,
+        _stop: stop,
+    }
+}
+
+fn builder(url: &str) -> ClientBuilder {
+    Client::builder()
+        .base_url(url)
+        .credentials(EMAIL, PASSWORD)
+        .backoff(Duration::from_millis(20), Duration::from_millis(200))
+}
+
+/// Registers (once per store; 409 afterwards is fine).
+async fn registered(client: &Client) {
+    match client.register().await {
+        Ok(()) | Err(Error::Api { status: 409, .. }) => {}
+        Err(e) => panic!("register: {e}"),
+    }
+}
+
+fn window(start: &str, end: &str) -> Option<TimeWindow> {
+    Some(TimeWindow::parse(start, end).unwrap())
+}
+
+/// The typed answer re-serialised equals the server's JSON byte for byte: the shared types cannot
+/// drift from what the server writes.
+async fn round_trips<T: Serialize>(client: &Client, req: &(impl ApiRequest + ?Sized), typed: &T) {
+    let raw = client.json(req).await.unwrap();
+    assert_eq!(
+        serde_json::to_string(typed).unwrap(),
+        raw,
+        "{} did not round-trip",
+        req.path()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_endpoint_through_the_client() {
+    let s = server(quiet_config()).await;
+    let client = builder(&s.url).build().unwrap();
+    registered(&client).await;
+
+    let de = Some(Location::zone("DE"));
+    let nl = Some(Location::zone("NL"));
+    let june = window("2024-06-15T00:00Z", "2024-06-15T02:00Z");
+    let sept = window("2024-09-02T00:00Z", "2024-09-02T02:00Z");
+
+    let zones = client.zones().await.unwrap();
+    assert!(zones.len() >= 50, "{} zones", zones.len());
+    let de_info = zones.iter().find(|z| z.zone.as_str() == "DE").unwrap();
+    assert!(de_info.neighbours.iter().any(|n| n.as_str() == "NL"));
+    round_trips(&client, &ZonesRequest, &zones).await;
+
+    let r = GenerationRequest {
+        location: de.clone(),
+        window: june,
+        ..Default::default()
+    };
+    let generation = client.generation(&r).await.unwrap();
+    assert_eq!(generation.len(), 1);
+    assert!(!generation[0].series[0].production.is_empty());
+    round_trips(&client, &r, &generation).await;
+    let r = GenerationRequest {
+        production_type: Some(ProductionType::Solar),
+        ..r
+    };
+    let solar = client.generation(&r).await.unwrap();
+    assert!(
+        solar[0]
+            .series
+            .iter()
+            .flat_map(|e| &e.production)
+            .all(|b| b.production_type == ProductionType::Solar)
+    );
+
+    let r = LoadRequest {
+        location: nl.clone(),
+        window: sept,
+    };
+    let load = client.load(&r).await.unwrap();
+    assert_eq!(load[0].series[0].blocks[0].values.0.len(), 8);
+    round_trips(&client, &r, &load).await;
+
+    let r = ImportsRequest {
+        location: nl.clone(),
+        window: sept,
+        source: Some(Location::zone("DE")),
+    };
+    let imports = client.imports(&r).await.unwrap();
+    assert!(
+        imports[0]
+            .series
+            .iter()
+            .flat_map(|e| &e.imports)
+            .all(|b| b.source.as_str() == "DE")
+    );
+    round_trips(&client, &r, &imports).await;
+
+    let r = ExportsRequest {
+        location: nl.clone(),
+        window: sept,
+        destination: None,
+    };
+    let exports = client.exports(&r).await.unwrap();
+    round_trips(&client, &r, &exports).await;
+
+    let r = MixRequest {
+        location: de.clone(),
+        window: june,
+        production_type: None,
+    };
+    let mix = client.mix(&r).await.unwrap();
+    assert!(!mix.is_empty());
+    round_trips(&client, &r, &mix).await;
+
+    let r = FootprintsRequest {
+        location: de.clone(),
+        window: june,
+        ..Default::default()
+    };
+    let footprints = client.footprints(&r).await.unwrap();
+    assert_eq!(footprints.len(), 2, "carbon and water");
+    assert_eq!(footprints[0].footprint_type, FootprintType::Carbon);
+    assert_eq!(footprints[0].unit, "gCO2/kWh");
+    let points: usize = footprints[0].series.iter().map(|s| s.values.0.len()).sum();
+    assert_eq!(points, 8, "two hours of 15-minute slots");
+    round_trips(&client, &r, &footprints).await;
+    let agg = client.footprints_aggregate(&r).await.unwrap();
+    assert_eq!(agg.len(), 2);
+    assert_eq!(agg[0].aggregation_method, "time-weighted-average");
+    round_trips(&client, &Aggregate(&r), &agg).await;
+    let carbon_op = client
+        .footprints(&FootprintsRequest {
+            footprint_type: Some(FootprintType::Carbon),
+            scope: Some(Scope::Operational),
+            use_global: Some(false),
+            ..r.clone()
+        })
+        .await
+        .unwrap();
+    assert_eq!(carbon_op.len(), 1);
+    assert_eq!(carbon_op[0].scope, Scope::Operational);
+
+    let r = ImpactsRequest {
+        location: de.clone(),
+        window: june,
+        impact_type: Some(ImpactType::Water),
+        scope: Some(Scope::Operational),
+        use_global: None,
+    };
+    let impacts = client.impacts(&r).await.unwrap();
+    assert_eq!(impacts[0].unit, "stress-l/kWh");
+    round_trips(&client, &r, &impacts).await;
+    let agg = client.impacts_aggregate(&r).await.unwrap();
+    round_trips(&client, &Aggregate(&r), &agg).await;
+
+    let r = ScoreRequest {
+        location: de.clone(),
+        window: june,
+        ..Default::default()
+    };
+    let score = client.green_score(&r).await.unwrap();
+    assert!(
+        score[0]
+            .series
+            .iter()
+            .flat_map(|s| &s.values.0)
+            .all(|p| (0.0..=100.0).contains(&p.value))
+    );
+    round_trips(&client, &r, &score).await;
+    assert_eq!(client.environmental_score(&r).await.unwrap(), score);
+    let agg = client.green_score_aggregate(&r).await.unwrap();
+    round_trips(&client, &Aggregate(&r), &agg).await;
+
+    let r = FlowShareRequest {
+        location: nl.clone(),
+        window: sept,
+        destination: None,
+    };
+    let flow_share = client.flow_share(&r).await.unwrap();
+    round_trips(&client, &r, &flow_share).await;
+
+    let r = MixShareRequest {
+        location: nl.clone(),
+        window: sept,
+        origin: Some(Location::zones(["NL", "DE"])),
+    };
+    let mix_share = client.mix_share(&r).await.unwrap();
+    assert!(!mix_share.is_empty());
+    round_trips(&client, &r, &mix_share).await;
+
+    let r = FootprintShareRequest {
+        location: nl.clone(),
+        window: sept,
+        footprint_type: Some(FootprintType::Carbon),
+        ..Default::default()
+    };
+    let footprint_share = client.footprint_share(&r).await.unwrap();
+    assert!(!footprint_share.is_empty());
+    round_trips(&client, &r, &footprint_share).await;
+
+    let r = ImpactShareRequest {
+        location: nl.clone(),
+        window: sept,
+        ..Default::default()
+    };
+    let impact_share = client.impact_share(&r).await.unwrap();
+    round_trips(&client, &r, &impact_share).await;
+
+    let r = FactorsRequest {
+        factor_type: Some(FootprintType::Carbon),
+        scope: Some(Scope::LifeCycle),
+        ..Default::default()
+    };
+    let factors = client.factors(&r).await.unwrap();
+    assert!(!factors.is_empty());
+    round_trips(&client, &r, &factors).await;
+    let r = FactorsRequest {
+        production_type: Some(ProductionType::Coal),
+        window: june,
+        ..r
+    };
+    let agg = client.factors_aggregate(&r).await.unwrap();
+    assert_eq!(agg.len(), 1);
+
+    // Lat/lon lookup (Berlin is in DE).
+    let berlin = client
+        .footprints(&FootprintsRequest {
+            location: Some(Location::lat_lon(52.52, 13.40)),
+            window: june,
+            footprint_type: Some(FootprintType::Carbon),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(berlin[0].zone.as_str(), "DE");
+
+    // CSV: the same data as long-format text.
+    let csv = client
+        .csv(&FootprintsRequest {
+            location: de.clone(),
+            window: june,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(csv.starts_with("zone,"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 16);
+
+    // Status is public: a client without credentials may ask.
+    let anonymous = Client::builder().base_url(&s.url).build().unwrap();
+    let status = anonymous.status().await.unwrap();
+    assert_eq!(status.storage, "up");
+    let storage = anonymous
+        .status_component(StatusRequest::Storage)
+        .await
+        .unwrap();
+    assert_eq!(storage.get("storage").map(String::as_str), Some("up"));
+
+    // One token served all of it.
+    assert_eq!(client.token_requests(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_errors_carry_status_and_detail() {
+    let s = server(quiet_config()).await;
+    let client = builder(&s.url).build().unwrap();
+    registered(&client).await;
+    let e = client
+        .get_raw(
+            "footprints",
+            &[("start".into(), "2024-06-15".into())],
+            Format::Json,
+        )
+        .await
+        .unwrap_err();
+    match e {
+        Error::Api {
+            status: 400,
+            detail,
+        } => assert!(detail.contains("start and end"), "{detail}"),
+        other => panic!("{other:?}"),
+    }
+    let e = client
+        .footprints(&FootprintsRequest {
+            location: Some(Location::lat_lon(95.0, 0.0)),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(422), "{e}");
+    let unknown = client
+        .footprints(&FootprintsRequest {
+            location: Some(Location::zone("XX")),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(unknown.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expired_token_is_replaced_transparently() {
+    let s = server(quiet_config()).await;
+    // The client measures expiry on the server's clock.
+    let client = builder(&s.url)
+        .clock(Arc::new(s.clock.clone()))
+        .build()
+        .unwrap();
+    registered(&client).await;
+    let first = client.access_token().await.unwrap();
+    client.zones().await.unwrap();
+    assert_eq!(client.token_requests(), 1);
+
+    s.clock
+        .advance(time::Duration::hours(24) + time::Duration::minutes(1));
+    let r = FootprintsRequest {
+        location: Some(Location::zone("DE")),
+        window: window("2024-06-15T00:00Z", "2024-06-15T01:00Z"),
+        ..Default::default()
+    };
+    assert_eq!(client.footprints(&r).await.unwrap().len(), 2);
+    assert_eq!(client.token_requests(), 2, "a new token after expiry");
+    let second = client.access_token().await.unwrap();
+    assert_ne!(first, second);
+    assert!(second.expires_at > s.clock.now() + time::Duration::hours(23));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_401_gets_one_new_token_and_one_retry() {
+    let s = server(quiet_config()).await;
+    // The client's own clock stands still, so it believes its token is fresh; the server's moves
+    // past the expiry and answers 401.
+    let frozen = FixedClock(OffsetDateTime::now_utc());
+    let client = builder(&s.url).clock(Arc::new(frozen)).build().unwrap();
+    registered(&client).await;
+    let r = LoadRequest {
+        location: Some(Location::zone("NL")),
+        window: window("2024-09-02T00:00Z", "2024-09-02T01:00Z"),
+    };
+    client.load(&r).await.unwrap();
+    s.clock.advance(time::Duration::hours(25));
+    let load = client.load(&r).await.unwrap();
+    assert_eq!(load.len(), 1);
+    assert_eq!(client.token_requests(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_password_is_an_authentication_error_with_a_clear_message() {
+    let s = server(quiet_config()).await;
+    registered(&builder(&s.url).build().unwrap()).await;
+    let client = Client::builder()
+        .base_url(&s.url)
+        .credentials(EMAIL, "not the password at all")
+        .build()
+        .unwrap();
+    let e = client.zones().await.unwrap_err();
+    assert!(e.is_authentication(), "{e:?}");
+    assert_eq!(e.status(), Some(401));
+    let msg = e.to_string();
+    assert!(
+        msg.contains("refused the email and password for ada@example.org")
+            && msg.contains("invalid email or password")
+            && msg.contains("granted access"),
+        "{msg}"
+    );
+    assert!(!msg.contains("not the password"), "{msg}");
+    assert!(!format!("{client:?}").contains("not the password"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limited_requests_wait_for_retry_after() {
+    let s = server(ApiConfig {
+        rate_limit_per_second: 1.0,
+        rate_limit_burst: 2,
+        ..quiet_config()
+    })
+    .await;
+    let client = builder(&s.url).build().unwrap();
+    registered(&client).await;
+    let r = FootprintsRequest {
+        location: Some(Location::zone("DE")),
+        window: window("2024-06-15T00:00Z", "2024-06-15T01:00Z"),
+        footprint_type: Some(FootprintType::Carbon),
+        ..Default::default()
+    };
+    let started = Instant::now();
+    for _ in 0..4 {
+        assert_eq!(client.footprints(&r).await.unwrap().len(), 1);
+    }
+    assert!(
+        started.elapsed() >= Duration::from_millis(1500),
+        "4 requests at 1/s after a burst of 2 must have waited: {:?}",
+        started.elapsed()
+    );
+    // Without retries the 429 comes back as an API error.
+    let impatient = builder(&s.url).retries(0).build().unwrap();
+    let mut saw_429 = false;
+    for _ in 0..4 {
+        if let Err(e) = impatient.footprints(&r).await {
+            assert_eq!(e.status(), Some(429), "{e}");
+            saw_429 = true;
+            break;
+        }
+    }
+    assert!(saw_429);
+}
+
+// ----- stubs ------------------------------------------------------------------------------------
+
+async fn stub_with_token() -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/token-request/get_token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "access_token": "a".repeat(64),
+            "token_type": "bearer",
+            "expires_at": "2999-01-01T00:00:00Z",
+            "expires_in": 86400
+        })))
+        .mount(&server)
+        .await;
+    server
+}
+
+const ZONES_BODY: &str = r#"[{"zone":"DE","full_name":"Germany","eic_code":"10Y1001A1001A82H","country_code":"DE","country_name":"Germany","provider":"ENTSO-E","neighbours":["NL"]}]"#;
+
+#[tokio::test]
+async fn too_many_requests_then_success_waits_retry_after() {
+    let stub = stub_with_token().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/zones"))
+        .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "1"))
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&stub)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/zones"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(ZONES_BODY, "application/json"))
+        .expect(1)
+        .mount(&stub)
+        .await;
+    let client = builder(&stub.uri()).build().unwrap();
+    let started = Instant::now();
+    let zones = client.zones().await.unwrap();
+    assert_eq!(zones[0].zone.as_str(), "DE");
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn unavailable_then_success_is_retried_with_backoff() {
+    let stub = stub_with_token().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/footprints"))
+        .respond_with(
+            ResponseTemplate::new(503)
+                .set_body_json(serde_json::json!({"status": 503, "detail": "storage unavailable"})),
+        )
+        .up_to_n_times(2)
+        .expect(2)
+        .mount(&stub)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/footprints"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
+        .expect(1)
+        .mount(&stub)
+        .await;
+    let client = builder(&stub.uri()).build().unwrap();
+    let answer = client
+        .footprints(&FootprintsRequest::default())
+        .await
+        .unwrap();
+    assert!(answer.is_empty());
+}
+
+#[tokio::test]
+async fn retries_used_up_returns_the_last_api_error() {
+    let stub = stub_with_token().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/load"))
+        .respond_with(
+            ResponseTemplate::new(503)
+                .set_body_json(serde_json::json!({"status": 503, "detail": "storage unavailable"})),
+        )
+        .expect(3)
+        .mount(&stub)
+        .await;
+    let client = builder(&stub.uri()).retries(2).build().unwrap();
+    let e = client.load(&LoadRequest::default()).await.unwrap_err();
+    assert_eq!(
+        e,
+        Error::Api {
+            status: 503,
+            detail: "storage unavailable".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_transport_error_after_the_retries() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let client = builder(&format!("http://127.0.0.1:{port}"))
+        .retries(2)
+        .build()
+        .unwrap();
+    match client.status().await.unwrap_err() {
+        Error::Transport { attempts, message } => {
+            assert_eq!(attempts, 3);
+            assert!(message.contains("connection"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn zones_and_factors_are_cached_for_an_hour() {
+    let stub = stub_with_token().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/zones"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(ZONES_BODY, "application/json"))
+        .expect(2)
+        .mount(&stub)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/factors"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
+        .expect(1)
+        .mount(&stub)
+        .await;
+    let clock = MutableClock::new(OffsetDateTime::now_utc());
+    let client = builder(&stub.uri())
+        .clock(Arc::new(clock.clone()))
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        client.zones().await.unwrap();
+        client.factors(&FactorsRequest::default()).await.unwrap();
+    }
+    clock.advance(time::Duration::minutes(59));
+    client.zones().await.unwrap();
+    clock.advance(time::Duration::minutes(2));
+    client.zones().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_token_store_shares_tokens_between_clients() {
+    let stub = stub_with_token().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/load"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
+        .mount(&stub)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(FileTokenStore::new(dir.path()));
+    let a = builder(&stub.uri())
+        .token_store(store.clone())
+        .build()
+        .unwrap();
+    a.load(&LoadRequest::default()).await.unwrap();
+    assert_eq!(a.token_requests(), 1);
+    let b = builder(&stub.uri())
+        .token_store(store.clone())
+        .build()
+        .unwrap();
+    b.load(&LoadRequest::default()).await.unwrap();
+    assert_eq!(b.token_requests(), 0, "the stored token was reused");
+    let key = b.token_key().unwrap();
+    assert!(store.path_for(&key).exists());
+}
