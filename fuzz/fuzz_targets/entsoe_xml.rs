@@ -1,0 +1,17 @@
+//! Fuzz target: the ENTSO-E Transparency Platform XML parser never panics and, when it accepts a
+//! document, returns only finite, non-negative points.
+#![no_main]
+
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use libfuzzer_sys::fuzz_target;
+use std::sync::LazyLock;
+
+static REFERENCE: LazyLock<ReferenceData> = LazyLock::new(|| ReferenceData::embedded(ZoneSet::Selected2026));
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(doc) = gridprint_ingest::entsoe_xml::parse(data, &REFERENCE.zones) {
+        for p in &doc.points {
+            assert!(p.mw.is_finite() && p.mw >= 0.0, "bad point {p:?}");
+        }
+    }
+});
