@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "gridprint", version, about = "Carbon and water footprint of electricity per European bidding zone, every 15 minutes.")]
+#[command(
+    name = "gridprint",
+    version,
+    about = "Carbon and water footprint of electricity per European bidding zone, every 15 minutes."
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -16,13 +20,29 @@ pub struct Cli {
 #[derive(Debug, Args, Clone)]
 pub struct Global {
     /// Database URL: `sqlite://PATH` (embedded default) or `postgres://…`.
-    #[arg(long, global = true, env = "GRIDPRINT_DATABASE_URL", default_value = "sqlite://gridprint.db", hide_env_values = true)]
+    #[arg(
+        long,
+        global = true,
+        env = "GRIDPRINT_DATABASE_URL",
+        default_value = "sqlite://gridprint.db",
+        hide_env_values = true
+    )]
     pub database: String,
     /// Largest number of PostgreSQL connections this process opens.
-    #[arg(long, global = true, env = "GRIDPRINT_DB_MAX_CONNECTIONS", default_value_t = 8)]
+    #[arg(
+        long,
+        global = true,
+        env = "GRIDPRINT_DB_MAX_CONNECTIONS",
+        default_value_t = 8
+    )]
     pub db_max_connections: u32,
     /// Zone set: `selected` (52 zones in use) or `full` (60 zones).
-    #[arg(long, global = true, env = "GRIDPRINT_ZONE_SET", default_value = "selected")]
+    #[arg(
+        long,
+        global = true,
+        env = "GRIDPRINT_ZONE_SET",
+        default_value = "selected"
+    )]
     pub zone_set: String,
     /// Directory with reference data files overriding the embedded ones (same layout as data/reference).
     #[arg(long, global = true, env = "GRIDPRINT_REFERENCE_DIR")]
@@ -31,7 +51,13 @@ pub struct Global {
     #[arg(long, global = true, env = "GRIDPRINT_LOG", default_value = "info")]
     pub log: String,
     /// Log format.
-    #[arg(long, global = true, env = "GRIDPRINT_LOG_FORMAT", value_enum, default_value = "text")]
+    #[arg(
+        long,
+        global = true,
+        env = "GRIDPRINT_LOG_FORMAT",
+        value_enum,
+        default_value = "text"
+    )]
     pub log_format: LogFormat,
 }
 
@@ -112,8 +138,11 @@ pub enum AccessCommand {
 
 /// Sets up tracing to stderr.
 pub fn init_logging(g: &Global) {
-    let filter = tracing_subscriber::EnvFilter::try_new(&g.log).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let filter = tracing_subscriber::EnvFilter::try_new(&g.log)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     match g.log_format {
         LogFormat::Text => builder.init(),
         LogFormat::Json => builder.json().init(),

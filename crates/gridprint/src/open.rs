@@ -18,7 +18,10 @@ pub fn open_store(g: &Global) -> anyhow::Result<SharedStore> {
             .with_context(|| format!("opening database {}", redact(url)))?;
         Ok(Arc::new(store))
     } else {
-        bail!("unsupported database URL {} (use sqlite://PATH or postgres://…)", redact(url))
+        bail!(
+            "unsupported database URL {} (use sqlite://PATH or postgres://…)",
+            redact(url)
+        )
     }
 }
 
