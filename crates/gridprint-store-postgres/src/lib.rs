@@ -12,13 +12,12 @@ mod access;
 pub mod testing;
 
 use gridprint_core::derived::DerivedDay;
-use gridprint_core::inputs::{InputKey, InputPoint};
-use gridprint_core::production::ProductionType;
+use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
-use gridprint_core::zone::ZoneCode;
 use gridprint_store::{
-    DerivedStore, InputStore, Result, Store, StoreError, StoredInput, UpsertSummary,
+    DerivedStore, InputStore, Result, Store, StoreError, StoredInput, UpsertSummary, key_columns,
+    key_from_columns,
 };
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
@@ -158,34 +157,6 @@ impl PgStore {
         let mut c = self.conn()?;
         f(&mut c)
     }
-}
-
-fn key_columns(key: &InputKey) -> (i16, &str, &str) {
-    match key {
-        InputKey::Generation {
-            zone,
-            production_type,
-        } => (0, zone.as_str(), production_type.as_str()),
-        InputKey::Load { zone } => (1, zone.as_str(), ""),
-        InputKey::Flow { from, to } => (2, from.as_str(), to.as_str()),
-    }
-}
-
-fn key_from_columns(kind: i16, zone: &str, other: &str) -> Result<InputKey> {
-    let bad = || StoreError::Corrupt(format!("bad input key ({kind}, {zone}, {other})"));
-    let zone = ZoneCode::parse(zone).ok_or_else(bad)?;
-    Ok(match kind {
-        0 => InputKey::Generation {
-            zone,
-            production_type: ProductionType::parse_api(other).ok_or_else(bad)?,
-        },
-        1 => InputKey::Load { zone },
-        2 => InputKey::Flow {
-            from: zone,
-            to: ZoneCode::parse(other).ok_or_else(bad)?,
-        },
-        _ => return Err(bad()),
-    })
 }
 
 fn now_secs() -> i64 {

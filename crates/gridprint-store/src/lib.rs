@@ -12,7 +12,7 @@ pub mod conformance;
 pub use access::{AccessStore, GrantRow, TokenRecord};
 
 use gridprint_core::derived::DerivedDay;
-use gridprint_core::inputs::InputPoint;
+use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::slot::SlotRange;
 use std::sync::Arc;
 
@@ -58,6 +58,39 @@ pub trait InputStore {
 
     /// The range spanned by all stored inputs, if any.
     fn input_extent(&self) -> Result<Option<SlotRange>>;
+}
+
+/// How stores lay out an [`InputKey`] in three columns: `kind` (0 generation, 1 load, 2 flow), `zone`
+/// (the exporting zone for flows) and `other` (production type, empty, or the importing zone).
+pub fn key_columns(key: &InputKey) -> (i16, &str, &str) {
+    match key {
+        InputKey::Generation {
+            zone,
+            production_type,
+        } => (0, zone.as_str(), production_type.as_str()),
+        InputKey::Load { zone } => (1, zone.as_str(), ""),
+        InputKey::Flow { from, to } => (2, from.as_str(), to.as_str()),
+    }
+}
+
+/// The inverse of [`key_columns`]; a row that fits no key is corrupt.
+pub fn key_from_columns(kind: i16, zone: &str, other: &str) -> Result<InputKey> {
+    use gridprint_core::production::ProductionType;
+    use gridprint_core::zone::ZoneCode;
+    let bad = || StoreError::Corrupt(format!("bad input key ({kind}, {zone}, {other})"));
+    let zone = ZoneCode::parse(zone).ok_or_else(bad)?;
+    Ok(match kind {
+        0 => InputKey::Generation {
+            zone,
+            production_type: ProductionType::parse_api(other).ok_or_else(bad)?,
+        },
+        1 => InputKey::Load { zone },
+        2 => InputKey::Flow {
+            from: zone,
+            to: ZoneCode::parse(other).ok_or_else(bad)?,
+        },
+        _ => return Err(bad()),
+    })
 }
 
 /// An input point with its bookkeeping.
