@@ -178,3 +178,24 @@ mod tests {
         assert!(parse_period("202413012200").is_none());
     }
 }
+
+/// A wiremock responder answering like the Transparency Platform from a [`Replay`] (feature
+/// `wiremock`, for tests that run the real client against a loopback server).
+#[cfg(feature = "wiremock")]
+#[derive(Clone)]
+pub struct ReplayResponder(pub Replay);
+
+#[cfg(feature = "wiremock")]
+impl wiremock::Respond for ReplayResponder {
+    fn respond(&self, req: &wiremock::Request) -> wiremock::ResponseTemplate {
+        let pairs: Vec<(String, String)> = req
+            .url
+            .query_pairs()
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        let (status, body) = self
+            .0
+            .answer(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        wiremock::ResponseTemplate::new(status).set_body_raw(body, "application/xml")
+    }
+}

@@ -20,7 +20,7 @@ use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::forecast::{Backtest, ForecastConfig, LevelAdjust, backtest};
 use gridprint_ingest::health::{HealthConfig, HealthState, ProviderHealth};
 use gridprint_ingest::http::{FetchError, RetryPolicy};
-use gridprint_ingest::replay::Replay;
+use gridprint_ingest::replay::{Replay, ReplayResponder};
 use gridprint_ingest::request::{DataKind, FetchRequest, Target};
 use gridprint_ingest::series::{Series, group};
 use gridprint_store::{SharedStore, StoredInput};
@@ -88,23 +88,6 @@ fn entsoe(server: &MockServer) -> EntsoeClient {
         Arc::new(reference().zones.clone()),
     )
     .unwrap()
-}
-
-/// Answers like the Transparency Platform from recorded documents.
-struct ReplayResponder(Replay);
-
-impl Respond for ReplayResponder {
-    fn respond(&self, req: &Request) -> ResponseTemplate {
-        let pairs: Vec<(String, String)> = req
-            .url
-            .query_pairs()
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
-        let (status, body) = self
-            .0
-            .answer(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        ResponseTemplate::new(status).set_body_raw(body, "application/xml")
-    }
 }
 
 /// Replays the 2024-09-02 NL documents (generation, load) and the DE-LU ↔ NL flows of that week.

@@ -8,33 +8,17 @@
 //! makes sure both run); it fails, never skips, without them.
 
 use gridprint_core::reference::{ReferenceData, ZoneSet};
-use gridprint_ingest::replay::Replay;
+use gridprint_ingest::replay::{Replay, ReplayResponder};
 use gridprint_store_postgres::testing::TestDb;
 use std::io::BufRead;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate, matchers::method};
+use wiremock::{Mock, MockServer, matchers::method};
 
 const TOKEN: &str = "scale-out-test-token";
 const RATE: f64 = 10.0;
 const BURST: u32 = 10;
-
-struct ReplayResponder(Replay);
-
-impl Respond for ReplayResponder {
-    fn respond(&self, req: &Request) -> ResponseTemplate {
-        let pairs: Vec<(String, String)> = req
-            .url
-            .query_pairs()
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
-        let (status, body) = self
-            .0
-            .answer(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        ResponseTemplate::new(status).set_body_raw(body, "application/xml")
-    }
-}
 
 /// A child process whose stderr lines arrive on a channel; killed on drop.
 struct Proc {

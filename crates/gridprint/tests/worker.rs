@@ -13,7 +13,7 @@ use gridprint_core::zone::ZoneCode;
 use gridprint_ingest::entsoe_api::{EntsoeClient, EntsoeConfig, EntsoeToken};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::RetryPolicy;
-use gridprint_ingest::replay::Replay;
+use gridprint_ingest::replay::{Replay, ReplayResponder};
 use gridprint_ingest::worker::{Worker, WorkerConfig};
 use gridprint_store::SharedStore;
 use std::io::BufRead;
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use time::OffsetDateTime;
 use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const API_DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -56,22 +56,6 @@ fn nl_generation_day_before() -> String {
 /// The 2024-09-02 document with every quantity changed: a late correction by the provider.
 fn nl_generation_corrected() -> String {
     nl_generation().replace("<quantity>", "<quantity>1")
-}
-
-struct ReplayResponder(Replay);
-
-impl Respond for ReplayResponder {
-    fn respond(&self, req: &Request) -> ResponseTemplate {
-        let pairs: Vec<(String, String)> = req
-            .url
-            .query_pairs()
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
-        let (status, body) = self
-            .0
-            .answer(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        ResponseTemplate::new(status).set_body_raw(body, "application/xml")
-    }
 }
 
 /// Makes the server publish exactly these documents from now on.
