@@ -10,13 +10,15 @@
 //! revocation made by `gridprint access revoke` in another process stops the token within 60 s
 //! (30 s cache age + the request that notices). Expiry is checked against the injected clock on every
 //! request. Malformed tokens are rejected before any lookup; unknown ones cost one store lookup and are
-//! not cached. Tokens are never logged and nothing here implements `Debug` with a token in it.
+//! not cached, and count against the client address's rate limit before the lookup. Tokens are never
+//! logged and nothing here implements `Debug` with a token in it.
 
-use crate::AppState;
 use crate::error::ApiError;
+use crate::{AppState, ClientAddr};
 use axum::extract::FromRequestParts;
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
 use gridprint_store::TokenRecord;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -125,12 +127,34 @@ impl TokenCache {
     }
 }
 
-/// Verifies a presented token: shape, cache or store, expiry.
-pub async fn verify_token(state: &AppState, token: &str) -> Result<AuthUser, ApiError> {
+/// An authenticated request: the caller and the hash of its token (the rate-limit key).
+#[derive(Clone)]
+pub struct Authenticated {
+    pub user: AuthUser,
+    pub token_hash: String,
+}
+
+impl std::fmt::Debug for Authenticated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authenticated")
+            .field("user", &self.user)
+            .field("token_hash", &"<redacted>")
+            .finish()
+    }
+}
+
+/// Verifies a presented token: shape, cache or store, expiry. When the token needs a store lookup
+/// and `client` is given, the lookup first counts against that client address's rate limit.
+pub async fn verify_token(
+    state: &AppState,
+    token: &str,
+    client: Option<ClientAddr>,
+) -> Result<Authenticated, Response> {
     if !is_well_formed(token) {
         return Err(ApiError::unauthorized_bearer(
             "malformed bearer token; get a new one from the token service",
-        ));
+        )
+        .into_response());
     }
     let hash = token_hash(token);
     let now = state.now();
@@ -138,9 +162,14 @@ pub async fn verify_token(state: &AppState, token: &str) -> Result<AuthUser, Api
     let record = match cache.lookup(&hash, now) {
         Cached::Fresh(r) => r,
         cached => {
+            if let Some(client) = client {
+                crate::limit::check_client(state, client.0).await?;
+            }
             let store = state.store().clone();
             let h = hash.clone();
-            let found = tokio::task::spawn_blocking(move || store.find_token(&h)).await?;
+            let found = tokio::task::spawn_blocking(move || store.find_token(&h))
+                .await
+                .map_err(|e| ApiError::from(e).into_response())?;
             match (found, cached) {
                 (Ok(Some(r)), _) => {
                     cache.insert(r.clone(), now);
@@ -150,33 +179,48 @@ pub async fn verify_token(state: &AppState, token: &str) -> Result<AuthUser, Api
                     cache.remove(&hash);
                     return Err(ApiError::unauthorized_bearer(
                         "invalid or revoked bearer token; get a new one from the token service",
-                    ));
+                    )
+                    .into_response());
                 }
                 // The store is down: keep serving a recently confirmed token, within the revocation promise.
                 (Err(e), Cached::Stale(r, checked_at)) if now - checked_at < STALE_GRACE => {
                     tracing::warn!(error = %e, "token re-check failed; using cached confirmation");
                     r
                 }
-                (Err(e), _) => return Err(e.into()),
+                (Err(e), _) => return Err(ApiError::from(e).into_response()),
             }
         }
     };
     if now.unix_timestamp() >= record.expires_at {
         return Err(ApiError::unauthorized_bearer(
             "bearer token expired; get a new one from the token service",
-        ));
+        )
+        .into_response());
     }
-    let expires_at =
-        OffsetDateTime::from_unix_timestamp(record.expires_at).map_err(ApiError::internal)?;
-    Ok(AuthUser {
-        email: record.email,
-        expires_at,
+    let expires_at = OffsetDateTime::from_unix_timestamp(record.expires_at)
+        .map_err(|e| ApiError::internal(e).into_response())?;
+    Ok(Authenticated {
+        user: AuthUser {
+            email: record.email,
+            expires_at,
+        },
+        token_hash: hash,
     })
 }
 
+/// Authenticates a request's `Authorization` header.
+pub(crate) async fn authenticate(
+    state: &AppState,
+    headers: &HeaderMap,
+    client: ClientAddr,
+) -> Result<Authenticated, Response> {
+    let token = bearer(headers).map_err(IntoResponse::into_response)?;
+    verify_token(state, token, Some(client)).await
+}
+
 /// Extracts the token from `Authorization: Bearer <token>` (scheme case-insensitive).
-fn bearer(parts: &Parts) -> Result<&str, ApiError> {
-    let value = parts.headers.get(header::AUTHORIZATION).ok_or_else(|| {
+fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
+    let value = headers.get(header::AUTHORIZATION).ok_or_else(|| {
         ApiError::unauthorized_bearer("missing bearer token: send 'Authorization: Bearer <token>'")
     })?;
     let value = value
@@ -193,12 +237,20 @@ fn bearer(parts: &Parts) -> Result<&str, ApiError> {
     Ok(token.trim())
 }
 
+/// Protected handlers name `AuthUser` in their signature. Behind [`crate::limit::data_guard`] the
+/// caller is already authenticated (and rate-limited) and is taken from the request; elsewhere the
+/// token is verified here.
 impl FromRequestParts<AppState> for AuthUser {
-    type Rejection = ApiError;
+    type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<AuthUser, ApiError> {
-        let token = bearer(parts)?;
-        verify_token(state, token).await
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<AuthUser, Response> {
+        if let Some(user) = parts.extensions.get::<AuthUser>() {
+            return Ok(user.clone());
+        }
+        let client = ClientAddr::of(&parts.extensions);
+        authenticate(state, &parts.headers, client)
+            .await
+            .map(|a| a.user)
     }
 }
 

@@ -188,6 +188,14 @@ impl From<StoreError> for ApiError {
     }
 }
 
+impl From<gridprint_query::QueryError> for ApiError {
+    /// The query crate chose the status (400, 404, 422) and phrased the detail for the client.
+    fn from(e: gridprint_query::QueryError) -> ApiError {
+        let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST);
+        ApiError::new(status, e.detail)
+    }
+}
+
 impl From<tokio::task::JoinError> for ApiError {
     fn from(e: tokio::task::JoinError) -> ApiError {
         ApiError::internal(format!("background task failed: {e}"))
@@ -244,7 +252,9 @@ pub(crate) fn from_json_error(e: &serde_json::Error) -> ApiError {
 
 /// Fallback for unknown paths.
 pub(crate) async fn not_found() -> ApiError {
-    ApiError::not_found("no such resource")
+    ApiError::not_found(
+        "no such resource; the paths are listed in /v1/openapi.json and at /v1/docs",
+    )
 }
 
 /// Fallback for known paths called with the wrong method.

@@ -1,40 +1,53 @@
 //! gridprint-api: the HTTP interface of gridprint — the token service (`/token-request`), its browser
 //! page, and the `/v1` data API — as an axum [`Router`].
 //!
-//! [`router`] builds the route table from an [`AppState`] (store, reference data, clock, config);
-//! [`serve`] runs it on an already-bound listener with graceful shutdown, so the binary and the tests
-//! share one code path and tests can bind port 0. Handlers never name a database driver: they use the
-//! [`Store`](gridprint_store::Store) trait on the blocking pool, and the hot path of data requests
-//! (token verification) is served from memory.
+//! [`router`] builds the route table from an [`AppState`] (store, reference data, clock, config, the
+//! in-memory [`QueryService`]); [`serve`] runs it on an already-bound listener with graceful shutdown,
+//! so the binary and the tests share one code path and tests can bind port 0. Handlers never name a
+//! database driver, and data requests touch neither the database nor files: answers come from the
+//! query service's columnar cache, which [`refresh`] loads at start-up and reloads in the background
+//! when the store's data version changes; tokens are verified from an in-memory cache.
 //!
 //! Modules: [`error`] (the one error type), [`token`] (the token service), [`auth`] (the Bearer
-//! extractor and token cache), [`extract`] (`Query`/`Json` rejecting through `ApiError`), [`page`] (the HTML page), [`data`] (the `/v1` handlers), [`limit`]
-//! (brute-force guard and rate limit), [`testing`] (a clock tests can move).
+//! extractor and token cache), [`extract`] (`Query`/`Json` rejecting through `ApiError`), [`page`]
+//! (the token page), [`data`] (the `/v1` data handlers), [`status`] (`/v1/status*`, storage and
+//! provider health), [`limit`] (brute-force guard, per-token and per-client rate limits),
+//! [`refresh`] (loading and refreshing the cache), [`openapi`] (the generated OpenAPI description and
+//! the schemas of the answers), [`docs`] (the offline docs page and the index page), [`layers`]
+//! (request-size limits, metrics, timeout, CORS), [`response_cache`] (rendered final answers kept for
+//! reuse), [`testing`] (a clock tests can move).
 
 #![forbid(unsafe_code)]
 
 pub mod auth;
 pub mod data;
+pub mod docs;
 pub mod error;
 pub mod extract;
+pub mod layers;
 pub mod limit;
+pub mod openapi;
 pub mod page;
+pub mod refresh;
+pub mod response_cache;
+pub mod status;
 pub mod testing;
 pub mod token;
 
 pub use auth::AuthUser;
 pub use error::ApiError;
+pub use status::{ProbeFn, Providers};
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, header};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::middleware;
 use axum::routing::{get, post};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::Clock;
+use gridprint_query::{DataCache, QueryService, ServiceError};
+use gridprint_ratelimit::RateLimit;
 use gridprint_store::SharedStore;
 use std::convert::Infallible;
 use std::future::Future;
@@ -42,10 +55,10 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use time::OffsetDateTime;
-use tower_http::compression::CompressionLayer;
+use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 /// Largest request body accepted (the token service's JSON or form bodies), in bytes.
 pub const MAX_BODY_BYTES: usize = 4096;
@@ -53,9 +66,10 @@ pub const MAX_BODY_BYTES: usize = 4096;
 /// Tunables of the HTTP interface. `ApiConfig::default()` holds the production values.
 #[derive(Debug, Clone)]
 pub struct ApiConfig {
-    /// Sustained requests per second per client address (token bucket); 0 disables the limit.
+    /// Sustained requests per second per token on the data routes, and per client address on the
+    /// public routes (token service, status, docs); 0 disables both limits.
     pub rate_limit_per_second: f64,
-    /// Requests a client may send at once before the sustained rate applies.
+    /// Requests a token (or client) may send at once before the sustained rate applies.
     pub rate_limit_burst: u32,
     /// A request taking longer is answered 503.
     pub request_timeout: Duration,
@@ -69,6 +83,18 @@ pub struct ApiConfig {
     pub failure_delay: Duration,
     /// Argon2id computations allowed at once (each takes ~19 MiB and a core for tens of ms).
     pub max_concurrent_hashes: usize,
+    /// How often the background task asks the store whether computed data changed (and reloads the
+    /// cache when it did); also the storage health check of `/v1/status/storage`.
+    pub refresh_interval: Duration,
+    /// The one browser origin allowed to call the API cross-origin (CORS); `None`: CORS off.
+    pub cors_origin: Option<String>,
+    /// Longest request target (path and query) accepted; longer → 414.
+    pub max_uri_bytes: usize,
+    /// Largest total size of the request headers accepted; larger → 431.
+    pub max_header_bytes: usize,
+    /// Bytes of rendered final answers kept in memory and served again without recomputation
+    /// ([`response_cache`]); 0 disables it.
+    pub response_cache_bytes: usize,
 }
 
 impl Default for ApiConfig {
@@ -81,6 +107,11 @@ impl Default for ApiConfig {
             failure_window: Duration::from_secs(15 * 60),
             failure_delay: Duration::from_millis(100),
             max_concurrent_hashes: 4,
+            refresh_interval: Duration::from_secs(2),
+            cors_origin: None,
+            max_uri_bytes: 8 * 1024,
+            max_header_bytes: 16 * 1024,
+            response_cache_bytes: 64 << 20,
         }
     }
 }
@@ -98,10 +129,14 @@ pub(crate) struct Inner {
     pub(crate) config: ApiConfig,
     pub(crate) tokens: auth::TokenCache,
     pub(crate) failures: limit::FailureGuard,
-    pub(crate) rate: limit::RateLimiter,
+    /// Per token (`token:` keys) and per client address (`ip:` keys).
+    pub(crate) limits: RateLimit,
     pub(crate) hash_permits: tokio::sync::Semaphore,
     pub(crate) dummy_hash: OnceLock<String>,
-    pub(crate) zones_json: Bytes,
+    pub(crate) query: Arc<QueryService>,
+    pub(crate) health: status::StorageHealth,
+    pub(crate) providers: Providers,
+    pub(crate) responses: response_cache::ResponseCache,
 }
 
 impl std::fmt::Debug for AppState {
@@ -111,38 +146,112 @@ impl std::fmt::Debug for AppState {
             .field("zones", &self.inner.reference.zones.len())
             .field("config", &self.inner.config)
             .field("tokens", &self.inner.tokens)
+            .field("limits", &self.inner.limits)
+            .field("data_version", &self.inner.query.cache().data_version())
             .finish_non_exhaustive()
     }
 }
 
+/// Builds an [`AppState`] with optional parts (a shared rate limit, provider probes, a query service
+/// built elsewhere).
+pub struct AppStateBuilder {
+    store: SharedStore,
+    reference: Arc<ReferenceData>,
+    clock: Arc<dyn Clock>,
+    config: ApiConfig,
+    limits: Option<RateLimit>,
+    providers: Providers,
+    query: Option<Arc<QueryService>>,
+}
+
+impl AppStateBuilder {
+    /// Uses this rate limiter (e.g. [`RateLimit::redis`], shared by every replica) instead of a
+    /// per-process one built from the configured rate and burst.
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.limits = Some(limit);
+        self
+    }
+
+    /// How `/v1/status` learns the upstream providers' health (default: `unknown`).
+    pub fn providers(mut self, providers: Providers) -> Self {
+        self.providers = providers;
+        self
+    }
+
+    /// Serves from this query service (already loaded, or shared between states in tests) instead
+    /// of a new one with an empty cache.
+    pub fn query_service(mut self, query: Arc<QueryService>) -> Self {
+        self.query = Some(query);
+        self
+    }
+
+    /// The state. Fails only when the reference data's zone polygons cannot be indexed.
+    pub fn build(self) -> Result<AppState, ServiceError> {
+        let loaded = self.query.is_some();
+        let query = match self.query {
+            Some(q) => q,
+            None => Arc::new(QueryService::new(DataCache::empty(self.reference.clone()))?),
+        };
+        let config = self.config;
+        Ok(AppState {
+            inner: Arc::new(Inner {
+                store: self.store,
+                clock: self.clock,
+                tokens: auth::TokenCache::default(),
+                failures: limit::FailureGuard::new(
+                    config.max_failed_attempts,
+                    config.failure_window,
+                ),
+                limits: self.limits.unwrap_or_else(|| {
+                    RateLimit::local(config.rate_limit_per_second, config.rate_limit_burst)
+                }),
+                hash_permits: tokio::sync::Semaphore::new(config.max_concurrent_hashes.max(1)),
+                dummy_hash: OnceLock::new(),
+                query,
+                health: status::StorageHealth::new(loaded),
+                providers: self.providers,
+                responses: response_cache::ResponseCache::new(config.response_cache_bytes),
+                reference: self.reference,
+                config,
+            }),
+        })
+    }
+}
+
 impl AppState {
-    /// Builds the shared state. `clock` decides token expiry, cache ages and brute-force windows.
+    /// Builds the shared state with an empty data cache (load it with
+    /// [`refresh::load`]) and a per-process rate limit. `clock` decides token expiry, cache ages,
+    /// brute-force windows and the "now" of data requests.
+    ///
+    /// # Panics
+    /// When the reference data's zone polygons cannot be indexed (the embedded data always can; use
+    /// [`AppState::builder`] to handle the error for reference data read from files).
     pub fn new(
         store: SharedStore,
         reference: Arc<ReferenceData>,
         clock: Arc<dyn Clock>,
         config: ApiConfig,
     ) -> AppState {
-        let zones_json = Bytes::from(data::zones_json(&reference));
-        AppState {
-            inner: Arc::new(Inner {
-                store,
-                clock,
-                tokens: auth::TokenCache::default(),
-                failures: limit::FailureGuard::new(
-                    config.max_failed_attempts,
-                    config.failure_window,
-                ),
-                rate: limit::RateLimiter::new(
-                    config.rate_limit_per_second,
-                    config.rate_limit_burst,
-                ),
-                hash_permits: tokio::sync::Semaphore::new(config.max_concurrent_hashes.max(1)),
-                dummy_hash: OnceLock::new(),
-                zones_json,
-                reference,
-                config,
-            }),
+        AppState::builder(store, reference, clock, config)
+            .build()
+            .expect("the reference data's zone polygons can be indexed")
+    }
+
+    /// A builder for states with a shared rate limit, provider probes or a prepared query service.
+    pub fn builder(
+        store: SharedStore,
+        reference: Arc<ReferenceData>,
+        clock: Arc<dyn Clock>,
+        config: ApiConfig,
+    ) -> AppStateBuilder {
+        AppStateBuilder {
+            store,
+            reference,
+            clock,
+            config,
+            limits: None,
+            providers: Providers::default(),
+            query: None,
         }
     }
 
@@ -175,6 +284,21 @@ impl AppState {
     pub fn token_cache(&self) -> &auth::TokenCache {
         &self.inner.tokens
     }
+
+    /// The query service answering the data routes from memory.
+    pub fn query(&self) -> &Arc<QueryService> {
+        &self.inner.query
+    }
+
+    /// The rendered final answers kept for reuse.
+    pub fn response_cache(&self) -> &response_cache::ResponseCache {
+        &self.inner.responses
+    }
+
+    /// Whether the cache has been loaded from the store at least once.
+    pub fn is_loaded(&self) -> bool {
+        self.inner.health.loaded()
+    }
 }
 
 /// The client's address: the socket peer when served with [`serve`], `0.0.0.0` otherwise (in-process
@@ -182,17 +306,23 @@ impl AppState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
 
+impl ClientAddr {
+    /// The address of a request (see the type's documentation).
+    pub fn of(extensions: &axum::http::Extensions) -> ClientAddr {
+        ClientAddr(
+            extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|c| c.0.ip())
+                .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
+        )
+    }
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<ClientAddr, Infallible> {
-        Ok(ClientAddr(
-            parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|c| c.0.ip())
-                .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
-        ))
+        Ok(ClientAddr::of(&parts.extensions))
     }
 }
 
@@ -212,41 +342,73 @@ fn token_routes() -> Router<AppState> {
         ))
 }
 
-/// The whole HTTP interface: token service, page and data API, with request ids, tracing,
-/// compression, a request timeout, the per-client rate limit and the 4 KB body limit.
+/// The whole HTTP interface: token service, pages, data API and its OpenAPI description, with
+/// request ids, structured request logs, metrics, compression, a request timeout, request-size
+/// limits, rate limits (per token on data routes, per client elsewhere), security headers and, when
+/// configured, CORS for one origin.
 pub fn router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
-    Router::new()
+    let (data_routes, _spec) = openapi::data_router().split_for_parts();
+    let protected = data_routes.route_layer(middleware::from_fn_with_state(
+        state.clone(),
+        limit::data_guard,
+    ));
+    let public = Router::new()
         .merge(token_routes())
-        .merge(data::routes())
+        .merge(status::routes())
+        .merge(docs::routes())
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            limit::client_rate_limit,
+        ));
+    let mut app = Router::new()
+        .merge(protected)
+        .merge(public)
+        .route_layer(middleware::from_fn(layers::tag_route))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn_with_state(state.clone(), limit::rate_limit))
-        .layer(middleware::from_fn_with_state(state.clone(), timeout))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            layers::timeout,
+        ))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         ))
-        .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-            // Path only: never headers (Authorization) or bodies (passwords).
-            let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
-            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
-        }))
-        .layer(PropagateRequestIdLayer::new(request_id.clone()))
-        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
-        .with_state(state)
-}
-
-/// Answers 503 when a request takes longer than [`ApiConfig::request_timeout`].
-async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    match tokio::time::timeout(state.config().request_timeout, next.run(req)).await {
-        Ok(resp) => resp,
-        Err(_) => {
-            ApiError::unavailable("the request took too long; please retry", 1).into_response()
-        }
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ))
+        .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
+        .layer(middleware::from_fn(layers::record_metrics))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            layers::limit_request_size,
+        ));
+    if let Some(cors) = layers::cors(state.config()) {
+        app = app.layer(cors);
     }
+    app.layer(
+        TraceLayer::new_for_http()
+            .make_span_with(|req: &Request| {
+                // Path only: never headers (Authorization), query strings or bodies (passwords).
+                let id = req
+                    .headers()
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("-");
+                tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+            })
+            .on_response(
+                DefaultOnResponse::new()
+                    .level(tracing::Level::INFO)
+                    .latency_unit(tower_http::LatencyUnit::Micros),
+            ),
+    )
+    .layer(PropagateRequestIdLayer::new(request_id.clone()))
+    .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+    .with_state(state)
 }
 
 /// Serves [`router`] on `listener` until `shutdown` resolves, then finishes in-flight requests.

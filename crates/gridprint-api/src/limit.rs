@@ -1,27 +1,35 @@
-//! Throttles: the brute-force guard of the token service and the per-client request rate limit.
+//! Throttles: the brute-force guard of the token service, and the request rate limits.
 //!
-//! Both keep their counters **in memory, per process**. Behind a load balancer with several `serve`
-//! processes each process counts on its own, so the effective limits are multiplied by the number of
-//! processes; that still bounds guessing to a few hundred attempts per email per hour, which Argon2id
-//! and a 12-character minimum make useless. The client address is the socket peer
-//! (`ConnectInfo<SocketAddr>`); forwarded-for headers are not trusted.
+//! The client address is the socket peer (`ConnectInfo<SocketAddr>`); forwarded-for headers are not
+//! trusted.
 //!
 //! * [`FailureGuard`]: more than `max_failures` failed credential attempts (wrong password, unknown
 //!   email, registering without a grant or twice) for one email *or* one client address within the
 //!   window → 429 with `Retry-After`. A successful `get_token` clears the email's count. Time comes
 //!   from the injected [`Clock`](gridprint_core::slot::Clock) so tests can move it.
-//! * [`RateLimiter`]: a token bucket per client address (rate and burst from
-//!   [`ApiConfig`](crate::ApiConfig)), on the monotonic clock, applied to every route as middleware.
+//!   Its counters live **in memory, per process**: behind a load balancer with several `serve`
+//!   processes each counts on its own, which still bounds guessing to a few hundred attempts per
+//!   email per hour — useless against Argon2id and a 12-character minimum.
+//! * Rate limits use the one implementation of `gridprint-ratelimit` (GCRA; per process, or shared by
+//!   every replica through Redis with `--redis-url`), rate and burst from
+//!   [`ApiConfig`](crate::ApiConfig): [`data_guard`] limits each **token** on the data routes and
+//!   adds `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` to every answer;
+//!   [`client_rate_limit`] limits each **client address** on the public routes (token service,
+//!   status, docs), and data requests whose token needs a store lookup count against their client
+//!   address too. Over the limit → 429 with `Retry-After`.
 
+use crate::auth;
 use crate::error::ApiError;
 use crate::{AppState, ClientAddr};
 use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use gridprint_ratelimit::Decision;
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use time::OffsetDateTime;
 
 /// Above this many tracked keys, stale ones are swept before inserting.
@@ -137,76 +145,94 @@ fn human_minutes(secs: i64) -> String {
     }
 }
 
-/// A token bucket per client address.
-#[derive(Debug)]
-pub struct RateLimiter {
-    rate: f64,
-    burst: f64,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+/// The `ip:` key of a client address.
+fn client_key(ip: IpAddr) -> String {
+    format!("ip:{ip}")
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
+/// The `token:` key of a token (its SHA-256, as the token cache keys it).
+fn token_key(hash: &str) -> String {
+    format!("token:{hash}")
 }
 
-impl RateLimiter {
-    /// `rate` requests per second sustained, up to `burst` at once. A rate of 0 or less disables it.
-    pub fn new(rate: f64, burst: u32) -> RateLimiter {
-        RateLimiter {
-            rate,
-            burst: f64::from(burst.max(1)),
-            buckets: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Takes one token for `ip`; `Err(seconds to wait)` when the bucket is empty.
-    pub fn acquire(&self, ip: IpAddr, now: Instant) -> Result<(), u64> {
-        if self.rate <= 0.0 || !self.rate.is_finite() {
-            return Ok(());
-        }
-        let mut map = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() > SWEEP_ABOVE {
-            let full_after = self.burst / self.rate;
-            map.retain(|_, b| now.duration_since(b.at).as_secs_f64() < full_after);
-        }
-        let b = map.entry(ip).or_insert(Bucket {
-            tokens: self.burst,
-            at: now,
-        });
-        let elapsed = now.saturating_duration_since(b.at).as_secs_f64();
-        b.tokens = (b.tokens + elapsed * self.rate).min(self.burst);
-        b.at = now;
-        if b.tokens >= 1.0 {
-            b.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(((1.0 - b.tokens) / self.rate).ceil().max(1.0) as u64)
-        }
-    }
+/// Whether a rate limit is configured (without one, no `RateLimit-*` headers are sent).
+fn limited(state: &AppState) -> bool {
+    let rate = state.config().rate_limit_per_second;
+    rate > 0.0 && rate.is_finite()
 }
 
-/// Middleware: answers 429 with `Retry-After` when the client's bucket is empty.
-pub(crate) async fn rate_limit(
+/// Writes `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.
+pub(crate) fn rate_headers(h: &mut HeaderMap, d: &Decision) {
+    h.insert("ratelimit-limit", HeaderValue::from(d.limit));
+    h.insert("ratelimit-remaining", HeaderValue::from(d.remaining));
+    h.insert("ratelimit-reset", HeaderValue::from(d.reset_secs));
+}
+
+/// The 429 of a refused decision, with `Retry-After` and the `RateLimit-*` headers.
+fn refused(d: &Decision) -> Response {
+    let mut resp = ApiError::too_many_requests(
+        format!(
+            "rate limit exceeded; retry after {} seconds",
+            d.retry_after_secs.max(1)
+        ),
+        d.retry_after_secs,
+    )
+    .into_response();
+    rate_headers(resp.headers_mut(), d);
+    resp
+}
+
+/// Counts one request of a client address against the limit; `Err(429)` when over it.
+pub(crate) async fn check_client(state: &AppState, ip: IpAddr) -> Result<(), Response> {
+    let d = state.inner.limits.check(&client_key(ip)).await;
+    if d.allowed { Ok(()) } else { Err(refused(&d)) }
+}
+
+/// Middleware of the public routes (token service, status, docs): a rate limit per client address.
+pub(crate) async fn client_rate_limit(
     State(state): State<AppState>,
     client: ClientAddr,
     req: Request,
     next: Next,
 ) -> Response {
-    match state.inner.rate.acquire(client.0, Instant::now()) {
+    match check_client(&state, client.0).await {
         Ok(()) => next.run(req).await,
-        Err(secs) => axum::response::IntoResponse::into_response(ApiError::too_many_requests(
-            format!("rate limit exceeded; retry after {secs} seconds"),
-            secs,
-        )),
+        Err(resp) => resp,
     }
+}
+
+/// Middleware of the protected data routes: authenticates the Bearer token (401), counts the request
+/// against the token's rate limit (429 with `Retry-After`), hands the [`AuthUser`] to the handler and
+/// adds the `RateLimit-*` headers to the answer.
+///
+/// A token the in-memory cache does not know (or has not confirmed for a while) costs a store lookup;
+/// such requests count against the client address's limit first, so random tokens cannot flood the
+/// database.
+pub(crate) async fn data_guard(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let client = ClientAddr::of(req.extensions());
+    let user = match auth::authenticate(&state, req.headers(), client).await {
+        Ok(u) => u,
+        Err(resp) => return resp,
+    };
+    let d = state.inner.limits.check(&token_key(&user.token_hash)).await;
+    if !d.allowed {
+        return refused(&d);
+    }
+    req.extensions_mut().insert(user.user);
+    let mut resp = next.run(req).await;
+    if limited(&state) {
+        rate_headers(resp.headers_mut(), &d);
+    }
+    resp
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::Ipv4Addr;
 
     #[test]
     fn guard_blocks_after_max_failures_and_forgets_after_the_window() {
@@ -223,17 +249,5 @@ mod tests {
         assert!(g.check(&k, t0 + time::Duration::seconds(900)).is_ok());
         g.clear(&k[0]);
         assert!(g.check(&k, t0 + time::Duration::seconds(11)).is_ok());
-    }
-
-    #[test]
-    fn bucket_refills() {
-        let r = RateLimiter::new(2.0, 3);
-        let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
-        let t = Instant::now();
-        for _ in 0..3 {
-            assert!(r.acquire(ip, t).is_ok());
-        }
-        assert_eq!(r.acquire(ip, t), Err(1));
-        assert!(r.acquire(ip, t + Duration::from_millis(500)).is_ok());
     }
 }

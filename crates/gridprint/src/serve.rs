@@ -1,16 +1,23 @@
 //! `gridprint serve`: the token service and the data API in one process.
 //!
-//! Builds the tokio runtime, opens the store and the reference data, binds `--listen` and serves
-//! [`gridprint_api::router`] until SIGTERM or Ctrl-C, then lets in-flight requests finish. The bound
-//! address is printed to stderr as `listening on http://ADDR`, so scripts can start it on port 0 and
-//! read the port.
+//! Start-up: with `--demo`, imports the bundled demo data into an empty database; opens the store and
+//! the reference data; builds the tokio runtime; binds `--listen` (and `--metrics-listen`); loads every
+//! computed day into memory; starts the background refresh (new computed data is served within a few
+//! seconds) and, unless disabled, the provider health checks; then serves [`gridprint_api::router`]
+//! until SIGTERM or Ctrl-C, lets in-flight requests finish (at most `--shutdown-grace`), and exits 0.
+//! The bound address is printed to stderr as `listening on http://ADDR` once the data is loaded, so
+//! scripts can start it on port 0 and read the port. Every flag has a `GRIDPRINT_*` variable.
 
 use crate::cli::Global;
 use anyhow::Context;
 use clap::Args;
-use gridprint_api::{ApiConfig, AppState};
+use gridprint_api::{ApiConfig, AppState, Providers};
 use gridprint_core::slot::SystemClock;
+use gridprint_ingest::health::{HealthConfig, ProviderHealth};
+use gridprint_ratelimit::RateLimit;
 use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -20,9 +27,80 @@ pub struct ServeArgs {
     /// Import the bundled demo data into an empty database first.
     #[arg(long, env = "GRIDPRINT_DEMO")]
     pub demo: bool,
+    /// Sustained requests per second allowed per token (data routes) and per client address (token
+    /// service, status, docs); 0 disables the limit.
+    #[arg(long, env = "GRIDPRINT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0)]
+    pub rate_limit_per_second: f64,
+    /// Requests a token or client may send at once before the sustained rate applies.
+    #[arg(long, env = "GRIDPRINT_RATE_LIMIT_BURST", default_value_t = 100)]
+    pub rate_limit_burst: u32,
+    /// Redis URL (`redis://host:6379`) to share the rate limits between every `serve` replica;
+    /// without it each process limits on its own.
+    #[arg(long, env = "GRIDPRINT_REDIS_URL", hide_env_values = true)]
+    pub redis_url: Option<String>,
+    /// Seconds after which a request is answered 503.
+    #[arg(long, env = "GRIDPRINT_REQUEST_TIMEOUT", default_value_t = 30.0)]
+    pub request_timeout: f64,
+    /// Seconds between checks for newly computed data (and of the storage's health).
+    #[arg(long, env = "GRIDPRINT_REFRESH_INTERVAL", default_value_t = 2.0)]
+    pub refresh_interval: f64,
+    /// MiB of rendered final answers (every point frozen) kept in memory and served again without
+    /// recomputation; 0 disables it.
+    #[arg(long, env = "GRIDPRINT_RESPONSE_CACHE_MB", default_value_t = 64)]
+    pub response_cache_mb: usize,
+    /// Serve Prometheus metrics at `http://ADDR/metrics` on this separate address (off by default).
+    #[arg(long, env = "GRIDPRINT_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
+    /// Allow this one browser origin (e.g. `https://dashboard.example.org`) to call the API
+    /// cross-origin; CORS is off without it.
+    #[arg(long, env = "GRIDPRINT_CORS_ORIGIN")]
+    pub cors_origin: Option<String>,
+    /// Seconds to let in-flight requests finish after SIGTERM before exiting anyway.
+    #[arg(long, env = "GRIDPRINT_SHUTDOWN_GRACE", default_value_t = 30.0)]
+    pub shutdown_grace: f64,
+    /// Check the ENTSO-E and Elexon APIs every 30 s for `/v1/status` (`false`: report `unknown`).
+    #[arg(long, env = "GRIDPRINT_CHECK_PROVIDERS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub check_providers: bool,
+    /// ENTSO-E API base URL checked for `/v1/status/entso-e`.
+    #[arg(long, env = "GRIDPRINT_ENTSOE_URL", default_value = gridprint_ingest::entsoe_api::DEFAULT_BASE_URL)]
+    pub entsoe_url: String,
+    /// Elexon API base URL checked for `/v1/status/elexon`.
+    #[arg(long, env = "GRIDPRINT_ELEXON_URL", default_value = gridprint_ingest::elexon::DEFAULT_BASE_URL)]
+    pub elexon_url: String,
+}
+
+fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(v)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .with_context(|| format!("--{name} must be a positive number of seconds, got {v}"))
+}
+
+impl ServeArgs {
+    fn api_config(&self) -> anyhow::Result<ApiConfig> {
+        anyhow::ensure!(
+            self.rate_limit_per_second >= 0.0 && self.rate_limit_per_second.is_finite(),
+            "--rate-limit-per-second must be 0 (no limit) or positive"
+        );
+        anyhow::ensure!(
+            self.rate_limit_burst > 0,
+            "--rate-limit-burst must be at least 1"
+        );
+        Ok(ApiConfig {
+            rate_limit_per_second: self.rate_limit_per_second,
+            rate_limit_burst: self.rate_limit_burst,
+            request_timeout: seconds("request-timeout", self.request_timeout)?,
+            refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
+            cors_origin: self.cors_origin.clone().filter(|o| !o.trim().is_empty()),
+            response_cache_bytes: self.response_cache_mb.saturating_mul(1 << 20),
+            ..ApiConfig::default()
+        })
+    }
 }
 
 pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
+    let config = args.api_config()?;
+    let grace = seconds("shutdown-grace", args.shutdown_grace)?;
     if args.demo {
         crate::import::run_demo(g).context("importing the demo data")?;
     }
@@ -37,14 +115,120 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let addr = listener.local_addr().context("reading the bound address")?;
+        let stop = CancellationToken::new();
+        if let Some(metrics_addr) = &args.metrics_listen {
+            start_metrics(metrics_addr, stop.clone()).await?;
+        }
         let description = store.describe();
-        let state = AppState::new(store, reference, Arc::new(SystemClock), ApiConfig::default());
+        let mut builder = AppState::builder(store, reference, Arc::new(SystemClock), config.clone());
+        if let Some(url) = &args.redis_url {
+            let limit = RateLimit::redis(url, config.rate_limit_per_second, config.rate_limit_burst)
+                .await
+                .map_err(|e| anyhow::anyhow!("rate limit through Redis: {e}"))?;
+            tracing::info!("rate limits shared through Redis");
+            builder = builder.rate_limit(limit);
+        }
+        if args.check_providers {
+            builder = builder.providers(provider_checks(args)?);
+        }
+        let state = builder.build().context("indexing the zone polygons")?;
+
+        match gridprint_api::refresh::load(&state).await {
+            Ok(_) => {}
+            // Keep serving (tokens, status, docs; data answers 503) and let the refresh retry.
+            Err(e) => tracing::warn!(error = %e, "cannot load the computed data yet; retrying in the background"),
+        }
+        let refresher = gridprint_api::refresh::spawn_refresher(state.clone());
+
         tracing::info!(%addr, database = %description, "serving the token service and the data API");
         eprintln!("listening on http://{addr}");
-        gridprint_api::serve(listener, state, shutdown_signal()).await.context("serving HTTP")?;
+        let signal = stop.clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            signal.cancel();
+        });
+        let server = gridprint_api::serve(listener, state, stop.clone().cancelled_owned());
+        tokio::pin!(server);
+        let result = tokio::select! {
+            r = &mut server => r,
+            () = async { stop.cancelled().await; tokio::time::sleep(grace).await } => {
+                tracing::warn!(grace_secs = grace.as_secs_f64(), "in-flight requests did not finish in time; exiting");
+                Ok(())
+            }
+        };
+        refresher.abort();
+        result.context("serving HTTP")?;
         tracing::info!("stopped");
         Ok(())
     })
+}
+
+/// Background health checks of the providers this binary can fetch from; EPIAS is not fetched.
+fn provider_checks(args: &ServeArgs) -> anyhow::Result<Providers> {
+    let entsoe = ProviderHealth::spawn("entso-e", &args.entsoe_url, HealthConfig::default())
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let elexon = ProviderHealth::spawn("elexon", &args.elexon_url, HealthConfig::default())
+        .map_err(|e| anyhow::anyhow!(e))?;
+    Ok(Providers {
+        entsoe: Arc::new(move || entsoe.state().as_str()),
+        elexon: Arc::new(move || elexon.state().as_str()),
+        epias: Providers::fixed("unknown"),
+    })
+}
+
+/// Installs the Prometheus recorder and serves `GET /metrics` on `addr` until `stop`.
+async fn start_metrics(addr: &str, stop: CancellationToken) -> anyhow::Result<()> {
+    use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+    let handle = PrometheusBuilder::new()
+        .set_buckets_for_metric(
+            Matcher::Full(gridprint_api::layers::REQUEST_DURATION.to_string()),
+            &[
+                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+            ],
+        )
+        .context("metrics buckets")?
+        .install_recorder()
+        .context("installing the metrics recorder")?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} for metrics"))?;
+    let bound = listener
+        .local_addr()
+        .context("reading the metrics address")?;
+    let upkeep = handle.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            tick.tick().await;
+            upkeep.run_upkeep();
+        }
+    });
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let handle = handle.clone();
+            async move {
+                (
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        "text/plain; version=0.0.4",
+                    )],
+                    handle.render(),
+                )
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(stop.cancelled_owned())
+            .await
+        {
+            tracing::error!(error = %e, "metrics listener failed");
+        }
+    });
+    tracing::info!(addr = %bound, "serving Prometheus metrics at /metrics");
+    eprintln!("metrics on http://{bound}/metrics");
+    Ok(())
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

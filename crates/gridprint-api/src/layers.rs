@@ -1,0 +1,148 @@
+//! Cross-cutting middleware of [`crate::router`]: request-size limits, the request timeout, request
+//! metrics and CORS.
+//!
+//! - **Sizes.** hyper bounds what it reads (about 400 KB of request head, at most 100 headers, URIs
+//!   up to 64 KB; beyond that hyper itself answers 431 or 414 with an empty body). Within those,
+//!   [`limit_request_size`] answers problem+json **414** for a request target longer than
+//!   [`ApiConfig::max_uri_bytes`](crate::ApiConfig) and **431** for headers larger than
+//!   [`ApiConfig::max_header_bytes`](crate::ApiConfig); bodies are limited to 4 KB (413).
+//! - **Timeout.** [`timeout`] answers 503 with `Retry-After` when a request takes longer than
+//!   [`ApiConfig::request_timeout`](crate::ApiConfig).
+//! - **Metrics.** [`record_metrics`] counts every request (`http_requests_total`) and records its
+//!   latency (`http_request_duration_seconds`), labelled by route template (`/v1/footprints`, never the
+//!   raw path, so labels stay few), method and status, through the `metrics` facade; the binary
+//!   installs the Prometheus recorder and serves it on its own listener. [`tag_route`] (a route layer)
+//!   hands the matched route template to it; unmatched requests are labelled `unmatched`.
+//! - **CORS.** Off unless one origin is configured; then [`cors`] allows that origin to `GET` the API
+//!   and `POST` the token service with `Authorization`, and exposes the caching and rate-limit headers.
+
+use crate::error::ApiError;
+use crate::{ApiConfig, AppState};
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::time::Instant;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+/// Metric: requests answered, by `route`, `method` and `status`.
+pub const REQUESTS_TOTAL: &str = "http_requests_total";
+/// Metric: seconds from receiving a request to its answer, by `route`, `method` and `status`.
+pub const REQUEST_DURATION: &str = "http_request_duration_seconds";
+
+/// The route template a response answered, for metric labels.
+#[derive(Debug, Clone)]
+struct RouteTag(MatchedPath);
+
+/// Route layer: copies the matched route template into the response for [`record_metrics`].
+pub(crate) async fn tag_route(req: Request, next: Next) -> Response {
+    let matched = req.extensions().get::<MatchedPath>().cloned();
+    let mut resp = next.run(req).await;
+    if let Some(m) = matched {
+        resp.extensions_mut().insert(RouteTag(m));
+    }
+    resp
+}
+
+/// Counts the request and records its latency by route, method and status.
+pub(crate) async fn record_metrics(req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = req.method().as_str().to_owned();
+    let resp = next.run(req).await;
+    let route = resp
+        .extensions()
+        .get::<RouteTag>()
+        .map(|t| t.0.as_str().to_owned())
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let labels = [
+        ("route", route),
+        ("method", method),
+        ("status", resp.status().as_str().to_owned()),
+    ];
+    metrics::counter!(REQUESTS_TOTAL, &labels).increment(1);
+    metrics::histogram!(REQUEST_DURATION, &labels).record(started.elapsed().as_secs_f64());
+    resp
+}
+
+/// 414 for a long request target, 431 for large headers.
+pub(crate) async fn limit_request_size(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let config = state.config();
+    let target = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().len())
+        .unwrap_or(0);
+    if target > config.max_uri_bytes {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            format!(
+                "the request target is {target} bytes long; at most {} are accepted",
+                config.max_uri_bytes
+            ),
+        )
+        .into_response();
+    }
+    let headers: usize = req
+        .headers()
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len() + 4)
+        .sum();
+    if headers > config.max_header_bytes {
+        return ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!(
+                "the request headers take {headers} bytes; at most {} are accepted",
+                config.max_header_bytes
+            ),
+        )
+        .into_response();
+    }
+    next.run(req).await
+}
+
+/// Answers 503 when a request takes longer than [`ApiConfig::request_timeout`].
+pub(crate) async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    match tokio::time::timeout(state.config().request_timeout, next.run(req)).await {
+        Ok(resp) => resp,
+        Err(_) => {
+            ApiError::unavailable("the request took too long; please retry", 1).into_response()
+        }
+    }
+}
+
+/// The CORS layer for the configured origin, or `None` (CORS off) when none is configured or it is
+/// not a valid header value (logged).
+pub(crate) fn cors(config: &ApiConfig) -> Option<CorsLayer> {
+    let origin = config.cors_origin.as_deref()?.trim();
+    if origin.is_empty() {
+        return None;
+    }
+    let Ok(origin) = HeaderValue::from_str(origin) else {
+        tracing::warn!("ignoring an invalid CORS origin");
+        return None;
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::exact(origin))
+            .allow_methods([Method::GET, Method::HEAD, Method::POST])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::ACCEPT,
+                header::CONTENT_TYPE,
+                header::IF_NONE_MATCH,
+            ])
+            .expose_headers([
+                header::ETAG,
+                header::RETRY_AFTER,
+                HeaderName::from_static("ratelimit-limit"),
+                HeaderName::from_static("ratelimit-remaining"),
+                HeaderName::from_static("ratelimit-reset"),
+                HeaderName::from_static("x-request-id"),
+            ])
+            .max_age(std::time::Duration::from_secs(3600)),
+    )
+}

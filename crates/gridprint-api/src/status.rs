@@ -1,0 +1,245 @@
+//! `/v1/status` and its sub-paths (public, always 200), and the storage health behind them.
+//!
+//! **Storage** is `up` when the store answered its last check. The background refresh task
+//! ([`crate::refresh`]) asks the store for its data version every `refresh_interval` and records the
+//! outcome in [`StorageHealth`], so a status request normally costs no I/O; only when no check is
+//! recent (no refresh task running, as in some tests) does a status request ping the store itself
+//! (on the blocking pool, with a 2 s timeout). The same state gates the data routes: while storage is
+//! down they answer 503 with `Retry-After` (api-contract §2).
+//!
+//! **Providers** (`entso-e`, `elexon`, `epias`) are whatever the [`Providers`] probes say — the binary
+//! wires in the ingest crate's background health checker; without probes they are `unknown`.
+
+use crate::AppState;
+use crate::data::{Format, format_of};
+use crate::error::ApiError;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use gridprint_query::endpoints::{self, ProviderStates};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long `/v1/status` waits for the storage to answer a ping.
+const PING_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A provider's state as `/v1/status` prints it (`up`, `down` or `unknown`); called per request, so
+/// it must return at once (read a cached state).
+pub type ProbeFn = Arc<dyn Fn() -> &'static str + Send + Sync>;
+
+/// Where `/v1/status` reads the upstream providers' states.
+#[derive(Clone)]
+pub struct Providers {
+    pub entsoe: ProbeFn,
+    pub elexon: ProbeFn,
+    pub epias: ProbeFn,
+}
+
+impl Providers {
+    /// A probe that always says the same.
+    pub fn fixed(state: &'static str) -> ProbeFn {
+        Arc::new(move || state)
+    }
+}
+
+impl Default for Providers {
+    /// Every provider `unknown` (nothing checks them).
+    fn default() -> Providers {
+        Providers {
+            entsoe: Providers::fixed("unknown"),
+            elexon: Providers::fixed("unknown"),
+            epias: Providers::fixed("unknown"),
+        }
+    }
+}
+
+impl std::fmt::Debug for Providers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Providers")
+            .field("entso-e", &(self.entsoe)())
+            .field("elexon", &(self.elexon)())
+            .field("epias", &(self.epias)())
+            .finish()
+    }
+}
+
+/// Whether the store answers, as last checked, and whether the cache was ever loaded.
+#[derive(Debug)]
+pub struct StorageHealth {
+    up: AtomicBool,
+    loaded: AtomicBool,
+    checked_at: Mutex<Option<Instant>>,
+}
+
+impl StorageHealth {
+    pub(crate) fn new(loaded: bool) -> StorageHealth {
+        StorageHealth {
+            up: AtomicBool::new(true),
+            loaded: AtomicBool::new(loaded),
+            checked_at: Mutex::new(None),
+        }
+    }
+
+    /// Records the outcome of a check; returns the previous state.
+    pub fn record(&self, up: bool) -> bool {
+        *self.checked_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        self.up.swap(up, Ordering::Relaxed)
+    }
+
+    /// Records that the cache now holds the store's data.
+    pub fn mark_loaded(&self) {
+        self.loaded.store(true, Ordering::Relaxed);
+    }
+
+    /// The last recorded state (`true` before any check).
+    pub fn is_up(&self) -> bool {
+        self.up.load(Ordering::Relaxed)
+    }
+
+    /// Whether the cache has been loaded at least once.
+    pub fn loaded(&self) -> bool {
+        self.loaded.load(Ordering::Relaxed)
+    }
+
+    /// The last state if it was checked within `max_age`.
+    fn recent(&self, max_age: Duration) -> Option<bool> {
+        let at = *self.checked_at.lock().unwrap_or_else(|e| e.into_inner());
+        at.filter(|t| t.elapsed() <= max_age).map(|_| self.is_up())
+    }
+}
+
+/// The status routes (public; per-client rate limit).
+pub(crate) fn routes() -> axum::Router<AppState> {
+    let (router, _) = crate::openapi::status_router().split_for_parts();
+    router
+}
+
+/// Storage state for a status request: the background check's if recent, else a ping now.
+pub(crate) async fn storage_up(state: &AppState) -> bool {
+    let health = &state.inner.health;
+    let max_age = state.config().refresh_interval.saturating_mul(3);
+    if let Some(up) = health.recent(max_age) {
+        return up;
+    }
+    let up = ping(state).await;
+    health.record(up);
+    up
+}
+
+/// Pings the store on the blocking pool, with [`PING_TIMEOUT`].
+pub(crate) async fn ping(state: &AppState) -> bool {
+    let store = state.store().clone();
+    let ping = tokio::task::spawn_blocking(move || store.ping());
+    match tokio::time::timeout(PING_TIMEOUT, ping).await {
+        Ok(Ok(Ok(()))) => true,
+        Ok(Ok(Err(e))) => {
+            tracing::warn!(error = %e, "storage ping failed");
+            false
+        }
+        _ => false,
+    }
+}
+
+async fn current(state: &AppState) -> gridprint_query::responses::StatusResponse {
+    let up = storage_up(state).await;
+    let p = &state.inner.providers;
+    endpoints::status(
+        up,
+        ProviderStates {
+            entsoe: (p.entsoe)(),
+            elexon: (p.elexon)(),
+            epias: (p.epias)(),
+        },
+    )
+}
+
+fn no_cache(mut resp: Response) -> Response {
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+/// Health of the storage and of the upstream providers.
+///
+/// Always 200 (public, no token): `storage` is `up` or `down`; each provider is `up`, `down` or
+/// `unknown` (not checked by this process). `format=csv` gives one header row and one value row.
+#[utoipa::path(
+    get,
+    path = "/v1/status",
+    tag = "status",
+    operation_id = "status",
+    params(crate::openapi::FormatParam),
+    responses(
+        (status = 200, description = "Health of every component",
+            content(
+                (crate::openapi::schemas::Status = "application/json"),
+                (String = "text/csv")
+            )),
+        (status = 429, description = "Too many requests from this client", body = crate::openapi::schemas::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub(crate) async fn status(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let format = format_of(query.as_deref(), &headers)?;
+    let s = current(&state).await;
+    let resp = match format {
+        Format::Json => axum::Json(&s).into_response(),
+        Format::Csv => (
+            [(header::CONTENT_TYPE, crate::data::CSV)],
+            Bytes::from(gridprint_query::csv::status_csv(&s)),
+        )
+            .into_response(),
+    };
+    Ok(no_cache(resp))
+}
+
+/// The health of one component: `{"<component>": "up"|"down"|"unknown"}`.
+///
+/// Components: `storage`, `entso-e`, `elexon`, `epias` (case-insensitive); another name → 404.
+#[utoipa::path(
+    get,
+    path = "/v1/status/{component}",
+    tag = "status",
+    operation_id = "status_component",
+    params(("component" = String, Path, description = "storage, entso-e, elexon or epias")),
+    responses(
+        (status = 200, description = "The one key", body = std::collections::BTreeMap<String, String>,
+            example = json!({"storage": "up"})),
+        (status = 404, description = "Unknown component", body = crate::openapi::schemas::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub(crate) async fn status_component(
+    State(state): State<AppState>,
+    Path(component): Path<String>,
+) -> Result<Response, ApiError> {
+    let key = component.trim().to_ascii_lowercase();
+    // Answer only the component asked for (no needless storage ping for a provider).
+    let status = if key == "storage" {
+        endpoints::status(
+            storage_up(&state).await,
+            ProviderStates {
+                entsoe: "",
+                elexon: "",
+                epias: "",
+            },
+        )
+    } else {
+        let p = &state.inner.providers;
+        endpoints::status(
+            state.inner.health.is_up(),
+            ProviderStates {
+                entsoe: (p.entsoe)(),
+                elexon: (p.elexon)(),
+                epias: (p.epias)(),
+            },
+        )
+    };
+    let map = endpoints::status_component(&status, &key)?;
+    Ok(no_cache(axum::Json(map).into_response()))
+}

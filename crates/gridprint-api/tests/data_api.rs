@@ -1,0 +1,1831 @@
+//! The `/v1` data API end to end, on the real bundled demo data (ENTSO-E File Library 2017-02-01 and
+//! ENTSO-E API documents of 2024) imported with the ingest parsers and computed by the engine.
+//!
+//! Most cases go through `Router::oneshot` (the same router `serve` runs); a few run over a real socket
+//! on port 0 with reqwest. Every case in `on_both_backends!` runs twice: on SQLite (in memory) and on
+//! PostgreSQL (a throwaway database; the server named by `GRIDPRINT_TEST_POSTGRES_URL`). The demo data
+//! is imported and computed once per backend and shared by the cases that only read it.
+//!
+//! The OpenAPI description is snapshot-tested (`tests/snapshots/`), and every answer the cases fetch
+//! is validated against the schema that description publishes for its operation (strictly: an
+//! undeclared property fails), so the published schemas cannot drift from the real answers.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode, header};
+use gridprint_api::testing::MutableClock;
+use gridprint_api::{ApiConfig, AppState, router};
+use gridprint_core::derived::{Coverage, DerivedDay, SeriesKey};
+use gridprint_core::production::ProductionType;
+use gridprint_core::reference::{FootprintType, ReferenceData, Scope, ZoneSet};
+use gridprint_core::slot::{Slot, SlotRange, format_timestamp, parse_timestamp};
+use gridprint_query::QueryService;
+use gridprint_store::{SharedStore, Store, TokenRecord};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use time::OffsetDateTime;
+use time::macros::datetime;
+use tower::ServiceExt;
+
+/// "Now" of every request: long after the demo data, so every computed slot is final.
+const NOW: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
+/// The compute's "now" (as `gridprint import --demo` would have run it).
+const COMPUTED_AT: OffsetDateTime = datetime!(2026-01-01 00:00:00 UTC);
+/// A valid token (stored as its hash) and an expired one.
+const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+const EXPIRED: &str = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+/// The whole day of the 2017 File Library extract.
+const DAY_2017: &str = "start=2017-02-01T00:00:00Z&end=2017-02-02T00:00:00Z";
+/// The day of the NL load, generation and DE↔NL flows of 2024.
+const DAY_NL: &str = "start=2024-09-02T00:00:00Z&end=2024-09-03T00:00:00Z";
+
+const DEMO_FILES: &[&str] = &[
+    "entsoe-file-library/2017_02_01_AM_AggregGen.csv",
+    "entsoe-file-library/2017_02_01_PM_AggregGen.csv",
+    "entsoe-file-library/2017_02_01_AM_PhysicalFlows.csv",
+    "entsoe-file-library/2017_02_01_PM_PhysicalFlows.csv",
+    "entsoe-api/A75_DE-LU_2024-06-15_PT15M_A03.xml",
+    "entsoe-api/A75_ES_2024-06-15_PT15M_A03.xml",
+    "entsoe-api/A75_FR_2024-06-15_PT60M_A03.xml",
+    "entsoe-api/A75_IT-NORTH_2024-06-15_PT60M_A03.xml",
+    "entsoe-api/A75_NL_2024-06-15_PT15M_A03.xml",
+    "entsoe-api/A75_PL_2024-06-15_PT15M_A03.xml",
+    "entsoe-api/A75_NL_2024-09-02_PT15M_A03.xml",
+    "entsoe-api/A65_A16_NL_2024-09-02_PT15M_A03.xml",
+    "entsoe-api/A65_A16_BE_2024-01-15to21_PT15M_A03.xml",
+    "entsoe-api/A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml",
+    "entsoe-api/A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml",
+];
+
+fn reference() -> Arc<ReferenceData> {
+    static R: OnceLock<Arc<ReferenceData>> = OnceLock::new();
+    R.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
+        .clone()
+}
+
+/// Runs blocking store work off the async workers (the PostgreSQL driver must not run on them).
+fn blocking<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| s.spawn(f).join().expect("blocking work panicked"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backends and fixtures
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Sqlite,
+    Postgres,
+}
+
+/// A store, and on PostgreSQL the throwaway database it lives in (dropped off the async workers).
+struct Db {
+    store: SharedStore,
+    pg: Option<gridprint_store_postgres::testing::TestDb>,
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Some(db) = self.pg.take() {
+            let _ = std::thread::spawn(move || drop(db)).join();
+        }
+    }
+}
+
+/// Drops databases of earlier runs of this suite whose process is gone (the shared demo database
+/// lives in a static and is never dropped).
+fn drop_stale_demo_databases() {
+    let admin = gridprint_store_postgres::testing::admin_url();
+    let Ok(mut c) = ::postgres::Client::connect(&admin, ::postgres::NoTls) else {
+        return;
+    };
+    let Ok(rows) = c.query(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'gridprint_test_apidemo_%'",
+        &[],
+    ) else {
+        return;
+    };
+    for row in rows {
+        let name: String = row.get(0);
+        let pid = name.split('_').nth(3).and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
+    }
+}
+
+fn new_db(kind: Kind, tag: &str) -> Db {
+    blocking(|| match kind {
+        Kind::Sqlite => Db {
+            store: Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap()),
+            pg: None,
+        },
+        Kind::Postgres => {
+            let db = gridprint_store_postgres::testing::TestDb::new(tag);
+            Db {
+                store: Arc::new(Flaky::new(Arc::new(db.store()))),
+                pg: Some(db),
+            }
+        }
+    })
+}
+
+fn insert_tokens(store: &dyn Store) {
+    let now = NOW.unix_timestamp();
+    store.grant("ada@example.org", now).unwrap();
+    store
+        .register("ada@example.org", "$argon2id$not-a-real-hash", now)
+        .unwrap();
+    for (token, expires_at) in [(TOKEN, now + 86_400), (EXPIRED, now - 1)] {
+        store
+            .insert_token(&TokenRecord {
+                token_hash: gridprint_api::auth::token_hash(token),
+                email: "ada@example.org".into(),
+                issued_at: expires_at - 86_400,
+                expires_at,
+            })
+            .unwrap();
+    }
+}
+
+fn fixture(path: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/../../data/fixtures/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Imports the demo files with the ingest parsers and computes the touched days.
+fn import_demo(store: &dyn Store) {
+    let r = reference();
+    let mut days = BTreeSet::new();
+    for f in DEMO_FILES {
+        let doc = gridprint_ingest::detect_and_parse(&fixture(f), &r.zones).unwrap();
+        days.extend(doc.points.iter().map(|p| p.slot.day()));
+        store.upsert_inputs(&doc.points, 1).unwrap();
+    }
+    let ranges: Vec<SlotRange> = days
+        .iter()
+        .map(|&d| SlotRange::new(Slot::first_of_day(d), Slot::first_of_day(d + 1)))
+        .collect();
+    gridprint_compute::compute_ranges(store, &r, &ranges, COMPUTED_AT, &mut |_, _| {}).unwrap();
+}
+
+/// The demo data on one backend, imported, computed and loaded once, shared by read-only cases.
+struct Demo {
+    db: Db,
+    query: Arc<QueryService>,
+}
+
+fn demo(kind: Kind) -> &'static Demo {
+    static SQLITE: OnceLock<Demo> = OnceLock::new();
+    static POSTGRES: OnceLock<Demo> = OnceLock::new();
+    let cell = match kind {
+        Kind::Sqlite => &SQLITE,
+        Kind::Postgres => &POSTGRES,
+    };
+    blocking(|| {
+        cell.get_or_init(|| {
+            if kind == Kind::Postgres {
+                drop_stale_demo_databases();
+            }
+            let db = new_db(kind, "apidemo");
+            import_demo(&*db.store);
+            insert_tokens(&*db.store);
+            let query = Arc::new(QueryService::load(&*db.store, reference()).unwrap());
+            Demo { db, query }
+        })
+    })
+}
+
+fn test_config() -> ApiConfig {
+    ApiConfig {
+        failure_delay: Duration::ZERO,
+        rate_limit_per_second: 0.0,
+        ..ApiConfig::default()
+    }
+}
+
+/// An app on a store: its router, state and clock.
+struct Env {
+    app: Router,
+    state: AppState,
+    clock: MutableClock,
+}
+
+fn env_on(store: SharedStore, query: Option<Arc<QueryService>>, config: ApiConfig) -> Env {
+    let clock = MutableClock::new(NOW);
+    let mut b = AppState::builder(store, reference(), Arc::new(clock.clone()), config);
+    if let Some(q) = query {
+        b = b.query_service(q);
+    }
+    let state = b.build().unwrap();
+    Env {
+        app: router(state.clone()),
+        state,
+        clock,
+    }
+}
+
+/// An app on the shared demo data.
+fn demo_env(kind: Kind) -> Env {
+    demo_env_with(kind, test_config())
+}
+
+fn demo_env_with(kind: Kind, config: ApiConfig) -> Env {
+    let d = demo(kind);
+    env_on(d.db.store.clone(), Some(d.query.clone()), config)
+}
+
+/// An app on an empty database (tokens inserted), its cache loaded.
+async fn empty_env(kind: Kind) -> (Env, Db) {
+    let db = new_db(kind, "apiempty");
+    let store = db.store.clone();
+    blocking(|| insert_tokens(&*store));
+    let env = env_on(db.store.clone(), None, test_config());
+    gridprint_api::refresh::load(&env.state).await.unwrap();
+    (env, db)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------
+
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).to_string()
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+    fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().unwrap())
+            .unwrap_or("")
+    }
+    fn detail(&self) -> String {
+        self.json()["detail"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no string detail: {}", self.text()))
+            .to_string()
+    }
+}
+
+async fn send(app: &Router, req: Request<Body>) -> Reply {
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let body = axum::body::to_bytes(resp.into_body(), 64 << 20)
+        .await
+        .unwrap()
+        .to_vec();
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn request(uri: &str, token: Option<&str>, extra: &[(&str, &str)]) -> Request<Body> {
+    let mut b = Request::builder().uri(uri);
+    if let Some(t) = token {
+        b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
+    }
+    for (k, v) in extra {
+        b = b.header(*k, *v);
+    }
+    b.body(Body::empty()).unwrap()
+}
+
+/// GET with the valid token.
+async fn get(app: &Router, uri: &str) -> Reply {
+    send(app, request(uri, Some(TOKEN), &[])).await
+}
+
+/// GET with the valid token, expecting 200 JSON; validates the body against the published schema.
+async fn get_ok(app: &Router, uri: &str) -> Value {
+    let r = get(app, uri).await;
+    assert_eq!(r.status, StatusCode::OK, "{uri}: {}", r.text());
+    assert!(
+        r.header("content-type").starts_with("application/json"),
+        "{uri}"
+    );
+    let v = r.json();
+    schema_check(uri, &v);
+    v
+}
+
+/// Asserts a problem+json error with a string detail; returns the detail.
+async fn get_err(app: &Router, uri: &str, status: StatusCode) -> String {
+    let r = get(app, uri).await;
+    assert_problem(&r, status, uri);
+    r.detail()
+}
+
+fn assert_problem(r: &Reply, status: StatusCode, what: &str) {
+    assert_eq!(r.status, status, "{what}: {}", r.text());
+    assert_eq!(
+        r.header("content-type"),
+        "application/problem+json",
+        "{what}"
+    );
+    let v = r.json();
+    assert!(v["detail"].is_string(), "{what}: {v}");
+    assert_eq!(v["status"], status.as_u16(), "{what}");
+    assert!(v["title"].is_string() && v["type"].is_string(), "{what}");
+    let t = r.text();
+    assert!(
+        !t.contains("panicked") && !t.contains(".rs:"),
+        "{what}: looks like a stack trace: {t}"
+    );
+}
+
+fn values(v: &Value) -> Vec<(String, f64)> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("values not an array: {v}"))
+        .iter()
+        .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_f64().unwrap()))
+        .collect()
+}
+
+fn round2(v: f32) -> f64 {
+    (f64::from(v) * 100.0).round() / 100.0 + 0.0
+}
+
+// ---------------------------------------------------------------------------------------------
+// A strict validator for the JSON Schema subset utoipa emits
+// ---------------------------------------------------------------------------------------------
+
+fn spec() -> &'static Value {
+    static S: OnceLock<Value> = OnceLock::new();
+    S.get_or_init(|| serde_json::to_value(gridprint_api::openapi::spec(20.0, 100)).unwrap())
+}
+
+fn resolve(schema: &Value) -> &Value {
+    let mut s = schema;
+    while let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        let name = r.rsplit('/').next().unwrap();
+        s = &spec()["components"]["schemas"][name];
+        assert!(!s.is_null(), "unresolved {r}");
+    }
+    s
+}
+
+fn type_ok(t: &str, v: &Value) -> bool {
+    match t {
+        "null" => v.is_null(),
+        "boolean" => v.is_boolean(),
+        "string" => v.is_string(),
+        "number" => v.is_number(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "array" => v.is_array(),
+        "object" => v.is_object(),
+        _ => false,
+    }
+}
+
+/// Validates `v` against `schema`; undeclared object properties are errors.
+fn validate(schema: &Value, v: &Value, at: &str) -> Result<(), String> {
+    let s = resolve(schema);
+    if let Some(any) = s.get("anyOf").or_else(|| s.get("oneOf")) {
+        let oks = any
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|alt| validate(alt, v, at).is_ok())
+            .count();
+        let one_of = s.get("oneOf").is_some();
+        if oks == 0 || (one_of && oks > 1) {
+            let errors: Vec<String> = any
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|alt| validate(alt, v, at).err())
+                .collect();
+            return Err(format!(
+                "{at}: {oks} alternatives match ({})",
+                errors.join("; ")
+            ));
+        }
+    }
+    if let Some(t) = s.get("type") {
+        let ok = match t {
+            Value::String(t) => type_ok(t, v),
+            Value::Array(ts) => ts.iter().any(|t| type_ok(t.as_str().unwrap(), v)),
+            _ => false,
+        };
+        if !ok {
+            return Err(format!("{at}: {v} is not of type {t}"));
+        }
+    }
+    if let Some(e) = s.get("enum").and_then(Value::as_array)
+        && !e.contains(v)
+    {
+        return Err(format!("{at}: {v} not in {e:?}"));
+    }
+    if s.get("format").and_then(Value::as_str) == Some("date-time")
+        && let Some(t) = v.as_str()
+        && (!t.ends_with('Z') || parse_timestamp(t).is_err() || t.len() != 20)
+    {
+        return Err(format!("{at}: {t} is not YYYY-MM-DDThh:mm:ssZ"));
+    }
+    if let Some(obj) = v.as_object()
+        && (s.get("properties").is_some() || s.get("type") == Some(&json!("object")))
+    {
+        let props = s["properties"].as_object().cloned().unwrap_or_default();
+        for r in s
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if !obj.contains_key(r.as_str().unwrap()) {
+                return Err(format!("{at}: missing required {r}"));
+            }
+        }
+        for (k, x) in obj {
+            match props.get(k) {
+                Some(ps) => validate(ps, x, &format!("{at}.{k}"))?,
+                None => {
+                    if let Some(ap) = s.get("additionalProperties")
+                        && ap.is_object()
+                    {
+                        validate(ap, x, &format!("{at}.{k}"))?;
+                    } else {
+                        return Err(format!("{at}: property {k} is not in the schema"));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(arr) = v.as_array() {
+        if let Some(n) = s.get("minItems").and_then(Value::as_u64)
+            && (arr.len() as u64) < n
+        {
+            return Err(format!("{at}: fewer than {n} items"));
+        }
+        if let Some(n) = s.get("maxItems").and_then(Value::as_u64)
+            && (arr.len() as u64) > n
+        {
+            return Err(format!("{at}: more than {n} items"));
+        }
+        let prefix = s
+            .get("prefixItems")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for (i, x) in arr.iter().enumerate() {
+            let item = match prefix.get(i) {
+                Some(p) => p,
+                None => match s.get("items") {
+                    Some(Value::Bool(false)) => {
+                        return Err(format!("{at}: item {i} beyond the prefix"));
+                    }
+                    Some(it) => it,
+                    None => continue,
+                },
+            };
+            validate(item, x, &format!("{at}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The published 200 JSON schema of the operation answering `uri`.
+fn response_schema(uri: &str) -> Value {
+    let path = uri.split('?').next().unwrap();
+    let paths = spec()["paths"].as_object().unwrap();
+    let (_, item) = paths
+        .iter()
+        .find(|(p, _)| {
+            let (a, b): (Vec<&str>, Vec<&str>) =
+                (p.split('/').collect(), path.split('/').collect());
+            a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || x.starts_with('{'))
+        })
+        .unwrap_or_else(|| panic!("{path} is not in the OpenAPI description"));
+    item["get"]["responses"]["200"]["content"]["application/json"]["schema"].clone()
+}
+
+/// Validates a 200 body against its published schema.
+fn schema_check(uri: &str, v: &Value) {
+    let schema = response_schema(uri);
+    if let Err(e) = validate(&schema, v, "$") {
+        panic!("{uri}: the answer does not match the published schema: {e}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases (each runs on SQLite and on PostgreSQL)
+// ---------------------------------------------------------------------------------------------
+
+/// Every data path, with a window where the demo has data.
+fn every_data_path() -> Vec<String> {
+    [
+        "generation",
+        "load",
+        "imports",
+        "exports",
+        "mix",
+        "footprints",
+        "impacts",
+        "green-score",
+        "environmental-score",
+        "flow-share",
+        "mix-share",
+        "footprint-share",
+        "impact-share",
+    ]
+    .iter()
+    .map(|p| format!("/v1/{p}"))
+    .collect()
+}
+
+async fn empty_database_answers_empty_arrays(kind: Kind) {
+    let (env, _db) = empty_env(kind).await;
+    for path in every_data_path() {
+        for q in [format!("zone=DE&{DAY_2017}"), String::new()] {
+            let v = get_ok(&env.app, &format!("{path}?{q}")).await;
+            assert_eq!(v, json!([]), "{path}?{q}");
+        }
+    }
+    // Zones and factors come from the reference data.
+    assert!(
+        get_ok(&env.app, "/v1/zones")
+            .await
+            .as_array()
+            .unwrap()
+            .len()
+            >= 50
+    );
+    assert!(
+        !get_ok(&env.app, "/v1/factors")
+            .await
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    // An empty answer is never final: no ETag, no long caching.
+    let r = get(&env.app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
+    assert_eq!(r.header("cache-control"), "no-cache");
+    assert_eq!(r.header("etag"), "");
+}
+
+async fn known_values_with_the_documented_nesting(kind: Kind) {
+    let app = demo_env(kind).app;
+    // generation / mix: series[0].production[0].production_type
+    for path in ["generation", "mix"] {
+        let v = get_ok(&app, &format!("/v1/{path}?zone=DE&{DAY_2017}")).await;
+        assert_eq!(v[0]["zone"], "DE");
+        assert_eq!(v[0]["unit"], "MW");
+        let block = &v[0]["series"][0]["production"][0];
+        assert!(block["production_type"].is_string(), "{path}: {block}");
+        assert!(!values(&block["values"]).is_empty());
+        if path == "mix" {
+            assert_eq!(block["datasource"], "flow_tracing");
+        } else {
+            assert_eq!(block["datasource"], "ENTSO-E");
+        }
+    }
+    // load: series[0].blocks[0].data_state
+    let v = get_ok(&app, &format!("/v1/load?zone=NL&{DAY_NL}")).await;
+    assert_eq!(v[0]["series"][0]["blocks"][0]["data_state"], "official");
+    assert!(values(&v[0]["series"][0]["blocks"][0]["values"]).len() >= 80);
+    // imports / exports: …imports[0].source, …exports[0].destination
+    let v = get_ok(&app, &format!("/v1/imports?zone=NL&{DAY_NL}")).await;
+    assert_eq!(v[0]["series"][0]["imports"][0]["source"], "DE");
+    let v = get_ok(&app, &format!("/v1/exports?zone=NL&{DAY_NL}")).await;
+    assert_eq!(v[0]["series"][0]["exports"][0]["destination"], "DE");
+    // flow-share: …flows[0].destination; mix-share: …shares[0].origin
+    let v = get_ok(&app, &format!("/v1/flow-share?zone=DE&{DAY_2017}")).await;
+    assert!(v[0]["series"][0]["flows"][0]["destination"].is_string());
+    assert_eq!(v[0]["unit"], "%");
+    let v = get_ok(&app, &format!("/v1/mix-share?zone=DE&{DAY_2017}")).await;
+    let shares = v[0]["series"][0]["shares"].as_array().unwrap();
+    assert!(shares.iter().any(|s| s["origin"] == "DE"));
+    // The shares of one slot sum to 100 %.
+    let first: f64 = shares.iter().map(|s| values(&s["values"])[0].1).sum();
+    assert!((first - 100.0).abs() < 0.1, "mix shares sum to {first}");
+    // footprint-share / impact-share: …blocks[0].source
+    for path in ["footprint-share", "impact-share"] {
+        let v = get_ok(&app, &format!("/v1/{path}?zone=DE&{DAY_2017}")).await;
+        assert!(
+            v[0]["series"][0]["blocks"][0]["source"].is_string(),
+            "{path}"
+        );
+    }
+    // Secondary location filters.
+    let v = get_ok(
+        &app,
+        &format!("/v1/mix-share?zone=DE&origin_zone=fr&{DAY_2017}"),
+    )
+    .await;
+    for e in v[0]["series"].as_array().unwrap() {
+        for s in e["shares"].as_array().unwrap() {
+            assert_eq!(s["origin"], "FR");
+        }
+    }
+    // Footprints, impacts, scores.
+    let v = get_ok(&app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
+    let kinds: BTreeSet<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{}/{}/{}", r["footprint_type"], r["scope"], r["coverage"]))
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [
+            r#""carbon"/"life-cycle"/"global""#,
+            r#""water"/"life-cycle"/"global""#
+        ]
+    );
+    assert_eq!(v[0]["unit"], "gCO2/kWh");
+    assert_eq!(v[0]["series"][0]["valid"], true);
+    let v = get_ok(&app, &format!("/v1/impacts?zone=DE&{DAY_2017}")).await;
+    assert_eq!(
+        (&v[0]["impact_type"], &v[0]["unit"]),
+        (&json!("water"), &json!("stress-l/kWh"))
+    );
+    for path in ["green-score", "environmental-score"] {
+        let v = get_ok(&app, &format!("/v1/{path}?zone=DE&{DAY_2017}")).await;
+        assert!(v[0].get("unit").is_none());
+        for (_, s) in values(&v[0]["series"][0]["values"]) {
+            assert!((0.0..=100.0).contains(&s), "score {s}");
+        }
+    }
+    // Both score paths answer the same.
+    let a = get(&app, &format!("/v1/green-score?zone=DE&{DAY_2017}")).await;
+    let b = get(&app, &format!("/v1/environmental-score?zone=DE&{DAY_2017}")).await;
+    assert_eq!(a.body, b.body);
+    // Zones.
+    let v = get_ok(&app, "/v1/zones").await;
+    let de = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|z| z["zone"] == "DE")
+        .unwrap();
+    assert!(de["neighbours"].as_array().unwrap().contains(&json!("FR")));
+}
+
+/// The numbers served for the demo data equal what the engine computed and stored.
+async fn served_numbers_equal_the_engine(kind: Kind) {
+    let d = demo(kind);
+    let app = demo_env(kind).app;
+    let store = d.db.store.clone();
+    let day = Slot::containing(datetime!(2017-02-01 00:00 UTC)).day();
+    let days: BTreeMap<String, DerivedDay> = blocking(|| store.derived_days(day..day + 1))
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.zone.to_string(), d))
+        .collect();
+    let series = |dd: &DerivedDay, key: &SeriesKey| -> Vec<(String, f64)> {
+        (0..96)
+            .filter(|&i| dd.flags[i].present())
+            .filter_map(|i| {
+                dd.value(key, i).filter(|v| *v >= 0.0).map(|v| {
+                    (
+                        format_timestamp(Slot(day * 96 + i as i64).start()),
+                        round2(v),
+                    )
+                })
+            })
+            .collect()
+    };
+    let mut compared = 0;
+    for zone in ["DE", "FR", "AT", "CH", "CZ"] {
+        let dd = &days[zone];
+        for (ft, scope, coverage, global) in [
+            (
+                FootprintType::Carbon,
+                Scope::LifeCycle,
+                Coverage::Global,
+                "true",
+            ),
+            (
+                FootprintType::Water,
+                Scope::LifeCycle,
+                Coverage::Global,
+                "true",
+            ),
+            (
+                FootprintType::Carbon,
+                Scope::Operational,
+                Coverage::Local,
+                "false",
+            ),
+        ] {
+            let v = get_ok(
+                &app,
+                &format!(
+                    "/v1/footprints?zone={zone}&footprint_type={}&scope={}&use_global={global}&{DAY_2017}",
+                    ft.as_str(),
+                    scope.as_str()
+                ),
+            )
+            .await;
+            let served: Vec<(String, f64)> = v[0]["series"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|e| values(&e["values"]))
+                .collect();
+            let want = series(
+                dd,
+                &SeriesKey::Footprint {
+                    footprint_type: ft,
+                    scope,
+                    coverage,
+                },
+            );
+            assert!(want.len() >= 40, "{zone}: {} points", want.len());
+            assert_eq!(served, want, "{zone} {ft:?} {scope:?} {coverage:?}");
+            compared += served.len();
+        }
+        for (path, key) in [
+            (
+                "impacts",
+                SeriesKey::Impact {
+                    coverage: Coverage::Global,
+                },
+            ),
+            (
+                "green-score",
+                SeriesKey::Score {
+                    coverage: Coverage::Global,
+                },
+            ),
+        ] {
+            let v = get_ok(&app, &format!("/v1/{path}?zone={zone}&{DAY_2017}")).await;
+            let served: Vec<(String, f64)> = v[0]["series"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|e| values(&e["values"]))
+                .collect();
+            assert_eq!(served, series(dd, &key), "{zone} {path}");
+            compared += served.len();
+        }
+    }
+    // The flow-traced mix of DE, per production type.
+    let v = get_ok(&app, &format!("/v1/mix?zone=DE&{DAY_2017}")).await;
+    let mut by_type: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
+    for e in v[0]["series"].as_array().unwrap() {
+        for b in e["production"].as_array().unwrap() {
+            by_type
+                .entry(b["production_type"].as_str().unwrap().to_string())
+                .or_default()
+                .extend(values(&b["values"]));
+        }
+    }
+    for (name, served) in &by_type {
+        let t = ProductionType::parse_api(name).unwrap();
+        let mut served = served.clone();
+        served.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            served,
+            series(&days["DE"], &SeriesKey::Mix(t)),
+            "mix {name}"
+        );
+        compared += served.len();
+    }
+    assert!(compared > 1000, "{compared} values compared");
+}
+
+async fn zone_codes_and_locations(kind: Kind) {
+    let app = demo_env(kind).app;
+    // PT has data in the first hour of 2017-02-02 only.
+    let first_hour = "start=2017-02-02T00:00:00Z&end=2017-02-02T01:00:00Z";
+    let v = get_ok(&app, &format!("/v1/generation?zone=pt&{first_hour}")).await;
+    assert_eq!(v[0]["zone"], "PT");
+    let v = get_ok(&app, &format!("/v1/footprints?zone=pt&{first_hour}")).await;
+    assert_eq!(v[0]["zone"], "PT");
+    // Comma list: results ordered by zone.
+    let v = get_ok(
+        &app,
+        &format!("/v1/footprints?zone=fr,DE&footprint_type=carbon&{DAY_2017}"),
+    )
+    .await;
+    let zones: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["zone"].as_str().unwrap())
+        .collect();
+    assert_eq!(zones, ["DE", "FR"]);
+    // Unknown zone → 200 [].
+    assert_eq!(
+        get_ok(&app, &format!("/v1/footprints?zone=XX&{DAY_2017}")).await,
+        json!([])
+    );
+    // A point in Madrid → ES; in the Atlantic → 404.
+    let w = "start=2024-06-15T00:00:00Z&end=2024-06-16T00:00:00Z";
+    let v = get_ok(&app, &format!("/v1/footprints?lat=40.4168&lon=-3.7038&{w}")).await;
+    assert_eq!(v[0]["zone"], "ES");
+    get_err(
+        &app,
+        &format!("/v1/footprints?lat=45&lon=-30&{w}"),
+        StatusCode::NOT_FOUND,
+    )
+    .await;
+    // zone with lat → 400; lat without lon → 400; lat out of range → 422.
+    get_err(
+        &app,
+        "/v1/footprints?zone=ES&lat=40.4",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    get_err(&app, "/v1/footprints?lat=40.4", StatusCode::BAD_REQUEST).await;
+    get_err(&app, "/v1/footprints?lon=-3.7", StatusCode::BAD_REQUEST).await;
+    get_err(
+        &app,
+        "/v1/footprints?lat=91&lon=0",
+        StatusCode::UNPROCESSABLE_ENTITY,
+    )
+    .await;
+    get_err(
+        &app,
+        "/v1/footprints?lat=abc&lon=0",
+        StatusCode::UNPROCESSABLE_ENTITY,
+    )
+    .await;
+    // Each secondary location with both forms → 400.
+    for (path, prefix) in [
+        ("imports", "source_"),
+        ("footprint-share", "source_"),
+        ("impact-share", "source_"),
+        ("exports", "destination_"),
+        ("flow-share", "destination_"),
+        ("mix-share", "origin_"),
+    ] {
+        let d = get_err(
+            &app,
+            &format!("/v1/{path}?zone=DE&{prefix}zone=FR&{prefix}lat=48.8&{prefix}lon=2.3"),
+            StatusCode::BAD_REQUEST,
+        )
+        .await;
+        assert!(d.contains(prefix), "{path}: {d}");
+        get_err(
+            &app,
+            &format!("/v1/{path}?zone=DE&{prefix}lat=48.8"),
+            StatusCode::BAD_REQUEST,
+        )
+        .await;
+    }
+    // A secondary point resolves to its zone.
+    let v = get_ok(
+        &app,
+        &format!("/v1/mix-share?zone=DE&origin_lat=48.85&origin_lon=2.35&{DAY_2017}"),
+    )
+    .await;
+    assert_eq!(v[0]["series"][0]["shares"][0]["origin"], "FR");
+}
+
+async fn parameter_rules(kind: Kind) {
+    let app = demo_env(kind).app;
+    let bad = StatusCode::BAD_REQUEST;
+    // Time.
+    let d = get_err(&app, "/v1/footprints?zone=DE&start=2017-02-01", bad).await;
+    assert!(d.contains("start and end"), "{d}");
+    get_err(&app, "/v1/footprints?zone=DE&end=2017-02-01", bad).await;
+    get_err(
+        &app,
+        "/v1/footprints?zone=DE&start=2017-02-02&end=2017-02-01",
+        bad,
+    )
+    .await;
+    get_err(
+        &app,
+        "/v1/footprints?zone=DE&start=yesterday&end=2017-02-01",
+        StatusCode::UNPROCESSABLE_ENTITY,
+    )
+    .await;
+    // start == end is one slot.
+    let v = get_ok(
+        &app,
+        "/v1/footprints?zone=DE&footprint_type=carbon&start=2017-02-01T12:00:00Z&end=2017-02-01T12:00:00Z",
+    )
+    .await;
+    assert_eq!(values(&v[0]["series"][0]["values"]).len(), 1);
+    // Range limits: 366 days for one zone, 31 for several or all.
+    let d = get_err(
+        &app,
+        "/v1/footprints?zone=DE&start=2016-01-01&end=2017-02-01",
+        bad,
+    )
+    .await;
+    assert!(d.contains("366"), "{d}");
+    let d = get_err(&app, "/v1/footprints?start=2017-01-01&end=2017-02-15", bad).await;
+    assert!(d.contains("31"), "{d}");
+    get_ok(
+        &app,
+        "/v1/footprints?zone=DE&start=2016-03-01&end=2017-02-01",
+    )
+    .await;
+    // production_type: invalid → 400; pumped storage as a filter → 400; a valid one → 200.
+    for path in ["generation", "mix"] {
+        get_err(
+            &app,
+            &format!("/v1/{path}?zone=DE&production_type=unicorn"),
+            bad,
+        )
+        .await;
+        let d = get_err(
+            &app,
+            &format!("/v1/{path}?zone=DE&production_type=hydro_pumped_storage"),
+            bad,
+        )
+        .await;
+        assert!(d.contains("hydro_pumped_storage"), "{d}");
+        let v = get_ok(
+            &app,
+            &format!("/v1/{path}?zone=DE&production_type=Nuclear&{DAY_2017}"),
+        )
+        .await;
+        for e in v[0]["series"].as_array().unwrap() {
+            for b in e["production"].as_array().unwrap() {
+                assert_eq!(b["production_type"], "nuclear");
+            }
+        }
+    }
+    // footprint_type: invalid → 400; water → 200 with only water.
+    get_err(&app, "/v1/footprints?zone=DE&footprint_type=steam", bad).await;
+    let v = get_ok(
+        &app,
+        &format!("/v1/footprints?zone=DE&footprint_type=WATER&{DAY_2017}"),
+    )
+    .await;
+    assert!(!v.as_array().unwrap().is_empty());
+    for r in v.as_array().unwrap() {
+        assert_eq!(
+            (&r["footprint_type"], &r["unit"]),
+            (&json!("water"), &json!("l/kWh"))
+        );
+    }
+    // scope: invalid → 400; operational → 200.
+    get_err(&app, "/v1/footprints?zone=DE&scope=cradle", bad).await;
+    let v = get_ok(
+        &app,
+        &format!("/v1/footprints?zone=DE&scope=Operational&{DAY_2017}"),
+    )
+    .await;
+    assert_eq!(v[0]["scope"], "operational");
+    // impacts with carbon → 400; life-cycle impacts → 400; score with life-cycle → 400.
+    get_err(&app, "/v1/impacts?zone=DE&impact_type=carbon", bad).await;
+    get_err(&app, "/v1/impacts?zone=DE&scope=life-cycle", bad).await;
+    get_err(&app, "/v1/green-score?zone=DE&scope=LIFE-CYCLE", bad).await;
+    get_err(
+        &app,
+        "/v1/environmental-score?zone=DE&scope=life-cycle",
+        bad,
+    )
+    .await;
+    get_err(&app, "/v1/impact-share?zone=DE&impact_type=carbon", bad).await;
+    get_err(
+        &app,
+        "/v1/footprint-share?zone=DE&footprint_type=steam",
+        bad,
+    )
+    .await;
+    // Booleans.
+    get_err(
+        &app,
+        "/v1/footprints?zone=DE&use_global=maybe",
+        StatusCode::UNPROCESSABLE_ENTITY,
+    )
+    .await;
+    // Unknown parameters are ignored; format is checked.
+    get_ok(
+        &app,
+        &format!("/v1/footprints?zone=DE&colour=blue&{DAY_2017}"),
+    )
+    .await;
+    get_err(&app, "/v1/footprints?zone=DE&format=xml", bad).await;
+}
+
+async fn aggregates(kind: Kind) {
+    let app = demo_env(kind).app;
+    let bad = StatusCode::BAD_REQUEST;
+    for path in [
+        "footprints",
+        "impacts",
+        "green-score",
+        "environmental-score",
+    ] {
+        let d = get_err(&app, &format!("/v1/{path}?zone=DE&aggregate=true"), bad).await;
+        assert!(d.contains("aggregate"), "{d}");
+        let v = get_ok(
+            &app,
+            &format!("/v1/{path}?zone=DE&aggregate=true&{DAY_2017}"),
+        )
+        .await;
+        let a = &v[0];
+        assert_eq!(a["aggregation_method"], "time-weighted-average", "{path}");
+        assert_eq!(a["start"], "2017-02-01T00:00:00Z");
+        assert_eq!(a["end"], "2017-02-02T00:00:00Z");
+        assert!(
+            a["value"].is_number() && a["valid"].is_boolean(),
+            "{path}: {a}"
+        );
+        assert!(a["zone_status"].is_string());
+        assert!(a.get("series").is_none());
+    }
+    // The aggregate is the time-weighted mean of the served series (checked where points are
+    // evenly spaced: a full day of 96 slots).
+    let series = get_ok(
+        &app,
+        &format!("/v1/footprints?zone=DE&footprint_type=carbon&{DAY_2017}"),
+    )
+    .await;
+    let pts: Vec<(String, f64)> = series[0]["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| values(&e["values"]))
+        .collect();
+    let agg = get_ok(
+        &app,
+        &format!("/v1/footprints?zone=DE&footprint_type=carbon&aggregate=true&{DAY_2017}"),
+    )
+    .await;
+    if pts.len() == 96 {
+        let mean = pts.iter().map(|p| p.1).sum::<f64>() / 96.0;
+        assert!((agg[0]["value"].as_f64().unwrap() - mean).abs() < 0.02);
+    }
+    // Factors: invalid type, scope, production type → 400; aggregate with dates → 200.
+    get_err(&app, "/v1/factors?factor_type=steam", bad).await;
+    get_err(&app, "/v1/factors?scope=cradle", bad).await;
+    get_err(&app, "/v1/factors?production_type=unicorn", bad).await;
+    let v = get_ok(
+        &app,
+        &format!("/v1/factors?factor_type=carbon&scope=operational&production_type=coal&aggregate=true&{DAY_2017}"),
+    )
+    .await;
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["aggregation_method"], "time-weighted-average");
+    assert_eq!(v[0]["production_type"], "coal");
+    // Pumped storage is accepted as a filter here; without dates factors are series.
+    get_ok(&app, "/v1/factors?production_type=hydro_pumped_storage").await;
+    let v = get_ok(&app, "/v1/factors?production_type=coal&factor_type=carbon").await;
+    assert_eq!(v.as_array().unwrap().len(), 2, "both scopes: {v}");
+    assert_eq!(values(&v[0]["series"][0]["values"]).len(), 1);
+}
+
+async fn authentication_and_status(kind: Kind) {
+    let env = demo_env(kind);
+    let app = &env.app;
+    let uri = format!("/v1/footprints?zone=DE&{DAY_2017}");
+    for token in [
+        None,
+        Some(EXPIRED),
+        Some("not-a-token"),
+        Some(&"ab".repeat(32)),
+    ] {
+        let r = send(app, request(&uri, token, &[])).await;
+        assert_problem(&r, StatusCode::UNAUTHORIZED, &format!("{token:?}"));
+        assert_eq!(r.header("www-authenticate"), "Bearer");
+    }
+    // Every data path is protected; status, openapi.json and the docs are public.
+    for path in every_data_path()
+        .into_iter()
+        .chain(["/v1/zones".into(), "/v1/factors".into()])
+    {
+        let r = send(app, request(&path, None, &[])).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{path}");
+    }
+    for path in [
+        "/v1/status",
+        "/v1/status/storage",
+        "/v1/status/entso-e",
+        "/v1/status/elexon",
+        "/v1/status/EPIAS",
+        "/v1/openapi.json",
+        "/v1/docs",
+        "/",
+    ] {
+        let r = send(app, request(path, None, &[])).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}");
+    }
+    let r = send(app, request("/v1/status", None, &[])).await;
+    let v = r.json();
+    schema_check("/v1/status", &v);
+    assert_eq!(v["storage"], "up");
+    assert_eq!(v["entso-e"], "unknown");
+    let r = send(app, request("/v1/status/storage", None, &[])).await;
+    assert_eq!(r.json(), json!({"storage": "up"}));
+    let r = send(app, request("/v1/status/nothing", None, &[])).await;
+    assert_problem(&r, StatusCode::NOT_FOUND, "status/nothing");
+    // The token expires after its day.
+    assert_eq!(get(app, &uri).await.status, StatusCode::OK);
+    env.clock.advance(time::Duration::days(2));
+    assert_eq!(get(app, &uri).await.status, StatusCode::UNAUTHORIZED);
+}
+
+async fn csv_etag_and_compression(kind: Kind) {
+    let app = demo_env(kind).app;
+    let uri = format!("/v1/footprints?zone=DE&footprint_type=carbon&{DAY_2017}");
+    let json_reply = get(&app, &uri).await;
+    let v = json_reply.json();
+    // CSV by parameter and by Accept; it parses and holds the same points as the JSON.
+    let by_param = get(&app, &format!("{uri}&format=csv")).await;
+    assert_eq!(by_param.status, StatusCode::OK);
+    assert_eq!(by_param.header("content-type"), "text/csv; charset=utf-8");
+    let by_accept = send(&app, request(&uri, Some(TOKEN), &[("accept", "text/csv")])).await;
+    assert_eq!(by_accept.header("content-type"), "text/csv; charset=utf-8");
+    assert_eq!(by_param.body, by_accept.body);
+    let mut rd = csv::Reader::from_reader(&by_param.body[..]);
+    let headers: Vec<String> = rd.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        headers,
+        [
+            "zone",
+            "footprint_type",
+            "scope",
+            "unit",
+            "coverage",
+            "valid",
+            "zone_status",
+            "timestamp",
+            "value"
+        ]
+    );
+    let rows: Vec<(String, String, f64)> = rd
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (
+                r[0].to_string(),
+                r[7].to_string(),
+                r[8].parse::<f64>().unwrap(),
+            )
+        })
+        .collect();
+    let from_json: Vec<(String, String, f64)> = v[0]["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| values(&e["values"]))
+        .map(|(t, x)| ("DE".to_string(), t, x))
+        .collect();
+    assert!(!rows.is_empty());
+    assert_eq!(rows, from_json);
+    // CSV for another endpoint, and for status.
+    let r = get(
+        &app,
+        &format!("/v1/generation?zone=DE&format=csv&{DAY_2017}"),
+    )
+    .await;
+    assert!(
+        r.text()
+            .starts_with("zone,unit,valid,zone_status,production_type")
+    );
+    let r = send(&app, request("/v1/status?format=csv", None, &[])).await;
+    assert!(r.text().starts_with("storage,entso-e,elexon,epias"));
+
+    // Frozen data: ETag and long caching; If-None-Match → 304 without a body.
+    let etag = json_reply.header("etag").to_string();
+    assert!(etag.starts_with("W/\""), "{etag}");
+    assert_eq!(json_reply.header("cache-control"), "public, max-age=3600");
+    assert!(
+        json_reply
+            .header("vary")
+            .to_ascii_lowercase()
+            .contains("accept")
+    );
+    assert_ne!(
+        by_param.header("etag"),
+        etag,
+        "CSV is another representation"
+    );
+    let r = send(
+        &app,
+        request(&uri, Some(TOKEN), &[("if-none-match", &etag)]),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_MODIFIED);
+    assert!(r.body.is_empty());
+    assert_eq!(r.header("etag"), etag);
+    assert_eq!(
+        r.header("ratelimit-limit"),
+        "",
+        "no limit configured in this test"
+    );
+    let r = send(
+        &app,
+        request(&uri, Some(TOKEN), &[("if-none-match", "W/\"other\"")]),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    // The final answer is kept rendered and served again as is (also by tag for If-None-Match).
+    let env2 = demo_env(kind);
+    assert_eq!(env2.state.response_cache().usage().0, 0);
+    let first = get(&env2.app, &uri).await;
+    assert_eq!(env2.state.response_cache().usage().0, 1);
+    let again = get(&env2.app, &uri).await;
+    assert_eq!((again.status, &again.body), (StatusCode::OK, &first.body));
+    assert_eq!(again.header("etag"), first.header("etag"));
+    assert_eq!(again.header("content-type"), "application/json");
+    let r = send(
+        &env2.app,
+        request(&uri, Some(TOKEN), &[("if-none-match", &etag)]),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_MODIFIED);
+    let r = get(&env2.app, "/v1/footprints?zone=DE").await;
+    assert_eq!(r.header("cache-control"), "no-cache");
+    assert_eq!(
+        env2.state.response_cache().usage().0,
+        1,
+        "changing answers are not kept"
+    );
+    // The same query in another order has the same tag.
+    let reordered = format!("/v1/footprints?{DAY_2017}&footprint_type=carbon&zone=DE");
+    assert_eq!(get(&app, &reordered).await.header("etag"), etag);
+    // Data that is not final (the current slot: nothing computed) is not cached.
+    let r = get(&app, "/v1/footprints?zone=DE").await;
+    assert_eq!(r.header("cache-control"), "no-cache");
+
+    // gzip and br when accepted.
+    for (encoding, decode) in [
+        ("gzip", gunzip as fn(&[u8]) -> Vec<u8>),
+        ("br", |_b: &[u8]| Vec::new()),
+    ] {
+        let r = send(
+            &app,
+            request(&uri, Some(TOKEN), &[("accept-encoding", encoding)]),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK);
+        assert_eq!(r.header("content-encoding"), encoding);
+        assert!(r.body.len() < json_reply.body.len());
+        if encoding == "gzip" {
+            assert_eq!(decode(&r.body), json_reply.body);
+        }
+    }
+}
+
+fn gunzip(b: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(b)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+async fn rate_limit_per_token(kind: Kind) {
+    let env = demo_env_with(
+        kind,
+        ApiConfig {
+            rate_limit_per_second: 1.0,
+            rate_limit_burst: 3,
+            ..test_config()
+        },
+    );
+    let uri = "/v1/zones";
+    for i in 0..3 {
+        let r = get(&env.app, uri).await;
+        assert_eq!(r.status, StatusCode::OK, "{i}");
+        assert_eq!(r.header("ratelimit-limit"), "3");
+        assert_eq!(r.header("ratelimit-remaining"), (2 - i).to_string());
+        assert!(r.header("ratelimit-reset").parse::<u64>().is_ok());
+    }
+    let r = get(&env.app, uri).await;
+    assert_problem(&r, StatusCode::TOO_MANY_REQUESTS, "4th request");
+    assert!(r.header("retry-after").parse::<u64>().unwrap() >= 1);
+    assert_eq!(r.header("ratelimit-remaining"), "0");
+    // The limit is per token: the public routes count per client address, separately.
+    let r = send(&env.app, request("/v1/status", None, &[])).await;
+    assert_eq!(r.status, StatusCode::OK);
+}
+
+async fn storage_down_is_reported_and_answered_503(kind: Kind) {
+    let db = new_db(kind, "apiflaky");
+    let flaky = Arc::new(Flaky::new(db.store.clone()));
+    let inner = db.store.clone();
+    blocking(|| {
+        import_demo(&*inner);
+        insert_tokens(&*inner);
+    });
+    let env = env_on(flaky.clone(), None, test_config());
+    // Before the first load: data 503 (zones still served from the reference data).
+    let r = get(&env.app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
+    assert_problem(&r, StatusCode::SERVICE_UNAVAILABLE, "not loaded");
+    assert!(r.header("retry-after").parse::<u64>().unwrap() >= 1);
+    assert_eq!(get(&env.app, "/v1/zones").await.status, StatusCode::OK);
+    gridprint_api::refresh::load(&env.state).await.unwrap();
+    assert_eq!(
+        get(&env.app, &format!("/v1/footprints?zone=DE&{DAY_2017}"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    // The store goes down: the next check records it.
+    flaky.set_down(true);
+    assert!(
+        gridprint_api::refresh::refresh_once(&env.state)
+            .await
+            .is_err()
+    );
+    let r = send(&env.app, request("/v1/status", None, &[])).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json()["storage"], "down");
+    let r = send(&env.app, request("/v1/status/storage", None, &[])).await;
+    assert_eq!(r.json(), json!({"storage": "down"}));
+    let r = get(&env.app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
+    assert_problem(&r, StatusCode::SERVICE_UNAVAILABLE, "storage down");
+    assert!(r.header("retry-after").parse::<u64>().unwrap() >= 1);
+    assert!(!r.text().contains("flaky"), "the cause is not shown");
+    // Back up.
+    flaky.set_down(false);
+    gridprint_api::refresh::refresh_once(&env.state)
+        .await
+        .unwrap();
+    assert_eq!(
+        send(&env.app, request("/v1/status", None, &[]))
+            .await
+            .json()["storage"],
+        "up"
+    );
+    assert_eq!(
+        get(&env.app, &format!("/v1/footprints?zone=DE&{DAY_2017}"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    drop(env);
+    drop(flaky);
+    drop(db);
+}
+
+/// A second "replica" sees data computed after it started within 5 s (background refresh).
+async fn new_computed_data_is_served_within_seconds(kind: Kind) {
+    let (env, db) = empty_env(kind).await;
+    let config = ApiConfig {
+        refresh_interval: Duration::from_millis(200),
+        ..test_config()
+    };
+    let replica = env_on(db.store.clone(), None, config);
+    gridprint_api::refresh::load(&replica.state).await.unwrap();
+    let refresher = gridprint_api::refresh::spawn_refresher(replica.state.clone());
+    let uri = format!("/v1/footprints?zone=DE&footprint_type=carbon&{DAY_2017}");
+    assert_eq!(get_ok(&replica.app, &uri).await, json!([]));
+    let store = db.store.clone();
+    blocking(|| import_demo(&*store));
+    let started = std::time::Instant::now();
+    loop {
+        let v = get_ok(&replica.app, &uri).await;
+        if v != json!([]) {
+            assert_eq!(v[0]["zone"], "DE");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "not served within 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    refresher.abort();
+    drop(env);
+}
+
+async fn over_a_real_socket(kind: Kind) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let env = demo_env(kind);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(gridprint_api::serve(listener, env.state.clone(), async {
+        let _ = stopped.await;
+    }));
+    let client = reqwest::Client::new();
+    let url = format!("http://{addr}/v1/footprints?zone=DE&footprint_type=carbon&{DAY_2017}");
+    let r = client.get(&url).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().contains_key("x-request-id"));
+    assert_eq!(r.headers()["x-content-type-options"], "nosniff");
+    let plain = r.bytes().await.unwrap();
+    let v: Value = serde_json::from_slice(&plain).unwrap();
+    assert_eq!(v[0]["zone"], "DE");
+    // A request id sent is echoed.
+    let r = client
+        .get(&url)
+        .bearer_auth(TOKEN)
+        .header("x-request-id", "abc-123")
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["x-request-id"], "abc-123");
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    assert_eq!(gunzip(&r.bytes().await.unwrap()), plain);
+    // No token.
+    let r = client.get(&url).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    assert_eq!(r.headers()["www-authenticate"], "Bearer");
+    // Unknown /v1 path: 404 problem+json.
+    let r = client
+        .get(format!("http://{addr}/v1/nothing"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    assert_eq!(r.headers()["content-type"], "application/problem+json");
+    // Request target too long → 414; headers too large → 431.
+    let long = format!("http://{addr}/v1/footprints?zone={}", "A".repeat(9000));
+    let r = client.get(&long).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(r.status(), 414);
+    let r = client
+        .get(&url)
+        .bearer_auth(TOKEN)
+        .header("x-padding", "p".repeat(17_000))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 431);
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
+
+/// A store that can be made to fail like an unreachable database. It also drops the store it wraps
+/// off the async workers (the PostgreSQL driver's connections block on their own runtime when
+/// closed), so tests wrap every PostgreSQL store in one.
+struct Flaky {
+    inner: Option<SharedStore>,
+    down: std::sync::atomic::AtomicBool,
+}
+
+impl Drop for Flaky {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            let _ = std::thread::spawn(move || drop(inner)).join();
+        }
+    }
+}
+
+impl Flaky {
+    fn new(inner: SharedStore) -> Flaky {
+        Flaky {
+            inner: Some(inner),
+            down: Default::default(),
+        }
+    }
+    fn inner(&self) -> &SharedStore {
+        self.inner.as_ref().expect("present until dropped")
+    }
+    fn set_down(&self, down: bool) {
+        self.down.store(down, std::sync::atomic::Ordering::SeqCst);
+    }
+    fn check(&self) -> gridprint_store::Result<()> {
+        if self.down.load(std::sync::atomic::Ordering::SeqCst) {
+            Err(gridprint_store::StoreError::Unavailable(
+                "flaky test store is down".into(),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl gridprint_store::InputStore for Flaky {
+    fn upsert_inputs(
+        &self,
+        points: &[gridprint_core::inputs::InputPoint],
+        updated_at: i64,
+    ) -> gridprint_store::Result<gridprint_store::UpsertSummary> {
+        self.check()?;
+        self.inner().upsert_inputs(points, updated_at)
+    }
+    fn inputs_in_range(
+        &self,
+        range: SlotRange,
+    ) -> gridprint_store::Result<Vec<gridprint_store::StoredInput>> {
+        self.check()?;
+        self.inner().inputs_in_range(range)
+    }
+    fn input_extent(&self) -> gridprint_store::Result<Option<SlotRange>> {
+        self.check()?;
+        self.inner().input_extent()
+    }
+}
+
+impl gridprint_store::DerivedStore for Flaky {
+    fn derived_days(&self, days: std::ops::Range<i64>) -> gridprint_store::Result<Vec<DerivedDay>> {
+        self.check()?;
+        self.inner().derived_days(days)
+    }
+    fn stage_derived_days(&self, run: i64, days: &[DerivedDay]) -> gridprint_store::Result<()> {
+        self.check()?;
+        self.inner().stage_derived_days(run, days)
+    }
+    fn commit_staged(&self, run: i64) -> gridprint_store::Result<usize> {
+        self.check()?;
+        self.inner().commit_staged(run)
+    }
+    fn discard_staged(&self, run: i64) -> gridprint_store::Result<()> {
+        self.check()?;
+        self.inner().discard_staged(run)
+    }
+    fn data_version(&self) -> gridprint_store::Result<i64> {
+        self.check()?;
+        self.inner().data_version()
+    }
+}
+
+impl gridprint_store::AccessStore for Flaky {
+    fn grant(&self, email: &str, now: i64) -> gridprint_store::Result<bool> {
+        self.check()?;
+        self.inner().grant(email, now)
+    }
+    fn revoke(&self, email: &str) -> gridprint_store::Result<bool> {
+        self.check()?;
+        self.inner().revoke(email)
+    }
+    fn reset(&self, email: &str) -> gridprint_store::Result<bool> {
+        self.check()?;
+        self.inner().reset(email)
+    }
+    fn list_grants(&self) -> gridprint_store::Result<Vec<gridprint_store::GrantRow>> {
+        self.check()?;
+        self.inner().list_grants()
+    }
+    fn has_grant(&self, email: &str) -> gridprint_store::Result<bool> {
+        self.check()?;
+        self.inner().has_grant(email)
+    }
+    fn register(&self, email: &str, password_hash: &str, now: i64) -> gridprint_store::Result<()> {
+        self.check()?;
+        self.inner().register(email, password_hash, now)
+    }
+    fn password_hash(&self, email: &str) -> gridprint_store::Result<Option<String>> {
+        self.check()?;
+        self.inner().password_hash(email)
+    }
+    fn insert_token(&self, token: &TokenRecord) -> gridprint_store::Result<()> {
+        self.check()?;
+        self.inner().insert_token(token)
+    }
+    fn find_token(&self, token_hash: &str) -> gridprint_store::Result<Option<TokenRecord>> {
+        self.check()?;
+        self.inner().find_token(token_hash)
+    }
+}
+
+impl Store for Flaky {
+    fn try_lead(&self) -> gridprint_store::Result<Option<Box<dyn gridprint_store::LeaderLease>>> {
+        self.check()?;
+        self.inner().try_lead()
+    }
+    fn ping(&self) -> gridprint_store::Result<()> {
+        self.check()?;
+        self.inner().ping()
+    }
+    fn describe(&self) -> String {
+        "flaky".into()
+    }
+}
+
+macro_rules! on_both_backends {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() { super::$case(super::Kind::Sqlite).await })*
+        }
+        mod postgres {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() { super::$case(super::Kind::Postgres).await })*
+        }
+    };
+}
+
+on_both_backends!(
+    empty_database_answers_empty_arrays,
+    known_values_with_the_documented_nesting,
+    served_numbers_equal_the_engine,
+    zone_codes_and_locations,
+    parameter_rules,
+    aggregates,
+    authentication_and_status,
+    csv_etag_and_compression,
+    rate_limit_per_token,
+    storage_down_is_reported_and_answered_503,
+    new_computed_data_is_served_within_seconds,
+    over_a_real_socket,
+);
+
+// ---------------------------------------------------------------------------------------------
+// The OpenAPI description and the pages (backend-independent)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn openapi_description_snapshot() {
+    insta::assert_json_snapshot!("openapi", spec());
+}
+
+/// Every `$ref` of the document names a schema it defines.
+#[test]
+fn openapi_references_resolve() {
+    fn walk(v: &Value, refs: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    refs.push(r.clone());
+                }
+                m.values().for_each(|x| walk(x, refs));
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, refs)),
+            _ => {}
+        }
+    }
+    let mut refs = Vec::new();
+    walk(spec(), &mut refs);
+    assert!(refs.len() > 50);
+    for r in refs {
+        let name = r
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("{r}"));
+        assert!(
+            spec()["components"]["schemas"][name].is_object(),
+            "{r} is not defined"
+        );
+    }
+}
+
+#[test]
+fn openapi_describes_every_route_limits_and_score() {
+    let s = spec();
+    assert_eq!(s["openapi"], "3.1.0");
+    let paths: BTreeSet<&str> = s["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for p in every_data_path().iter().map(String::as_str).chain([
+        "/v1/zones",
+        "/v1/factors",
+        "/v1/status",
+        "/v1/status/{component}",
+    ]) {
+        assert!(paths.contains(p), "{p} is not described");
+        let op = &s["paths"][p]["get"];
+        let public = p.starts_with("/v1/status");
+        assert_eq!(
+            op.get("security").is_some(),
+            !public,
+            "{p}: security {:?}",
+            op.get("security")
+        );
+    }
+    let d = s["info"]["description"].as_str().unwrap();
+    for needle in [
+        "s = 100 · (1 − min(1, 0.7 · CF / 760 + 0.3 · WI / 100))",
+        "366 days",
+        "31 days",
+        "20 requests per second per token",
+        "bursts of up to 100",
+    ] {
+        assert!(d.contains(needle), "the description lacks {needle:?}");
+    }
+    assert_eq!(
+        s["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+}
+
+/// Every value the core enums serialize to is published.
+#[test]
+fn published_enums_cover_the_core_enums() {
+    let enum_of = |name: &str| -> Vec<Value> {
+        spec()["components"]["schemas"][name]["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} has no enum"))
+            .clone()
+    };
+    let ser = |v: &dyn erased::Ser| v.json();
+    for t in ProductionType::ALL {
+        assert!(enum_of("ProductionType").contains(&ser(&t)), "{t:?}");
+        if t != ProductionType::HydroPumpedStorage {
+            assert!(enum_of("ProductionFilterType").contains(&ser(&t)), "{t:?}");
+        }
+    }
+    for s in [
+        gridprint_core::quality::DataState::Official,
+        gridprint_core::quality::DataState::Estimated,
+        gridprint_core::quality::DataState::Missing,
+    ] {
+        assert!(enum_of("DataState").contains(&ser(&s)), "{s:?}");
+    }
+    for s in [
+        gridprint_core::quality::ZoneStatus::Missing,
+        gridprint_core::quality::ZoneStatus::Preview,
+        gridprint_core::quality::ZoneStatus::Complete,
+    ] {
+        assert!(enum_of("ZoneStatus").contains(&ser(&s)), "{s:?}");
+    }
+    for s in Scope::ALL {
+        assert!(enum_of("Scope").contains(&ser(&s)), "{s:?}");
+    }
+    for f in FootprintType::ALL {
+        assert!(enum_of("FootprintType").contains(&ser(&f)), "{f:?}");
+    }
+    for c in [Coverage::Global, Coverage::Local] {
+        assert!(enum_of("Coverage").contains(&ser(&c)), "{c:?}");
+    }
+}
+
+/// Serializing any core enum through a trait object.
+mod erased {
+    pub trait Ser {
+        fn json(&self) -> serde_json::Value;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn json(&self) -> serde_json::Value {
+            serde_json::to_value(self).unwrap()
+        }
+    }
+}
+
+#[tokio::test]
+async fn pages_link_and_work_offline_under_a_strict_policy() {
+    let db = new_db(Kind::Sqlite, "pages");
+    let app = env_on(db.store.clone(), None, test_config()).app;
+    let r = send(&app, request("/", None, &[])).await;
+    assert_eq!(r.status, StatusCode::OK);
+    for link in ["/v1/docs", "/v1/openapi.json", "/token-request/"] {
+        assert!(r.text().contains(&format!("href=\"{link}\"")), "{link}");
+    }
+    let r = send(&app, request("/v1/docs", None, &[])).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.header("content-type").starts_with("text/html"));
+    let csp = r.header("content-security-policy");
+    assert!(csp.contains("default-src 'none'") && csp.contains("script-src 'self'"));
+    assert!(!r.text().contains("<script>"), "no inline script");
+    for asset in ["/v1/docs/docs.js", "/v1/docs/docs.css"] {
+        let a = send(&app, request(asset, None, &[])).await;
+        assert_eq!(a.status, StatusCode::OK, "{asset}");
+        assert!(
+            !a.text().contains("http://") && !a.text().contains("https://"),
+            "{asset}: external reference"
+        );
+    }
+    assert!(!r.text().contains("http://") && !r.text().contains("https://"));
+    let r = send(&app, request("/v1/openapi.json", None, &[])).await;
+    assert_eq!(r.json()["openapi"], "3.1.0");
+    // Security headers everywhere.
+    assert_eq!(r.header("x-content-type-options"), "nosniff");
+    // CORS is off by default.
+    let r = send(
+        &app,
+        request("/v1/status", None, &[("origin", "https://example.org")]),
+    )
+    .await;
+    assert_eq!(r.header("access-control-allow-origin"), "");
+}
+
+#[tokio::test]
+async fn cors_allows_the_one_configured_origin() {
+    let db = new_db(Kind::Sqlite, "cors");
+    let config = ApiConfig {
+        cors_origin: Some("https://dash.example.org".into()),
+        ..test_config()
+    };
+    let app = env_on(db.store.clone(), None, config).app;
+    let preflight = Request::builder()
+        .method("OPTIONS")
+        .uri("/v1/footprints")
+        .header("origin", "https://dash.example.org")
+        .header("access-control-request-method", "GET")
+        .header("access-control-request-headers", "authorization")
+        .body(Body::empty())
+        .unwrap();
+    let r = send(&app, preflight).await;
+    assert!(r.status.is_success(), "{}", r.status);
+    assert_eq!(
+        r.header("access-control-allow-origin"),
+        "https://dash.example.org"
+    );
+    let r = send(
+        &app,
+        request("/v1/status", None, &[("origin", "https://evil.example")]),
+    )
+    .await;
+    assert_ne!(
+        r.header("access-control-allow-origin"),
+        "https://evil.example"
+    );
+}

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Load benchmark of the data API (not part of CI): a release `gridprint serve` on a SQLite database
+# holding one year × 52 zones of synthetic data computed by the real engine, driven by wrk on the same
+# machine, against nginx serving the identical response bytes as a static file in the same run.
+#
+#   scripts/load-bench.sh [--runs 3] [--duration 15] [--connections 32] [--inputs] [--log info]
+#                         [--keep-db] [--response-cache-mb N]
+#
+# Measures (medians of --runs):
+#   A  /v1/footprints, one zone, one day (both footprint types, 192 points)  target ≥ 10,000 req/s
+#   B  /v1/footprints, one zone, one year of carbon (35,040 points), uncompressed
+#                                                          target ≥ 0.7 × nginx C, p99 ≤ 50 ms at 32 conns
+#   C  nginx serving B's exact body as a static file
+#   RSS of the server with the year loaded                                     target ≤ 300 MB
+# --inputs also stores the raw inputs (generation, load, flows) as a worker-fed database would hold
+# them (a larger file and cache). The database is cached in $BENCH_DIR between runs (--keep-db reuses
+# it; it is rebuilt when missing). Installs Debian's wrk and nginx when missing.
+set -euo pipefail
+
+runs=3
+duration=15
+connections=32
+inputs=""
+log_level="warn"
+keep_db=""
+cache_mb=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --connections) connections="$2"; shift 2 ;;
+    --inputs) inputs="--inputs"; shift ;;
+    --log) log_level="$2"; shift 2 ;;
+    --keep-db) keep_db=1; shift ;;
+    --response-cache-mb) cache_mb="$2"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+bench_dir="${BENCH_DIR:-$root/target/load-bench}"
+mkdir -p "$bench_dir"
+db="$bench_dir/year${inputs:+-inputs}.db"
+email="bench@example.org"
+password="bench password 123"
+port_api=18731
+port_nginx=18732
+
+need() {
+  if ! command -v "$1" >/dev/null 2>&1; then
+    echo "installing $2 (Debian package)"
+    apt-get install -y "$2" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$2" >/dev/null; }
+  fi
+}
+need wrk wrk
+need nginx nginx
+
+echo "== building (release)"
+(cd "$root" && cargo build --release -p gridprint --bin gridprint && cargo build --release -p gridprint-api --example synth_year)
+bin="$target_dir/release/gridprint"
+synth="$target_dir/release/examples/synth_year"
+
+if [ -z "$keep_db" ] || [ ! -f "$db" ]; then
+  echo "== writing one year × 52 zones of synthetic data to $db ${inputs:+(with raw inputs)}"
+  rm -f "$db" "$db-wal" "$db-shm"
+  "$synth" --database "$db" $inputs
+fi
+echo "database: $(du -ch "$db"* | tail -1 | cut -f1)"
+"$bin" --database "sqlite://$db" access grant "$email" >/dev/null
+
+server_pid=""
+nginx_conf="$bench_dir/nginx.conf"
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  if [ -f "$bench_dir/nginx.pid" ]; then
+    nginx -c "$nginx_conf" -s stop 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+
+echo "== starting gridprint serve (log level $log_level)"
+extra=()
+if [ -n "$cache_mb" ]; then extra+=(--response-cache-mb "$cache_mb"); fi
+GRIDPRINT_LOG="$log_level" "$bin" --database "sqlite://$db" serve --listen "127.0.0.1:$port_api" \
+  --rate-limit-per-second 1000000 --rate-limit-burst 1000000 --check-providers false "${extra[@]}" \
+  2>"$bench_dir/server.log" &
+server_pid=$!
+started=$(date +%s.%N)
+for _ in $(seq 1 1200); do
+  grep -q "^listening on" "$bench_dir/server.log" && break
+  kill -0 "$server_pid" 2>/dev/null || { cat "$bench_dir/server.log"; exit 1; }
+  sleep 0.1
+done
+grep -q "^listening on" "$bench_dir/server.log" || { echo "server did not start"; cat "$bench_dir/server.log"; exit 1; }
+load_secs=$(echo "$(date +%s.%N) - $started" | bc)
+rss_loaded=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
+base="http://127.0.0.1:$port_api"
+curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
+  -d "{\"email\":\"$email\",\"password\":\"$password\"}"
+token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
+  -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
+[ -n "$token" ] || { echo "no token"; exit 1; }
+
+day_url="$base/v1/footprints?zone=DE&start=2025-06-01T00:00:00Z&end=2025-06-02T00:00:00Z"
+year_url="$base/v1/footprints?zone=DE&footprint_type=carbon&start=2025-01-01T00:00:00Z&end=2026-01-01T00:00:00Z"
+mkdir -p "$bench_dir/static"
+curl -sf -H "Authorization: Bearer $token" "$day_url" -o "$bench_dir/static/day.json"
+curl -sf -H "Authorization: Bearer $token" "$year_url" -o "$bench_dir/static/year.json"
+points=$(grep -o '\["20' "$bench_dir/static/year.json" | wc -l)
+echo "one day: $(wc -c <"$bench_dir/static/day.json") bytes; one year: $(wc -c <"$bench_dir/static/year.json") bytes, $points points"
+
+cat >"$nginx_conf" <<EOF
+worker_processes auto;
+pid $bench_dir/nginx.pid;
+error_log $bench_dir/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  types { application/json json; }
+  client_body_temp_path $bench_dir/nginx-tmp;
+  proxy_temp_path $bench_dir/nginx-tmp;
+  fastcgi_temp_path $bench_dir/nginx-tmp;
+  uwsgi_temp_path $bench_dir/nginx-tmp;
+  scgi_temp_path $bench_dir/nginx-tmp;
+  server {
+    listen 127.0.0.1:$port_nginx;
+    root $bench_dir/static;
+  }
+}
+EOF
+mkdir -p "$bench_dir/nginx-tmp"
+nginx -c "$nginx_conf"
+curl -sf "http://127.0.0.1:$port_nginx/year.json" | cmp - "$bench_dir/static/year.json"
+
+# Runs wrk; prints "requests_per_second p99_ms".
+run_wrk() {
+  local url="$1" auth="$2" out
+  if [ -n "$auth" ]; then
+    out=$(wrk -t2 -c"$connections" -d"${duration}s" --latency -H "Authorization: Bearer $token" "$url")
+  else
+    out=$(wrk -t2 -c"$connections" -d"${duration}s" --latency "$url")
+  fi
+  local rps p99
+  rps=$(echo "$out" | awk '/^Requests\/sec:/ {print $2}')
+  p99=$(echo "$out" | awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v=v*1000}; print v}')
+  local non2xx
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $4}')
+  [ -z "$non2xx" ] || echo "warning: $non2xx non-2xx answers" >&2
+  echo "$rps $p99"
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+declare -a a_rps a_p99 b_rps b_p99 c_rps c_p99
+echo "== wrk: $runs runs × ${duration}s, 2 threads, $connections connections"
+for i in $(seq 1 "$runs"); do
+  read -r r p < <(run_wrk "$day_url" auth); a_rps+=("$r"); a_p99+=("$p")
+  read -r r p < <(run_wrk "$year_url" auth); b_rps+=("$r"); b_p99+=("$p")
+  read -r r p < <(run_wrk "http://127.0.0.1:$port_nginx/year.json" ""); c_rps+=("$r"); c_p99+=("$p")
+  echo "run $i: A ${a_rps[-1]} req/s (p99 ${a_p99[-1]} ms) | B ${b_rps[-1]} req/s (p99 ${b_p99[-1]} ms) | C nginx ${c_rps[-1]} req/s (p99 ${c_p99[-1]} ms)"
+done
+rss_after=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
+
+A=$(printf '%s\n' "${a_rps[@]}" | median); Ap=$(printf '%s\n' "${a_p99[@]}" | median)
+B=$(printf '%s\n' "${b_rps[@]}" | median); Bp=$(printf '%s\n' "${b_p99[@]}" | median)
+C=$(printf '%s\n' "${c_rps[@]}" | median); Cp=$(printf '%s\n' "${c_p99[@]}" | median)
+ratio=$(echo "scale=2; $B / $C" | bc)
+echo
+echo "== results (medians of $runs runs; client and server on this machine, $(nproc) cores)"
+printf '%-58s %12s %10s\n' "measurement" "req/s" "p99 ms"
+printf '%-58s %12s %10s\n' "A /v1/footprints one zone, one day (target ≥ 10,000)" "$A" "$Ap"
+printf '%-58s %12s %10s\n' "B /v1/footprints one zone, one year, uncompressed" "$B" "$Bp"
+printf '%-58s %12s %10s\n' "C nginx, the same bytes as a static file" "$C" "$Cp"
+echo "B / C = $ratio (target ≥ 0.7); B p99 target ≤ 50 ms"
+echo "server RSS: $((rss_loaded / 1024)) MB after loading (in ${load_secs%.*} s), $((rss_after / 1024)) MB after the runs, peak $((hwm / 1024)) MB (target ≤ 300 MB)"
+grep -o 'data cache loaded.*' "$bench_dir/server.log" | sed 's/\x1b\[[0-9;]*m//g' | head -1
