@@ -19,6 +19,14 @@ pub struct TestDb {
 impl TestDb {
     /// Creates the database; panics with a clear message when PostgreSQL is not reachable.
     pub fn new(tag: &str) -> TestDb {
+        // On a thread of its own: the blocking client must not run inside an async runtime.
+        let tag = tag.to_string();
+        std::thread::spawn(move || TestDb::create(&tag))
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    }
+
+    fn create(tag: &str) -> TestDb {
         let admin = admin_url();
         let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap_or_else(|e| {
             panic!(
@@ -43,12 +51,14 @@ impl TestDb {
 
 impl Drop for TestDb {
     fn drop(&mut self) {
-        if let Ok(mut c) = postgres::Client::connect(&admin_url(), postgres::NoTls) {
-            let _ = c.batch_execute(&format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                self.name
-            ));
-        }
+        // On a thread of its own: the blocking client must not run inside an async runtime.
+        let name = self.name.clone();
+        let _ = std::thread::spawn(move || {
+            if let Ok(mut c) = postgres::Client::connect(&admin_url(), postgres::NoTls) {
+                let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+            }
+        })
+        .join();
     }
 }
 

@@ -58,6 +58,10 @@ impl Proc {
 
     /// Waits for a stderr line containing `needle`, returning it.
     fn wait_for(&mut self, needle: &str, timeout: Duration) -> Option<String> {
+        tokio::task::block_in_place(|| self.wait_for_blocking(needle, timeout))
+    }
+
+    fn wait_for_blocking(&mut self, needle: &str, timeout: Duration) -> Option<String> {
         let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
             if let Ok(line) = self.lines.recv_timeout(Duration::from_millis(100)) {
@@ -98,6 +102,10 @@ fn base_url(line: &str) -> String {
 }
 
 fn cli(db: &str, args: &[&str]) {
+    tokio::task::block_in_place(|| cli_blocking(db, args))
+}
+
+fn cli_blocking(db: &str, args: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_gridprint"))
         .args(["--database", db])
         .args(args)
@@ -113,7 +121,7 @@ fn cli(db: &str, args: &[&str]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replicas_and_workers_share_one_postgres() {
-    let db = TestDb::new("scale");
+    let db = tokio::task::block_in_place(|| TestDb::new("scale"));
     let url = db.url.clone();
     let redis = std::env::var("GRIDPRINT_TEST_REDIS_URL")
         .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
@@ -199,7 +207,7 @@ async fn replicas_and_workers_share_one_postgres() {
     );
 
     // Register and get a token on A; use it on B.
-    let http = reqwest::Client::new();
+    let http = gridprint_ingest::http::http_client(Duration::from_secs(30)).unwrap();
     let creds =
         serde_json::json!({"email": "ada@example.org", "password": "correct horse battery"});
     let r = http
@@ -304,4 +312,5 @@ async fn replicas_and_workers_share_one_postgres() {
         }
     }
     drop((a, b, w2));
+    tokio::task::block_in_place(|| drop(db));
 }
