@@ -183,6 +183,10 @@ impl From<StoreError> for ApiError {
                 tracing::warn!(error = %cause, "storage unavailable");
                 ApiError::unavailable("storage is temporarily unavailable; please retry", 5)
             }
+            StoreError::ReadOnly(_) => ApiError::unavailable(
+                "this server is a read-only replica: register and get tokens on a writable one",
+                60,
+            ),
             other => ApiError::internal(other),
         }
     }

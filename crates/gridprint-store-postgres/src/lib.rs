@@ -48,6 +48,7 @@ pub(crate) fn map_err(e: postgres::Error) -> StoreError {
         let code = db.code().code();
         return match &code[..2] {
             "23" => StoreError::Conflict(db.message().to_string()),
+            "25" if code == "25006" => StoreError::ReadOnly(db.message().to_string()),
             "08" | "53" | "57" => StoreError::Unavailable(db.message().to_string()),
             _ => StoreError::Other(format!("{}: {}", code, db.message())),
         };
@@ -77,12 +78,26 @@ fn describe(url: &str) -> String {
 impl PgStore {
     /// Connects (pool of up to `max_connections`) and applies pending migrations.
     pub fn connect(url: &str, max_connections: u32) -> Result<PgStore> {
+        Self::connect_with(url, max_connections, false)
+    }
+
+    /// Connects; with `read_only` every session runs with `default_transaction_read_only`, so the
+    /// server itself refuses writes ([`StoreError::ReadOnly`]), and nothing is migrated (the schema
+    /// must be current).
+    pub fn connect_with(url: &str, max_connections: u32, read_only: bool) -> Result<PgStore> {
         let mut config: Config = url
             .parse()
             .map_err(|e: postgres::Error| StoreError::Other(format!("bad PostgreSQL URL: {e}")))?;
         config.connect_timeout(Duration::from_secs(5));
         if config.get_application_name().is_none() {
             config.application_name("gridprint");
+        }
+        if read_only {
+            let options = format!(
+                "{} -c default_transaction_read_only=on",
+                config.get_options().unwrap_or("")
+            );
+            config.options(options.trim());
         }
         // One direct connection first, so a wrong database or role is reported as such (the pool only
         // says it timed out).
@@ -102,7 +117,24 @@ impl PgStore {
             pool,
             described: describe(url),
         };
-        store.migrate()?;
+        if read_only {
+            let mut c = store.conn()?;
+            let current: i32 = c
+                .query_one(
+                    "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+                    &[],
+                )
+                .map_err(map_err)?
+                .get(0);
+            if current as usize != MIGRATIONS.len() {
+                return Err(StoreError::Other(format!(
+                    "database schema version {current}, this gridprint needs {}: run `gridprint migrate` on a writable process first",
+                    MIGRATIONS.len()
+                )));
+            }
+        } else {
+            store.migrate()?;
+        }
         Ok(store)
     }
 

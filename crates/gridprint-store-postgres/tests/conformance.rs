@@ -26,3 +26,11 @@ fn one_leader_per_database() {
     let (a, b) = (db.store(), db.store());
     gridprint_store::conformance::leadership(&a, &b);
 }
+
+#[test]
+fn read_only_replica() {
+    let db = TestDb::new("ro");
+    let writable = db.store();
+    let ro = PgStore::connect_with(&db.url, 2, true).unwrap();
+    gridprint_store::conformance::read_only(&writable, &ro);
+}

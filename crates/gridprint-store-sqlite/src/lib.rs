@@ -35,9 +35,10 @@ pub(crate) fn map_err(e: rusqlite::Error) -> StoreError {
     use rusqlite::ErrorCode::*;
     match e.sqlite_error_code() {
         Some(
-            DatabaseBusy | DatabaseLocked | CannotOpen | PermissionDenied | ReadOnly
-            | SystemIoFailure | DiskFull,
+            DatabaseBusy | DatabaseLocked | CannotOpen | PermissionDenied | SystemIoFailure
+            | DiskFull,
         ) => StoreError::Unavailable(e.to_string()),
+        Some(ReadOnly) => StoreError::ReadOnly(e.to_string()),
         Some(DatabaseCorrupt | NotADatabase) => StoreError::Corrupt(e.to_string()),
         Some(ConstraintViolation) => StoreError::Conflict(e.to_string()),
         _ => StoreError::Other(e.to_string()),
@@ -57,9 +58,53 @@ impl SqliteStore {
         Self::init(conn, Some(path.to_path_buf()))
     }
 
+    /// Opens an existing, migrated database for reading only (`--read-only` replicas): every write
+    /// fails with [`StoreError::ReadOnly`] and nothing is migrated.
+    pub fn open_read_only(path: &Path) -> Result<SqliteStore> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(map_err)?;
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(map_err)?;
+        conn.pragma_update(None, "query_only", "ON")
+            .map_err(map_err)?;
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(map_err)?;
+        if version as usize != MIGRATIONS.len() {
+            return Err(StoreError::Other(format!(
+                "database schema version {version}, this gridprint needs {}: run `gridprint migrate` on a writable process first",
+                MIGRATIONS.len()
+            )));
+        }
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+            path: Some(path.to_path_buf()),
+        })
+    }
+
     /// An in-memory database (tests).
     pub fn open_in_memory() -> Result<SqliteStore> {
         Self::init(Connection::open_in_memory().map_err(map_err)?, None)
+    }
+
+    /// Opens from a URL `sqlite://PATH`, `sqlite:PATH` or `sqlite::memory:`, read-only if asked.
+    pub fn open_url_with(url: &str, read_only: bool) -> Result<SqliteStore> {
+        if !read_only {
+            return Self::open_url(url);
+        }
+        let rest = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+            .ok_or_else(|| StoreError::Other(format!("not a sqlite URL: {url}")))?;
+        if rest == ":memory:" || rest.is_empty() {
+            return Err(StoreError::Other(
+                "an in-memory database cannot be read-only".into(),
+            ));
+        }
+        Self::open_read_only(Path::new(rest))
     }
 
     /// Opens from a URL `sqlite://PATH`, `sqlite:PATH` or `sqlite::memory:`.

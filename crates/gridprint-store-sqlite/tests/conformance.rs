@@ -26,3 +26,17 @@ fn one_leader_per_database_file() {
     let b = SqliteStore::open(&path).unwrap();
     gridprint_store::conformance::leadership(&a, &b);
 }
+
+#[test]
+fn read_only_replica() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let writable = SqliteStore::open(&path).unwrap();
+    let ro = SqliteStore::open_read_only(&path).unwrap();
+    gridprint_store::conformance::read_only(&writable, &ro);
+    let fresh = dir.path().join("fresh.db");
+    assert!(
+        SqliteStore::open_read_only(&fresh).is_err(),
+        "a missing database is not created"
+    );
+}

@@ -39,6 +39,34 @@ pub fn leadership(a: &dyn Store, b: &dyn Store) {
     );
 }
 
+/// A read-only handle reads what a writable one wrote and refuses every write with `ReadOnly`.
+pub fn read_only(writable: &dyn Store, read_only: &dyn Store) {
+    writable
+        .upsert_inputs(
+            &[gen_point("SI", 7000, 1.0, DataState::Official, "ENTSO-E")],
+            1,
+        )
+        .unwrap();
+    writable.grant("ro@example.org", 1).unwrap();
+    let got = read_only
+        .inputs_in_range(SlotRange::new(Slot(7000), Slot(7001)))
+        .unwrap();
+    assert_eq!(got.len(), 1);
+    assert!(read_only.has_grant("ro@example.org").unwrap());
+    read_only.ping().unwrap();
+    let ro =
+        |r: crate::Result<()>| assert!(matches!(r, Err(crate::StoreError::ReadOnly(_))), "{r:?}");
+    ro(read_only
+        .upsert_inputs(
+            &[gen_point("SI", 7001, 1.0, DataState::Official, "ENTSO-E")],
+            2,
+        )
+        .map(|_| ()));
+    ro(read_only.grant("x@example.org", 2).map(|_| ()));
+    ro(read_only.register("ro@example.org", "$argon2id$x", 3));
+    ro(read_only.replace_derived_days(&[]));
+}
+
 /// Runs every check; panics with a message on the first failure.
 pub fn run_all(store: &dyn Store) {
     inputs_roundtrip_and_idempotence(store);

@@ -28,6 +28,9 @@ pub enum StoreError {
     /// A uniqueness rule was violated (e.g. registering twice).
     #[error("conflict: {0}")]
     Conflict(String),
+    /// A write was attempted on a store opened read-only (`--read-only` replicas).
+    #[error("read-only: {0}")]
+    ReadOnly(String),
     /// Any other database error.
     #[error("database error: {0}")]
     Other(String),

@@ -28,6 +28,10 @@ pub struct Global {
         hide_env_values = true
     )]
     pub database: String,
+    /// Open the database read-only (replicas that must not write): nothing is migrated, data and
+    /// token checks work, registering and issuing tokens answer 503, writing commands fail.
+    #[arg(long, global = true, env = "GRIDPRINT_READ_ONLY")]
+    pub read_only: bool,
     /// Largest number of PostgreSQL connections this process opens.
     #[arg(
         long,

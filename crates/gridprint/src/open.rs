@@ -10,12 +10,13 @@ use std::sync::Arc;
 pub fn open_store(g: &Global) -> anyhow::Result<SharedStore> {
     let url = g.database.trim();
     if url.starts_with("sqlite:") {
-        let store = gridprint_store_sqlite::SqliteStore::open_url(url)
+        let store = gridprint_store_sqlite::SqliteStore::open_url_with(url, g.read_only)
             .with_context(|| format!("opening database {}", redact(url)))?;
         Ok(Arc::new(store))
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        let store = gridprint_store_postgres::PgStore::connect(url, g.db_max_connections)
-            .with_context(|| format!("opening database {}", redact(url)))?;
+        let store =
+            gridprint_store_postgres::PgStore::connect_with(url, g.db_max_connections, g.read_only)
+                .with_context(|| format!("opening database {}", redact(url)))?;
         Ok(Arc::new(store))
     } else {
         bail!(

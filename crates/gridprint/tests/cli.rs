@@ -223,3 +223,106 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
     let q = "SELECT zone || day || hex(payload) FROM derived_day ORDER BY day, zone";
     assert_eq!(query(&db, q), query(&fresh, q));
 }
+
+#[test]
+fn read_only_mode_reads_and_refuses_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let folder = fixtures().join("entsoe-file-library");
+    ok(&db, &["import", folder.to_str().unwrap()]);
+    ok(&db, &["access", "grant", "ro@example.org"]);
+    let ro = |args: &[&str]| {
+        bin()
+            .arg("--database")
+            .arg(format!("sqlite://{}", db.display()))
+            .arg("--read-only")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        ro(&["migrate"]).status.success(),
+        "a current schema checks out read-only"
+    );
+    for args in [
+        &["access", "grant", "x@example.org"][..],
+        &["import", "--demo"],
+        &["compute"],
+    ] {
+        let out = ro(args);
+        assert!(!out.status.success(), "{args:?} must fail read-only");
+        let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
+        assert!(
+            err.contains("read-only") || err.contains("readonly"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(ro(&["access", "list"]).status.success(), "reading works");
+    let missing = dir.path().join("missing.db");
+    let out = bin()
+        .arg("--database")
+        .arg(format!("sqlite://{}", missing.display()))
+        .args(["--read-only", "migrate"])
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success() && !missing.exists(),
+        "read-only never creates a database"
+    );
+
+    // A read-only replica serves data but refuses to register or issue tokens.
+    let mut child = bin()
+        .arg("--database")
+        .arg(format!("sqlite://{}", db.display()))
+        .args([
+            "--read-only",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--check-providers",
+            "false",
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Keep reading the server's log so its writes never fail.
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
+            let Ok(line) = line else { break };
+            if let Some(i) = line.find("listening on http://") {
+                let _ = tx.send(
+                    line[i + 20..]
+                        .split(|c: char| c == '/' || c.is_whitespace())
+                        .next()
+                        .unwrap()
+                        .to_string(),
+                );
+            }
+        }
+    });
+    let addr = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("listening line");
+    let post = |path: &str, body: &str| {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    let body = r#"{"email":"ro@example.org","password":"correct horse battery"}"#;
+    let answer = post("/token-request/register", body);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("read-only replica"), "{answer}");
+}
