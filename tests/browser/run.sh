@@ -23,9 +23,14 @@ else
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-(cd "$root" && cargo build -p gridprint)
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
-bin="$target_dir/debug/gridprint"
+# GRIDPRINT_BIN: a binary already built (CI passes the one `cargo test` just built, saving a rebuild
+# with other feature flags); otherwise build it.
+bin="${GRIDPRINT_BIN:-}"
+if [ -z "$bin" ]; then
+  (cd "$root" && cargo build -p gridprint)
+  bin="$target_dir/debug/gridprint"
+fi
 
 tmp="$(mktemp -d)"
 db="sqlite://$tmp/gridprint.db"
