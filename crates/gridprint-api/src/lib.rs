@@ -372,14 +372,6 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             layers::timeout,
         ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        ))
         .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
         .layer(middleware::from_fn(layers::record_metrics))
         .layer(middleware::from_fn_with_state(
@@ -389,7 +381,16 @@ pub fn router(state: AppState) -> Router {
     if let Some(cors) = layers::cors(state.config()) {
         app = app.layer(cors);
     }
-    app.layer(
+    // Outside the size limits and CORS, so their answers (414, 431, preflights) carry them too.
+    app.layer(SetResponseHeaderLayer::if_not_present(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    ))
+    .layer(SetResponseHeaderLayer::if_not_present(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    ))
+    .layer(
         TraceLayer::new_for_http()
             .make_span_with(|req: &Request| {
                 // Path only: never headers (Authorization), query strings or bodies (passwords).

@@ -178,6 +178,7 @@ fn no_cache(mut resp: Response) -> Response {
                 (crate::openapi::schemas::Status = "application/json"),
                 (String = "text/csv")
             )),
+        (status = 400, description = "Unknown `format`", body = crate::openapi::schemas::Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many requests from this client", body = crate::openapi::schemas::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -216,8 +217,16 @@ pub(crate) async fn status(
 )]
 pub(crate) async fn status_component(
     State(state): State<AppState>,
-    Path(component): Path<String>,
+    component: Result<Path<String>, axum::extract::rejection::PathRejection>,
 ) -> Result<Response, ApiError> {
+    // A component that is not valid UTF-8 once decoded is no component: problem+json 404, not
+    // axum's plain-text rejection.
+    let Ok(Path(component)) = component else {
+        return Err(ApiError::new(
+            axum::http::StatusCode::NOT_FOUND,
+            "unknown status component; use storage, entso-e, elexon or epias",
+        ));
+    };
     let key = component.trim().to_ascii_lowercase();
     // Answer only the component asked for (no needless storage ping for a provider).
     let status = if key == "storage" {
