@@ -4,7 +4,11 @@
 # machine, against nginx serving the identical response bytes as a static file in the same run.
 #
 #   scripts/load-bench.sh [--runs 3] [--duration 15] [--connections 32] [--inputs] [--log info]
-#                         [--keep-db] [--response-cache-mb N]
+#                         [--keep-db] [--response-cache-mb N] [--postgres ADMIN_URL]
+#
+# --postgres postgres://postgres@127.0.0.1:5432/postgres writes the year into a fresh PostgreSQL
+# database created on that server (gridprint_load_bench, dropped and recreated unless --keep-db) and
+# serves from it instead of SQLite.
 #
 # Measures (medians of --runs):
 #   A  /v1/footprints, one zone, one day (both footprint types, 192 points)  target ≥ 10,000 req/s
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
     --log) log_level="$2"; shift 2 ;;
     --keep-db) keep_db=1; shift ;;
     --response-cache-mb) cache_mb="$2"; shift 2 ;;
+    --postgres) pg_admin="$2"; shift 2 ;;
     -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -62,13 +67,25 @@ echo "== building (release)"
 bin="$target_dir/release/gridprint"
 synth="$target_dir/release/examples/synth_year"
 
-if [ -z "$keep_db" ] || [ ! -f "$db" ]; then
-  echo "== writing one year × 52 zones of synthetic data to $db ${inputs:+(with raw inputs)}"
-  rm -f "$db" "$db-wal" "$db-shm"
-  "$synth" --database "$db" $inputs
+if [ -n "${pg_admin:-}" ]; then
+  pg_db="gridprint_load_bench${inputs:+_inputs}"
+  db_url="${pg_admin%/*}/$pg_db"
+  if [ -z "$keep_db" ] || ! psql "$pg_admin" -Atc "SELECT 1 FROM pg_database WHERE datname = '$pg_db'" | grep -q 1; then
+    echo "== writing one year × 52 zones of synthetic data to PostgreSQL database $pg_db ${inputs:+(with raw inputs)}"
+    psql "$pg_admin" -qc "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" -c "CREATE DATABASE $pg_db"
+    "$synth" --database "$db_url" $inputs
+  fi
+  echo "database: PostgreSQL $pg_db, $(psql "$pg_admin" -Atc "SELECT pg_size_pretty(pg_database_size('$pg_db'))")"
+else
+  db_url="sqlite://$db"
+  if [ -z "$keep_db" ] || [ ! -f "$db" ]; then
+    echo "== writing one year × 52 zones of synthetic data to $db ${inputs:+(with raw inputs)}"
+    rm -f "$db" "$db-wal" "$db-shm"
+    "$synth" --database "$db" $inputs
+  fi
+  echo "database: $(du -ch "$db"* | tail -1 | cut -f1)"
 fi
-echo "database: $(du -ch "$db"* | tail -1 | cut -f1)"
-"$bin" --database "sqlite://$db" access grant "$email" >/dev/null
+"$bin" --database "$db_url" access grant "$email" >/dev/null
 
 server_pid=""
 nginx_conf="$bench_dir/nginx.conf"
@@ -86,7 +103,7 @@ trap cleanup EXIT
 echo "== starting gridprint serve (log level $log_level)"
 extra=()
 if [ -n "$cache_mb" ]; then extra+=(--response-cache-mb "$cache_mb"); fi
-GRIDPRINT_LOG="$log_level" "$bin" --database "sqlite://$db" serve --listen "127.0.0.1:$port_api" \
+GRIDPRINT_LOG="$log_level" "$bin" --database "$db_url" serve --listen "127.0.0.1:$port_api" \
   --rate-limit-per-second 1000000 --rate-limit-burst 1000000 --check-providers false "${extra[@]}" \
   2>"$bench_dir/server.log" &
 server_pid=$!

@@ -24,7 +24,6 @@ use gridprint_store::{
     UpsertSummary,
 };
 use gridprint_store_sqlite::SqliteStore;
-use std::path::PathBuf;
 use std::time::Instant;
 
 const TYPES: [ProductionType; 7] = [
@@ -103,7 +102,7 @@ fn inputs_of_slot(reference: &ReferenceData, slot: Slot, with_load: bool) -> Vec
 
 /// Serves synthetic inputs to the compute; everything else goes to the real SQLite store.
 struct Synthetic {
-    inner: SqliteStore,
+    inner: Box<dyn Store>,
     reference: ReferenceData,
 }
 
@@ -187,7 +186,8 @@ impl Store for Synthetic {
 }
 
 struct Args {
-    database: PathBuf,
+    /// A SQLite path, or a `postgres://` URL.
+    database: String,
     days: i64,
     inputs: bool,
 }
@@ -200,8 +200,10 @@ fn args() -> std::result::Result<Args, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--database" => {
-                let v = it.next().ok_or("--database needs a path")?;
-                database = Some(PathBuf::from(v.trim_start_matches("sqlite://")));
+                let v = it
+                    .next()
+                    .ok_or("--database needs a path or postgres:// URL")?;
+                database = Some(v.trim_start_matches("sqlite://").to_string());
             }
             "--days" => {
                 days = it
@@ -211,7 +213,10 @@ fn args() -> std::result::Result<Args, String> {
             }
             "--inputs" => inputs = true,
             "-h" | "--help" => {
-                return Err("usage: synth_year --database PATH [--days N] [--inputs]".to_string());
+                return Err(
+                    "usage: synth_year --database PATH|postgres://URL [--days N] [--inputs]"
+                        .to_string(),
+                );
             }
             other => return Err(format!("unknown argument {other}")),
         }
@@ -233,7 +238,18 @@ fn main() {
     };
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
     let store = Synthetic {
-        inner: SqliteStore::open(&args.database).expect("open the database"),
+        inner: if args.database.starts_with("postgres://")
+            || args.database.starts_with("postgresql://")
+        {
+            Box::new(
+                gridprint_store_postgres::PgStore::connect(&args.database, 4)
+                    .expect("open the database"),
+            )
+        } else {
+            Box::new(
+                SqliteStore::open(std::path::Path::new(&args.database)).expect("open the database"),
+            )
+        },
         reference: reference.clone(),
     };
     let start = Slot::containing(parse_timestamp("2025-01-01T00:00Z").expect("date"));
@@ -276,6 +292,6 @@ fn main() {
         reference.zones.len(),
         s.days_published,
         t.elapsed().as_secs_f64(),
-        args.database.display()
+        args.database
     );
 }
