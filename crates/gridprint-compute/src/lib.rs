@@ -6,6 +6,8 @@
 //! leaves the previous outputs intact. Slots that were already computed and are older than
 //! `floor15(now) − 4 h` are frozen: they are kept as stored and never recomputed.
 
+pub mod synthetic;
+
 use gridprint_core::derived::{DayBuilder, DerivedDay, SlotFlags, write_slot};
 use gridprint_core::engine::trace_slot;
 use gridprint_core::inputs::{FlowInput, InputKey, SlotInputs};
