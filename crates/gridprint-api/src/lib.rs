@@ -15,7 +15,7 @@
 //! [`refresh`] (loading and refreshing the cache), [`openapi`] (the generated OpenAPI description and
 //! the schemas of the answers), [`docs`] (the offline docs page and the index page), [`layers`]
 //! (request-size limits, metrics, timeout, CORS), [`response_cache`] (rendered final answers kept for
-//! reuse), [`testing`] (a clock tests can move).
+//! reuse), [`server`] (the connection loop: header-read timeout, graceful drain), [`testing`] (a clock tests can move).
 
 #![forbid(unsafe_code)]
 
@@ -30,6 +30,7 @@ pub mod openapi;
 pub mod page;
 pub mod refresh;
 pub mod response_cache;
+pub mod server;
 pub mod status;
 pub mod testing;
 pub mod token;
@@ -73,6 +74,12 @@ pub struct ApiConfig {
     pub rate_limit_burst: u32,
     /// A request taking longer is answered 503.
     pub request_timeout: Duration,
+    /// A client that has not sent its whole request head this long after connecting (or after its
+    /// previous answer, on a kept-alive connection) is disconnected.
+    pub header_read_timeout: Duration,
+    /// A storage check not answered within this time counts as storage down (data routes 503) until
+    /// the store answers again; see [`refresh`].
+    pub storage_timeout: Duration,
     /// Failed credential attempts allowed per email or client address within `failure_window`;
     /// the next attempt is answered 429.
     pub max_failed_attempts: usize,
@@ -103,6 +110,8 @@ impl Default for ApiConfig {
             rate_limit_per_second: 20.0,
             rate_limit_burst: 100,
             request_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            storage_timeout: Duration::from_secs(5),
             max_failed_attempts: 10,
             failure_window: Duration::from_secs(15 * 60),
             failure_delay: Duration::from_millis(100),
@@ -412,18 +421,14 @@ pub fn router(state: AppState) -> Router {
     .with_state(state)
 }
 
-/// Serves [`router`] on `listener` until `shutdown` resolves, then finishes in-flight requests.
-/// Client addresses (for the brute-force guard and rate limit) come from the socket.
+/// Serves [`router`] on `listener` until `shutdown` resolves, then finishes the requests clients had
+/// already sent ([`server`] describes the drain). Client addresses (for the brute-force guard and
+/// rate limit) come from the socket.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = router(state);
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+    let header_read_timeout = state.config().header_read_timeout;
+    server::serve(listener, router(state), header_read_timeout, shutdown).await
 }

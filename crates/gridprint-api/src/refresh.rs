@@ -7,11 +7,13 @@
 //! atomically (`QueryService::refresh`; requests in flight finish on the snapshot they hold). So every
 //! replica serves newly computed data within a few seconds, and no request ever waits for the store.
 //! The outcome of each check is the storage health `/v1/status/storage` reports and the data routes
-//! obey (503 while down). The task also publishes gauges: `gridprint_cache_bytes`,
+//! obey (503 while down). A check is bounded by `ApiConfig::storage_timeout` (5 s by default): a
+//! store that hangs instead of failing (a stalled network, a stopped server process) counts as down
+//! until it answers; reloads run beside the checks, so a long reload does not delay them. The task also publishes gauges: `gridprint_cache_bytes`,
 //! `gridprint_cache_data_version`, `gridprint_storage_up`.
 
 use crate::AppState;
-use gridprint_query::CacheStats;
+use gridprint_query::{CacheStats, CacheVersion};
 use gridprint_store::StoreError;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
@@ -42,42 +44,103 @@ pub async fn load(state: &AppState) -> Result<CacheStats, StoreError> {
     Ok(stats)
 }
 
-/// One refresh: reloads when the store's version changed; records the storage health.
+/// One refresh: checks the store's version and, when it changed, reloads the cache and waits for the
+/// reload; records the storage health. A check not answered within
+/// [`ApiConfig::storage_timeout`](crate::ApiConfig) is an error (storage down).
 pub async fn refresh_once(state: &AppState) -> Result<bool, StoreError> {
-    let (store, svc) = (state.store().clone(), state.query().clone());
-    let started = Instant::now();
-    let outcome = tokio::task::spawn_blocking(move || svc.refresh(&*store))
-        .await
-        .map_err(|e| StoreError::Other(format!("cache refresh task failed: {e}")))?;
-    let health = &state.inner.health;
-    match outcome {
-        Ok(changed) => {
-            if !health.record(true) {
-                tracing::info!("storage is up again");
+    Checker::default().check(state, true).await
+}
+
+/// The refresher's work in progress between ticks: a version check that has not answered yet (a
+/// hung store), and a reload still running (a year takes seconds). Neither is started twice, so a
+/// hung store holds at most one blocking thread.
+#[derive(Default)]
+struct Checker {
+    probe: Option<JoinHandle<Result<CacheVersion, StoreError>>>,
+    reload: Option<(Instant, JoinHandle<Result<bool, StoreError>>)>,
+}
+
+impl Checker {
+    /// One tick: collects a finished reload, checks the version (bounded by the storage timeout;
+    /// the outcome is the storage health) and starts a reload when the version changed. With
+    /// `wait`, waits for that reload; otherwise it runs on while later ticks keep checking health.
+    async fn check(&mut self, state: &AppState, wait: bool) -> Result<bool, StoreError> {
+        let reloaded = match self.reload.take_if(|(_, r)| r.is_finished()) {
+            Some((started, r)) => finish_reload(state, started, r.await),
+            None => Ok(false),
+        };
+        let version = self.probe(state).await;
+        let health = &state.inner.health;
+        let outcome = match (version, reloaded) {
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+            (Ok(version), Ok(reloaded)) => {
+                if version != state.query().cache().version() && self.reload.is_none() {
+                    let (store, svc) = (state.store().clone(), state.query().clone());
+                    let task = tokio::task::spawn_blocking(move || svc.refresh(&*store));
+                    self.reload = Some((Instant::now(), task));
+                }
+                match self.reload.take_if(|_| wait) {
+                    Some((started, r)) => finish_reload(state, started, r.await),
+                    None => Ok(reloaded),
+                }
             }
-            metrics::gauge!("gridprint_storage_up").set(1.0);
-            if changed || !health.loaded() {
-                health.mark_loaded();
-                let stats = state.query().cache().stats();
-                publish_gauges(state, &stats);
-                tracing::info!(
-                    data_version = state.query().cache().data_version(),
-                    zone_days = stats.derived_zone_days,
-                    megabytes = stats.bytes / (1 << 20),
-                    millis = started.elapsed().as_millis() as u64,
-                    "data cache refreshed"
-                );
+        };
+        let up = outcome.is_ok();
+        let was_up = health.record(up);
+        metrics::gauge!("gridprint_storage_up").set(if up { 1.0 } else { 0.0 });
+        match &outcome {
+            Ok(_) if !was_up => tracing::info!("storage is up again"),
+            Err(e) if was_up => {
+                tracing::warn!(error = %e, "storage is down; data requests answer 503 until it is back")
             }
-            Ok(changed)
+            _ => {}
         }
-        Err(e) => {
-            if health.record(false) {
-                tracing::warn!(error = %e, "storage is down; data requests answer 503 until it is back");
+        outcome
+    }
+
+    /// The store's current version, or an error when it fails or does not answer in time (the
+    /// unanswered check is kept and awaited again on the next tick).
+    async fn probe(&mut self, state: &AppState) -> Result<CacheVersion, StoreError> {
+        let timeout = state.config().storage_timeout;
+        let mut probe = self.probe.take().unwrap_or_else(|| {
+            let store = state.store().clone();
+            tokio::task::spawn_blocking(move || CacheVersion::of(&*store))
+        });
+        match tokio::time::timeout(timeout, &mut probe).await {
+            Ok(Ok(version)) => version,
+            Ok(Err(e)) => Err(StoreError::Other(format!("storage check failed: {e}"))),
+            Err(_) => {
+                self.probe = Some(probe);
+                Err(StoreError::Unavailable(format!(
+                    "the storage did not answer within {timeout:?}"
+                )))
             }
-            metrics::gauge!("gridprint_storage_up").set(0.0);
-            Err(e)
         }
     }
+}
+
+/// Logs and publishes a finished reload.
+fn finish_reload(
+    state: &AppState,
+    started: Instant,
+    joined: Result<Result<bool, StoreError>, tokio::task::JoinError>,
+) -> Result<bool, StoreError> {
+    let changed =
+        joined.map_err(|e| StoreError::Other(format!("cache refresh task failed: {e}")))??;
+    let health = &state.inner.health;
+    if changed || !health.loaded() {
+        health.mark_loaded();
+        let stats = state.query().cache().stats();
+        publish_gauges(state, &stats);
+        tracing::info!(
+            data_version = state.query().cache().data_version(),
+            zone_days = stats.derived_zone_days,
+            megabytes = stats.bytes / (1 << 20),
+            millis = started.elapsed().as_millis() as u64,
+            "data cache refreshed"
+        );
+    }
+    Ok(changed)
 }
 
 fn publish_gauges(state: &AppState, stats: &CacheStats) {
@@ -96,10 +159,11 @@ pub fn spawn_refresher(state: AppState) -> JoinHandle<()> {
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tick.tick().await;
+        let mut checker = Checker::default();
         loop {
             tick.tick().await;
             // Errors are recorded as storage health and logged on transitions.
-            let _ = refresh_once(&state).await;
+            let _ = checker.check(&state, false).await;
         }
     })
 }

@@ -5,6 +5,8 @@
 //!   every error is problem+json with a string `detail`;
 //! - long request targets → 414, large headers → 431 (in-process and over a real socket, where hyper's
 //!   own limits apply beyond ours);
+//! - slow clients (silent, trickling their head byte by byte, idle on a kept-alive connection) are
+//!   disconnected after the header-read timeout while others are served;
 //! - unknown and duplicated parameters handled as documented in `gridprint_query::params` (unknown
 //!   ignored, names case-sensitive, the first occurrence wins);
 //! - token-service bodies that are deep, huge (> 4 KB, with and without a length), not UTF-8, or of
@@ -738,6 +740,107 @@ Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     let (s, _) = raw_http(addr, &req("/v1/status", "")).await;
     assert_eq!(s, 200, "still serving");
     eprintln!("over a socket: {seen:?}");
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn slow_clients_are_disconnected_by_the_header_read_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::time::Instant;
+    let (store, query) = data();
+    let timeout = Duration::from_secs(1);
+    let state = AppState::builder(
+        store.clone(),
+        reference(),
+        Arc::new(MutableClock::new(NOW)),
+        ApiConfig {
+            header_read_timeout: timeout,
+            ..config()
+        },
+    )
+    .query_service(query.clone())
+    .build()
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    // Reads until the server closes the connection; returns when, and what it sent.
+    async fn until_closed(s: &mut tokio::net::TcpStream) -> (Duration, String) {
+        let started = Instant::now();
+        let mut buf = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf)).await;
+        assert!(read.is_ok(), "still open after 20 s");
+        (
+            started.elapsed(),
+            String::from_utf8_lossy(&buf).into_owned(),
+        )
+    }
+    // 1. Connects and sends nothing.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // 2. Sends its head one byte every 100 ms (the whole head would take ~6 s).
+    let trickle = tokio::spawn(async move {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let started = Instant::now();
+        let head = b"GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaa\r\n\r\n";
+        let mut sent = 0;
+        for b in head {
+            if s.write_all(&[*b]).await.is_err() {
+                break;
+            }
+            sent += 1;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let mut probe = [0u8; 1];
+            if let Ok(Ok(0)) = tokio::time::timeout(Duration::ZERO, s.read(&mut probe)).await {
+                break;
+            }
+        }
+        (started.elapsed(), sent, head.len())
+    });
+    // 3. Gets one answer on a kept-alive connection, then goes quiet.
+    let mut quiet = tokio::net::TcpStream::connect(addr).await.unwrap();
+    quiet
+        .write_all(b"GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut status = [0u8; 12];
+    quiet.read_exact(&mut status).await.unwrap();
+    assert_eq!(&status, b"HTTP/1.1 200");
+
+    let (silent_after, silent_text) = until_closed(&mut silent).await;
+    assert!(
+        silent_after >= timeout - Duration::from_millis(100) && silent_after < timeout * 10,
+        "silent client closed after {silent_after:?}"
+    );
+    assert!(
+        silent_text.is_empty() || silent_text.starts_with("HTTP/1.1 408"),
+        "{silent_text}"
+    );
+    let (quiet_after, _) = until_closed(&mut quiet).await;
+    assert!(
+        quiet_after < timeout * 10,
+        "quiet kept-alive client closed after {quiet_after:?}"
+    );
+    let (trickle_after, sent, whole) = trickle.await.unwrap();
+    assert!(
+        sent < whole,
+        "the trickling client sent its whole head ({sent} bytes in {trickle_after:?})"
+    );
+    // Everyone else is still served.
+    let (s, _) = raw_http(
+        addr,
+        b"GET /v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert_eq!(s, 200);
+    eprintln!(
+        "header-read timeout {timeout:?}: silent client closed after {silent_after:?}, quiet \
+         kept-alive client after {quiet_after:?}, trickling client cut off after {sent}/{whole} \
+         bytes ({trickle_after:?})"
+    );
     let _ = stop.send(());
     server.await.unwrap().unwrap();
 }

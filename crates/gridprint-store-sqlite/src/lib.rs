@@ -34,10 +34,13 @@ pub struct SqliteStore {
 pub(crate) fn map_err(e: rusqlite::Error) -> StoreError {
     use rusqlite::ErrorCode::*;
     match e.sqlite_error_code() {
-        Some(
-            DatabaseBusy | DatabaseLocked | CannotOpen | PermissionDenied | SystemIoFailure
-            | DiskFull,
-        ) => StoreError::Unavailable(e.to_string()),
+        // SQLite reports ENOSPC while growing its shared-memory index as a generic I/O error.
+        Some(SystemIoFailure) => StoreError::Unavailable(format!(
+            "{e} (the disk may be full, failing or not writable)"
+        )),
+        Some(DatabaseBusy | DatabaseLocked | CannotOpen | PermissionDenied | DiskFull) => {
+            StoreError::Unavailable(e.to_string())
+        }
         Some(ReadOnly) => StoreError::ReadOnly(e.to_string()),
         Some(DatabaseCorrupt | NotADatabase) => StoreError::Corrupt(e.to_string()),
         Some(ConstraintViolation) => StoreError::Conflict(e.to_string()),

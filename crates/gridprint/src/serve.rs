@@ -41,6 +41,14 @@ pub struct ServeArgs {
     /// Seconds after which a request is answered 503.
     #[arg(long, env = "GRIDPRINT_REQUEST_TIMEOUT", default_value_t = 30.0)]
     pub request_timeout: f64,
+    /// Seconds a client may take to send its request head (after connecting, or after its previous
+    /// answer on a kept-alive connection) before it is disconnected.
+    #[arg(long, env = "GRIDPRINT_HEADER_READ_TIMEOUT", default_value_t = 10.0)]
+    pub header_read_timeout: f64,
+    /// Seconds the storage may take to answer a health check before it counts as down (data routes
+    /// answer 503 until it answers again).
+    #[arg(long, env = "GRIDPRINT_STORAGE_TIMEOUT", default_value_t = 5.0)]
+    pub storage_timeout: f64,
     /// Seconds between checks for newly computed data (and of the storage's health).
     #[arg(long, env = "GRIDPRINT_REFRESH_INTERVAL", default_value_t = 2.0)]
     pub refresh_interval: f64,
@@ -90,6 +98,8 @@ impl ServeArgs {
             rate_limit_per_second: self.rate_limit_per_second,
             rate_limit_burst: self.rate_limit_burst,
             request_timeout: seconds("request-timeout", self.request_timeout)?,
+            header_read_timeout: seconds("header-read-timeout", self.header_read_timeout)?,
+            storage_timeout: seconds("storage-timeout", self.storage_timeout)?,
             refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
             cors_origin: self.cors_origin.clone().filter(|o| !o.trim().is_empty()),
             response_cache_bytes: self.response_cache_mb.saturating_mul(1 << 20),
