@@ -5,12 +5,20 @@
 //! `governor` crate); [`RateLimit::redis`] keeps it in Redis with one atomic Lua script using Redis'
 //! own clock, so a key's limit holds in total across every `serve` replica. If Redis cannot be reached
 //! the shared limiter falls back to the local one (and logs it) rather than failing requests.
+//!
+//! The local state holds one entry per key seen; every [`SWEEP_EVERY`] checks it drops the keys whose
+//! bucket is full again (they are indistinguishable from new ones), so memory follows the number of
+//! recently active keys, not every client address ever seen. Redis entries expire by themselves.
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{Quota, RateLimiter as Governor};
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// Local checks between two sweeps of idle keys.
+pub const SWEEP_EVERY: u64 = 4096;
 
 /// The outcome of one request against the limit, with what the `RateLimit-*` headers report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +45,7 @@ type Keyed = Governor<
 struct Local {
     limiter: Keyed,
     clock: DefaultClock,
+    checks: AtomicU64,
 }
 
 /// A rate limit per key.
@@ -90,6 +99,7 @@ impl RateLimit {
                 limiter: Governor::keyed(quota)
                     .with_middleware::<governor::middleware::StateInformationMiddleware>(),
                 clock: DefaultClock::default(),
+                checks: AtomicU64::new(0),
             })
         });
         RateLimit {
@@ -113,6 +123,19 @@ impl RateLimit {
         let mut me = RateLimit::local(rate, burst);
         me.redis = Some(manager);
         Ok(me)
+    }
+
+    /// Keys the local state currently tracks (idle ones go at the next sweep).
+    pub fn tracked_keys(&self) -> usize {
+        self.local.as_ref().map_or(0, |l| l.limiter.len())
+    }
+
+    /// Drops the local state of keys whose bucket is full again.
+    pub fn sweep(&self) {
+        if let Some(local) = &self.local {
+            local.limiter.retain_recent();
+            local.limiter.shrink_to_fit();
+        }
     }
 
     /// Whether the limit is shared across processes.
@@ -160,6 +183,9 @@ impl RateLimit {
                 }
             }
         }
+        if local.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            self.sweep();
+        }
         let key = key.to_string();
         match local.limiter.check_key(&key) {
             Ok(snapshot) => {
@@ -184,5 +210,28 @@ impl RateLimit {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn idle_keys_are_swept_and_active_ones_kept() {
+        // 1000/s, burst 2: a key's bucket is full again 2 ms after its last request.
+        let limit = RateLimit::local(1000.0, 2);
+        for i in 0..3000 {
+            assert!(limit.check(&format!("ip:{i}")).await.allowed);
+        }
+        assert_eq!(limit.tracked_keys(), 3000);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        // One busy key: its bucket is empty when the periodic sweep runs.
+        let mut refused = 0;
+        for _ in 0..SWEEP_EVERY {
+            refused += usize::from(!limit.check("token:busy").await.allowed);
+        }
+        assert!(refused > 0, "the busy key was limited");
+        assert_eq!(limit.tracked_keys(), 1, "only the busy key is left");
     }
 }
