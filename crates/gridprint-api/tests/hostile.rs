@@ -107,9 +107,9 @@ fn config() -> ApiConfig {
     }
 }
 
-fn app_with(config: ApiConfig) -> Router {
+fn state_with(config: ApiConfig) -> AppState {
     let (store, query) = data();
-    let state = AppState::builder(
+    AppState::builder(
         store.clone(),
         reference(),
         Arc::new(MutableClock::new(NOW)),
@@ -117,8 +117,11 @@ fn app_with(config: ApiConfig) -> Router {
     )
     .query_service(query.clone())
     .build()
-    .unwrap();
-    router(state)
+    .unwrap()
+}
+
+fn app_with(config: ApiConfig) -> Router {
+    router(state_with(config))
 }
 
 fn app() -> Router {
@@ -642,6 +645,25 @@ async fn long_targets_are_414_and_large_headers_431_in_process() {
     }
 }
 
+/// `gridprint_api::serve` with `config` on an ephemeral port: its address, the sender that stops it,
+/// and its task.
+async fn on_a_socket(
+    config: ApiConfig,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    let state = state_with(config);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    (addr, stop, server)
+}
+
 /// Writes `raw` to a fresh connection and reads the answer until the server closes it or 5 s pass;
 /// returns the status (0 when the server closed without answering) and the whole answer.
 async fn raw_http(addr: std::net::SocketAddr, raw: &[u8]) -> (u16, String) {
@@ -658,22 +680,7 @@ async fn raw_http(addr: std::net::SocketAddr, raw: &[u8]) -> (u16, String) {
 
 #[tokio::test]
 async fn over_a_socket_long_targets_and_huge_headers_are_refused() {
-    let (store, query) = data();
-    let state = AppState::builder(
-        store.clone(),
-        reference(),
-        Arc::new(MutableClock::new(NOW)),
-        config(),
-    )
-    .query_service(query.clone())
-    .build()
-    .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
-        let _ = stopped.await;
-    }));
+    let (addr, stop, server) = on_a_socket(config()).await;
     let req = |target: &str, headers: &str| {
         format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n")
             .into_bytes()
@@ -748,26 +755,12 @@ Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
 async fn slow_clients_are_disconnected_by_the_header_read_timeout() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::time::Instant;
-    let (store, query) = data();
     let timeout = Duration::from_secs(1);
-    let state = AppState::builder(
-        store.clone(),
-        reference(),
-        Arc::new(MutableClock::new(NOW)),
-        ApiConfig {
-            header_read_timeout: timeout,
-            ..config()
-        },
-    )
-    .query_service(query.clone())
-    .build()
-    .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
-        let _ = stopped.await;
-    }));
+    let (addr, stop, server) = on_a_socket(ApiConfig {
+        header_read_timeout: timeout,
+        ..config()
+    })
+    .await;
     // Reads until the server closes the connection; returns when, and what it sent.
     async fn until_closed(s: &mut tokio::net::TcpStream) -> (Duration, String) {
         let started = Instant::now();

@@ -207,6 +207,64 @@ async fn storage(c: &reqwest::Client, s: &Server) -> String {
 
 const DE_DAY: &str = "/v1/footprints?zone=DE&start=2024-06-15&end=2024-06-16";
 
+/// Polls [`DE_DAY`], which answers `before` until it answers `want`; returns how long that took and
+/// that answer.
+async fn until_status(
+    c: &reqwest::Client,
+    s: &mut Server,
+    token: &str,
+    (before, want): (u16, u16),
+    after: &str,
+) -> (Duration, reqwest::Response) {
+    let since = Instant::now();
+    loop {
+        assert!(
+            since.elapsed() < Duration::from_secs(30),
+            "still not {want} 30 s after {after}: {}",
+            s.log()
+        );
+        let r = get(c, s, token, DE_DAY).await;
+        if r.status() == want {
+            return (since.elapsed(), r);
+        }
+        assert_eq!(r.status(), before, "only {before} or {want}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// [`until_status`] 200 → 503: the answer is problem+json with `Retry-After`; returns how long it
+/// took, the `Retry-After` and the `detail`.
+async fn until_503(
+    c: &reqwest::Client,
+    s: &mut Server,
+    token: &str,
+    after: &str,
+) -> (Duration, u64, String) {
+    let (took, r) = until_status(c, s, token, (200, 503), after).await;
+    let retry_after: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry_after >= 1);
+    assert_eq!(r.headers()["content-type"], "application/problem+json");
+    let v: serde_json::Value = r.json().await.unwrap();
+    (took, retry_after, v["detail"].as_str().unwrap().to_string())
+}
+
+/// [`until_status`] 503 → 200 with the body `expected`; returns how long it took.
+async fn until_200(
+    c: &reqwest::Client,
+    s: &mut Server,
+    token: &str,
+    expected: &str,
+    after: &str,
+) -> Duration {
+    let (took, r) = until_status(c, s, token, (503, 200), after).await;
+    assert_eq!(r.text().await.unwrap(), expected);
+    took
+}
+
 // ---------------------------------------------------------------------------------------------
 // Secrets
 // ---------------------------------------------------------------------------------------------
@@ -441,55 +499,15 @@ async fn postgres_stopped_gives_503_and_storage_down_then_recovers_without_resta
     assert_eq!(storage(&c, &s).await, "up");
 
     tokio::task::block_in_place(|| pg.stop());
-    let stopped = Instant::now();
-    let (down_after, retry_after, detail) = loop {
-        assert!(
-            stopped.elapsed() < Duration::from_secs(30),
-            "still not 503 30 s after the database stopped: {}",
-            s.log()
-        );
-        let r = get(&c, &s, &token, DE_DAY).await;
-        if r.status() == 503 {
-            let ra = r
-                .headers()
-                .get("retry-after")
-                .map(|v| v.to_str().unwrap().to_string());
-            let ct = r.headers()["content-type"].to_str().unwrap().to_string();
-            assert_eq!(ct, "application/problem+json");
-            let v: serde_json::Value = r.json().await.unwrap();
-            break (
-                stopped.elapsed(),
-                ra,
-                v["detail"].as_str().unwrap().to_string(),
-            );
-        }
-        assert_eq!(r.status(), 200, "only 200 or 503");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
-    let retry_after: u64 = retry_after.expect("Retry-After on 503").parse().unwrap();
-    assert!(retry_after >= 1);
+    let (down_after, retry_after, detail) =
+        until_503(&c, &mut s, &token, "the database stopped").await;
     assert_eq!(storage(&c, &s).await, "down");
     // Public routes still work; status is always 200.
     let r = c.get(s.url("/v1/status")).send().await.unwrap();
     assert_eq!(r.status(), 200);
 
     tokio::task::block_in_place(|| pg.start());
-    let restarted = Instant::now();
-    loop {
-        assert!(
-            restarted.elapsed() < Duration::from_secs(30),
-            "not back 30 s after the database returned: {}",
-            s.log()
-        );
-        let r = get(&c, &s, &token, DE_DAY).await;
-        if r.status() == 200 {
-            assert_eq!(r.text().await.unwrap(), expected);
-            break;
-        }
-        assert_eq!(r.status(), 503);
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    let up_after = restarted.elapsed();
+    let up_after = until_200(&c, &mut s, &token, &expected, "the database returned").await;
     assert_eq!(storage(&c, &s).await, "up");
     // Token service works again too (it needs the database).
     let _again = self::token(&c, &s).await;
@@ -597,40 +615,11 @@ async fn postgres_hanging_gives_503_and_storage_down_then_recovers() {
     assert_eq!(storage(&c, &s).await, "up");
 
     stall.set(false);
-    let stalled = Instant::now();
-    let (down_after, retry_after) = loop {
-        assert!(
-            stalled.elapsed() < Duration::from_secs(30),
-            "still not 503 30 s after the database hung: {}",
-            s.log()
-        );
-        let r = get(&c, &s, &token, DE_DAY).await;
-        if r.status() == 503 {
-            let ra = r.headers()["retry-after"].to_str().unwrap().to_string();
-            break (stalled.elapsed(), ra);
-        }
-        assert_eq!(r.status(), 200);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let (down_after, retry_after, _) = until_503(&c, &mut s, &token, "the database hung").await;
     assert_eq!(storage(&c, &s).await, "down");
 
     stall.set(true);
-    let flowing = Instant::now();
-    loop {
-        assert!(
-            flowing.elapsed() < Duration::from_secs(30),
-            "still 503 30 s after the database answered again: {}",
-            s.log()
-        );
-        let r = get(&c, &s, &token, DE_DAY).await;
-        if r.status() == 200 {
-            assert_eq!(r.text().await.unwrap(), expected);
-            break;
-        }
-        assert_eq!(r.status(), 503);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let up_after = flowing.elapsed();
+    let up_after = until_200(&c, &mut s, &token, &expected, "traffic flowed again").await;
     assert_eq!(storage(&c, &s).await, "up");
     eprintln!(
         "PostgreSQL hanging: 503 (Retry-After {retry_after}) after {down_after:?}; 200 again \
@@ -796,6 +785,36 @@ fn valid_api_documents(dir: &Path) -> PathBuf {
     api
 }
 
+/// The reference run of the interrupted-import tests: the 2017 File Library day imported, then the
+/// valid ENTSO-E API documents, without interruption.
+struct Uninterrupted {
+    library: PathBuf,
+    api: PathBuf,
+    fresh: PathBuf,
+    /// Size of the database before the second import.
+    size_before: u64,
+    /// How long the second import took.
+    took: Duration,
+}
+
+fn uninterrupted(dir: &Path) -> Uninterrupted {
+    let library = fixtures().join("entsoe-file-library");
+    let api = valid_api_documents(dir);
+    let fresh = dir.join("fresh.db");
+    let fresh_url = format!("sqlite://{}", fresh.display());
+    ok(&fresh_url, &["import", library.to_str().unwrap()]);
+    let size_before = std::fs::metadata(&fresh).unwrap().len();
+    let t = Instant::now();
+    ok(&fresh_url, &["import", api.to_str().unwrap()]);
+    Uninterrupted {
+        library,
+        api,
+        fresh,
+        size_before,
+        took: t.elapsed(),
+    }
+}
+
 /// Every derived day, byte for byte.
 const DERIVED: &str = "SELECT zone || day || hex(payload) FROM derived_day ORDER BY day, zone";
 /// A digest of the raw inputs.
@@ -828,15 +847,13 @@ fn assert_previous_state_intact(
 #[test]
 fn kill_9_during_import_keeps_previous_data_and_the_rerun_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let library = fixtures().join("entsoe-file-library");
-    let api = valid_api_documents(dir.path());
-    // The uninterrupted result, for comparison.
-    let fresh = dir.path().join("fresh.db");
-    let fresh_url = format!("sqlite://{}", fresh.display());
-    ok(&fresh_url, &["import", library.to_str().unwrap()]);
-    let t = Instant::now();
-    ok(&fresh_url, &["import", api.to_str().unwrap()]);
-    let full_import = t.elapsed();
+    let Uninterrupted {
+        library,
+        api,
+        fresh,
+        took: full_import,
+        ..
+    } = uninterrupted(dir.path());
     let (derived, inputs) = (DERIVED, INPUTS);
     let mut killed_at = Vec::new();
     // Kill at several points of the second import (parsing, storing, computing).
@@ -938,14 +955,13 @@ impl Drop for SmallDisk {
 #[test]
 fn disk_full_during_an_import_keeps_previous_data_and_the_rerun_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let library = fixtures().join("entsoe-file-library");
-    let api = valid_api_documents(dir.path());
-    // The uninterrupted result, and how much the second import writes.
-    let fresh = dir.path().join("fresh.db");
-    let fresh_url = format!("sqlite://{}", fresh.display());
-    ok(&fresh_url, &["import", library.to_str().unwrap()]);
-    let size_before = std::fs::metadata(&fresh).unwrap().len();
-    ok(&fresh_url, &["import", api.to_str().unwrap()]);
+    let Uninterrupted {
+        library,
+        api,
+        fresh,
+        size_before,
+        ..
+    } = uninterrupted(dir.path());
     let growth = std::fs::metadata(&fresh).unwrap().len() - size_before;
     let disk = SmallDisk::new(size_before * 3 + growth * 3 + (8 << 20));
     let mut outcomes = Vec::new();
