@@ -332,49 +332,50 @@ pub mod schemas {
         Csv,
     }
 
-    /// A production type (API spelling).
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "snake_case")]
-    pub enum ProductionType {
-        Biomass,
-        Coal,
-        Gas,
-        Geothermal,
-        HydroPumpedStorage,
-        HydroReservoir,
-        HydroRiver,
-        Marine,
-        Nuclear,
-        Oil,
-        Other,
-        OtherRenewable,
-        Solar,
-        Waste,
-        WindOffshore,
-        WindOnshore,
+    /// A string enum of production types in API spelling, listed from
+    /// [`gridprint_core::production::ProductionType::ALL`] so the schema cannot drift from the core.
+    fn production_types(description: &str, filter: bool) -> RefOr<Schema> {
+        use gridprint_core::production::ProductionType as Core;
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(
+                Core::ALL
+                    .iter()
+                    .filter(|t| !filter || **t != Core::HydroPumpedStorage)
+                    .map(|t| t.as_str()),
+            ))
+            .description(Some(description))
+            .into()
     }
+
+    /// A production type (API spelling).
+    #[derive(Debug)]
+    pub struct ProductionType;
+
+    impl utoipa::PartialSchema for ProductionType {
+        fn schema() -> RefOr<Schema> {
+            production_types("A production type (API spelling).", false)
+        }
+    }
+
+    impl ToSchema for ProductionType {}
 
     /// A production type accepted as a filter of `/generation` and `/mix` (every type except
     /// `hydro_pumped_storage`).
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "snake_case")]
-    pub enum ProductionFilterType {
-        Biomass,
-        Coal,
-        Gas,
-        Geothermal,
-        HydroReservoir,
-        HydroRiver,
-        Marine,
-        Nuclear,
-        Oil,
-        Other,
-        OtherRenewable,
-        Solar,
-        Waste,
-        WindOffshore,
-        WindOnshore,
+    #[derive(Debug)]
+    pub struct ProductionFilterType;
+
+    impl utoipa::PartialSchema for ProductionFilterType {
+        fn schema() -> RefOr<Schema> {
+            production_types(
+                "A production type accepted as a filter of `/generation` and `/mix` (every type \
+                 except `hydro_pumped_storage`).",
+                true,
+            )
+        }
     }
+
+    impl ToSchema for ProductionFilterType {}
 
     /// Where a point comes from: provider data, our estimate of a provider gap, or missing (the
     /// forecast fills the slot).
