@@ -45,7 +45,7 @@ done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
-bench_dir="${BENCH_DIR:-$root/target/load-bench}"
+bench_dir="${BENCH_DIR:-$target_dir/load-bench}"
 mkdir -p "$bench_dir"
 db="$bench_dir/year${inputs:+-inputs}.db"
 email="bench@example.org"
@@ -185,6 +185,7 @@ for i in $(seq 1 "$runs"); do
   echo "run $i: A ${a_rps[-1]} req/s (p99 ${a_p99[-1]} ms) | B ${b_rps[-1]} req/s (p99 ${b_p99[-1]} ms) | C nginx ${c_rps[-1]} req/s (p99 ${c_p99[-1]} ms)"
 done
 rss_after=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
+rss_parts=$(awk '/RssAnon|RssFile/ {printf "%s %d MB ", $1, $2 / 1024}' "/proc/$server_pid/status")
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
 
 A=$(printf '%s\n' "${a_rps[@]}" | median); Ap=$(printf '%s\n' "${a_p99[@]}" | median)
@@ -198,5 +199,6 @@ printf '%-58s %12s %10s\n' "A /v1/footprints one zone, one day (target ≥ 10,00
 printf '%-58s %12s %10s\n' "B /v1/footprints one zone, one year, uncompressed" "$B" "$Bp"
 printf '%-58s %12s %10s\n' "C nginx, the same bytes as a static file" "$C" "$Cp"
 echo "B / C = $ratio (target ≥ 0.7); B p99 target ≤ 50 ms"
-echo "server RSS: $((rss_loaded / 1024)) MB after loading (in ${load_secs%.*} s), $((rss_after / 1024)) MB after the runs, peak $((hwm / 1024)) MB (target ≤ 300 MB)"
+echo "server RSS: $((rss_loaded / 1024)) MB after loading (in ${load_secs%.*} s), $((rss_after / 1024)) MB after the runs, peak $((hwm / 1024)) MB (target ≤ 300 MB; MB = MiB)"
+echo "after the runs: $rss_parts"
 grep -o 'data cache loaded.*' "$bench_dir/server.log" | sed 's/\x1b\[[0-9;]*m//g' | head -1

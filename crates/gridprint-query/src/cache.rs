@@ -1,14 +1,17 @@
 //! The in-memory cache every query is answered from: derived outputs and raw inputs of every zone,
 //! columnar, in day chunks of 96 slots, loaded once from the store and swapped whole on refresh.
 //!
-//! Layout ([`DataCache::memory_bytes`] reports the size; with the real engine on the 52-zone set,
-//! `tests/query/scale.rs` measures about 18 KB per zone-day: ~27 derived columns ≈ 10.5 KB and ~11
-//! raw series ≈ 7.4 KB, i.e. roughly 350 MB for a year of 52 zones):
+//! Layout ([`DataCache::memory_bytes`] reports the size; a year of 52 zones computed by the real
+//! engine from `gridprint_compute::synthetic` inputs, 897,260 derived chunks, takes 270 MiB, against
+//! 334 MiB as plain `f32`s):
 //!
 //! - **Derived** ([`DerivedZone`], one per zone index): the zone's days sorted, one byte of
 //!   [`SlotFlags`] per slot, and per [`SeriesKey`] a column of chunk numbers (one `u32` per day,
-//!   [`NO_CHUNK`] where the day has no value) into one pool of `f32` chunks of 96 values. All-NaN
-//!   columns of a day take no chunk. The columns are those the compute stores: footprints, impacts,
+//!   [`NO_CHUNK`] where the day has no value) into one [`ChunkPool`] of 96-value chunks shared by
+//!   the zones. A chunk is bit-packed losslessly (frame of reference on the `f32` bit patterns,
+//!   about 24 bits a value; see [`ChunkPool`]) and read back as a [`Chunk`] array with the exact
+//!   bits; constant chunks (all zero, say) are stored once per cache. All-NaN columns of a day take
+//!   no chunk. The columns are those the compute stores: footprints, impacts,
 //!   scores, `Generation`, `Consumption`, `Mix(type)` and `Exchange { origin }` (row i of X); share
 //!   series are computed from them at query time ([`crate::endpoints`]). For flow-share, the cache
 //!   also indexes, per origin zone, the zones holding an exchange column naming it
@@ -21,8 +24,10 @@
 //!   the partner side of a known zone's flow.
 //! - The [`CacheVersion`] it was built from: the store's `data_version` and its input extent.
 //!
-//! Loading reads inputs and derived days in batches of [`LoadOptions::batch_days`] days, so the
-//! transient memory of a load stays small. [`SharedCache`] holds the current cache behind an
+//! Loading reads inputs and derived days in batches of [`LoadOptions::batch_days`] days (one by
+//! default: a 7-day batch of 52 zones decodes to ~20 MB that the allocator then keeps), so the
+//! transient memory of a load stays small. A reload builds the new cache beside the old one, so
+//! its peak is about twice the cache. [`SharedCache`] holds the current cache behind an
 //! `ArcSwap`: readers take an `Arc` snapshot without locking, [`SharedCache::refresh`] rebuilds when
 //! the store's version changed and swaps the new cache in atomically (a full reload; in-flight
 //! requests finish on the old snapshot).
@@ -81,7 +86,7 @@ impl Default for LoadOptions {
     fn default() -> LoadOptions {
         LoadOptions {
             days: None,
-            batch_days: 7,
+            batch_days: 1,
         }
     }
 }
@@ -142,40 +147,157 @@ pub struct DerivedZone {
     pool: Arc<ChunkPool>,
 }
 
-/// Chunks of 96 values per page of a [`ChunkPool`]: 48 MiB, above glibc's largest dynamic mmap
-/// threshold (32 MiB), so every page is a mapping of its own, allocated at its final size.
-const PAGE_CHUNKS: usize = 1 << 17;
+/// Bytes per page of a [`ChunkPool`]: 48 MiB, above glibc's largest dynamic mmap threshold (32 MiB),
+/// so every page is a mapping of its own, allocated at its final size.
+const PAGE_BYTES: usize = 48 << 20;
 
-/// The `f32` chunks of every zone of a cache, in pages that never grow: loading a year neither
-/// reallocates nor fragments the heap (one doubling vector per zone left a load's RSS at 2.4 times
-/// the live bytes), and only the last page is shrunk when the load ends.
-#[derive(Debug, Default)]
+/// Zero bytes after the last chunk of a page, so that unpacking may always read 8 bytes at once.
+/// (A page holds at most `PAGE_BYTES` bytes, its tail included.)
+const PAGE_TAIL: usize = 8;
+
+/// Flag in a chunk's header byte: the chunk holds a sentinel bit pattern (see [`ChunkPool`]).
+const HAS_SENTINEL: u8 = 0x80;
+
+/// The 96 values of one day of a derived column, as [`DerivedZone::chunk`] returns them.
+pub type Chunk = [f32; N];
+
+/// The `f32` chunks of every zone of a cache, bit-packed losslessly ("frame of reference" on the bit
+/// patterns): a chunk is stored as a header byte (bit width `w` of its codes, [`HAS_SENTINEL`]),
+/// the smallest bit pattern `base` of its values (`u32`, little-endian), with the sentinel the
+/// `u32` bit pattern it stands for, then 96 codes of `w` bits each, `bits - base`. The one value
+/// left out of the range (the first NaN pattern of a chunk that mixes NaN with numbers) takes the
+/// code of all ones, so gaps do not widen a chunk to 32 bits. Values of one day of a series lie
+/// within a few binary orders of magnitude, so their patterns share the sign, exponent and top
+/// mantissa bits: about 24 bits a value instead of 32; a constant chunk (e.g. all zero) takes its
+/// 5-byte header only and is stored once per cache (later ones share its number). Decoding gives
+/// back the exact bits.
+///
+/// Chunks are appended to pages that never grow (loading a year neither reallocates nor fragments
+/// the heap; one doubling vector per zone left a load's RSS at 2.4 times the live bytes); a chunk
+/// never straddles two pages, and only the last page is shrunk when the load ends. Chunk numbers
+/// grow with the pages: `offsets` maps a chunk number to its byte offset in its page, `first`
+/// gives each page's first chunk number.
+#[derive(Debug)]
 pub struct ChunkPool {
-    pages: Vec<Vec<f32>>,
-    chunks: usize,
+    /// Page size ([`PAGE_BYTES`]; smaller in tests).
+    page_bytes: usize,
+    pages: Vec<Vec<u8>>,
+    first: Vec<u32>,
+    offsets: Vec<u32>,
+    /// Constant chunks stored during the load, by bit pattern: shared instead of repeated.
+    constants: HashMap<u32, u32>,
+}
+
+impl Default for ChunkPool {
+    fn default() -> ChunkPool {
+        ChunkPool::with_page_bytes(PAGE_BYTES)
+    }
 }
 
 impl ChunkPool {
-    /// Appends a chunk of 96 values and returns its number.
+    fn with_page_bytes(page_bytes: usize) -> ChunkPool {
+        ChunkPool {
+            page_bytes,
+            pages: Vec::new(),
+            first: Vec::new(),
+            offsets: Vec::new(),
+            constants: HashMap::new(),
+        }
+    }
+
+    /// Stores a chunk of 96 values and returns its number.
     fn push(&mut self, vals: &[f32]) -> u32 {
+        let mut bits = [0u32; N];
+        for (b, v) in bits.iter_mut().zip(vals) {
+            *b = v.to_bits();
+        }
+        // The first NaN pattern is the sentinel when the chunk also holds other values.
+        let sentinel = bits
+            .iter()
+            .copied()
+            .find(|&b| f32::from_bits(b).is_nan())
+            .filter(|&s| bits.iter().any(|&b| b != s));
+        let others = || bits.iter().copied().filter(move |&b| Some(b) != sentinel);
+        let base = others().min().unwrap_or(0);
+        let span = u64::from(others().max().unwrap_or(0) - base);
+        let top = span + u64::from(sentinel.is_some());
+        let width = 64 - top.leading_zeros();
+        if width == 0
+            && let Some(&c) = self.constants.get(&base)
+        {
+            return c;
+        }
+        let len = 5 + if sentinel.is_some() { 4 } else { 0 } + (N * width as usize).div_ceil(8);
+        // Every page ends with PAGE_TAIL zero bytes; the next chunk of the page goes over them.
         let page = match self.pages.last_mut() {
-            Some(p) if p.len() < PAGE_CHUNKS * N => p,
+            Some(p) if p.len() + len <= self.page_bytes => {
+                p.truncate(p.len() - PAGE_TAIL);
+                p
+            }
             _ => {
-                self.pages.push(Vec::with_capacity(PAGE_CHUNKS * N));
+                self.pages.push(Vec::with_capacity(self.page_bytes));
+                self.first.push(self.offsets.len() as u32);
                 self.pages.last_mut().expect("just pushed")
             }
         };
-        page.extend_from_slice(vals);
-        self.chunks += 1;
-        (self.chunks - 1) as u32
+        let at = page.len();
+        page.push(width as u8 | if sentinel.is_some() { HAS_SENTINEL } else { 0 });
+        page.extend_from_slice(&base.to_le_bytes());
+        if let Some(s) = sentinel {
+            page.extend_from_slice(&s.to_le_bytes());
+        }
+        let all_ones = (1u64 << width) - 1;
+        // Codes little-endian, bit after bit; at most 7 + 33 bits wait in `acc`.
+        let (mut acc, mut held) = (0u64, 0);
+        for &b in &bits {
+            let code = if Some(b) == sentinel {
+                all_ones
+            } else {
+                u64::from(b - base)
+            };
+            acc |= code << held;
+            held += width;
+            while held >= 8 {
+                page.push(acc as u8);
+                (acc, held) = (acc >> 8, held - 8);
+            }
+        }
+        if held > 0 {
+            page.push(acc as u8);
+        }
+        page.extend_from_slice(&[0; PAGE_TAIL]);
+        let c = self.offsets.len() as u32;
+        self.offsets.push(at as u32);
+        if width == 0 {
+            self.constants.insert(base, c);
+        }
+        c
     }
 
     /// The 96 values of a chunk.
-    fn get(&self, c: u32) -> Option<&[f32]> {
-        let (p, o) = (c as usize / PAGE_CHUNKS, c as usize % PAGE_CHUNKS);
-        self.pages
-            .get(p)
-            .and_then(|page| page.get(o * N..(o + 1) * N))
+    fn get(&self, c: u32) -> Option<Chunk> {
+        let at = *self.offsets.get(c as usize)? as usize;
+        let page = &self.pages[self.first.partition_point(|&f| f <= c) - 1];
+        let word = |i: usize| u64::from_le_bytes(page[i..i + 8].try_into().expect("8 bytes"));
+        let head = page[at];
+        let width = (head & !HAS_SENTINEL) as usize;
+        let base = word(at + 1) as u32;
+        let (sentinel, data) = if head & HAS_SENTINEL != 0 {
+            (Some(word(at + 5) as u32), at + 9)
+        } else {
+            (None, at + 5)
+        };
+        let all_ones = (1u64 << width) - 1;
+        let mut out = [0.0; N];
+        for (i, v) in out.iter_mut().enumerate() {
+            let bit = i * width;
+            let code = (word(data + bit / 8) >> (bit % 8)) & all_ones;
+            *v = f32::from_bits(match sentinel {
+                Some(s) if code == all_ones => s,
+                _ => base.wrapping_add(code as u32),
+            });
+        }
+        Some(out)
     }
 
     fn shrink(&mut self) {
@@ -183,10 +305,20 @@ impl ChunkPool {
             p.shrink_to_fit();
         }
         self.pages.shrink_to_fit();
+        self.first.shrink_to_fit();
+        self.offsets.shrink_to_fit();
+        self.constants = HashMap::new();
+    }
+
+    /// Chunks held (a shared constant chunk counts once).
+    fn chunks(&self) -> usize {
+        self.offsets.len()
     }
 
     fn memory_bytes(&self) -> usize {
-        self.pages.capacity() * 24 + self.pages.iter().map(|p| p.capacity() * 4).sum::<usize>()
+        self.pages.capacity() * 24
+            + self.pages.iter().map(|p| p.capacity()).sum::<usize>()
+            + (self.first.capacity() + self.offsets.capacity()) * 4
     }
 }
 
@@ -220,7 +352,7 @@ impl DerivedZone {
     }
 
     /// The 96 values of a column at a day position, if that day has any.
-    pub fn chunk(&self, column: &[u32], pos: usize) -> Option<&[f32]> {
+    pub fn chunk(&self, column: &[u32], pos: usize) -> Option<Chunk> {
         match column.get(pos) {
             Some(&c) if c != NO_CHUNK => self.pool.get(c),
             _ => None,
@@ -228,7 +360,7 @@ impl DerivedZone {
     }
 
     /// The 96 values of a column on a day number, if the zone has that day and the column a value.
-    pub fn chunk_of_day(&self, column: &[u32], day: i64) -> Option<&[f32]> {
+    pub fn chunk_of_day(&self, column: &[u32], day: i64) -> Option<Chunk> {
         self.days
             .binary_search(&day)
             .ok()
@@ -760,7 +892,7 @@ impl DataCache {
     pub fn stats(&self) -> CacheStats {
         CacheStats {
             derived_zone_days: self.derived.iter().map(|d| d.days.len()).sum(),
-            derived_chunks: self.pool.chunks,
+            derived_chunks: self.pool.chunks(),
             input_series: self.series.len(),
             input_series_days: self.series.iter().map(|s| s.days.len()).sum(),
             datasources: self.datasources.len(),
@@ -911,6 +1043,126 @@ mod tests {
         assert_eq!(z.chunk(col, 0).unwrap()[0], 2.0);
         assert_eq!(z.chunk(col, 1).unwrap()[0], 3.0);
         assert!(z.flags(1)[0].present() && !z.flags(1)[1].present());
+    }
+
+    /// Bit patterns of values, for exact comparisons (NaN payloads and the sign of zero included).
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    fn chunk_of(f: impl Fn(usize) -> f32) -> Vec<f32> {
+        (0..N).map(f).collect()
+    }
+
+    #[test]
+    fn chunk_pool_gives_back_the_exact_bits() {
+        let nan2 = f32::from_bits(0x7fc0_0001);
+        let cases: Vec<Vec<f32>> = vec![
+            chunk_of(|i| 100.0 + i as f32 * 0.37),
+            chunk_of(|i| 1e-3 * (i as f32 + 1.0).powi(3)),
+            chunk_of(|i| {
+                if i % 2 == 0 {
+                    -5.5 * i as f32
+                } else {
+                    7.25 * i as f32
+                }
+            }),
+            chunk_of(|i| if i < 40 { f32::NAN } else { 300.0 - i as f32 }),
+            chunk_of(|i| {
+                if i == 3 {
+                    f32::NAN
+                } else if i == 9 {
+                    nan2
+                } else {
+                    1.5
+                }
+            }),
+            chunk_of(|i| match i % 5 {
+                0 => f32::INFINITY,
+                1 => f32::NEG_INFINITY,
+                2 => -0.0,
+                3 => 0.0,
+                _ => f32::MIN_POSITIVE,
+            }),
+            chunk_of(|i| if i % 3 == 0 { 0.0 } else { i as f32 }),
+            chunk_of(|i| f32::from_bits(0x8000_0000u32.wrapping_sub(i as u32))),
+            chunk_of(|i| f32::from_bits(u32::MAX - i as u32 * 7)),
+            chunk_of(|_| 42.0),
+            chunk_of(|i| if i == 95 { f32::NAN } else { 42.0 }),
+        ];
+        let mut pool = ChunkPool::with_page_bytes(2_000);
+        let ids: Vec<u32> = cases.iter().map(|c| pool.push(c)).collect();
+        pool.shrink();
+        assert!(
+            pool.pages.len() > 1,
+            "small pages: chunks spread over several"
+        );
+        for (c, id) in cases.iter().zip(&ids) {
+            assert_eq!(bits(&pool.get(*id).unwrap()), bits(c));
+        }
+        assert_eq!(pool.get(ids.len() as u32), None);
+        // Narrow values take fewer bytes than 96 × 4.
+        let mut small = ChunkPool::default();
+        small.push(&cases[0]);
+        small.shrink();
+        assert!(
+            small.pages[0].len() < 96 * 3,
+            "{} bytes",
+            small.pages[0].len()
+        );
+    }
+
+    #[test]
+    fn constant_chunks_are_stored_once() {
+        let mut pool = ChunkPool::default();
+        let zero = pool.push(&[0.0; N]);
+        let other = pool.push(&chunk_of(|i| i as f32));
+        assert_eq!(pool.push(&[0.0; N]), zero);
+        let neg_zero = pool.push(&[-0.0; N]);
+        assert_ne!(neg_zero, zero, "-0.0 and 0.0 differ in their bits");
+        assert_eq!(pool.push(&[-0.0; N]), neg_zero);
+        pool.shrink();
+        assert_eq!(pool.chunks(), 3);
+        assert_eq!(bits(&pool.get(zero).unwrap()), bits(&[0.0; N]));
+        assert_eq!(bits(&pool.get(neg_zero).unwrap()), bits(&[-0.0; N]));
+        assert_eq!(pool.get(other).unwrap()[95], 95.0);
+    }
+
+    #[test]
+    fn days_without_a_value_keep_no_chunk() {
+        use gridprint_core::quality::ZoneStatus;
+        let code = gridprint_core::zone::ZoneCode::parse("ES").unwrap();
+        let (a, b) = (SeriesKey::Generation, SeriesKey::Consumption);
+        let mut z = DerivedZone::default();
+        let mut pool = ChunkPool::default();
+        for d in 0..3 {
+            let mut x = DerivedDay::new(code.clone(), d);
+            x.flags[0] = SlotFlags::new(ZoneStatus::Complete, true, true);
+            if d != 1 {
+                for i in 0..N {
+                    x.set(a.clone(), i, 0.0);
+                }
+            }
+            if d == 2 {
+                x.set(b.clone(), 5, 7.0);
+            }
+            z.add_day(&mut pool, &x);
+        }
+        z.finish();
+        pool.shrink();
+        z.pool = Arc::new(pool);
+        let (ca, cb) = (z.column(&a).unwrap(), z.column(&b).unwrap());
+        assert_eq!(
+            ca,
+            &[ca[0], NO_CHUNK, ca[0]],
+            "all-zero days share one chunk"
+        );
+        assert_eq!(&cb[..2], &[NO_CHUNK, NO_CHUNK]);
+        assert!(z.chunk(ca, 1).is_none() && z.chunk(cb, 0).is_none());
+        assert_eq!(bits(&z.chunk(ca, 2).unwrap()), bits(&[0.0; N]));
+        assert!(z.chunk(cb, 2).unwrap()[4].is_nan());
+        assert_eq!(z.chunk_of_day(cb, 2).unwrap()[5], 7.0);
+        assert!(z.chunk_of_day(cb, 7).is_none());
     }
 
     #[test]
