@@ -18,7 +18,8 @@
 #   RSS of the server with the year loaded                                     target ≤ 300 MB
 # --inputs also stores the raw inputs (generation, load, flows) as a worker-fed database would hold
 # them (a larger file and cache). The database is cached in $BENCH_DIR between runs (--keep-db reuses
-# it; it is rebuilt when missing). Installs Debian's wrk and nginx when missing.
+# it; it is rebuilt when missing). Installs Debian's wrk and nginx when missing. GRIDPRINT_BIN=path
+# serves with that prebuilt binary instead (to compare builds on the same database).
 set -euo pipefail
 
 runs=3
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
     --keep-db) keep_db=1; shift ;;
     --response-cache-mb) cache_mb="$2"; shift 2 ;;
     --postgres) pg_admin="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -64,7 +65,7 @@ need nginx nginx
 
 echo "== building (release)"
 (cd "$root" && cargo build --release -p gridprint --bin gridprint && cargo build --release -p gridprint-api --example synth_year)
-bin="$target_dir/release/gridprint"
+bin="${GRIDPRINT_BIN:-$target_dir/release/gridprint}"
 synth="$target_dir/release/examples/synth_year"
 
 if [ -n "${pg_admin:-}" ]; then
