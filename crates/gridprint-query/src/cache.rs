@@ -25,8 +25,8 @@
 //! - The [`CacheVersion`] it was built from: the store's `data_version` and its input extent.
 //!
 //! Loading reads inputs and derived days in batches of [`LoadOptions::batch_days`] days (one by
-//! default: a 7-day batch of 52 zones decodes to ~20 MB that the allocator then keeps), so the
-//! transient memory of a load stays small. A reload builds the new cache beside the old one, so
+//! default: with 7-day batches a year's load left ~15 MiB more RSS behind), so the transient
+//! memory of a load stays small. A reload builds the new cache beside the old one, so
 //! its peak is about twice the cache. [`SharedCache`] holds the current cache behind an
 //! `ArcSwap`: readers take an `Arc` snapshot without locking, [`SharedCache::refresh`] rebuilds when
 //! the store's version changed and swaps the new cache in atomically (a full reload; in-flight
