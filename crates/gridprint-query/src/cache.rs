@@ -17,8 +17,12 @@
 //!   also indexes, per origin zone, the zones holding an exchange column naming it
 //!   ([`DataCache::exchange_destinations`]).
 //! - **Raw inputs** ([`InputSeries`]): one series per generation type of a zone, per zone load and per
-//!   directed flow, each with its days sorted and per slot an `f32` value, a `u8` data state
-//!   ([`ABSENT`] = no point) and a `u16` datasource id (interned strings). A flow `from → to` is stored
+//!   directed flow, each with its days sorted; per day the 96 values as a chunk of the same
+//!   [`ChunkPool`] (NaN where absent), and the per-slot `u8` data state ([`ABSENT`] = no point) and
+//!   `u16` datasource id (interned strings) as runs of equal (state, datasource) slots, 4 bytes a
+//!   run: one run for the usual day with a single state and source. Read back as a [`PlainDay`]
+//!   with the exact bits. Points are written into plain pending days during the load and packed
+//!   after each batch. A flow `from → to` is stored
 //!   once and indexed twice: as an export of `from` ([`ZoneInputs::exports`]) and an import of `to`
 //!   ([`ZoneInputs::imports`]). Points of zones that are not in the reference data are kept only as
 //!   the partner side of a known zone's flow.
@@ -477,24 +481,52 @@ fn key_bytes(k: &SeriesKey) -> usize {
     std::mem::size_of::<SeriesKey>() + heap
 }
 
-/// One raw input series (generation of a type, load, or one directed flow), columnar by day.
+/// One raw input series (generation of a type, load, or one directed flow), columnar by day (see
+/// the module documentation): per day a value chunk in the cache's [`ChunkPool`] and runs of equal
+/// (data state, datasource) slots.
 #[derive(Debug, Clone, Default)]
 pub struct InputSeries {
     days: Vec<i64>,
-    values: Vec<f32>,
-    states: Vec<u8>,
-    sources: Vec<u16>,
+    /// Value chunk of each day (absent slots hold NaN).
+    chunks: Vec<u32>,
+    /// End of each day's runs in `runs` (a day's runs start where the previous day's end).
+    run_ends: Vec<u32>,
+    /// Runs of slots with the same state and datasource, in slot order within a day: see [`run`].
+    runs: Vec<u32>,
+    /// Days written during the load and not yet packed (empty once loaded).
+    pending: BTreeMap<i64, Box<PlainDay>>,
+    /// The chunks of every zone and series (shared by the whole cache).
+    pool: Arc<ChunkPool>,
 }
 
-/// One slot of a day of an [`InputSeries`].
-#[derive(Debug, Clone, Copy)]
-pub struct InputDay<'a> {
-    pub values: &'a [f32],
-    /// `DataState as u8`, or [`ABSENT`].
-    pub states: &'a [u8],
-    /// Datasource ids (see [`DataCache::datasource`]).
-    pub sources: &'a [u16],
+/// A run: first slot index (bits 24..32), data state byte (16..24), datasource id (0..16).
+fn run(first: usize, state: u8, source: u16) -> u32 {
+    ((first as u32) << 24) | (u32::from(state) << 16) | u32::from(source)
 }
+
+/// A day of an input series, plain: as written during the load and as read back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlainDay {
+    /// Values; NaN where absent.
+    pub values: Chunk,
+    /// `DataState as u8`, or [`ABSENT`].
+    pub states: [u8; N],
+    /// Datasource ids (see [`DataCache::datasource`]); 0 where absent.
+    pub sources: [u16; N],
+}
+
+impl Default for PlainDay {
+    fn default() -> PlainDay {
+        PlainDay {
+            values: [f32::NAN; N],
+            states: [ABSENT; N],
+            sources: [0; N],
+        }
+    }
+}
+
+/// One day of an [`InputSeries`], unpacked.
+pub type InputDay = PlainDay;
 
 impl InputSeries {
     /// Day numbers held, ascending.
@@ -503,13 +535,28 @@ impl InputSeries {
     }
 
     /// The columns of the day at position `pos`.
-    pub fn day(&self, pos: usize) -> InputDay<'_> {
-        let r = pos * N..(pos + 1) * N;
-        InputDay {
-            values: &self.values[r.clone()],
-            states: &self.states[r.clone()],
-            sources: &self.sources[r],
+    pub fn day(&self, pos: usize) -> InputDay {
+        self.unpack(&self.pool, pos)
+    }
+
+    fn day_runs(&self, pos: usize) -> &[u32] {
+        let start = if pos == 0 { 0 } else { self.run_ends[pos - 1] };
+        &self.runs[start as usize..self.run_ends[pos] as usize]
+    }
+
+    fn unpack(&self, pool: &ChunkPool, pos: usize) -> PlainDay {
+        let mut d = PlainDay {
+            values: pool.get(self.chunks[pos]).unwrap_or([f32::NAN; N]),
+            ..PlainDay::default()
+        };
+        let runs = self.day_runs(pos);
+        for (k, &r) in runs.iter().enumerate() {
+            let end = runs.get(k + 1).map_or(N, |&next| (next >> 24) as usize);
+            let first = (r >> 24) as usize;
+            d.states[first..end].fill((r >> 16) as u8);
+            d.sources[first..end].fill(r as u16);
         }
+        d
     }
 
     /// Calls `f(slot, value, state, datasource id)` for every point of the window, in time order.
@@ -524,47 +571,77 @@ impl InputSeries {
         }
     }
 
-    fn set(&mut self, slot: Slot, mw: f64, state: DataState, source: u16) {
+    /// Writes one point during the load into its pending day (a day already packed is unpacked
+    /// into a pending one first); [`InputSeries::flush`] packs them.
+    fn set(&mut self, pool: &ChunkPool, slot: Slot, mw: f64, state: DataState, source: u16) {
         let day = slot.day();
-        let pos = match self.days.last() {
-            Some(&d) if d == day => self.days.len() - 1,
-            Some(&d) if d > day => match self.days.binary_search(&day) {
-                Ok(p) => p,
-                Err(p) => {
-                    self.days.insert(p, day);
-                    let at = p * N;
-                    self.values.splice(at..at, std::iter::repeat_n(f32::NAN, N));
-                    self.states.splice(at..at, std::iter::repeat_n(ABSENT, N));
-                    self.sources.splice(at..at, std::iter::repeat_n(0, N));
-                    p
-                }
-            },
-            _ => {
-                self.days.push(day);
-                self.values.extend(std::iter::repeat_n(f32::NAN, N));
-                self.states.extend(std::iter::repeat_n(ABSENT, N));
-                self.sources.extend(std::iter::repeat_n(0, N));
-                self.days.len() - 1
-            }
+        if !self.pending.contains_key(&day) {
+            let plain = match self.days.binary_search(&day) {
+                Ok(pos) => self.unpack(pool, pos),
+                Err(_) => PlainDay::default(),
+            };
+            self.pending.insert(day, Box::new(plain));
+        }
+        let d = self.pending.get_mut(&day).expect("just inserted");
+        let i = slot.index_in_day();
+        d.values[i] = if mw.is_finite() { mw as f32 } else { f32::NAN };
+        d.states[i] = state as u8;
+        d.sources[i] = source;
+    }
+
+    /// Packs the pending days (appended when they follow the stored ones, merged otherwise).
+    fn flush(&mut self, pool: &mut ChunkPool) {
+        let pending = std::mem::take(&mut self.pending);
+        let Some((&first, _)) = pending.first_key_value() else {
+            return;
         };
-        let i = pos * N + slot.index_in_day();
-        self.values[i] = if mw.is_finite() { mw as f32 } else { f32::NAN };
-        self.states[i] = state as u8;
-        self.sources[i] = source;
+        if self.days.last().is_none_or(|&l| l < first) {
+            for (day, d) in pending {
+                self.push_day(pool, day, &d);
+            }
+            return;
+        }
+        // A day before or among the stored ones (rare: points out of batch order): rebuild.
+        let old = std::mem::take(self);
+        self.pool = old.pool.clone();
+        let mut news = pending.into_iter().peekable();
+        for (pos, &day) in old.days.iter().enumerate() {
+            while let Some((d, plain)) = news.next_if(|(d, _)| *d <= day) {
+                self.push_day(pool, d, &plain);
+            }
+            if self.days.last() != Some(&day) {
+                self.days.push(day);
+                self.chunks.push(old.chunks[pos]);
+                self.runs.extend_from_slice(old.day_runs(pos));
+                self.run_ends.push(self.runs.len() as u32);
+            }
+        }
+        for (d, plain) in news {
+            self.push_day(pool, d, &plain);
+        }
+    }
+
+    fn push_day(&mut self, pool: &mut ChunkPool, day: i64, d: &PlainDay) {
+        self.days.push(day);
+        self.chunks.push(pool.push(&d.values));
+        for i in 0..N {
+            if i == 0 || (d.states[i], d.sources[i]) != (d.states[i - 1], d.sources[i - 1]) {
+                self.runs.push(run(i, d.states[i], d.sources[i]));
+            }
+        }
+        self.run_ends.push(self.runs.len() as u32);
     }
 
     fn shrink(&mut self) {
         self.days.shrink_to_fit();
-        self.values.shrink_to_fit();
-        self.states.shrink_to_fit();
-        self.sources.shrink_to_fit();
+        self.chunks.shrink_to_fit();
+        self.run_ends.shrink_to_fit();
+        self.runs.shrink_to_fit();
     }
 
     fn memory_bytes(&self) -> usize {
         self.days.capacity() * 8
-            + self.values.capacity() * 4
-            + self.states.capacity()
-            + self.sources.capacity() * 2
+            + (self.chunks.capacity() + self.run_ends.capacity() + self.runs.capacity()) * 4
     }
 }
 
@@ -599,7 +676,8 @@ impl ZoneInputs {
 pub struct CacheStats {
     /// Zone-days with derived data.
     pub derived_zone_days: usize,
-    /// Derived columns chunks (96 values each) held.
+    /// Chunks (96 values each) held in the pool: days of derived columns and, since they share the
+    /// pool, of raw input series (a shared constant chunk counts once).
     pub derived_chunks: usize,
     /// Raw input series (generation types, loads, directed flows).
     pub input_series: usize,
@@ -676,7 +754,7 @@ impl<'r> InputsBuilder<'r> {
         id
     }
 
-    fn add(&mut self, p: InputPoint) {
+    fn add(&mut self, pool: &ChunkPool, p: InputPoint) {
         let id = match self.by_key.get(&p.key) {
             Some(&id) => id,
             None => {
@@ -720,7 +798,14 @@ impl<'r> InputsBuilder<'r> {
             }
         };
         let ds = self.datasource(&p.datasource);
-        self.series[id as usize].set(p.slot, p.mw, p.state, ds);
+        self.series[id as usize].set(pool, p.slot, p.mw, p.state, ds);
+    }
+
+    /// Packs the days written since the last flush into the pool.
+    fn flush(&mut self, pool: &mut ChunkPool) {
+        for s in &mut self.series {
+            s.flush(pool);
+        }
     }
 }
 
@@ -742,6 +827,8 @@ impl DataCache {
         let batch = options.batch_days.max(1);
         let zones = &reference.zones;
 
+        // One pool for the chunks of derived columns and input series (constant chunks shared).
+        let mut pool = ChunkPool::default();
         let mut b = InputsBuilder::new(&reference);
         let input_days = version
             .input_extent
@@ -750,8 +837,9 @@ impl DataCache {
             for (a, z) in batches(days.clone(), batch) {
                 let range = SlotRange::new(Slot::first_of_day(a), Slot::first_of_day(z));
                 for p in store.inputs_in_range(range)? {
-                    b.add(p.point);
+                    b.add(&pool, p.point);
                 }
+                b.flush(&mut pool);
             }
         }
         let InputsBuilder {
@@ -770,7 +858,6 @@ impl DataCache {
         }
 
         let mut derived = vec![DerivedZone::default(); zones.len()];
-        let mut pool = ChunkPool::default();
         let mut add_days = |days: Vec<DerivedDay>| {
             for d in days {
                 if let Some(z) = zones.index_of(&d.zone) {
@@ -801,6 +888,9 @@ impl DataCache {
         for d in &mut derived {
             d.finish();
             d.pool = pool.clone();
+        }
+        for s in &mut series {
+            s.pool = pool.clone();
         }
         let destinations = exchange_destinations(&reference, &derived);
         Ok(DataCache {
@@ -1165,13 +1255,27 @@ mod tests {
         assert!(z.chunk_of_day(cb, 7).is_none());
     }
 
+    /// Packs the pending days of a test series into `pool` and shares the pool with it.
+    fn finish_series(s: &mut InputSeries, mut pool: ChunkPool) {
+        s.flush(&mut pool);
+        s.shrink();
+        pool.shrink();
+        s.pool = Arc::new(pool);
+    }
+
     #[test]
     fn input_series_inserts_out_of_order_days() {
         let mut s = InputSeries::default();
-        s.set(Slot(5 * 96 + 1), 1.0, DataState::Official, 0);
-        s.set(Slot(3 * 96 + 2), 2.0, DataState::Estimated, 1);
-        s.set(Slot(5 * 96 + 3), 3.0, DataState::Official, 0);
-        assert_eq!(s.days(), &[3, 5]);
+        let mut pool = ChunkPool::default();
+        s.set(&pool, Slot(5 * 96 + 1), 1.0, DataState::Official, 0);
+        s.flush(&mut pool);
+        // A day before the packed one, and a point into the packed day (unpacked, then repacked).
+        s.set(&pool, Slot(3 * 96 + 2), 2.0, DataState::Estimated, 1);
+        s.set(&pool, Slot(5 * 96 + 3), 3.0, DataState::Official, 0);
+        s.flush(&mut pool);
+        s.set(&pool, Slot(4 * 96), 4.0, DataState::Missing, 2);
+        finish_series(&mut s, pool);
+        assert_eq!(s.days(), &[3, 4, 5]);
         let mut got = Vec::new();
         s.for_each_point(SlotRange::new(Slot(0), Slot(1000)), |sl, v, st, ds| {
             got.push((sl.0, v, st, ds))
@@ -1180,9 +1284,211 @@ mod tests {
             got,
             vec![
                 (3 * 96 + 2, 2.0, DataState::Estimated, 1),
+                (4 * 96, 4.0, DataState::Missing, 2),
                 (5 * 96 + 1, 1.0, DataState::Official, 0),
                 (5 * 96 + 3, 3.0, DataState::Official, 0)
             ]
+        );
+    }
+
+    /// The day a series must read back: what `set` was given, NaN / ABSENT / 0 elsewhere.
+    fn expect_day(points: &[(usize, f64, DataState, u16)]) -> PlainDay {
+        let mut d = PlainDay::default();
+        for &(i, mw, st, ds) in points {
+            d.values[i] = if mw.is_finite() { mw as f32 } else { f32::NAN };
+            d.states[i] = st as u8;
+            d.sources[i] = ds;
+        }
+        d
+    }
+
+    fn assert_same_day(got: &PlainDay, want: &PlainDay) {
+        assert_eq!(bits(&got.values), bits(&want.values));
+        assert_eq!(got.states, want.states);
+        assert_eq!(got.sources, want.sources);
+    }
+
+    #[test]
+    fn input_days_round_trip_bit_exact_with_mixed_states_and_sources() {
+        use DataState::*;
+        let full = |st: DataState, ds: u16| -> Vec<(usize, f64, DataState, u16)> {
+            (0..N)
+                .map(|i| (i, 1000.0 + i as f64 * 0.123, st, ds))
+                .collect()
+        };
+        let mut days: Vec<Vec<(usize, f64, DataState, u16)>> = vec![
+            // Constant state and source: one run.
+            full(Official, 3),
+            // Estimated gap in the middle of official data.
+            full(Official, 3)
+                .into_iter()
+                .map(|(i, v, st, ds)| {
+                    (i, v, if (40..52).contains(&i) { Estimated } else { st }, ds)
+                })
+                .collect(),
+            // Datasource changes mid-day (same state).
+            full(Official, 1)
+                .into_iter()
+                .map(|(i, v, st, ds)| (i, v, st, if i >= 48 { 7 } else { ds }))
+                .collect(),
+            // ABSENT slots: the day starts late, has a hole, and ends early.
+            full(Estimated, 2)
+                .into_iter()
+                .filter(|p| (5..30).contains(&p.0) || (33..90).contains(&p.0))
+                .collect(),
+            // A single point; values that need care (negative zero, NaN, infinities, tiny, huge).
+            vec![(17, -0.0, Missing, 0)],
+            vec![
+                (0, -0.0, Official, 0),
+                (1, 0.0, Official, 0),
+                (2, f64::NAN, Missing, 0),
+                (3, f64::INFINITY, Estimated, 9),
+                (4, -1e-40, Official, u16::MAX),
+                (5, 3e38, Official, u16::MAX),
+                (95, -123.456, Estimated, 1),
+            ],
+            // Every slot a different (state, source).
+            (0..N)
+                .map(|i| {
+                    (
+                        i,
+                        i as f64,
+                        DataState::from_u8((i % 3) as u8).unwrap(),
+                        i as u16,
+                    )
+                })
+                .collect(),
+            // Missing points with a value of zero, and a constant value.
+            full(Missing, 0)
+                .into_iter()
+                .map(|(i, _, st, ds)| (i, 0.0, st, ds))
+                .collect(),
+        ];
+        // A pseudo-random day as well.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        days.push(
+            (0..N)
+                .filter_map(|i| {
+                    let r = rnd();
+                    (r % 5 != 0).then(|| {
+                        let st = DataState::from_u8(((r >> 8) % 3) as u8).unwrap();
+                        let ds = ((r >> 16) % 3) as u16;
+                        (i, (r >> 32) as f64 / 1e3 - 2e6, st, ds)
+                    })
+                })
+                .collect(),
+        );
+        // Written in both day orders, with a flush after every day, after all, or in between.
+        for (order, flush_every) in [(false, 1), (true, 1), (false, 100), (true, 3)] {
+            let mut s = InputSeries::default();
+            let mut pool = ChunkPool::with_page_bytes(1_000);
+            let mut idx: Vec<usize> = (0..days.len()).collect();
+            if order {
+                idx.reverse();
+            }
+            for (k, &d) in idx.iter().enumerate() {
+                // Points of a day in reverse slot order: order within a day does not matter.
+                for &(i, mw, st, ds) in days[d].iter().rev() {
+                    s.set(&pool, Slot(d as i64 * 96 + i as i64), mw, st, ds);
+                }
+                if (k + 1) % flush_every == 0 {
+                    s.flush(&mut pool);
+                }
+            }
+            finish_series(&mut s, pool);
+            assert_eq!(s.days(), (0..days.len() as i64).collect::<Vec<_>>());
+            for (pos, pts) in days.iter().enumerate() {
+                assert_same_day(&s.day(pos), &expect_day(pts));
+            }
+            // for_each_point: exactly the points written, in time order, none for ABSENT slots.
+            let mut got = Vec::new();
+            s.for_each_point(
+                SlotRange::new(Slot(-5), Slot(days.len() as i64 * 96 + 5)),
+                |sl, v, st, ds| got.push((sl.0, v.to_bits(), st, ds)),
+            );
+            let want: Vec<_> = days
+                .iter()
+                .enumerate()
+                .flat_map(|(d, pts)| {
+                    let mut pts = pts.clone();
+                    pts.sort_by_key(|p| p.0);
+                    pts.into_iter().map(move |(i, mw, st, ds)| {
+                        let v = if mw.is_finite() { mw as f32 } else { f32::NAN };
+                        ((d * 96 + i) as i64, v.to_bits(), st, ds)
+                    })
+                })
+                .collect();
+            assert_eq!(got, want);
+            // Runs: one for a constant day, three for the gap, two for the source change.
+            let runs = |pos: usize| s.day_runs(pos).len();
+            assert_eq!((runs(0), runs(1), runs(2), runs(7)), (1, 3, 2, 1));
+            assert_eq!(runs(3), 5, "absent, estimated, absent, estimated, absent");
+            assert_eq!(runs(6), N);
+        }
+    }
+
+    #[test]
+    fn rewritten_points_replace_the_packed_ones() {
+        let mut s = InputSeries::default();
+        let mut pool = ChunkPool::default();
+        for i in 0..N {
+            s.set(
+                &pool,
+                Slot(10 * 96 + i as i64),
+                5.0,
+                DataState::Estimated,
+                1,
+            );
+        }
+        s.set(&pool, Slot(11 * 96), 6.0, DataState::Official, 2);
+        s.flush(&mut pool);
+        // A later batch brings the official value of one slot of the packed day 10.
+        s.set(&pool, Slot(10 * 96 + 50), 7.5, DataState::Official, 2);
+        finish_series(&mut s, pool);
+        assert_eq!(s.days(), &[10, 11]);
+        let d = s.day(0);
+        assert_eq!((d.values[49], d.states[49], d.sources[49]), (5.0, 1, 1));
+        assert_eq!((d.values[50], d.states[50], d.sources[50]), (7.5, 0, 2));
+        assert_eq!((d.values[51], d.states[51], d.sources[51]), (5.0, 1, 1));
+        let e = s.day(1);
+        assert_eq!((e.values[0], e.states[0], e.sources[0]), (6.0, 0, 2));
+        assert!(e.values[1].is_nan() && e.states[1] == ABSENT && e.sources[1] == 0);
+        assert_eq!(s.day_runs(1).len(), 2);
+    }
+
+    #[test]
+    fn constant_input_days_share_one_chunk_and_take_one_run() {
+        let mut s = InputSeries::default();
+        let mut pool = ChunkPool::default();
+        for day in 0..30 {
+            for i in 0..N {
+                s.set(
+                    &pool,
+                    Slot(day * 96 + i as i64),
+                    0.0,
+                    DataState::Official,
+                    4,
+                );
+            }
+            s.flush(&mut pool);
+        }
+        assert_eq!(pool.chunks(), 1, "all-zero days share one chunk");
+        finish_series(&mut s, pool);
+        assert_eq!(s.runs.len(), 30);
+        assert_eq!(s.memory_bytes(), 30 * (8 + 4 + 4 + 4));
+        assert_same_day(
+            &s.day(29),
+            &expect_day(
+                &(0..N)
+                    .map(|i| (i, 0.0, DataState::Official, 4))
+                    .collect::<Vec<_>>(),
+            ),
         );
     }
 }
