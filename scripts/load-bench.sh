@@ -202,4 +202,5 @@ printf '%-58s %12s %10s\n' "C nginx, the same bytes as a static file" "$C" "$Cp"
 echo "B / C = $ratio (target ≥ 0.7); B p99 target ≤ 50 ms"
 echo "server RSS: $((rss_loaded / 1024)) MB after loading (in ${load_secs%.*} s), $((rss_after / 1024)) MB after the runs, peak $((hwm / 1024)) MB (target ≤ 300 MB; MB = MiB)"
 echo "after the runs: $rss_parts"
-grep -o 'data cache loaded.*' "$bench_dir/server.log" | sed 's/\x1b\[[0-9;]*m//g' | head -1
+# Only logged at --log info or lower.
+grep -o 'data cache loaded.*' "$bench_dir/server.log" | sed 's/\x1b\[[0-9;]*m//g' | head -1 || true
