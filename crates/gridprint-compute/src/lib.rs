@@ -17,7 +17,7 @@ use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_store::{Store, StoreError, StoredInput};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use time::OffsetDateTime;
 
 /// Days computed and staged per batch (bounds memory on long ranges).
@@ -157,6 +157,40 @@ pub fn compute_ranges(
     now: OffsetDateTime,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
+    compute_publish(store, reference, ranges, Days::All, now, progress)
+}
+
+/// Like [`compute_range`], but only the UTC days of `range` that hold at least one stored input
+/// are computed and published; the days between them are left as stored. This is what computing
+/// "everything stored" means: a day in 2017 and a few in 2024 cost a few days, not seven years.
+/// `summary.slots` counts the slots of the computed days.
+pub fn compute_days_with_inputs(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    range: SlotRange,
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ComputeSummary, ComputeError> {
+    compute_publish(store, reference, &[range], Days::WithInputs, now, progress)
+}
+
+/// Which days of a range a compute covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Days {
+    /// Every day.
+    All,
+    /// Only the days that hold stored inputs.
+    WithInputs,
+}
+
+fn compute_publish(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    ranges: &[SlotRange],
+    which: Days,
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ComputeSummary, ComputeError> {
     let run = gridprint_store::new_run_id();
     let total: u64 = ranges
         .iter()
@@ -166,7 +200,7 @@ pub fn compute_ranges(
     let mut result: Result<ComputeSummary, ComputeError> = Ok(ComputeSummary::default());
     for r in ranges {
         let base = done;
-        match compute_staged(store, reference, *r, now, run, &mut |d, _| {
+        match compute_staged(store, reference, *r, which, now, run, &mut |d, _| {
             progress(base + d, total)
         }) {
             Ok(s) => {
@@ -199,6 +233,7 @@ fn compute_staged(
     store: &dyn Store,
     reference: &ReferenceData,
     range: SlotRange,
+    which: Days,
     now: OffsetDateTime,
     run: i64,
     progress: &mut dyn FnMut(u64, u64),
@@ -207,7 +242,7 @@ fn compute_staged(
     let days = range.days();
     let total = (days.end - days.start).max(0) as u64;
     let mut summary = ComputeSummary {
-        slots: range.len(),
+        slots: if which == Days::All { range.len() } else { 0 },
         ..Default::default()
     };
     let mut day = days.start;
@@ -215,13 +250,25 @@ fn compute_staged(
         let batch_end = (day + DAYS_PER_BATCH).min(days.end);
         let batch = SlotRange::new(Slot::first_of_day(day), Slot::first_of_day(batch_end));
         let todo = SlotRange::new(batch.start.max(range.start), batch.end.min(range.end));
+        let points = store.inputs_in_range(todo)?;
+        // The days of the batch that are computed (and staged): all, or those holding inputs.
+        let with_inputs: HashSet<i64> = points.iter().map(|p| p.point.slot.day()).collect();
+        let wanted = |d: i64| which == Days::All || with_inputs.contains(&d);
+        if with_inputs.is_empty() && which == Days::WithInputs {
+            progress((batch_end - days.start) as u64, total);
+            day = batch_end;
+            continue;
+        }
         let existing: HashMap<(i64, usize), DerivedDay> = store
             .derived_days(day..batch_end)?
             .into_iter()
             .filter_map(|d| reference.zones.index_of(&d.zone).map(|i| ((d.day, i), d)))
             .collect();
-        let points = store.inputs_in_range(todo)?;
-        let inputs = gather_slot_inputs(reference, todo, &points);
+        let mut inputs = gather_slot_inputs(reference, todo, &points);
+        if which == Days::WithInputs {
+            inputs.retain(|si| wanted(si.slot.day()));
+            summary.slots += inputs.len();
+        }
         let results: Vec<_> = inputs
             .par_iter()
             .map(|si| trace_slot(reference, si))
@@ -261,6 +308,9 @@ fn compute_staged(
         }
         let mut staged: Vec<DerivedDay> = Vec::new();
         for (d, zone_days) in out.into_iter().enumerate() {
+            if !wanted(day + d as i64) {
+                continue;
+            }
             let generation: Vec<[f32; SLOTS_PER_DAY as usize]> =
                 zone_days.iter().map(|b| b.generation()).collect();
             for (i, b) in zone_days.into_iter().enumerate() {

@@ -12,12 +12,14 @@
 //! [`detect_and_parse`] sniffs which format a payload is in, so an importer can hand it any ENTSO-E
 //! file.
 //!
-//! Live ingestion lives here too: the ENTSO-E REST client ([`entsoe_api`]) and the Elexon client for
-//! Great Britain ([`elexon`]) behind one [`fetch::Fetcher`], sharing retries and request budgets
-//! ([`http`]); resumable backfills ([`backfill`]); gap estimation ([`estimate`]) and the forecast
-//! ([`forecast`]) as pure functions over one [`series::Series`]; the worker cycle that ties them to
-//! the store and the compute ([`worker`]); cached provider health for the status endpoints
-//! ([`health`]); and recorded-document replay for loopback test servers ([`replay`]).
+//! The provider clients live here too: the ENTSO-E REST client ([`entsoe_api`]) and the Elexon
+//! client for Great Britain ([`elexon`]) behind one [`fetch::Fetcher`], sharing retries and request
+//! budgets ([`http`]), with the requests they answer ([`request`]); and cached provider health for
+//! the status endpoints ([`health`]). With the `testing` feature, `replay` answers like the
+//! Transparency Platform from recorded documents, for loopback test servers.
+//!
+//! This crate knows no store and no compute: what is done with the points — backfills, gap
+//! estimates, the forecast, the worker cycle, imports — is `gridprint-pipeline`'s.
 
 #![forbid(unsafe_code)]
 
@@ -29,18 +31,14 @@ pub mod file_library;
 pub mod skip;
 mod time_grid;
 
-pub mod backfill;
 pub mod elexon;
 pub mod entsoe_api;
-pub mod estimate;
 pub mod fetch;
-pub mod forecast;
 pub mod health;
 pub mod http;
+#[cfg(feature = "testing")]
 pub mod replay;
 pub mod request;
-pub mod series;
-pub mod worker;
 
 pub use document::{DocumentKind, ParsedDocument};
 pub use error::ParseError;

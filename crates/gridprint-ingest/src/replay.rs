@@ -1,6 +1,6 @@
-//! Recorded ENTSO-E documents answering API queries, as the Transparency Platform would: the test
-//! support behind the loopback servers (wiremock) that the client, backfill and worker tests run
-//! against, since no machine here reaches the real API.
+//! Recorded ENTSO-E documents answering API queries, as the Transparency Platform would (feature
+//! `testing`): the test support behind the loopback servers (wiremock) that the client, backfill
+//! and worker tests run against, since no machine here reaches the real API.
 //!
 //! [`Replay::add`] reads a recorded A75, A65 or A11 document and works out which query it answers
 //! (document type, area parameters — the same [`crate::entsoe_api::query_params`] the client sends —
@@ -179,13 +179,11 @@ mod tests {
     }
 }
 
-/// A wiremock responder answering like the Transparency Platform from a [`Replay`] (feature
-/// `wiremock`, for tests that run the real client against a loopback server).
-#[cfg(feature = "wiremock")]
+/// A wiremock responder answering like the Transparency Platform from a [`Replay`] (for tests that
+/// run the real client against a loopback server).
 #[derive(Clone)]
 pub struct ReplayResponder(pub Replay);
 
-#[cfg(feature = "wiremock")]
 impl wiremock::Respond for ReplayResponder {
     fn respond(&self, req: &wiremock::Request) -> wiremock::ResponseTemplate {
         let pairs: Vec<(String, String)> = req

@@ -1,8 +1,30 @@
 //! `gridprint access`: the operator's out-of-band channel to grant, revoke, reset and list access.
 
-use crate::cli::{AccessArgs, AccessCommand, Global};
+use crate::open::ServerArgs;
 use anyhow::bail;
+use clap::{Args, Subcommand};
 use gridprint_store::access::normalize_email as normalize;
+
+#[derive(Debug, Args)]
+pub struct AccessArgs {
+    #[command(subcommand)]
+    pub command: AccessCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AccessCommand {
+    /// Grant access to one or more emails.
+    Grant {
+        #[arg(required = true)]
+        emails: Vec<String>,
+    },
+    /// Revoke access: registration and tokens removed (tokens stop working within 60 s).
+    Revoke { email: String },
+    /// Drop a registration so the person can register again with a new password; the grant stays.
+    Reset { email: String },
+    /// List grants: email, granted at, registered, last token issued.
+    List,
+}
 
 fn normalize_email(raw: &str) -> anyhow::Result<String> {
     normalize(raw).ok_or_else(|| anyhow::anyhow!("'{}' is not an email address", raw.trim()))
@@ -14,7 +36,7 @@ fn fmt_time(t: i64) -> String {
         .unwrap_or_else(|_| t.to_string())
 }
 
-pub fn run(g: &Global, args: &AccessArgs) -> anyhow::Result<()> {
+pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     match &args.command {

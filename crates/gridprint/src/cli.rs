@@ -1,7 +1,13 @@
-//! Command-line definition (clap derive). Every flag has a `GRIDPRINT_*` environment variable.
+//! Command-line definition (clap derive): the subcommands, each with its arguments beside its
+//! command module, and the logging options every subcommand takes. Every flag has a `GRIDPRINT_*`
+//! environment variable.
+//!
+//! The server-side options ([`ServerArgs`]: database, read-only, zone set…) belong to the
+//! subcommands that open the store; they are accepted before the subcommand as well
+//! (`gridprint --database URL serve`), but `gridprint query`, a client, takes none of them.
 
+use crate::open::{OnServer, ServerArgs};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -11,46 +17,20 @@ use std::path::PathBuf;
 )]
 pub struct Cli {
     #[command(flatten)]
-    pub global: Global,
+    pub log: LogArgs,
+    /// Server options written before the subcommand; see [`ServerArgs::with_leading`].
+    #[command(
+        flatten,
+        next_help_heading = "Database and reference data (server commands; also accepted after the command)"
+    )]
+    pub leading: ServerArgs,
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// Options every subcommand takes.
+/// Logging options every subcommand takes.
 #[derive(Debug, Args, Clone)]
-pub struct Global {
-    /// Database URL: `sqlite://PATH` (embedded default) or `postgres://…`.
-    #[arg(
-        long,
-        global = true,
-        env = "GRIDPRINT_DATABASE_URL",
-        default_value = "sqlite://gridprint.db",
-        hide_env_values = true
-    )]
-    pub database: String,
-    /// Open the database read-only (replicas that must not write): nothing is migrated, data and
-    /// token checks work, registering and issuing tokens answer 503, writing commands fail.
-    #[arg(long, global = true, env = "GRIDPRINT_READ_ONLY")]
-    pub read_only: bool,
-    /// Largest number of PostgreSQL connections this process opens.
-    #[arg(
-        long,
-        global = true,
-        env = "GRIDPRINT_DB_MAX_CONNECTIONS",
-        default_value_t = 8
-    )]
-    pub db_max_connections: u32,
-    /// Zone set: `selected` (52 zones in use) or `full` (60 zones).
-    #[arg(
-        long,
-        global = true,
-        env = "GRIDPRINT_ZONE_SET",
-        default_value = "selected"
-    )]
-    pub zone_set: String,
-    /// Directory with reference data files overriding the embedded ones (same layout as data/reference).
-    #[arg(long, global = true, env = "GRIDPRINT_REFERENCE_DIR")]
-    pub reference_dir: Option<PathBuf>,
+pub struct LogArgs {
     /// Log filter, e.g. `info`, `gridprint=debug`.
     #[arg(long, global = true, env = "GRIDPRINT_LOG", default_value = "info")]
     pub log: String,
@@ -74,74 +54,27 @@ pub enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the token service and the data API.
-    Serve(crate::serve::ServeArgs),
+    Serve(OnServer<crate::serve::ServeArgs>),
     /// Import ENTSO-E XML documents or File Library CSV files (files or folders), or the bundled demo data.
-    Import(ImportArgs),
+    Import(OnServer<crate::import::ImportArgs>),
     /// Compute every derived output (flow tracing, footprints, shares, scores) for a time range.
-    Compute(ComputeArgs),
+    Compute(OnServer<crate::compute::ComputeArgs>),
     /// Grant, revoke, reset and list access (the operator's out-of-band channel).
-    Access(AccessArgs),
+    Access(OnServer<crate::access::AccessArgs>),
     /// Apply pending database migrations and exit.
-    Migrate,
+    Migrate(ServerArgs),
     /// Query a gridprint server (or any server of this interface): table, CSV or JSON.
     Query(crate::query_cmd::QueryArgs),
     /// Backfill a provider's history (ENTSO-E or Elexon) into the store, resumably, then compute it.
-    Ingest(crate::ingest_cmd::IngestArgs),
+    Ingest(OnServer<crate::ingest_cmd::IngestArgs>),
     /// Run the live ingestion loop: fetch, estimate gaps, forecast, recompute, every interval.
-    Worker(crate::worker::WorkerArgs),
+    Worker(OnServer<crate::worker::WorkerArgs>),
     /// Backtest the forecast on stored history against the seasonal-naive baseline.
-    ForecastEval(crate::forecast_eval::ForecastEvalArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct ImportArgs {
-    /// Files or folders to import (format detected per file).
-    #[arg(required_unless_present = "demo")]
-    pub paths: Vec<PathBuf>,
-    /// Import the bundled real demo data set and compute it.
-    #[arg(long, env = "GRIDPRINT_DEMO")]
-    pub demo: bool,
-    /// Do not compute the imported range afterwards.
-    #[arg(long, env = "GRIDPRINT_NO_COMPUTE")]
-    pub no_compute: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct ComputeArgs {
-    /// Start of the range (ISO 8601; default: first stored input).
-    #[arg(long, env = "GRIDPRINT_FROM")]
-    pub from: Option<String>,
-    /// End of the range, exclusive (ISO 8601; default: last stored input).
-    #[arg(long, env = "GRIDPRINT_TO")]
-    pub to: Option<String>,
-    /// Pretend the current time is this instant (tests, replays); decides which slots are frozen.
-    #[arg(long, env = "GRIDPRINT_NOW", hide = true)]
-    pub now: Option<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct AccessArgs {
-    #[command(subcommand)]
-    pub command: AccessCommand,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum AccessCommand {
-    /// Grant access to one or more emails.
-    Grant {
-        #[arg(required = true)]
-        emails: Vec<String>,
-    },
-    /// Revoke access: registration and tokens removed (tokens stop working within 60 s).
-    Revoke { email: String },
-    /// Drop a registration so the person can register again with a new password; the grant stays.
-    Reset { email: String },
-    /// List grants: email, granted at, registered, last token issued.
-    List,
+    ForecastEval(OnServer<crate::forecast_eval::ForecastEvalArgs>),
 }
 
 /// Sets up tracing to stderr.
-pub fn init_logging(g: &Global) {
+pub fn init_logging(g: &LogArgs) {
     let filter = tracing_subscriber::EnvFilter::try_new(&g.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()

@@ -1,12 +1,28 @@
-//! `gridprint compute`: recompute derived outputs for a time range, with a progress bar.
+//! `gridprint compute`: recompute derived outputs — every day that holds inputs, or a time range —
+//! with a progress bar.
 
-use crate::cli::{ComputeArgs, Global};
+use crate::open::ServerArgs;
+use crate::progress::Bars;
 use anyhow::Context;
+use clap::Args;
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_store::Store;
-use indicatif::{ProgressBar, ProgressStyle};
 use time::OffsetDateTime;
+
+#[derive(Debug, Args)]
+pub struct ComputeArgs {
+    /// Start of the range (ISO 8601). Without --from and --to, every day that holds inputs is
+    /// computed; with only --to, the range starts at the first stored input.
+    #[arg(long, env = "GRIDPRINT_FROM")]
+    pub from: Option<String>,
+    /// End of the range, exclusive (ISO 8601; with only --from: the last stored input).
+    #[arg(long, env = "GRIDPRINT_TO")]
+    pub to: Option<String>,
+    /// Pretend the current time is this instant (tests, replays); decides which slots are frozen.
+    #[arg(long, env = "GRIDPRINT_NOW", hide = true)]
+    pub now: Option<String>,
+}
 
 /// Parses `--now` or takes the system time.
 pub fn now_from(arg: Option<&str>) -> anyhow::Result<OffsetDateTime> {
@@ -23,33 +39,31 @@ pub fn compute_with_progress(
     ranges: &[SlotRange],
     now: OffsetDateTime,
 ) -> anyhow::Result<gridprint_compute::ComputeSummary> {
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("computing {bar:40} {pos}/{len} days ({eta} left)")
-            .expect("valid template"),
-    );
-    let started = std::time::Instant::now();
-    let summary =
-        gridprint_compute::compute_ranges(store, reference, ranges, now, &mut |done, total| {
-            bar.set_length(total);
-            bar.set_position(done);
-        })?;
-    bar.finish_and_clear();
-    eprintln!(
-        "computed {} zone-slots over {} slots ({} frozen kept), published {} zone-days in {:.1} s",
-        summary.computed,
-        summary.slots,
-        summary.frozen_kept,
-        summary.days_published,
-        started.elapsed().as_secs_f64()
-    );
-    Ok(summary)
+    Ok(gridprint_pipeline::compute::compute_ranges(
+        store,
+        reference,
+        ranges,
+        now,
+        &mut Bars::new(false),
+    )?)
 }
 
-pub fn run(g: &Global, args: &ComputeArgs) -> anyhow::Result<()> {
+pub fn run(g: &ServerArgs, args: &ComputeArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     let now = now_from(args.now.as_deref())?;
+    if args.from.is_none() && args.to.is_none() {
+        let computed = gridprint_pipeline::compute::compute_stored(
+            &*store,
+            &reference,
+            now,
+            &mut Bars::new(false),
+        )?;
+        if computed.is_none() {
+            eprintln!("no inputs stored; nothing to compute (import data first)");
+        }
+        return Ok(());
+    }
     let extent = store.input_extent()?;
     let start = match &args.from {
         Some(s) => Slot::containing(parse_timestamp(s).context("--from")?),

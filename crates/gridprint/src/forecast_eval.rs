@@ -7,15 +7,15 @@
 //! scored on the same points: MAE in MW, and MAPE over the points whose actual value is at least
 //! 1 MW (flows are often zero, which makes their MAPE large and unstable; read their MAE).
 
-use crate::cli::Global;
+use crate::open::ServerArgs;
 use crate::ingest_cmd::{parse_duration, parse_zones};
 use anyhow::{Context, bail};
 use clap::Args;
 use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange, parse_timestamp};
-use gridprint_ingest::forecast::{Backtest, ForecastConfig, LevelAdjust, backtest};
-use gridprint_ingest::series::group;
+use gridprint_pipeline::forecast::{Backtest, ForecastConfig, LevelAdjust, backtest};
+use gridprint_pipeline::series::group;
 use std::time::Duration;
 
 /// Longest range evaluated in one run (everything is loaded into memory).
@@ -59,7 +59,7 @@ fn pct(v: f64) -> String {
     }
 }
 
-pub fn run(g: &Global, args: &ForecastEvalArgs) -> anyhow::Result<()> {
+pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     let Some(extent) = store.input_extent()? else {
@@ -96,7 +96,7 @@ pub fn run(g: &Global, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     let cfg = ForecastConfig::default();
     println!(
         "forecast {} vs seasonal naive (same slot, last known day); horizon {} h, origins every {} h",
-        gridprint_ingest::forecast::METHOD,
+        gridprint_pipeline::forecast::METHOD,
         horizon as f64 / 4.0,
         every as f64 / 4.0
     );

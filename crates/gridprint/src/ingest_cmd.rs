@@ -7,13 +7,13 @@
 //! older than four hours are final once computed, and computing a half-fetched range would freeze
 //! it incomplete. The provider options ([`ProviderArgs`]) are shared with `gridprint worker`.
 
-use crate::cli::Global;
+use crate::open::ServerArgs;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_core::zone::{Provider, ZoneCode};
-use gridprint_ingest::backfill::{self, BackfillOptions};
+use gridprint_pipeline::backfill::{self, BackfillOptions};
 use gridprint_ingest::elexon::{self, ElexonClient, ElexonConfig};
 use gridprint_ingest::entsoe_api::{self, EntsoeClient, EntsoeConfig, EntsoeToken};
 use gridprint_ingest::fetch::Fetcher;
@@ -205,7 +205,7 @@ pub async fn shutdown_signal() {
     }
 }
 
-pub fn run(g: &Global, args: &IngestArgs) -> anyhow::Result<()> {
+pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     let now = crate::compute::now_from(args.now.as_deref())?;

@@ -11,12 +11,14 @@ mod forecast_eval;
 mod import;
 mod ingest_cmd;
 mod open;
+mod progress;
 mod query_cmd;
 mod serve;
 mod worker;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use cli::{Cli, Command};
+use open::{OnServer, ServerArgs};
 use std::process::ExitCode;
 
 /// jemalloc (with its background purging threads) instead of glibc's malloc: under load without the
@@ -27,20 +29,34 @@ use std::process::ExitCode;
 static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    cli::init_logging(&cli.global);
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli::init_logging(&cli.log);
+    let Some((_, own)) = matches.subcommand() else {
+        unreachable!("clap requires a subcommand")
+    };
+    // The server options of a server-side subcommand, with those written before it applied.
+    let server = |s: &ServerArgs| s.with_leading(&cli.leading, &matches, own);
     let result = match &cli.command {
-        Command::Import(args) => import::run(&cli.global, args),
-        Command::Compute(args) => compute::run(&cli.global, args),
-        Command::Access(args) => access::run(&cli.global, args),
-        Command::Serve(args) => serve::run(&cli.global, args),
-        Command::Query(args) => query_cmd::run(args),
-        Command::Ingest(args) => ingest_cmd::run(&cli.global, args),
-        Command::Worker(args) => worker::run(&cli.global, args),
-        Command::ForecastEval(args) => forecast_eval::run(&cli.global, args),
-        Command::Migrate => open::open_store(&cli.global).map(|s| {
+        Command::Import(OnServer { server: s, args }) => import::run(&server(s), args),
+        Command::Compute(OnServer { server: s, args }) => compute::run(&server(s), args),
+        Command::Access(OnServer { server: s, args }) => access::run(&server(s), args),
+        Command::Serve(OnServer { server: s, args }) => serve::run(&server(s), args),
+        Command::Ingest(OnServer { server: s, args }) => ingest_cmd::run(&server(s), args),
+        Command::Worker(OnServer { server: s, args }) => worker::run(&server(s), args),
+        Command::ForecastEval(OnServer { server: s, args }) => {
+            forecast_eval::run(&server(s), args)
+        }
+        Command::Migrate(s) => open::open_store(&server(s)).map(|s| {
             println!("database {} is up to date", s.describe());
         }),
+        Command::Query(args) => match ServerArgs::first_given(&matches) {
+            Some(flag) => Err(anyhow::anyhow!(
+                "{flag} is an option of the server commands; `gridprint query` asks a server over \
+                 HTTP (see `gridprint query --help`)"
+            )),
+            None => query_cmd::run(args),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,13 +1,105 @@
-//! Opening what every subcommand needs: the store named by `--database` and the reference data.
+//! What every server-side subcommand opens — the store named by `--database` and the reference
+//! data — and the options that name them ([`ServerArgs`]), which only those subcommands take
+//! (`gridprint query` talks to a server over HTTP and has none of them).
 
-use crate::cli::Global;
 use anyhow::{Context, bail};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args};
 use gridprint_core::reference::{ReferenceData, ReferenceFiles, ZoneSet};
 use gridprint_store::SharedStore;
+use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The database and reference data of a server-side subcommand (serve, import, compute, access,
+/// migrate, ingest, worker, forecast-eval). They may also stand before the subcommand
+/// (`gridprint --database URL serve`); see [`ServerArgs::with_leading`].
+#[derive(Debug, Args, Clone)]
+pub struct ServerArgs {
+    /// Database URL: `sqlite://PATH` (embedded default) or `postgres://…`.
+    #[arg(
+        long,
+        env = "GRIDPRINT_DATABASE_URL",
+        default_value = "sqlite://gridprint.db",
+        hide_env_values = true
+    )]
+    pub database: String,
+    /// Open the database read-only (replicas that must not write): nothing is migrated, data and
+    /// token checks work, registering and issuing tokens answer 503, writing commands fail.
+    #[arg(long, env = "GRIDPRINT_READ_ONLY")]
+    pub read_only: bool,
+    /// Largest number of PostgreSQL connections this process opens.
+    #[arg(long, env = "GRIDPRINT_DB_MAX_CONNECTIONS", default_value_t = 8)]
+    pub db_max_connections: u32,
+    /// Zone set: `selected` (52 zones in use) or `full` (60 zones).
+    #[arg(long, env = "GRIDPRINT_ZONE_SET", default_value = "selected")]
+    pub zone_set: String,
+    /// Directory with reference data files overriding the embedded ones (same layout as data/reference).
+    #[arg(long, env = "GRIDPRINT_REFERENCE_DIR")]
+    pub reference_dir: Option<PathBuf>,
+}
+
+/// A server-side subcommand's own arguments with the [`ServerArgs`] it takes.
+#[derive(Debug, Args)]
+pub struct OnServer<A: Args> {
+    #[command(flatten, next_help_heading = "Database and reference data")]
+    pub server: ServerArgs,
+    #[command(flatten)]
+    pub args: A,
+}
+
+/// The argument ids of [`ServerArgs`] (clap names them after the fields).
+const SERVER_ARG_IDS: [&str; 5] = [
+    "database",
+    "read_only",
+    "db_max_connections",
+    "zone_set",
+    "reference_dir",
+];
+
+fn on_command_line(m: &ArgMatches, id: &str) -> bool {
+    m.value_source(id) == Some(ValueSource::CommandLine)
+}
+
+impl ServerArgs {
+    /// These options with those written before the subcommand (`leading`, parsed from
+    /// `leading_matches`) applied, unless the subcommand's own matches (`own`) name them too.
+    pub fn with_leading(
+        &self,
+        leading: &ServerArgs,
+        leading_matches: &ArgMatches,
+        own: &ArgMatches,
+    ) -> ServerArgs {
+        let take = |id: &str| on_command_line(leading_matches, id) && !on_command_line(own, id);
+        let mut out = self.clone();
+        if take("database") {
+            out.database = leading.database.clone();
+        }
+        if take("read_only") {
+            out.read_only = leading.read_only;
+        }
+        if take("db_max_connections") {
+            out.db_max_connections = leading.db_max_connections;
+        }
+        if take("zone_set") {
+            out.zone_set = leading.zone_set.clone();
+        }
+        if take("reference_dir") {
+            out.reference_dir = leading.reference_dir.clone();
+        }
+        out
+    }
+
+    /// The first of these options written on the command line in `matches`, as `--flag-name`.
+    pub fn first_given(matches: &ArgMatches) -> Option<String> {
+        SERVER_ARG_IDS
+            .iter()
+            .find(|id| on_command_line(matches, id))
+            .map(|id| format!("--{}", id.replace('_', "-")))
+    }
+}
+
 /// Opens the configured database (applying migrations).
-pub fn open_store(g: &Global) -> anyhow::Result<SharedStore> {
+pub fn open_store(g: &ServerArgs) -> anyhow::Result<SharedStore> {
     let url = g.database.trim();
     if url.starts_with("sqlite:") {
         let store = gridprint_store_sqlite::SqliteStore::open_url_with(url, g.read_only)
@@ -27,7 +119,7 @@ pub fn open_store(g: &Global) -> anyhow::Result<SharedStore> {
 }
 
 /// Loads reference data: embedded, or from `--reference-dir`.
-pub fn load_reference(g: &Global) -> anyhow::Result<Arc<ReferenceData>> {
+pub fn load_reference(g: &ServerArgs) -> anyhow::Result<Arc<ReferenceData>> {
     let set = ZoneSet::parse(&g.zone_set)
         .with_context(|| format!("unknown zone set '{}' (use selected or full)", g.zone_set))?;
     let mut files = ReferenceFiles::embedded(set);

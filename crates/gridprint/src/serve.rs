@@ -8,7 +8,7 @@
 //! The bound address is printed to stderr as `listening on http://ADDR` once the data is loaded, so
 //! scripts can start it on port 0 and read the port. Every flag has a `GRIDPRINT_*` variable.
 
-use crate::cli::Global;
+use crate::open::ServerArgs;
 use anyhow::Context;
 use clap::Args;
 use gridprint_api::{ApiConfig, AppState, Providers};
@@ -108,7 +108,7 @@ impl ServeArgs {
     }
 }
 
-pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
+pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
     let config = args.api_config()?;
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
     if args.demo {

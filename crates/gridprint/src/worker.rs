@@ -1,19 +1,19 @@
 //! `gridprint worker`: the live ingestion loop. Every interval it fetches the last day from ENTSO-E
 //! and Elexon, estimates gaps, extends the forecast 73 hours ahead and recomputes every slot that is
-//! not final, logging one line per cycle ([`gridprint_ingest::worker`] does the work).
+//! not final, logging one line per cycle ([`gridprint_pipeline::worker`] does the work).
 //!
 //! Provider outages never stop it (the affected zones show `preview` or `missing` until data comes),
 //! a failed cycle is retried at the next interval, SIGTERM or Ctrl-C stop it cleanly, and only one
 //! worker per database runs cycles (the store's leader lease; others stand by). Without an ENTSO-E
 //! token the ENTSO-E zones get estimates and forecasts only. `--once` runs a single cycle and exits.
 
-use crate::cli::Global;
+use crate::open::ServerArgs;
 use crate::ingest_cmd::{ProviderArgs, parse_duration, parse_zones, shutdown_signal};
 use anyhow::Context;
 use clap::Args;
 use gridprint_core::slot::{Clock, FixedClock, SLOT_SECONDS, SystemClock};
-use gridprint_ingest::forecast::ForecastConfig;
-use gridprint_ingest::worker::{Worker, WorkerConfig};
+use gridprint_pipeline::forecast::ForecastConfig;
+use gridprint_pipeline::worker::{Worker, WorkerConfig};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -52,7 +52,7 @@ fn slots(d: Duration) -> i64 {
     (d.as_secs() as i64 / SLOT_SECONDS).max(1)
 }
 
-pub fn run(g: &Global, args: &WorkerArgs) -> anyhow::Result<()> {
+pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     let clock: Arc<dyn Clock> = match &args.now {
@@ -110,6 +110,6 @@ pub fn run(g: &Global, args: &WorkerArgs) -> anyhow::Result<()> {
     })
 }
 
-fn worker_db(g: &Global) -> String {
+fn worker_db(g: &ServerArgs) -> String {
     crate::open::redact(&g.database)
 }

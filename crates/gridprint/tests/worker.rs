@@ -14,7 +14,7 @@ use gridprint_ingest::entsoe_api::{EntsoeClient, EntsoeConfig, EntsoeToken};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::RetryPolicy;
 use gridprint_ingest::replay::{Replay, ReplayResponder};
-use gridprint_ingest::worker::{Worker, WorkerConfig};
+use gridprint_pipeline::worker::{Worker, WorkerConfig};
 use gridprint_store::SharedStore;
 use std::io::BufRead;
 use std::sync::Arc;

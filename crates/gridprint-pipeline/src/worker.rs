@@ -23,10 +23,10 @@
 //! a cycle that fails (the database is down) is logged and the next one runs as usual.
 
 use crate::estimate;
-use crate::fetch::Fetcher;
+use gridprint_ingest::fetch::Fetcher;
 use crate::forecast::{self, ForecastConfig, LevelAdjust};
-use crate::http::FetchError;
-use crate::request::{DataKind, FetchRequest, targets, whole_hours};
+use gridprint_ingest::http::FetchError;
+use gridprint_ingest::request::{DataKind, FetchRequest, targets, whole_hours};
 use crate::series::group;
 use futures_util::StreamExt as _;
 use gridprint_compute::ComputeSummary;

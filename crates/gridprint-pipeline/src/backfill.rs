@@ -12,9 +12,9 @@
 //! Days a provider genuinely has no data for are asked for again on every rerun (an empty answer
 //! leaves no trace); that costs requests, never correctness.
 
-use crate::fetch::Fetcher;
-use crate::http::FetchError;
-use crate::request::{DataKind, FetchRequest, Target, targets, whole_hours};
+use gridprint_ingest::fetch::Fetcher;
+use gridprint_ingest::http::FetchError;
+use gridprint_ingest::request::{DataKind, FetchRequest, Target, targets, whole_hours};
 use futures_util::StreamExt as _;
 use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
@@ -152,17 +152,7 @@ pub struct BackfillReport {
 impl BackfillReport {
     /// Contiguous runs of whole touched days, for the compute that follows.
     pub fn touched_ranges(&self) -> Vec<SlotRange> {
-        let mut out: Vec<SlotRange> = Vec::new();
-        for &d in &self.touched_days {
-            match out.last_mut() {
-                Some(r) if r.end == Slot::first_of_day(d) => r.end = Slot::first_of_day(d + 1),
-                _ => out.push(SlotRange::new(
-                    Slot::first_of_day(d),
-                    Slot::first_of_day(d + 1),
-                )),
-            }
-        }
-        out
+        crate::days::day_runs(self.touched_days.iter().copied())
     }
 }
 

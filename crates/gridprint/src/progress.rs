@@ -1,0 +1,99 @@
+//! Progress on the terminal for imports and computes: bars on stderr (parsing in bytes, computing in
+//! days), the import report and the compute's summary line.
+
+use gridprint_compute::ComputeSummary;
+use gridprint_pipeline::{ImportReport, Observer};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::time::Instant;
+
+/// Parsing input smaller than this shows no bar.
+const PARSE_BAR_MIN_BYTES: u64 = 4 << 20;
+
+/// Draws the bars and prints the reports of one import or compute.
+pub struct Bars {
+    show_parsing: bool,
+    parsing: Option<ProgressBar>,
+    computing: Option<ProgressBar>,
+    started: Instant,
+}
+
+impl Bars {
+    /// Bars for a run; `show_parsing` draws a parsing bar for large imports.
+    pub fn new(show_parsing: bool) -> Bars {
+        Bars {
+            show_parsing,
+            parsing: None,
+            computing: None,
+            started: Instant::now(),
+        }
+    }
+}
+
+fn bar(template: &str, len: u64) -> ProgressBar {
+    let b = ProgressBar::new(len);
+    b.set_style(ProgressStyle::with_template(template).expect("valid template"));
+    b
+}
+
+impl Observer for Bars {
+    fn parsed(&mut self, file: &str, done_bytes: u64, total_bytes: u64) {
+        if !self.show_parsing || total_bytes <= PARSE_BAR_MIN_BYTES {
+            return;
+        }
+        let b = self.parsing.get_or_insert_with(|| {
+            bar(
+                "parsing {bar:40} {bytes}/{total_bytes} {msg}",
+                total_bytes,
+            )
+        });
+        b.set_message(file.to_string());
+        b.set_position(done_bytes);
+    }
+
+    fn stored(&mut self, r: &ImportReport) {
+        if let Some(b) = self.parsing.take() {
+            b.finish_and_clear();
+        }
+        eprintln!(
+            "imported {} files: {} points ({} new, {} changed, {} unchanged)",
+            r.files,
+            r.document.points.len(),
+            r.stored.inserted,
+            r.stored.updated,
+            r.stored.unchanged
+        );
+        let skipped = r.document.skipped_total();
+        if skipped > 0 {
+            eprintln!("skipped {skipped} points:");
+            for (k, v) in &r.document.skipped {
+                eprintln!("  {v:>7}  {k}");
+            }
+        }
+        self.started = Instant::now();
+    }
+
+    fn computing(&mut self, done_days: u64, total_days: u64) {
+        let b = self.computing.get_or_insert_with(|| {
+            bar(
+                "computing {bar:40} {pos}/{len} days ({eta} left)",
+                total_days,
+            )
+        });
+        b.set_length(total_days);
+        b.set_position(done_days);
+    }
+
+    fn computed(&mut self, summary: &ComputeSummary) {
+        if let Some(b) = self.computing.take() {
+            b.finish_and_clear();
+        }
+        eprintln!(
+            "computed {} zone-slots over {} slots ({} frozen kept), published {} zone-days in {:.1} s",
+            summary.computed,
+            summary.slots,
+            summary.frozen_kept,
+            summary.days_published,
+            self.started.elapsed().as_secs_f64()
+        );
+    }
+}
