@@ -293,6 +293,68 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
     assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
 }
 
+/// `compute_days_with_inputs` over the whole extent (a day in 2017, a slot in 2025) computes those
+/// two days only, and publishes exactly what computing those days explicitly publishes.
+fn only_days_with_inputs_are_computed(store: &dyn Store) {
+    let reference = ReferenceData::embedded(ZoneSet::Selected2026);
+    let stores: [&dyn Store; 2] = [
+        store,
+        &gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap(),
+    ];
+    let slot_2025 = Slot::containing(parse_timestamp("2025-03-01T12:00Z").unwrap());
+    for s in stores {
+        import_2017(s, &reference);
+        let key = InputKey::Generation {
+            zone: ZoneCode::parse("AT").unwrap(),
+            production_type: ProductionType::HydroRiver,
+        };
+        let p = point(key, slot_2025, 120.0, DataState::Official, "ENTSO-E");
+        s.upsert_inputs(&[p], 1).unwrap();
+    }
+    let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
+    let extent = store.input_extent().unwrap().unwrap();
+    let mut total_days = 0;
+    let s = gridprint_compute::compute_days_with_inputs(store, &reference, extent, now, &mut |_, t| {
+        total_days = t
+    })
+    .unwrap();
+    assert!(total_days > 2900, "progress covers the extent: {total_days} days");
+    // The UTC days the inputs touch (the 2017 extract starts at 23:00 UTC the day before), clipped
+    // to the extent.
+    let days: std::collections::BTreeSet<i64> = store
+        .inputs_in_range(extent)
+        .unwrap()
+        .iter()
+        .map(|p| p.point.slot.day())
+        .collect();
+    assert!(days.len() <= 3, "{days:?}");
+    let ranges: Vec<SlotRange> = days
+        .iter()
+        .map(|&d| {
+            SlotRange::new(
+                Slot::first_of_day(d).max(extent.start),
+                Slot::first_of_day(d + 1).min(extent.end),
+            )
+        })
+        .collect();
+    assert_eq!(s.slots, ranges.iter().map(|r| r.len()).sum::<usize>());
+    let published: std::collections::BTreeSet<i64> = store
+        .derived_days(extent.days())
+        .unwrap()
+        .iter()
+        .map(|d| d.day)
+        .collect();
+    assert!(published.is_subset(&days), "{published:?} within {days:?}");
+    assert!(published.contains(&day_2017().start.day()) && published.contains(&slot_2025.day()));
+    // The same as computing those days explicitly.
+    let explicit = stores[1];
+    gridprint_compute::compute_ranges(explicit, &reference, &ranges, now, &mut |_, _| {}).unwrap();
+    assert_eq!(
+        store.derived_days(extent.days()).unwrap(),
+        explicit.derived_days(extent.days()).unwrap()
+    );
+}
+
 /// Every case runs on the embedded SQLite store and on PostgreSQL.
 macro_rules! on_both_backends {
     ($($case:ident),*) => {
@@ -312,5 +374,6 @@ on_both_backends!(
     real_2017_extract_gives_plausible_global_footprints,
     shares_from_stored_exchanges_add_up,
     recompute_is_idempotent_and_frozen_slots_stay,
-    life_of_a_slot_forecast_estimate_official_frozen
+    life_of_a_slot_forecast_estimate_official_frozen,
+    only_days_with_inputs_are_computed
 );

@@ -71,6 +71,63 @@ fn every_subcommand_has_help() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("GRIDPRINT_DATABASE_URL"));
 }
 
+/// The server options belong to the server commands: `query` (a client) neither shows nor accepts
+/// them; `serve` shows them, and they still work before the subcommand (issue #14).
+#[test]
+fn server_options_only_on_server_commands() {
+    const SERVER_FLAGS: [&str; 5] = [
+        "--database",
+        "--read-only",
+        "--zone-set",
+        "--db-max-connections",
+        "--reference-dir",
+    ];
+    let help = |args: &[&str]| {
+        let out = bin().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let client = help(&["query", "--help"]);
+    let serve = help(&["serve", "--help"]);
+    for flag in SERVER_FLAGS {
+        assert!(!client.contains(flag), "query --help shows {flag}:\n{client}");
+        assert!(serve.contains(flag), "serve --help lacks {flag}:\n{serve}");
+    }
+    assert!(client.contains("--url") && client.contains("--log"), "{client}");
+    let out = bin()
+        .args(["query", "--database", "sqlite://x.db", "zones"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "query refuses --database");
+    let before = bin()
+        .args(["--database", "sqlite://x.db", "query", "zones"])
+        .output()
+        .unwrap();
+    assert!(!before.status.success());
+    assert!(
+        String::from_utf8_lossy(&before.stderr).contains("--database is an option of the server"),
+        "{}",
+        String::from_utf8_lossy(&before.stderr)
+    );
+    // Before or after the subcommand, the same database is used; after wins over before.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    let url = |p: &Path| format!("sqlite://{}", p.display());
+    let run = |args: &[&str]| {
+        let out = bin().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    run(&["--database", &url(&a), "access", "grant", "before@example.org"]);
+    run(&["access", "--database", &url(&b), "grant", "after@example.org"]);
+    run(&["--database", &url(&a), "access", "--database", &url(&b), "grant", "both@example.org"]);
+    let emails = |p: &Path| query(p, "SELECT email FROM access_grant ORDER BY email");
+    assert_eq!(emails(&a), vec!["Text(\"before@example.org\")"]);
+    assert_eq!(
+        emails(&b),
+        vec!["Text(\"after@example.org\")", "Text(\"both@example.org\")"]
+    );
+}
+
 #[test]
 fn import_folder_reports_skips_and_reimport_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
