@@ -15,7 +15,7 @@
 //! [`refresh`] (loading and refreshing the cache), [`openapi`] (the generated OpenAPI description and
 //! the schemas of the answers), [`docs`] (the offline docs page and the index page), [`layers`]
 //! (request-size limits, metrics, timeout, CORS), [`response_cache`] (rendered final answers kept for
-//! reuse), [`server`] (the connection loop: header-read timeout, graceful drain), [`testing`] (a clock tests can move).
+//! reuse), [`server`] (the connection loop: header-read timeout, graceful drain), `testing` (feature `testing`: a clock tests can move).
 
 #![forbid(unsafe_code)]
 
@@ -32,6 +32,7 @@ pub mod refresh;
 pub mod response_cache;
 pub mod server;
 pub mod status;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod token;
 

@@ -182,12 +182,12 @@ async fn backfill_run(
 
 fn compute(store: &SharedStore, range: SlotRange) {
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
-    gridprint_compute::compute_ranges(
+    gridprint_pipeline::compute::compute_ranges(
         &**store,
         &reference(),
         &[range.whole_days()],
         now,
-        &mut |_, _| {},
+        &mut (),
     )
     .unwrap();
 }

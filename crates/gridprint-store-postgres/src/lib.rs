@@ -9,6 +9,7 @@
 //! `schema_migrations`.
 
 mod access;
+#[cfg(feature = "testing")]
 pub mod testing;
 
 use gridprint_core::derived::DerivedDay;

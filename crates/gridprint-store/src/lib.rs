@@ -2,11 +2,12 @@
 //!
 //! The [`Store`] trait groups raw inputs ([`InputStore`]), derived outputs ([`DerivedStore`]) and access
 //! control ([`AccessStore`]). Backends (SQLite embedded, PostgreSQL for scale-out) implement it and run
-//! the same [`conformance`] suite, so the engine, importers, worker and API never name a driver.
+//! the same conformance suite (module `conformance`, feature `testing`), so the engine, importers, worker and API never name a driver.
 //! Methods are synchronous: callers on async runtimes use `spawn_blocking`; the API's hot paths are
 //! served from memory and do not touch the store per request.
 
 pub mod access;
+#[cfg(feature = "testing")]
 pub mod conformance;
 
 pub use access::{AccessStore, GrantRow, TokenRecord};
