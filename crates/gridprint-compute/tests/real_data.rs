@@ -314,11 +314,15 @@ fn only_days_with_inputs_are_computed(store: &dyn Store) {
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
     let extent = store.input_extent().unwrap().unwrap();
     let mut total_days = 0;
-    let s = gridprint_compute::compute_days_with_inputs(store, &reference, extent, now, &mut |_, t| {
-        total_days = t
-    })
-    .unwrap();
-    assert!(total_days > 2900, "progress covers the extent: {total_days} days");
+    let s =
+        gridprint_compute::compute_days_with_inputs(store, &reference, extent, now, &mut |_, t| {
+            total_days = t
+        })
+        .unwrap();
+    assert!(
+        total_days > 2900,
+        "progress covers the extent: {total_days} days"
+    );
     // The UTC days the inputs touch (the 2017 extract starts at 23:00 UTC the day before), clipped
     // to the extent.
     let days: std::collections::BTreeSet<i64> = store

@@ -12,14 +12,14 @@
 //! Days a provider genuinely has no data for are asked for again on every rerun (an empty answer
 //! leaves no trace); that costs requests, never correctness.
 
-use gridprint_ingest::fetch::Fetcher;
-use gridprint_ingest::http::FetchError;
-use gridprint_ingest::request::{DataKind, FetchRequest, Target, targets, whole_hours};
 use futures_util::StreamExt as _;
 use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::{Provider, ZoneCode, Zones};
+use gridprint_ingest::fetch::Fetcher;
+use gridprint_ingest::http::FetchError;
+use gridprint_ingest::request::{DataKind, FetchRequest, Target, targets, whole_hours};
 use gridprint_store::{SharedStore, Store, StoreError, UpsertSummary};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use tokio_util::sync::CancellationToken;

@@ -1,7 +1,7 @@
 //! Computing what is stored: a set of slot ranges, or every UTC day that holds inputs, published in
 //! one transaction, with the progress reported to an [`Observer`].
 
-use crate::import::Observer;
+use crate::observer::Observer;
 use gridprint_compute::{ComputeError, ComputeSummary};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::SlotRange;

@@ -1,7 +1,9 @@
 //! The bundled real demo set — the 2017-02-01 File Library extract and 2024 ENTSO-E API documents,
 //! embedded in the binary — and its import (`gridprint import --demo`, `serve --demo`).
 
-use crate::import::{ImportOptions, ImportReport, Observer, PipelineError, import_and_compute};
+use crate::import::{ImportOptions, PipelineError, import_and_compute};
+use crate::observer::Observer;
+use crate::report::ImportReport;
 use gridprint_core::reference::ReferenceData;
 use gridprint_store::Store;
 use time::OffsetDateTime;

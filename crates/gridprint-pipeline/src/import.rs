@@ -5,12 +5,12 @@
 //! command line draws bars and prints the report from it, tests pass `&mut ()`).
 
 use crate::compute::compute_ranges;
-use crate::days::day_runs;
-use gridprint_compute::{ComputeError, ComputeSummary};
+use crate::observer::Observer;
+use crate::report::ImportReport;
+use gridprint_compute::ComputeError;
 use gridprint_core::reference::ReferenceData;
-use gridprint_core::slot::SlotRange;
 use gridprint_ingest::{DocumentKind, ParseError, ParsedDocument};
-use gridprint_store::{Store, StoreError, UpsertSummary};
+use gridprint_store::{Store, StoreError};
 use time::OffsetDateTime;
 
 /// Why an import failed; nothing was stored when parsing failed.
@@ -47,40 +47,6 @@ impl ImportOptions {
         }
     }
 }
-
-/// What an import did.
-#[derive(Debug)]
-pub struct ImportReport {
-    /// Files read.
-    pub files: usize,
-    /// Every file's points and skip counts, merged in file order.
-    pub document: ParsedDocument,
-    /// What storing the points did.
-    pub stored: UpsertSummary,
-    /// What the compute did (`None` when not asked for, or when nothing was imported).
-    pub computed: Option<ComputeSummary>,
-}
-
-impl ImportReport {
-    /// Contiguous runs of whole UTC days touched by the imported points.
-    pub fn touched_days(&self) -> Vec<SlotRange> {
-        day_runs(self.document.points.iter().map(|p| p.slot.day()))
-    }
-}
-
-/// Sees an import as it goes; every method does nothing by default.
-pub trait Observer {
-    /// After each parsed file: bytes parsed so far out of all files' bytes.
-    fn parsed(&mut self, _file: &str, _done_bytes: u64, _total_bytes: u64) {}
-    /// Once the points are stored, before the compute starts.
-    fn stored(&mut self, _report: &ImportReport) {}
-    /// After each batch of computed days.
-    fn computing(&mut self, _done_days: u64, _total_days: u64) {}
-    /// When the compute has published.
-    fn computed(&mut self, _summary: &ComputeSummary) {}
-}
-
-impl Observer for () {}
 
 /// Parses `files` (name, content) in order and merges their points (a later file wins on the same
 /// series and slot).

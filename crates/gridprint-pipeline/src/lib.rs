@@ -22,9 +22,13 @@ pub mod demo;
 pub mod estimate;
 pub mod forecast;
 pub mod import;
+pub mod observer;
+pub mod report;
 pub mod series;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod worker;
 
-pub use import::{ImportOptions, ImportReport, Observer, PipelineError, import_and_compute};
+pub use import::{ImportOptions, PipelineError, import_and_compute};
+pub use observer::Observer;
+pub use report::ImportReport;

@@ -2,7 +2,8 @@
 //! files of `data/fixtures` and compute them" — through the same [`import_and_compute`] as
 //! `gridprint import`. Panics on any failure, naming the file.
 
-use crate::import::{ImportOptions, ImportReport, import_and_compute};
+use crate::import::{ImportOptions, import_and_compute};
+use crate::report::ImportReport;
 use gridprint_core::reference::ReferenceData;
 use gridprint_store::Store;
 use time::OffsetDateTime;
@@ -26,10 +27,7 @@ pub fn import_fixtures(
     updated_at: i64,
     compute_at: Option<OffsetDateTime>,
 ) -> ImportReport {
-    let files: Vec<(String, Vec<u8>)> = paths
-        .iter()
-        .map(|p| (p.to_string(), fixture(p)))
-        .collect();
+    let files: Vec<(String, Vec<u8>)> = paths.iter().map(|p| (p.to_string(), fixture(p))).collect();
     let options = ImportOptions {
         updated_at,
         compute_at,

@@ -23,10 +23,7 @@
 //! a cycle that fails (the database is down) is logged and the next one runs as usual.
 
 use crate::estimate;
-use gridprint_ingest::fetch::Fetcher;
 use crate::forecast::{self, ForecastConfig, LevelAdjust};
-use gridprint_ingest::http::FetchError;
-use gridprint_ingest::request::{DataKind, FetchRequest, targets, whole_hours};
 use crate::series::group;
 use futures_util::StreamExt as _;
 use gridprint_compute::ComputeSummary;
@@ -35,6 +32,9 @@ use gridprint_core::quality::{DataState, freeze_boundary};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{Clock, SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::{Provider, ZoneCode};
+use gridprint_ingest::fetch::Fetcher;
+use gridprint_ingest::http::FetchError;
+use gridprint_ingest::request::{DataKind, FetchRequest, targets, whole_hours};
 use gridprint_store::{LeaderLease, SharedStore, StoreError, UpsertSummary};
 use std::collections::BTreeSet;
 use std::fmt;

@@ -44,9 +44,7 @@ fn main() -> ExitCode {
         Command::Serve(OnServer { server: s, args }) => serve::run(&server(s), args),
         Command::Ingest(OnServer { server: s, args }) => ingest_cmd::run(&server(s), args),
         Command::Worker(OnServer { server: s, args }) => worker::run(&server(s), args),
-        Command::ForecastEval(OnServer { server: s, args }) => {
-            forecast_eval::run(&server(s), args)
-        }
+        Command::ForecastEval(OnServer { server: s, args }) => forecast_eval::run(&server(s), args),
         Command::Migrate(s) => open::open_store(&server(s)).map(|s| {
             println!("database {} is up to date", s.describe());
         }),

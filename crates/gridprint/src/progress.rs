@@ -41,10 +41,7 @@ impl Observer for Bars {
             return;
         }
         let b = self.parsing.get_or_insert_with(|| {
-            bar(
-                "parsing {bar:40} {bytes}/{total_bytes} {msg}",
-                total_bytes,
-            )
+            bar("parsing {bar:40} {bytes}/{total_bytes} {msg}", total_bytes)
         });
         b.set_message(file.to_string());
         b.set_position(done_bytes);

@@ -7,8 +7,8 @@
 //! worker per database runs cycles (the store's leader lease; others stand by). Without an ENTSO-E
 //! token the ENTSO-E zones get estimates and forecasts only. `--once` runs a single cycle and exits.
 
-use crate::open::ServerArgs;
 use crate::ingest_cmd::{ProviderArgs, parse_duration, parse_zones, shutdown_signal};
+use crate::open::ServerArgs;
 use anyhow::Context;
 use clap::Args;
 use gridprint_core::slot::{Clock, FixedClock, SLOT_SECONDS, SystemClock};

@@ -90,10 +90,16 @@ fn server_options_only_on_server_commands() {
     let client = help(&["query", "--help"]);
     let serve = help(&["serve", "--help"]);
     for flag in SERVER_FLAGS {
-        assert!(!client.contains(flag), "query --help shows {flag}:\n{client}");
+        assert!(
+            !client.contains(flag),
+            "query --help shows {flag}:\n{client}"
+        );
         assert!(serve.contains(flag), "serve --help lacks {flag}:\n{serve}");
     }
-    assert!(client.contains("--url") && client.contains("--log"), "{client}");
+    assert!(
+        client.contains("--url") && client.contains("--log"),
+        "{client}"
+    );
     let out = bin()
         .args(["query", "--database", "sqlite://x.db", "zones"])
         .output()
@@ -115,11 +121,35 @@ fn server_options_only_on_server_commands() {
     let url = |p: &Path| format!("sqlite://{}", p.display());
     let run = |args: &[&str]| {
         let out = bin().args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
-    run(&["--database", &url(&a), "access", "grant", "before@example.org"]);
-    run(&["access", "--database", &url(&b), "grant", "after@example.org"]);
-    run(&["--database", &url(&a), "access", "--database", &url(&b), "grant", "both@example.org"]);
+    run(&[
+        "--database",
+        &url(&a),
+        "access",
+        "grant",
+        "before@example.org",
+    ]);
+    run(&[
+        "access",
+        "--database",
+        &url(&b),
+        "grant",
+        "after@example.org",
+    ]);
+    run(&[
+        "--database",
+        &url(&a),
+        "access",
+        "--database",
+        &url(&b),
+        "grant",
+        "both@example.org",
+    ]);
     let emails = |p: &Path| query(p, "SELECT email FROM access_grant ORDER BY email");
     assert_eq!(emails(&a), vec!["Text(\"before@example.org\")"]);
     assert_eq!(
