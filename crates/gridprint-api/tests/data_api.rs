@@ -153,28 +153,15 @@ fn insert_tokens(store: &dyn Store) {
     }
 }
 
-fn fixture(path: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../../data/fixtures/{path}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Imports the demo files with the ingest parsers and computes the touched days.
+/// Imports the demo files and computes the touched days.
 fn import_demo(store: &dyn Store) {
-    let r = reference();
-    let mut days = BTreeSet::new();
-    for f in DEMO_FILES {
-        let doc = gridprint_ingest::detect_and_parse(&fixture(f), &r.zones).unwrap();
-        days.extend(doc.points.iter().map(|p| p.slot.day()));
-        store.upsert_inputs(&doc.points, 1).unwrap();
-    }
-    let ranges: Vec<SlotRange> = days
-        .iter()
-        .map(|&d| SlotRange::new(Slot::first_of_day(d), Slot::first_of_day(d + 1)))
-        .collect();
-    gridprint_compute::compute_ranges(store, &r, &ranges, COMPUTED_AT, &mut |_, _| {}).unwrap();
+    gridprint_pipeline::testing::import_fixtures(
+        store,
+        &reference(),
+        DEMO_FILES,
+        1,
+        Some(COMPUTED_AT),
+    );
 }
 
 /// The demo data on one backend, imported, computed and loaded once, shared by read-only cases.

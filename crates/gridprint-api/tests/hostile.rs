@@ -23,7 +23,6 @@ use axum::http::{HeaderMap, Method, Request, StatusCode, header};
 use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState, router};
 use gridprint_core::reference::{ReferenceData, ZoneSet};
-use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_query::QueryService;
 use gridprint_store::{SharedStore, TokenRecord};
 use serde_json::Value;
@@ -58,26 +57,13 @@ fn data() -> &'static (SharedStore, Arc<QueryService>) {
             let r = reference();
             let store: SharedStore =
                 Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap());
-            let mut days = BTreeSet::new();
-            for f in FILES {
-                let path = format!("{}/../../data/fixtures/{f}", env!("CARGO_MANIFEST_DIR"));
-                let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-                let doc = gridprint_ingest::detect_and_parse(&bytes, &r.zones).unwrap();
-                days.extend(doc.points.iter().map(|p| p.slot.day()));
-                store.upsert_inputs(&doc.points, 1).unwrap();
-            }
-            let ranges: Vec<SlotRange> = days
-                .iter()
-                .map(|&d| SlotRange::new(Slot::first_of_day(d), Slot::first_of_day(d + 1)))
-                .collect();
-            gridprint_compute::compute_ranges(
+            gridprint_pipeline::testing::import_fixtures(
                 &*store,
                 &r,
-                &ranges,
-                datetime!(2026-01-01 00:00:00 UTC),
-                &mut |_, _| {},
-            )
-            .unwrap();
+                FILES,
+                1,
+                Some(datetime!(2026-01-01 00:00:00 UTC)),
+            );
             let now = NOW.unix_timestamp();
             store.grant("ada@example.org", now).unwrap();
             store

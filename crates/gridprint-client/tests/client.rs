@@ -6,11 +6,10 @@ use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState};
 use gridprint_client::*;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
-use gridprint_core::slot::{Clock, FixedClock, Slot, SlotRange};
+use gridprint_core::slot::{Clock, FixedClock};
 use gridprint_store::SharedStore;
 use gridprint_store_sqlite::SqliteStore;
 use serde::Serialize;
-use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use time::OffsetDateTime;
@@ -47,30 +46,14 @@ fn store() -> SharedStore {
         .get_or_init(|| {
             let reference = reference();
             let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
-            let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/fixtures/");
-            let mut points = Vec::new();
-            for f in FIXTURES {
-                let bytes = std::fs::read(format!("{root}{f}")).unwrap();
-                let doc = gridprint_ingest::detect_and_parse(&bytes, &reference.zones)
-                    .unwrap_or_else(|e| panic!("{f}: {e}"));
-                points.extend(doc.points);
-            }
-            store
-                .upsert_inputs(&points, OffsetDateTime::now_utc().unix_timestamp())
-                .unwrap();
-            let days: BTreeSet<i64> = points.iter().map(|p| p.slot.day()).collect();
-            let ranges: Vec<SlotRange> = days
-                .iter()
-                .map(|d| SlotRange::new(Slot::first_of_day(*d), Slot::first_of_day(d + 1)))
-                .collect();
-            gridprint_compute::compute_ranges(
+            let now = OffsetDateTime::now_utc();
+            gridprint_pipeline::testing::import_fixtures(
                 &*store,
                 &reference,
-                &ranges,
-                OffsetDateTime::now_utc(),
-                &mut |_, _| {},
-            )
-            .unwrap();
+                FIXTURES,
+                now.unix_timestamp(),
+                Some(now),
+            );
             store.grant(EMAIL, 0).unwrap();
             store
         })
