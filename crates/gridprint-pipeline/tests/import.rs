@@ -1,0 +1,94 @@
+//! The import orchestration: parse every file, store all points in one transaction, compute and
+//! publish exactly the days they touch; a bad file stores nothing.
+
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_core::slot::parse_timestamp;
+use gridprint_pipeline::testing::{fixture, import_fixtures};
+use gridprint_pipeline::{ImportOptions, PipelineError, import_and_compute};
+use gridprint_store::{DerivedStore, InputStore, Store};
+use gridprint_store_sqlite::SqliteStore;
+use std::collections::BTreeSet;
+
+const FILES: &[&str] = &[
+    "entsoe-api/A75_NL_2024-09-02_PT15M_A03.xml",
+    "entsoe-api/A65_A16_NL_2024-09-02_PT15M_A03.xml",
+    "entsoe-file-library/2017_02_01_AM_AggregGen.csv",
+];
+
+fn reference() -> ReferenceData {
+    ReferenceData::embedded(ZoneSet::Selected2026)
+}
+
+fn published_days(store: &dyn Store) -> BTreeSet<i64> {
+    let extent = store.input_extent().unwrap().unwrap();
+    store
+        .derived_days(extent.days())
+        .unwrap()
+        .iter()
+        .map(|d| d.day)
+        .collect()
+}
+
+#[test]
+fn imports_and_publishes_exactly_the_touched_days() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
+    let report = import_fixtures(&store, &reference(), FILES, 7, Some(now));
+    assert_eq!(report.files, 3);
+    assert_eq!(report.stored.inserted, report.document.points.len());
+    let touched: BTreeSet<i64> = report
+        .touched_days()
+        .iter()
+        .flat_map(|r| r.days())
+        .collect();
+    let point_days: BTreeSet<i64> = report
+        .document
+        .points
+        .iter()
+        .map(|p| p.slot.day())
+        .collect();
+    assert_eq!(touched, point_days);
+    let computed = report.computed.expect("computed");
+    assert!(computed.computed > 0);
+    assert_eq!(published_days(&store), touched);
+    assert_eq!(
+        computed.days_published,
+        store.derived_days(0..100_000).unwrap().len()
+    );
+}
+
+#[test]
+fn without_compute_nothing_is_published() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    let report = import_fixtures(&store, &reference(), FILES, 7, None);
+    assert!(report.computed.is_none());
+    assert!(store.input_extent().unwrap().is_some());
+    assert!(store.derived_days(0..100_000).unwrap().is_empty());
+}
+
+#[test]
+fn a_bad_file_stores_nothing_and_is_named() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    let files = vec![
+        ("good.xml".to_string(), fixture(FILES[0])),
+        (
+            "bad.xml".to_string(),
+            fixture("entsoe-api/hexagon_invalid.xml"),
+        ),
+    ];
+    let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
+    let err = import_and_compute(
+        &store,
+        &reference(),
+        &files,
+        &ImportOptions::at(now),
+        &mut (),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, PipelineError::Parse { file, .. } if file == "bad.xml"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("bad.xml"));
+    assert!(store.input_extent().unwrap().is_none(), "nothing stored");
+}
