@@ -5,6 +5,9 @@
 //! and stages the resulting [`DerivedDay`]s in batches before publishing them all at once, so a crash
 //! leaves the previous outputs intact. Slots that were already computed and are older than
 //! `floor15(now) − 4 h` are frozen: they are kept as stored and never recomputed.
+//! [`compute_days_with_inputs`] covers only the days of a range that hold stored inputs (what
+//! `gridprint compute` does without a range). Orchestration (imports, the worker) lives in
+//! `gridprint-pipeline`, which calls this crate.
 
 pub mod synthetic;
 
