@@ -8,7 +8,7 @@
 //! Live ingestion lives here too: resumable backfills ([`backfill`]), gap estimation ([`estimate`])
 //! and the forecast ([`forecast`]) as pure functions over one [`series::Series`], and the worker
 //! cycle that fetches, estimates, forecasts and recomputes ([`worker`]). With the `testing` feature,
-//! [`testing`] imports fixture files for tests.
+//! `testing` imports fixture files for tests.
 //!
 //! Dependencies point inward: the binary uses this crate; this crate uses ingest, compute and the
 //! store; none of those knows about it.
