@@ -9,7 +9,7 @@
 pub mod access;
 pub mod conformance;
 
-pub use access::{AccessStore, GrantRow, TokenRecord};
+pub use access::{AccessStore, AccountLimit, GrantRow, TokenRecord};
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::{InputKey, InputPoint};
