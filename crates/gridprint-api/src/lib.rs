@@ -24,6 +24,7 @@ pub mod data;
 pub mod docs;
 pub mod error;
 pub mod extract;
+pub mod front;
 pub mod layers;
 pub mod limit;
 pub mod openapi;
@@ -80,14 +81,23 @@ pub struct ApiConfig {
     /// A storage check not answered within this time counts as storage down (data routes 503) until
     /// the store answers again; see [`refresh`].
     pub storage_timeout: Duration,
-    /// Failed credential attempts allowed per email or client address within `failure_window`;
-    /// the next attempt is answered 429.
-    pub max_failed_attempts: usize,
-    /// The sliding window of the brute-force guard.
+    /// Failed credential attempts allowed per (email, client address) within `failure_window`;
+    /// then that pair is locked for `failure_window` (429). Attempts count at admission.
+    pub max_failed_attempts: u32,
+    /// Failed attempts allowed per email from all addresses together (then the email is locked).
+    pub max_failed_per_email: u32,
+    /// Failed attempts allowed per client address over all emails (then the address is locked).
+    pub max_failed_per_address: u32,
+    /// How long failures are remembered, and how long a lock lasts.
     pub failure_window: Duration,
-    /// Extra delay added to a failed attempt per recent failure (capped at 2 s); slows guessing
-    /// before the 429 applies. Tests set it to zero.
+    /// Delay added to each failed attempt; slows guessing before the 429 applies. Tests set it to
+    /// zero.
     pub failure_delay: Duration,
+    /// Tokens an account may get per minute (sustained), and in a burst.
+    pub token_requests_per_minute: f64,
+    pub token_request_burst: u32,
+    /// Peers whose `Forwarded`/`X-Forwarded-For` client address is believed ([`front`]).
+    pub trusted_proxies: front::TrustedProxies,
     /// Argon2id computations allowed at once (each takes ~19 MiB and a core for tens of ms).
     pub max_concurrent_hashes: usize,
     /// How often the background task asks the store whether computed data changed (and reloads the
@@ -113,7 +123,12 @@ impl Default for ApiConfig {
             header_read_timeout: Duration::from_secs(10),
             storage_timeout: Duration::from_secs(5),
             max_failed_attempts: 10,
+            max_failed_per_email: 100,
+            max_failed_per_address: 100,
             failure_window: Duration::from_secs(15 * 60),
+            token_requests_per_minute: 30.0,
+            token_request_burst: 10,
+            trusted_proxies: front::TrustedProxies::default(),
             failure_delay: Duration::from_millis(100),
             max_concurrent_hashes: 4,
             refresh_interval: Duration::from_secs(2),
@@ -202,18 +217,16 @@ impl AppStateBuilder {
             None => Arc::new(QueryService::new(DataCache::empty(self.reference.clone()))?),
         };
         let config = self.config;
+        let limits = self.limits.unwrap_or_else(|| {
+            RateLimit::local(config.rate_limit_per_second, config.rate_limit_burst)
+        });
         Ok(AppState {
             inner: Arc::new(Inner {
                 store: self.store,
                 clock: self.clock,
                 tokens: auth::TokenCache::default(),
-                failures: limit::FailureGuard::new(
-                    config.max_failed_attempts,
-                    config.failure_window,
-                ),
-                limits: self.limits.unwrap_or_else(|| {
-                    RateLimit::local(config.rate_limit_per_second, config.rate_limit_burst)
-                }),
+                failures: limit::FailureGuard::new(&config, &limits),
+                limits,
                 hash_permits: tokio::sync::Semaphore::new(config.max_concurrent_hashes.max(1)),
                 dummy_hash: OnceLock::new(),
                 query,
@@ -318,6 +331,9 @@ pub struct ClientAddr(pub IpAddr);
 impl ClientAddr {
     /// The address of a request (see the type's documentation).
     pub fn of(extensions: &axum::http::Extensions) -> ClientAddr {
+        if let Some(resolved) = extensions.get::<ClientAddr>() {
+            return *resolved; // resolved by `front` (trusted proxies)
+        }
         ClientAddr(
             extensions
                 .get::<ConnectInfo<SocketAddr>>()
@@ -360,7 +376,7 @@ pub fn router(state: AppState) -> Router {
     let (data_routes, _spec) = openapi::data_router().split_for_parts();
     let protected = data_routes.route_layer(middleware::from_fn_with_state(
         state.clone(),
-        limit::data_guard,
+        auth::data_guard,
     ));
     let public = Router::new()
         .merge(token_routes())
@@ -390,8 +406,9 @@ pub fn router(state: AppState) -> Router {
     if let Some(cors) = layers::cors(state.config()) {
         app = app.layer(cors);
     }
+    let trusted = state.config().trusted_proxies.clone();
     // Outside the size limits and CORS, so their answers (414, 431, preflights) carry them too.
-    app.layer(SetResponseHeaderLayer::if_not_present(
+    let app = app.layer(SetResponseHeaderLayer::if_not_present(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     ))
@@ -418,7 +435,8 @@ pub fn router(state: AppState) -> Router {
     )
     .layer(PropagateRequestIdLayer::new(request_id.clone()))
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
-    .with_state(state)
+    .with_state(state);
+    front::wrap(trusted, app)
 }
 
 /// Serves [`router`] on `listener` until `shutdown` resolves, then finishes the requests clients had
