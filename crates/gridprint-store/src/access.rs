@@ -94,10 +94,18 @@ pub trait AccessStore {
     /// Stores an issued token (hash only).
     fn insert_token(&self, token: &TokenRecord) -> Result<()>;
     /// Sets (or with `None` removes) an account's own rate limit; returns false if the email has no
-    /// grant.
-    fn set_limit(&self, email: &str, limit: Option<AccountLimit>) -> Result<bool>;
-    /// An account's own rate limit, if set.
-    fn account_limit(&self, email: &str) -> Result<Option<AccountLimit>>;
+    /// grant. Stores without tiers (test doubles) refuse.
+    fn set_limit(&self, email: &str, limit: Option<AccountLimit>) -> Result<bool> {
+        let _ = (email, limit);
+        Err(crate::StoreError::Other(
+            "this store keeps no account limits".into(),
+        ))
+    }
+    /// An account's own rate limit, if set (stores without tiers: none).
+    fn account_limit(&self, email: &str) -> Result<Option<AccountLimit>> {
+        let _ = email;
+        Ok(None)
+    }
     /// Looks a token up by hash; `None` if unknown or its email's grant was revoked or reset.
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
 }
