@@ -80,7 +80,7 @@ pub enum Command {
     /// Compute every derived output (flow tracing, footprints, shares, scores) for a time range.
     Compute(ComputeArgs),
     /// Grant, revoke, reset and list access (the operator's out-of-band channel).
-    Access(AccessArgs),
+    Access(crate::access::AccessArgs),
     /// Apply pending database migrations and exit.
     Migrate,
     /// Query a gridprint server (or any server of this interface): table, CSV or JSON.
@@ -117,27 +117,6 @@ pub struct ComputeArgs {
     /// Pretend the current time is this instant (tests, replays); decides which slots are frozen.
     #[arg(long, env = "GRIDPRINT_NOW", hide = true)]
     pub now: Option<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct AccessArgs {
-    #[command(subcommand)]
-    pub command: AccessCommand,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum AccessCommand {
-    /// Grant access to one or more emails.
-    Grant {
-        #[arg(required = true)]
-        emails: Vec<String>,
-    },
-    /// Revoke access: registration and tokens removed (tokens stop working within 60 s).
-    Revoke { email: String },
-    /// Drop a registration so the person can register again with a new password; the grant stays.
-    Reset { email: String },
-    /// List grants: email, granted at, registered, last token issued.
-    List,
 }
 
 /// Sets up tracing to stderr.

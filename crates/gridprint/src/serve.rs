@@ -38,6 +38,26 @@ pub struct ServeArgs {
     /// without it each process limits on its own.
     #[arg(long, env = "GRIDPRINT_REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
+    /// Proxies (comma-separated CIDR blocks or addresses, e.g. `10.0.0.0/8,::1`) whose
+    /// `Forwarded`/`X-Forwarded-For` client address is believed; other peers are the client.
+    #[arg(long, env = "GRIDPRINT_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: gridprint_api::front::TrustedProxies,
+    /// Failed credential attempts per (email, client address) in 15 minutes before that pair is
+    /// locked for 15 minutes.
+    #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_PAIR", default_value_t = 10)]
+    pub failed_attempts_per_pair: u32,
+    /// Failed attempts per email, from all addresses together, before the email is locked.
+    #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_EMAIL", default_value_t = 100)]
+    pub failed_attempts_per_email: u32,
+    /// Failed attempts per client address, over all emails, before the address is locked.
+    #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_ADDRESS", default_value_t = 100)]
+    pub failed_attempts_per_address: u32,
+    /// Tokens one account may get per minute (sustained).
+    #[arg(long, env = "GRIDPRINT_TOKEN_REQUESTS_PER_MINUTE", default_value_t = 30.0)]
+    pub token_requests_per_minute: f64,
+    /// Tokens one account may get at once before the per-minute rate applies.
+    #[arg(long, env = "GRIDPRINT_TOKEN_REQUEST_BURST", default_value_t = 10)]
+    pub token_request_burst: u32,
     /// Seconds after which a request is answered 503.
     #[arg(long, env = "GRIDPRINT_REQUEST_TIMEOUT", default_value_t = 30.0)]
     pub request_timeout: f64,
@@ -103,6 +123,12 @@ impl ServeArgs {
             refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
             cors_origin: self.cors_origin.clone().filter(|o| !o.trim().is_empty()),
             response_cache_bytes: self.response_cache_mb.saturating_mul(1 << 20),
+            trusted_proxies: self.trusted_proxies.clone(),
+            max_failed_attempts: self.failed_attempts_per_pair.max(1),
+            max_failed_per_email: self.failed_attempts_per_email.max(1),
+            max_failed_per_address: self.failed_attempts_per_address.max(1),
+            token_requests_per_minute: self.token_requests_per_minute,
+            token_request_burst: self.token_request_burst.max(1),
             ..ApiConfig::default()
         })
     }
