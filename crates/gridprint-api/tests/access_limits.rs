@@ -461,3 +461,65 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json()["expires_in"], 86400);
 }
+
+/// Requests hyper refuses before the application sees them carry the application's problem+json.
+#[tokio::test]
+async fn connection_layer_errors_are_problem_json() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let state = AppState::new(
+        store,
+        reference(),
+        Arc::new(gridprint_core::slot::SystemClock),
+        quiet(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    let many_headers: String = (0..120).map(|i| format!("x-h{i}: v\r\n")).collect();
+    let cases: Vec<(&str, Vec<u8>, u16)> = vec![
+        (
+            "URI over 64 KiB",
+            format!("GET /v1/zones?q={} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000)).into_bytes(),
+            414,
+        ),
+        (
+            "120 headers",
+            format!("GET /v1/status HTTP/1.1\r\nHost: x\r\n{many_headers}\r\n").into_bytes(),
+            431,
+        ),
+        ("raw space in the path", b"GET /v1/st atus HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 400),
+        ("NUL in the path", b"GET /v1/\x00 HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 400),
+        ("0xFF in the path", b"GET /v1/\xff HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 400),
+    ];
+    for (what, raw, status) in cases {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(&raw).await.unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf).await;
+        let text = String::from_utf8_lossy(&buf).to_string();
+        assert!(text.starts_with(&format!("HTTP/1.1 {status} ")), "{what}: {text}");
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/problem+json"),
+            "{what}: {head}"
+        );
+        let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{what}: {e}: {body}"));
+        assert_eq!(v["status"], status, "{what}");
+        assert!(v["detail"].as_str().is_some_and(|d| !d.is_empty()));
+    }
+    // Ordinary requests on the same server are untouched.
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.unwrap();
+    assert!(String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 200 "));
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
