@@ -282,11 +282,11 @@ pub(crate) async fn data_guard(
         Ok(a) => a,
         Err(resp) => return resp,
     };
-    let decision =
-        match crate::limit::check_account(&state, &caller.user.email, caller.tier).await {
-            Ok(d) => d,
-            Err(resp) => return resp,
-        };
+    let decision = match crate::limit::check_account(&state, &caller.user.email, caller.tier).await
+    {
+        Ok(d) => d,
+        Err(resp) => return resp,
+    };
     req.extensions_mut().insert(caller.user);
     let mut resp = next.run(req).await;
     if let Some(d) = decision {

@@ -267,28 +267,46 @@ mod tests {
         let trusted: TrustedProxies = "10.0.0.0/8, 192.0.2.7".parse().unwrap();
         let peer: IpAddr = "10.1.2.3".parse().unwrap();
         let xff = headers(&[("x-forwarded-for", "203.0.113.9, 10.9.9.9")]);
-        assert_eq!(client_address(peer, &xff, &trusted).to_string(), "203.0.113.9");
+        assert_eq!(
+            client_address(peer, &xff, &trusted).to_string(),
+            "203.0.113.9"
+        );
         // A spoofed leftmost entry is ignored: the rightmost untrusted one is the client.
         let spoof = headers(&[("x-forwarded-for", "1.1.1.1, 203.0.113.9")]);
-        assert_eq!(client_address(peer, &spoof, &trusted).to_string(), "203.0.113.9");
+        assert_eq!(
+            client_address(peer, &spoof, &trusted).to_string(),
+            "203.0.113.9"
+        );
         // Untrusted peer: headers ignored.
         let other: IpAddr = "198.51.100.1".parse().unwrap();
         assert_eq!(client_address(other, &xff, &trusted), other);
         // Forwarded wins over X-Forwarded-For; IPv6 with port.
         let fwd = headers(&[
-            ("forwarded", r#"for="[2001:db8::17]:4711";proto=https, for=192.0.2.7"#),
+            (
+                "forwarded",
+                r#"for="[2001:db8::17]:4711";proto=https, for=192.0.2.7"#,
+            ),
             ("x-forwarded-for", "203.0.113.9"),
         ]);
-        assert_eq!(client_address(peer, &fwd, &trusted).to_string(), "2001:db8::17");
+        assert_eq!(
+            client_address(peer, &fwd, &trusted).to_string(),
+            "2001:db8::17"
+        );
         // Obfuscated entry: stop at the last trusted hop.
         let unknown = headers(&[("forwarded", "for=unknown, for=192.0.2.7")]);
-        assert_eq!(client_address(peer, &unknown, &trusted).to_string(), "192.0.2.7");
+        assert_eq!(
+            client_address(peer, &unknown, &trusted).to_string(),
+            "192.0.2.7"
+        );
         assert!("nonsense".parse::<TrustedProxies>().is_err());
     }
 
     #[test]
     fn aliases_and_relative_redirects() {
-        assert_eq!(alias("/latest/footprints").as_deref(), Some("/v1/footprints"));
+        assert_eq!(
+            alias("/latest/footprints").as_deref(),
+            Some("/v1/footprints")
+        );
         assert_eq!(alias("/latestx"), None);
         assert_eq!(
             alias("/v1/token-request/get_token").as_deref(),
@@ -303,7 +321,10 @@ mod tests {
             Some("../footprints?zone=DE")
         );
         let uri: Uri = "/v1/footprints//".parse().unwrap();
-        assert_eq!(without_trailing_slash(&uri).as_deref(), Some("../../footprints"));
+        assert_eq!(
+            without_trailing_slash(&uri).as_deref(),
+            Some("../../footprints")
+        );
         assert_eq!(without_trailing_slash(&"/".parse().unwrap()), None);
         assert_eq!(without_trailing_slash(&"/v1/zones".parse().unwrap()), None);
     }

@@ -72,7 +72,7 @@ impl FailureGuard {
         };
         let now_ms = (state.now().unix_timestamp_nanos() / 1_000_000) as i64;
         match self.attempts.admit(&subject, now_ms).await {
-            Admission::Admitted(ticket) => Ok(ticket),
+            Admission::Admitted(ticket) => Ok(*ticket),
             Admission::Refused {
                 reason: Refusal::Locked,
                 retry_after_secs,
@@ -112,11 +112,9 @@ pub(crate) fn rate_headers(h: &mut HeaderMap, d: &Decision) {
 /// The 429 of a refused decision, with `Retry-After` and the `RateLimit-*` headers.
 fn refused(d: &Decision, what: &str) -> Response {
     let wait = d.retry_after_secs.max(1);
-    let mut resp = ApiError::too_many_requests(
-        format!("{what}; retry after {}", seconds(wait)),
-        wait,
-    )
-    .into_response();
+    let mut resp =
+        ApiError::too_many_requests(format!("{what}; retry after {}", seconds(wait)), wait)
+            .into_response();
     rate_headers(resp.headers_mut(), d);
     resp
 }

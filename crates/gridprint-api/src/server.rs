@@ -329,10 +329,7 @@ impl AsyncWrite for ProblemIo {
         Pin::new(&mut self.inner).poll_flush(cx)
     }
 
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         ready!(self.poll_pending(cx))?;
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }

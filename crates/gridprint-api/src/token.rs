@@ -159,7 +159,11 @@ async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError
             let wants_html = accept.as_deref().is_none_or(|a| {
                 a.contains("text/html") || a.contains("*/*") || !a.contains("json")
             });
-            let format = if wants_html { Format::Form } else { Format::Json };
+            let format = if wants_html {
+                Format::Form
+            } else {
+                Format::Json
+            };
             (format, parse_form(&bytes))
         }
         Some(other) => (
@@ -482,4 +486,3 @@ async fn dummy_hash(state: &AppState) -> Result<String, ApiError> {
     let h = hash_password(state, new_token()?).await?;
     Ok(state.inner.dummy_hash.get_or_init(|| h).clone())
 }
-

@@ -156,7 +156,11 @@ async fn get(app: &Router, path: &str, token: Option<&str>) -> Reply {
 }
 
 /// Sends `n` wrong guesses at once, the i-th from `client(i)`; returns (401s, 429s).
-async fn parallel_guesses(app: &Router, n: usize, client: impl Fn(usize) -> [u8; 4]) -> (usize, usize) {
+async fn parallel_guesses(
+    app: &Router,
+    n: usize,
+    client: impl Fn(usize) -> [u8; 4],
+) -> (usize, usize) {
     let tasks: Vec<_> = (0..n)
         .map(|i| {
             let app = app.clone();
@@ -218,7 +222,10 @@ async fn an_accounts_tokens_share_one_budget_and_its_tier_sets_the_size() {
     let first = token(&e.app, [127, 0, 0, 1]).await;
     let second = token(&e.app, [127, 0, 0, 1]).await;
     for _ in 0..4 {
-        assert_eq!(get(&e.app, "/v1/zones", Some(&first)).await.status, StatusCode::OK);
+        assert_eq!(
+            get(&e.app, "/v1/zones", Some(&first)).await.status,
+            StatusCode::OK
+        );
     }
     // The second token draws on the same, now empty, budget.
     let r = get(&e.app, "/v1/zones", Some(&second)).await;
@@ -237,8 +244,17 @@ async fn an_accounts_tokens_share_one_budget_and_its_tier_sets_the_size() {
         .unwrap();
     e.clock.advance(time::Duration::seconds(31));
     for i in 0..100 {
-        let r = get(&e.app, "/v1/zones", Some(if i % 2 == 0 { &first } else { &second })).await;
-        assert_eq!(r.status, StatusCode::OK, "request {i} within the tier's burst");
+        let r = get(
+            &e.app,
+            "/v1/zones",
+            Some(if i % 2 == 0 { &first } else { &second }),
+        )
+        .await;
+        assert_eq!(
+            r.status,
+            StatusCode::OK,
+            "request {i} within the tier's burst"
+        );
         assert_eq!(r.header("ratelimit-limit"), "100");
     }
     assert_eq!(
@@ -321,7 +337,10 @@ async fn two_authorization_headers_are_401_in_either_order() {
         assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
         assert!(r.text.contains("more than one Authorization header"));
     }
-    assert_eq!(get(&e.app, "/v1/zones", Some(&good)).await.status, StatusCode::OK);
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&good)).await.status,
+        StatusCode::OK
+    );
 }
 
 #[tokio::test]
@@ -330,7 +349,11 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
     let creds = json!({"email": EMAIL, "password": PASSWORD, "client": "extra fields ignored"});
     let from = [127, 0, 0, 1];
     // No content type: read as JSON; extra fields ignored.
-    let r = send(&e.app, post("/token-request/register", None, &creds.to_string(), from)).await;
+    let r = send(
+        &e.app,
+        post("/token-request/register", None, &creds.to_string(), from),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.json(), json!({"detail": "registered"}));
     // Re-registering with another password, many times: 200, password unchanged, no lockout.
@@ -338,14 +361,24 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
     for _ in 0..12 {
         let r = send(
             &e.app,
-            post("/token-request/register", Some("application/json"), &other, from),
+            post(
+                "/token-request/register",
+                Some("application/json"),
+                &other,
+                from,
+            ),
         )
         .await;
         assert_eq!(r.json(), json!({"detail": "already registered"}));
     }
-    assert_eq!(get_token_from(&e.app, PASSWORD, from).await.status, StatusCode::OK);
     assert_eq!(
-        get_token_from(&e.app, "another long password", from).await.status,
+        get_token_from(&e.app, PASSWORD, from).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get_token_from(&e.app, "another long password", from)
+            .await
+            .status,
         StatusCode::UNAUTHORIZED
     );
 
@@ -353,30 +386,64 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
     let cases: Vec<(Option<&str>, String, &str)> = vec![
         (Some("application/json"), array.clone(), "JSON object"),
         (None, "\"just a string\"".into(), "JSON object"),
-        (Some("text/plain"), creds.to_string(), "unsupported content type"),
-        (Some("application/json"), json!({"email": EMAIL}).to_string(), "'password'"),
-        (Some("application/json"), json!({"email": 5, "password": "x"}).to_string(), "'email'"),
+        (
+            Some("text/plain"),
+            creds.to_string(),
+            "unsupported content type",
+        ),
+        (
+            Some("application/json"),
+            json!({"email": EMAIL}).to_string(),
+            "'password'",
+        ),
+        (
+            Some("application/json"),
+            json!({"email": 5, "password": "x"}).to_string(),
+            "'email'",
+        ),
         // curl -d sends JSON as a form: answered in JSON, not with the page.
-        (Some("application/x-www-form-urlencoded"), creds.to_string(), "Content-Type: application/json"),
+        (
+            Some("application/x-www-form-urlencoded"),
+            creds.to_string(),
+            "Content-Type: application/json",
+        ),
     ];
     for path in ["/token-request/register", "/token-request/get_token"] {
         for (ct, body, says) in &cases {
             let r = send(&e.app, post(path, *ct, body, from)).await;
-            assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{ct:?} {body}: {}", r.text);
+            assert_eq!(
+                r.status,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "{ct:?} {body}: {}",
+                r.text
+            );
             assert_eq!(r.header(header::CONTENT_TYPE), "application/problem+json");
             let detail = r.json()["detail"].as_str().unwrap().to_string();
             assert!(detail.contains(says), "{detail}");
-            assert!(!detail.contains("struct"), "no internal type names: {detail}");
+            assert!(
+                !detail.contains("struct"),
+                "no internal type names: {detail}"
+            );
         }
     }
     // A form that accepts only JSON gets JSON; a browser's form gets the page.
     let form = "email=ada%40example.org&password=nope";
-    let mut req = post("/token-request/get_token", Some("application/x-www-form-urlencoded"), form, from);
+    let mut req = post(
+        "/token-request/get_token",
+        Some("application/x-www-form-urlencoded"),
+        form,
+        from,
+    );
     req.headers_mut()
         .insert(header::ACCEPT, "application/json".parse().unwrap());
     let r = send(&e.app, req).await;
     assert_eq!(r.header(header::CONTENT_TYPE), "application/problem+json");
-    let mut req = post("/token-request/get_token", Some("application/x-www-form-urlencoded"), form, from);
+    let mut req = post(
+        "/token-request/get_token",
+        Some("application/x-www-form-urlencoded"),
+        form,
+        from,
+    );
     req.headers_mut()
         .insert(header::ACCEPT, "text/html,*/*;q=0.8".parse().unwrap());
     let r = send(&e.app, req).await;
@@ -392,7 +459,12 @@ async fn forwarded_addresses_are_used_only_behind_trusted_proxies() {
     register(&e.app).await;
     let via_proxy = |forwarded_for: &str, peer: [u8; 4]| {
         let body = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
-        let mut req = post("/token-request/get_token", Some("application/json"), &body, peer);
+        let mut req = post(
+            "/token-request/get_token",
+            Some("application/json"),
+            &body,
+            peer,
+        );
         req.headers_mut()
             .insert("x-forwarded-for", forwarded_for.parse().unwrap());
         req
@@ -405,13 +477,21 @@ async fn forwarded_addresses_are_used_only_behind_trusted_proxies() {
     let r = send(&e.app, via_proxy("203.0.113.1", [10, 0, 0, 1])).await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
     let r = send(&e.app, via_proxy("203.0.113.2", [10, 0, 0, 1])).await;
-    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "another client behind the proxy");
+    assert_eq!(
+        r.status,
+        StatusCode::UNAUTHORIZED,
+        "another client behind the proxy"
+    );
     // An untrusted peer cannot pick its address with the header.
     for _ in 0..10 {
         send(&e.app, via_proxy("203.0.113.50", [198, 51, 100, 9])).await;
     }
     let r = send(&e.app, via_proxy("203.0.113.51", [198, 51, 100, 9])).await;
-    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "counted against the peer");
+    assert_eq!(
+        r.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "counted against the peer"
+    );
 }
 
 #[tokio::test]
@@ -423,8 +503,14 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
     let latest = get(&e.app, "/latest/zones", Some(&t)).await;
     assert_eq!(latest.status, StatusCode::OK);
     assert_eq!(latest.text, v1.text);
-    assert_eq!(get(&e.app, "/latest/zones", None).await.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(get(&e.app, "/latest/status", None).await.status, StatusCode::OK);
+    assert_eq!(
+        get(&e.app, "/latest/zones", None).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        get(&e.app, "/latest/status", None).await.status,
+        StatusCode::OK
+    );
 
     let spec = get(&e.app, "/openapi.json", None).await;
     assert_eq!(spec.status, StatusCode::OK);
@@ -432,30 +518,55 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
     for page in ["/docs", "/redoc", "/latest/docs"] {
         let r = get(&e.app, page, None).await;
         assert_eq!(r.status, StatusCode::OK, "{page}");
-        assert!(r.header(header::CONTENT_TYPE).starts_with("text/html"), "{page}");
+        assert!(
+            r.header(header::CONTENT_TYPE).starts_with("text/html"),
+            "{page}"
+        );
     }
-    assert_eq!(get(&e.app, "/docs/docs.js", None).await.status, StatusCode::OK);
+    assert_eq!(
+        get(&e.app, "/docs/docs.js", None).await.status,
+        StatusCode::OK
+    );
 
     // A trailing slash: 307 to the path without it, relative, keeping the query string.
-    let r = get(&e.app, "/v1/footprints/?zone=DE&footprint_type=carbon", Some(&t)).await;
+    let r = get(
+        &e.app,
+        "/v1/footprints/?zone=DE&footprint_type=carbon",
+        Some(&t),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::TEMPORARY_REDIRECT);
-    assert_eq!(r.header(header::LOCATION), "../footprints?zone=DE&footprint_type=carbon");
+    assert_eq!(
+        r.header(header::LOCATION),
+        "../footprints?zone=DE&footprint_type=carbon"
+    );
     let r = get(&e.app, "/latest/zones/", None).await;
     assert_eq!(r.status, StatusCode::TEMPORARY_REDIRECT);
     assert_eq!(r.header(header::LOCATION), "../zones");
     // Routes declared with a slash keep it.
-    assert_eq!(get(&e.app, "/token-request/", None).await.status, StatusCode::OK);
+    assert_eq!(
+        get(&e.app, "/token-request/", None).await.status,
+        StatusCode::OK
+    );
 
     let r = get(&e.app, "/favicon.ico", None).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header(header::CONTENT_TYPE), "image/x-icon");
 
     // The token service under /v1/token-request too.
-    assert_eq!(get(&e.app, "/v1/token-request/", None).await.status, StatusCode::OK);
+    assert_eq!(
+        get(&e.app, "/v1/token-request/", None).await.status,
+        StatusCode::OK
+    );
     let body = json!({"email": EMAIL, "password": PASSWORD}).to_string();
     let r = send(
         &e.app,
-        post("/v1/token-request/get_token", Some("application/json"), &body, [127, 0, 0, 1]),
+        post(
+            "/v1/token-request/get_token",
+            Some("application/json"),
+            &body,
+            [127, 0, 0, 1],
+        ),
     )
     .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
@@ -483,7 +594,11 @@ async fn connection_layer_errors_are_problem_json() {
     let cases: Vec<(&str, Vec<u8>, u16)> = vec![
         (
             "URI over 64 KiB",
-            format!("GET /v1/zones?q={} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000)).into_bytes(),
+            format!(
+                "GET /v1/zones?q={} HTTP/1.1\r\nHost: x\r\n\r\n",
+                "a".repeat(70_000)
+            )
+            .into_bytes(),
             414,
         ),
         (
@@ -491,9 +606,21 @@ async fn connection_layer_errors_are_problem_json() {
             format!("GET /v1/status HTTP/1.1\r\nHost: x\r\n{many_headers}\r\n").into_bytes(),
             431,
         ),
-        ("raw space in the path", b"GET /v1/st atus HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 400),
-        ("NUL in the path", b"GET /v1/\x00 HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 400),
-        ("0xFF in the path", b"GET /v1/\xff HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 400),
+        (
+            "raw space in the path",
+            b"GET /v1/st atus HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "NUL in the path",
+            b"GET /v1/\x00 HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "0xFF in the path",
+            b"GET /v1/\xff HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+        ),
     ];
     for (what, raw, status) in cases {
         let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -501,7 +628,10 @@ async fn connection_layer_errors_are_problem_json() {
         let mut buf = Vec::new();
         let _ = s.read_to_end(&mut buf).await;
         let text = String::from_utf8_lossy(&buf).to_string();
-        assert!(text.starts_with(&format!("HTTP/1.1 {status} ")), "{what}: {text}");
+        assert!(
+            text.starts_with(&format!("HTTP/1.1 {status} ")),
+            "{what}: {text}"
+        );
         let (head, body) = text.split_once("\r\n\r\n").unwrap();
         assert!(
             head.to_ascii_lowercase()

@@ -483,9 +483,14 @@ async fn the_eleventh_failure_from_one_address_locks_that_pair_only_and_success_
     }
     // The owner from another address is not locked out by those failures.
     assert_eq!(
-        post_from(&e.app, "/token-request/get_token", good.clone(), [10, 0, 0, 2])
-            .await
-            .status,
+        post_from(
+            &e.app,
+            "/token-request/get_token",
+            good.clone(),
+            [10, 0, 0, 2]
+        )
+        .await
+        .status,
         StatusCode::OK
     );
     // Fifteen minutes later, the pair may try again.

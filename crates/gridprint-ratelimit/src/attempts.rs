@@ -94,7 +94,7 @@ pub enum Refusal {
 #[derive(Debug)]
 pub enum Admission {
     /// Go ahead and verify; report the outcome on the ticket.
-    Admitted(Ticket),
+    Admitted(Box<Ticket>),
     /// Do not verify; answer 429 with `Retry-After`.
     Refused {
         reason: Refusal,
@@ -280,7 +280,9 @@ impl AttemptGuard {
     /// locked. `now_ms`: the caller's clock in milliseconds (used by the local state only).
     pub async fn admit(&self, subject: &Subject, now_ms: i64) -> Admission {
         let keys = subject.keys();
-        let turn_key = keys[0].clone().unwrap_or_else(|| keys[2].clone().unwrap_or_default());
+        let turn_key = keys[0]
+            .clone()
+            .unwrap_or_else(|| keys[2].clone().unwrap_or_default());
         let turn = match self.take_turn(&turn_key).await {
             Some(t) => t,
             None => {
@@ -302,13 +304,13 @@ impl AttemptGuard {
             None => self.local_admit(&keys, limits, now_ms),
         };
         match counted {
-            Ok(locked) => Admission::Admitted(Ticket {
+            Ok(locked) => Admission::Admitted(Box::new(Ticket {
                 guard: self.clone(),
                 keys,
                 locked,
                 now_ms,
                 turn: Some(turn),
-            }),
+            })),
             Err(wait_ms) => {
                 drop(Ticket::release_turn(self, Some(turn)));
                 Admission::Refused {
@@ -565,7 +567,9 @@ impl Drop for Ticket {
                 Ok(h) => {
                     h.spawn(f);
                 }
-                Err(_) => tracing::debug!("no runtime to release an attempt lease; it expires by itself"),
+                Err(_) => {
+                    tracing::debug!("no runtime to release an attempt lease; it expires by itself")
+                }
             }
         }
     }
@@ -595,7 +599,7 @@ mod tests {
 
     async fn admit(g: &AttemptGuard, s: &Subject, now: i64) -> Option<Ticket> {
         match g.admit(s, now).await {
-            Admission::Admitted(t) => Some(t),
+            Admission::Admitted(t) => Some(*t),
             Admission::Refused { .. } => None,
         }
     }
@@ -612,7 +616,11 @@ mod tests {
         let b = subject("a@x.org", "10.0.0.2");
         admit(&g, &b, 2).await.unwrap().failed();
         admit(&g, &b, 2).await.unwrap().failed();
-        assert!(admit(&g, &subject("a@x.org", "10.0.0.3"), 3).await.is_none());
+        assert!(
+            admit(&g, &subject("a@x.org", "10.0.0.3"), 3)
+                .await
+                .is_none()
+        );
         // After the lockout, admitted again.
         assert!(admit(&g, &a, 61_000).await.is_some());
         // Successes do not count.

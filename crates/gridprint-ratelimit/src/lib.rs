@@ -316,13 +316,12 @@ async fn redis_check(
 ) -> Result<Decision, redis::RedisError> {
     let mut conn = conn.clone();
     let interval_us = (1e6 / quota.rate_per_second).round().max(1.0) as i64;
-    let (allowed, remaining, reset_us, retry_us): (i64, i64, i64, i64) =
-        redis::Script::new(GCRA)
-            .key(format!("gridprint:rl:{key}"))
-            .arg(interval_us)
-            .arg(quota.burst)
-            .invoke_async(&mut conn)
-            .await?;
+    let (allowed, remaining, reset_us, retry_us): (i64, i64, i64, i64) = redis::Script::new(GCRA)
+        .key(format!("gridprint:rl:{key}"))
+        .arg(interval_us)
+        .arg(quota.burst)
+        .invoke_async(&mut conn)
+        .await?;
     Ok(Decision {
         allowed: allowed == 1,
         limit: quota.burst,

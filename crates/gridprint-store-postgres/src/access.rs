@@ -1,7 +1,7 @@
 //! Access records on PostgreSQL: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{PgStore, map_err};
-use gridprint_store::{AccessStore, GrantRow, AccountLimit, Result, StoreError, TokenRecord};
+use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, StoreError, TokenRecord};
 
 impl AccessStore for PgStore {
     fn grant(&self, email: &str, now: i64) -> Result<bool> {

@@ -1,7 +1,7 @@
 //! Access records on SQLite: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{SqliteStore, map_err};
-use gridprint_store::{AccessStore, GrantRow, AccountLimit, Result, StoreError, TokenRecord};
+use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, StoreError, TokenRecord};
 use rusqlite::{OptionalExtension, params};
 
 impl AccessStore for SqliteStore {

@@ -47,13 +47,25 @@ pub struct ServeArgs {
     #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_PAIR", default_value_t = 10)]
     pub failed_attempts_per_pair: u32,
     /// Failed attempts per email, from all addresses together, before the email is locked.
-    #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_EMAIL", default_value_t = 100)]
+    #[arg(
+        long,
+        env = "GRIDPRINT_FAILED_ATTEMPTS_PER_EMAIL",
+        default_value_t = 100
+    )]
     pub failed_attempts_per_email: u32,
     /// Failed attempts per client address, over all emails, before the address is locked.
-    #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_ADDRESS", default_value_t = 100)]
+    #[arg(
+        long,
+        env = "GRIDPRINT_FAILED_ATTEMPTS_PER_ADDRESS",
+        default_value_t = 100
+    )]
     pub failed_attempts_per_address: u32,
     /// Tokens one account may get per minute (sustained).
-    #[arg(long, env = "GRIDPRINT_TOKEN_REQUESTS_PER_MINUTE", default_value_t = 30.0)]
+    #[arg(
+        long,
+        env = "GRIDPRINT_TOKEN_REQUESTS_PER_MINUTE",
+        default_value_t = 30.0
+    )]
     pub token_requests_per_minute: f64,
     /// Tokens one account may get at once before the per-minute rate applies.
     #[arg(long, env = "GRIDPRINT_TOKEN_REQUEST_BURST", default_value_t = 10)]

@@ -309,7 +309,9 @@ async fn replicas_and_workers_share_one_postgres() {
     for base in [&a_url, &b_url] {
         loop {
             let r = get(base, "/v1/zones").await.unwrap();
-            if r.headers().get("ratelimit-limit").and_then(|v| v.to_str().ok())
+            if r.headers()
+                .get("ratelimit-limit")
+                .and_then(|v| v.to_str().ok())
                 == Some(&TIER_BURST.to_string())
             {
                 break;
@@ -332,7 +334,10 @@ async fn replicas_and_workers_share_one_postgres() {
         .as_str()
         .unwrap()
         .to_string();
-    tokio::time::sleep(Duration::from_secs_f64(f64::from(TIER_BURST) / TIER_RATE + 1.0)).await;
+    tokio::time::sleep(Duration::from_secs_f64(
+        f64::from(TIER_BURST) / TIER_RATE + 1.0,
+    ))
+    .await;
     let start = Instant::now();
     let (mut ok, mut i) = (0u32, 0u32);
     while start.elapsed() < Duration::from_secs(3) {
