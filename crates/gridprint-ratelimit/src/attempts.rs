@@ -312,7 +312,9 @@ impl AttemptGuard {
                 turn: Some(turn),
             })),
             Err(wait_ms) => {
-                drop(Ticket::release_turn(self, Some(turn)));
+                if let Some(release) = Ticket::release_turn(self, Some(turn)) {
+                    release.await;
+                }
                 Admission::Refused {
                     reason: Refusal::Locked,
                     retry_after_secs: secs_ceil(wait_ms),
