@@ -11,7 +11,9 @@
 //! Modules: [`error`] (the one error type), [`token`] (the token service), [`auth`] (the Bearer
 //! extractor and token cache), [`extract`] (`Query`/`Json` rejecting through `ApiError`), [`page`]
 //! (the token page), [`data`] (the `/v1` data handlers), [`status`] (`/v1/status*`, storage and
-//! provider health), [`limit`] (brute-force guard, per-token and per-client rate limits),
+//! provider health), [`limit`] (brute-force guard, per-account and per-client rate limits),
+//! [`front`] (in front of the router: client address behind trusted proxies, `/latest` and root
+//! aliases, trailing-slash redirects, favicon),
 //! [`refresh`] (loading and refreshing the cache), [`openapi`] (the generated OpenAPI description and
 //! the schemas of the answers), [`docs`] (the offline docs page and the index page), [`layers`]
 //! (request-size limits, metrics, timeout, CORS), [`response_cache`] (rendered final answers kept for
@@ -68,10 +70,11 @@ pub const MAX_BODY_BYTES: usize = 4096;
 /// Tunables of the HTTP interface. `ApiConfig::default()` holds the production values.
 #[derive(Debug, Clone)]
 pub struct ApiConfig {
-    /// Sustained requests per second per token on the data routes, and per client address on the
-    /// public routes (token service, status, docs); 0 disables both limits.
+    /// Sustained requests per second per account on the data routes (all its tokens together;
+    /// an account's own tier overrides it), and per client address on the public routes (token
+    /// service, status, docs); 0 disables both default limits.
     pub rate_limit_per_second: f64,
-    /// Requests a token (or client) may send at once before the sustained rate applies.
+    /// Requests an account (or client) may send at once before the sustained rate applies.
     pub rate_limit_burst: u32,
     /// A request taking longer is answered 503.
     pub request_timeout: Duration,
@@ -323,8 +326,9 @@ impl AppState {
     }
 }
 
-/// The client's address: the socket peer when served with [`serve`], `0.0.0.0` otherwise (in-process
-/// tests without `ConnectInfo`).
+/// The client's address as [`front`] resolved it: the socket peer when served with [`serve`] (or
+/// the forwarded address when the peer is a trusted proxy), `0.0.0.0` in in-process tests without
+/// `ConnectInfo`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
 

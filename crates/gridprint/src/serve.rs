@@ -27,15 +27,16 @@ pub struct ServeArgs {
     /// Import the bundled demo data into an empty database first.
     #[arg(long, env = "GRIDPRINT_DEMO")]
     pub demo: bool,
-    /// Sustained requests per second allowed per token (data routes) and per client address (token
-    /// service, status, docs); 0 disables the limit.
+    /// Sustained requests per second allowed per account (data routes, all its tokens together,
+    /// unless `gridprint access set-limit` gave it its own) and per client address (token service,
+    /// status, docs); 0 disables the default limit.
     #[arg(long, env = "GRIDPRINT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0)]
     pub rate_limit_per_second: f64,
-    /// Requests a token or client may send at once before the sustained rate applies.
+    /// Requests an account or client may send at once before the sustained rate applies.
     #[arg(long, env = "GRIDPRINT_RATE_LIMIT_BURST", default_value_t = 100)]
     pub rate_limit_burst: u32,
-    /// Redis URL (`redis://host:6379`) to share the rate limits between every `serve` replica;
-    /// without it each process limits on its own.
+    /// Redis URL (`redis://host:6379`) to share the rate limits and the brute-force counters
+    /// between every `serve` replica; without it each process limits and counts on its own.
     #[arg(long, env = "GRIDPRINT_REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
     /// Proxies (comma-separated CIDR blocks or addresses, e.g. `10.0.0.0/8,::1`) whose

@@ -104,11 +104,12 @@ fn base_url(line: &str) -> String {
         .to_string()
 }
 
-fn cli(db: &str, args: &[&str]) {
+/// Runs the binary against `db`; its standard output.
+fn cli(db: &str, args: &[&str]) -> String {
     tokio::task::block_in_place(|| cli_blocking(db, args))
 }
 
-fn cli_blocking(db: &str, args: &[&str]) {
+fn cli_blocking(db: &str, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_gridprint"))
         .args(["--database", db])
         .args(args)
@@ -120,6 +121,7 @@ fn cli_blocking(db: &str, args: &[&str]) {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -145,9 +147,18 @@ async fn replicas_and_workers_share_one_postgres() {
         .await;
 
     cli(&url, &["migrate"]);
+    cli(&url, &["access", "grant", "ada@example.org"]);
     cli(
         &url,
-        &["access", "grant", "ada@example.org", "bob@example.org"],
+        &[
+            "access",
+            "grant",
+            "bob@example.org",
+            "--rate-limit",
+            "1.5",
+            "--burst",
+            "7",
+        ],
     );
 
     let serve_args = |_: ()| {
@@ -306,6 +317,15 @@ async fn replicas_and_workers_share_one_postgres() {
         ],
     );
     let set = Instant::now();
+    let list = cli(&url, &["access", "list"]);
+    let row = |email: &str| {
+        list.lines()
+            .find(|l| l.starts_with(email))
+            .unwrap_or_else(|| panic!("{email} listed: {list}"))
+            .to_string()
+    };
+    assert!(row("ada@example.org").ends_with("5/s burst 30"), "{list}");
+    assert!(row("bob@example.org").ends_with("1.5/s burst 7"), "{list}");
     for base in [&a_url, &b_url] {
         loop {
             let r = get(base, "/v1/zones").await.unwrap();
