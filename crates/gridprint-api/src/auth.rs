@@ -1,4 +1,5 @@
-//! Bearer authentication of the data routes: the [`AuthUser`] extractor and its token cache.
+//! Bearer authentication of the data routes: the [`data_guard`] middleware, the [`AuthUser`]
+//! extractor and their token cache.
 //!
 //! A handler that takes an [`AuthUser`] argument is protected: the request must carry
 //! `Authorization: Bearer <token>` with a token issued by the token service, not expired and not
@@ -10,16 +11,20 @@
 //! revocation made by `gridprint access revoke` in another process stops the token within 60 s
 //! (30 s cache age + the request that notices). Expiry is checked against the injected clock on every
 //! request. Malformed tokens are rejected before any lookup; unknown ones cost one store lookup and are
-//! not cached, and count against the client address's rate limit before the lookup. Tokens are never
-//! logged and nothing here implements `Debug` with a token in it.
+//! not cached, and count against the client address's rate limit before the lookup. A request with
+//! two `Authorization` headers is 401, whatever their order. The cache also holds the account's own
+//! rate limit (its tier), re-read with the token, so a tier changed by `gridprint access set-limit`
+//! applies on every replica within 60 s. Tokens are never logged and nothing here implements
+//! `Debug` with a token in it.
 
 use crate::error::ApiError;
 use crate::{AppState, ClientAddr};
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use gridprint_store::TokenRecord;
+use gridprint_store::{AccountLimit, TokenRecord};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -60,6 +65,7 @@ pub fn is_well_formed(token: &str) -> bool {
 #[derive(Clone)]
 struct Entry {
     record: TokenRecord,
+    tier: Option<AccountLimit>,
     checked_at: OffsetDateTime,
 }
 
@@ -77,14 +83,15 @@ impl std::fmt::Debug for TokenCache {
 }
 
 enum Cached {
-    Fresh(TokenRecord),
-    Stale(TokenRecord, OffsetDateTime),
+    Fresh(TokenRecord, Option<AccountLimit>),
+    Stale(TokenRecord, Option<AccountLimit>, OffsetDateTime),
     Missing,
 }
 
 impl TokenCache {
-    /// Remembers a record the store has just confirmed (or that was just issued).
-    pub fn insert(&self, record: TokenRecord, now: OffsetDateTime) {
+    /// Remembers a record the store has just confirmed (or that was just issued), with its
+    /// account's tier.
+    pub fn insert(&self, record: TokenRecord, tier: Option<AccountLimit>, now: OffsetDateTime) {
         let mut map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if map.len() > SWEEP_ABOVE {
             let t = now.unix_timestamp();
@@ -94,6 +101,7 @@ impl TokenCache {
             record.token_hash.clone(),
             Entry {
                 record,
+                tier,
                 checked_at: now,
             },
         );
@@ -120,18 +128,22 @@ impl TokenCache {
     fn lookup(&self, hash: &str, now: OffsetDateTime) -> Cached {
         let map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         match map.get(hash) {
-            Some(e) if now - e.checked_at < RECHECK_AFTER => Cached::Fresh(e.record.clone()),
-            Some(e) => Cached::Stale(e.record.clone(), e.checked_at),
+            Some(e) if now - e.checked_at < RECHECK_AFTER => {
+                Cached::Fresh(e.record.clone(), e.tier)
+            }
+            Some(e) => Cached::Stale(e.record.clone(), e.tier, e.checked_at),
             None => Cached::Missing,
         }
     }
 }
 
-/// An authenticated request: the caller and the hash of its token (the rate-limit key).
+/// An authenticated request: the caller, the hash of its token and its account's tier.
 #[derive(Clone)]
 pub struct Authenticated {
     pub user: AuthUser,
     pub token_hash: String,
+    /// The account's own rate limit, if the operator set one.
+    pub tier: Option<AccountLimit>,
 }
 
 impl std::fmt::Debug for Authenticated {
@@ -139,6 +151,7 @@ impl std::fmt::Debug for Authenticated {
         f.debug_struct("Authenticated")
             .field("user", &self.user)
             .field("token_hash", &"<redacted>")
+            .field("tier", &self.tier)
             .finish()
     }
 }
@@ -159,21 +172,28 @@ pub async fn verify_token(
     let hash = token_hash(token);
     let now = state.now();
     let cache = &state.inner.tokens;
-    let record = match cache.lookup(&hash, now) {
-        Cached::Fresh(r) => r,
+    let (record, tier) = match cache.lookup(&hash, now) {
+        Cached::Fresh(r, tier) => (r, tier),
         cached => {
             if let Some(client) = client {
                 crate::limit::check_client(state, client.0).await?;
             }
             let store = state.store().clone();
             let h = hash.clone();
-            let found = tokio::task::spawn_blocking(move || store.find_token(&h))
-                .await
-                .map_err(|e| ApiError::from(e).into_response())?;
+            let found = tokio::task::spawn_blocking(move || {
+                let record = store.find_token(&h)?;
+                let tier = match &record {
+                    Some(r) => store.account_limit(&r.email)?,
+                    None => None,
+                };
+                Ok::<_, gridprint_store::StoreError>(record.map(|r| (r, tier)))
+            })
+            .await
+            .map_err(|e| ApiError::from(e).into_response())?;
             match (found, cached) {
-                (Ok(Some(r)), _) => {
-                    cache.insert(r.clone(), now);
-                    r
+                (Ok(Some((r, tier))), _) => {
+                    cache.insert(r.clone(), tier, now);
+                    (r, tier)
                 }
                 (Ok(None), _) => {
                     cache.remove(&hash);
@@ -183,9 +203,9 @@ pub async fn verify_token(
                     .into_response());
                 }
                 // The store is down: keep serving a recently confirmed token, within the revocation promise.
-                (Err(e), Cached::Stale(r, checked_at)) if now - checked_at < STALE_GRACE => {
+                (Err(e), Cached::Stale(r, tier, checked_at)) if now - checked_at < STALE_GRACE => {
                     tracing::warn!(error = %e, "token re-check failed; using cached confirmation");
-                    r
+                    (r, tier)
                 }
                 (Err(e), _) => return Err(ApiError::from(e).into_response()),
             }
@@ -205,6 +225,7 @@ pub async fn verify_token(
             expires_at,
         },
         token_hash: hash,
+        tier,
     })
 }
 
@@ -218,11 +239,18 @@ pub(crate) async fn authenticate(
     verify_token(state, token, Some(client)).await
 }
 
-/// Extracts the token from `Authorization: Bearer <token>` (scheme case-insensitive).
+/// Extracts the token from `Authorization: Bearer <token>` (scheme case-insensitive); exactly one
+/// such header.
 fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
-    let value = headers.get(header::AUTHORIZATION).ok_or_else(|| {
+    let mut all = headers.get_all(header::AUTHORIZATION).iter();
+    let value = all.next().ok_or_else(|| {
         ApiError::unauthorized_bearer("missing bearer token: send 'Authorization: Bearer <token>'")
     })?;
+    if all.next().is_some() {
+        return Err(ApiError::unauthorized_bearer(
+            "more than one Authorization header: send exactly one 'Authorization: Bearer <token>'",
+        ));
+    }
     let value = value
         .to_str()
         .map_err(|_| ApiError::unauthorized_bearer("malformed Authorization header"))?;
@@ -237,7 +265,37 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     Ok(token.trim())
 }
 
-/// Protected handlers name `AuthUser` in their signature. Behind [`crate::limit::data_guard`] the
+/// Middleware of the protected data routes: authenticates the Bearer token (401), counts the request
+/// against the account's rate limit (429 with `Retry-After`; all tokens of an account share it),
+/// hands the [`AuthUser`] to the handler and adds the `RateLimit-*` headers to the answer.
+///
+/// A token the in-memory cache does not know (or has not confirmed for a while) costs a store lookup;
+/// such requests count against the client address's limit first, so random tokens cannot flood the
+/// database.
+pub(crate) async fn data_guard(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let client = ClientAddr::of(req.extensions());
+    let caller = match authenticate(&state, req.headers(), client).await {
+        Ok(a) => a,
+        Err(resp) => return resp,
+    };
+    let decision = match crate::limit::check_account(&state, &caller.user.email, caller.tier).await
+    {
+        Ok(d) => d,
+        Err(resp) => return resp,
+    };
+    req.extensions_mut().insert(caller.user);
+    let mut resp = next.run(req).await;
+    if let Some(d) = decision {
+        crate::limit::rate_headers(resp.headers_mut(), &d);
+    }
+    resp
+}
+
+/// Protected handlers name `AuthUser` in their signature. Behind [`data_guard`] the
 /// caller is already authenticated (and rate-limited) and is taken from the request; elsewhere the
 /// token is verified here.
 impl FromRequestParts<AppState> for AuthUser {

@@ -155,16 +155,37 @@ impl std::fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
+/// The problem+json body of an error with this status and detail: the one rendering shared by
+/// [`ApiError`] and the connection layer's own answers ([`crate::server`]).
+pub fn problem_body(status: StatusCode, detail: &str) -> Vec<u8> {
+    serde_json::to_vec(&Problem {
+        type_: "about:blank",
+        title: status.canonical_reason().unwrap_or("Error"),
+        status: status.as_u16(),
+        detail,
+    })
+    .unwrap_or_default()
+}
+
+/// "1 second", "2 seconds": a count of seconds for a message.
+pub fn seconds(n: u64) -> String {
+    format!("{n} second{}", if n == 1 { "" } else { "s" })
+}
+
+/// A wait for a message: whole seconds below a minute, else minutes rounded up ("1 minute",
+/// "15 minutes").
+pub fn wait_phrase(secs: u64) -> String {
+    if secs < 60 {
+        seconds(secs)
+    } else {
+        let m = secs.div_ceil(60);
+        format!("{m} minute{}", if m == 1 { "" } else { "s" })
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let title = self.status.canonical_reason().unwrap_or("Error");
-        let body = serde_json::to_vec(&Problem {
-            type_: "about:blank",
-            title,
-            status: self.status.as_u16(),
-            detail: &self.detail,
-        })
-        .unwrap_or_default();
+        let body = problem_body(self.status, &self.detail);
         let mut resp = (
             self.status,
             [(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON))],
@@ -242,23 +263,19 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
     }
 }
 
-/// Classifies a JSON body error the way axum does: broken syntax → 400, wrong types or missing
-/// fields → 422.
-pub(crate) fn from_json_error(e: &serde_json::Error) -> ApiError {
-    use serde_json::error::Category;
-    match e.classify() {
-        Category::Data => ApiError::unprocessable(format!("invalid request body: {e}")),
-        Category::Syntax | Category::Eof | Category::Io => {
-            ApiError::bad_request(format!("request body is not valid JSON: {e}"))
-        }
-    }
-}
+/// Marks the answer of [`not_found`] (no route matched), so the layer in front of the router
+/// ([`crate::front`]) can redirect a trailing slash instead.
+#[derive(Debug, Clone, Copy)]
+pub struct Unrouted;
 
 /// Fallback for unknown paths.
-pub(crate) async fn not_found() -> ApiError {
-    ApiError::not_found(
+pub(crate) async fn not_found() -> Response {
+    let mut resp = ApiError::not_found(
         "no such resource; the paths are listed in /v1/openapi.json and at /v1/docs",
     )
+    .into_response();
+    resp.extensions_mut().insert(Unrouted);
+    resp
 }
 
 /// Fallback for known paths called with the wrong method.
@@ -285,6 +302,15 @@ mod tests {
         assert_eq!(v["status"], 429);
         assert_eq!(v["title"], "Too Many Requests");
         assert_eq!(v["type"], "about:blank");
+    }
+
+    #[test]
+    fn waits_are_pluralised() {
+        assert_eq!(seconds(1), "1 second");
+        assert_eq!(seconds(2), "2 seconds");
+        assert_eq!(wait_phrase(59), "59 seconds");
+        assert_eq!(wait_phrase(60), "1 minute");
+        assert_eq!(wait_phrase(61), "2 minutes");
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! Modules: [`error`] (the one error type), [`token`] (the token service), [`auth`] (the Bearer
 //! extractor and token cache), [`extract`] (`Query`/`Json` rejecting through `ApiError`), [`page`]
 //! (the token page), [`data`] (the `/v1` data handlers), [`status`] (`/v1/status*`, storage and
-//! provider health), [`limit`] (brute-force guard, per-token and per-client rate limits),
+//! provider health), [`limit`] (brute-force guard, per-account and per-client rate limits),
+//! [`front`] (in front of the router: client address behind trusted proxies, `/latest` and root
+//! aliases, trailing-slash redirects, favicon),
 //! [`refresh`] (loading and refreshing the cache), [`openapi`] (the generated OpenAPI description and
 //! the schemas of the answers), [`docs`] (the offline docs page and the index page), [`layers`]
 //! (request-size limits, metrics, timeout, CORS), [`response_cache`] (rendered final answers kept for
@@ -24,6 +26,7 @@ pub mod data;
 pub mod docs;
 pub mod error;
 pub mod extract;
+pub mod front;
 pub mod layers;
 pub mod limit;
 pub mod openapi;
@@ -68,10 +71,11 @@ pub const MAX_BODY_BYTES: usize = 4096;
 /// Tunables of the HTTP interface. `ApiConfig::default()` holds the production values.
 #[derive(Debug, Clone)]
 pub struct ApiConfig {
-    /// Sustained requests per second per token on the data routes, and per client address on the
-    /// public routes (token service, status, docs); 0 disables both limits.
+    /// Sustained requests per second per account on the data routes (all its tokens together;
+    /// an account's own tier overrides it), and per client address on the public routes (token
+    /// service, status, docs); 0 disables both default limits.
     pub rate_limit_per_second: f64,
-    /// Requests a token (or client) may send at once before the sustained rate applies.
+    /// Requests an account (or client) may send at once before the sustained rate applies.
     pub rate_limit_burst: u32,
     /// A request taking longer is answered 503.
     pub request_timeout: Duration,
@@ -81,14 +85,23 @@ pub struct ApiConfig {
     /// A storage check not answered within this time counts as storage down (data routes 503) until
     /// the store answers again; see [`refresh`].
     pub storage_timeout: Duration,
-    /// Failed credential attempts allowed per email or client address within `failure_window`;
-    /// the next attempt is answered 429.
-    pub max_failed_attempts: usize,
-    /// The sliding window of the brute-force guard.
+    /// Failed credential attempts allowed per (email, client address) within `failure_window`;
+    /// then that pair is locked for `failure_window` (429). Attempts count at admission.
+    pub max_failed_attempts: u32,
+    /// Failed attempts allowed per email from all addresses together (then the email is locked).
+    pub max_failed_per_email: u32,
+    /// Failed attempts allowed per client address over all emails (then the address is locked).
+    pub max_failed_per_address: u32,
+    /// How long failures are remembered, and how long a lock lasts.
     pub failure_window: Duration,
-    /// Extra delay added to a failed attempt per recent failure (capped at 2 s); slows guessing
-    /// before the 429 applies. Tests set it to zero.
+    /// Delay added to each failed attempt; slows guessing before the 429 applies. Tests set it to
+    /// zero.
     pub failure_delay: Duration,
+    /// Tokens an account may get per minute (sustained), and in a burst.
+    pub token_requests_per_minute: f64,
+    pub token_request_burst: u32,
+    /// Peers whose `Forwarded`/`X-Forwarded-For` client address is believed ([`front`]).
+    pub trusted_proxies: front::TrustedProxies,
     /// Argon2id computations allowed at once (each takes ~19 MiB and a core for tens of ms).
     pub max_concurrent_hashes: usize,
     /// How often the background task asks the store whether computed data changed (and reloads the
@@ -114,7 +127,12 @@ impl Default for ApiConfig {
             header_read_timeout: Duration::from_secs(10),
             storage_timeout: Duration::from_secs(5),
             max_failed_attempts: 10,
+            max_failed_per_email: 100,
+            max_failed_per_address: 100,
             failure_window: Duration::from_secs(15 * 60),
+            token_requests_per_minute: 30.0,
+            token_request_burst: 10,
+            trusted_proxies: front::TrustedProxies::default(),
             failure_delay: Duration::from_millis(100),
             max_concurrent_hashes: 4,
             refresh_interval: Duration::from_secs(2),
@@ -203,18 +221,16 @@ impl AppStateBuilder {
             None => Arc::new(QueryService::new(DataCache::empty(self.reference.clone()))?),
         };
         let config = self.config;
+        let limits = self.limits.unwrap_or_else(|| {
+            RateLimit::local(config.rate_limit_per_second, config.rate_limit_burst)
+        });
         Ok(AppState {
             inner: Arc::new(Inner {
                 store: self.store,
                 clock: self.clock,
                 tokens: auth::TokenCache::default(),
-                failures: limit::FailureGuard::new(
-                    config.max_failed_attempts,
-                    config.failure_window,
-                ),
-                limits: self.limits.unwrap_or_else(|| {
-                    RateLimit::local(config.rate_limit_per_second, config.rate_limit_burst)
-                }),
+                failures: limit::FailureGuard::new(&config, &limits),
+                limits,
                 hash_permits: tokio::sync::Semaphore::new(config.max_concurrent_hashes.max(1)),
                 dummy_hash: OnceLock::new(),
                 query,
@@ -311,14 +327,18 @@ impl AppState {
     }
 }
 
-/// The client's address: the socket peer when served with [`serve`], `0.0.0.0` otherwise (in-process
-/// tests without `ConnectInfo`).
+/// The client's address as [`front`] resolved it: the socket peer when served with [`serve`] (or
+/// the forwarded address when the peer is a trusted proxy), `0.0.0.0` in in-process tests without
+/// `ConnectInfo`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
 
 impl ClientAddr {
     /// The address of a request (see the type's documentation).
     pub fn of(extensions: &axum::http::Extensions) -> ClientAddr {
+        if let Some(resolved) = extensions.get::<ClientAddr>() {
+            return *resolved; // resolved by `front` (trusted proxies)
+        }
         ClientAddr(
             extensions
                 .get::<ConnectInfo<SocketAddr>>()
@@ -361,7 +381,7 @@ pub fn router(state: AppState) -> Router {
     let (data_routes, _spec) = openapi::data_router().split_for_parts();
     let protected = data_routes.route_layer(middleware::from_fn_with_state(
         state.clone(),
-        limit::data_guard,
+        auth::data_guard,
     ));
     let public = Router::new()
         .merge(token_routes())
@@ -391,8 +411,9 @@ pub fn router(state: AppState) -> Router {
     if let Some(cors) = layers::cors(state.config()) {
         app = app.layer(cors);
     }
+    let trusted = state.config().trusted_proxies.clone();
     // Outside the size limits and CORS, so their answers (414, 431, preflights) carry them too.
-    app.layer(SetResponseHeaderLayer::if_not_present(
+    let app = app.layer(SetResponseHeaderLayer::if_not_present(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     ))
@@ -419,7 +440,8 @@ pub fn router(state: AppState) -> Router {
     )
     .layer(PropagateRequestIdLayer::new(request_id.clone()))
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
-    .with_state(state)
+    .with_state(state);
+    front::wrap(trusted, app)
 }
 
 /// Serves [`router`] on `listener` until `shutdown` resolves, then finishes the requests clients had

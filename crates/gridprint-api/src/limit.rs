@@ -1,164 +1,105 @@
 //! Throttles: the brute-force guard of the token service, and the request rate limits.
 //!
-//! The client address is the socket peer (`ConnectInfo<SocketAddr>`); forwarded-for headers are not
-//! trusted.
+//! The client address is the one [`crate::front`] resolved (the socket peer, or the address a
+//! trusted proxy forwarded).
 //!
-//! * [`FailureGuard`]: more than `max_failures` failed credential attempts (wrong password, unknown
-//!   email, registering without a grant or twice) for one email *or* one client address within the
-//!   window → 429 with `Retry-After`. A successful `get_token` clears the email's count. Time comes
-//!   from the injected [`Clock`](gridprint_core::slot::Clock) so tests can move it.
-//!   Its counters live **in memory, per process**: behind a load balancer with several `serve`
-//!   processes each counts on its own, which still bounds guessing to a few hundred attempts per
-//!   email per hour — useless against Argon2id and a 12-character minimum.
+//! * [`FailureGuard`]: credential attempts (`get_token`, and `register` for an email without a
+//!   grant) are counted **at admission**, before the password is verified, with at most one
+//!   verification in flight per (email, client address) — the others wait their turn, up to 10 s,
+//!   then get 429. Policy ([`ApiConfig`](crate::ApiConfig), defaults): 10 failures per (email,
+//!   address) in 15 minutes lock that pair for 15 minutes; 100 failures per email from all
+//!   addresses together, or per address over all emails, lock that email or address for 15
+//!   minutes. A success is refunded and clears its pair's count, so a guesser gets at most 10
+//!   tries per address and 100 per email, while the owner, from another address, is not locked out
+//!   by someone else's first failures. The counters live in Redis when the rate limit is shared
+//!   (`--redis-url`: every replica counts together), in this process otherwise
+//!   (`gridprint_ratelimit::attempts`).
 //! * Rate limits use the one implementation of `gridprint-ratelimit` (GCRA; per process, or shared by
-//!   every replica through Redis with `--redis-url`), rate and burst from
-//!   [`ApiConfig`](crate::ApiConfig): [`data_guard`] limits each **token** on the data routes and
-//!   adds `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` to every answer;
-//!   [`client_rate_limit`] limits each **client address** on the public routes (token service,
-//!   status, docs), and data requests whose token needs a store lookup count against their client
-//!   address too. Over the limit → 429 with `Retry-After`.
+//!   every replica through Redis with `--redis-url`): [`check_account`] limits each **account** on
+//!   the data routes (all its tokens together; the account's own tier, set with `gridprint access
+//!   set-limit`, or the server's default rate and burst); [`check_token_issue`] limits how many
+//!   tokens an account gets (default 30 a minute, bursts of 10); [`client_rate_limit`] limits each
+//!   **client address** on the public routes (token service, status, docs), and data requests whose
+//!   token needs a store lookup count against their client address too. Over a limit → 429 with
+//!   `Retry-After`.
 
-use crate::auth;
-use crate::error::ApiError;
-use crate::{AppState, ClientAddr};
+use crate::error::{ApiError, seconds, wait_phrase};
+use crate::{ApiConfig, AppState, ClientAddr};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use gridprint_ratelimit::Decision;
-use std::collections::{HashMap, VecDeque};
+use gridprint_ratelimit::{
+    Admission, AttemptGuard, AttemptPolicy, Decision, Quota, RateLimit, Refusal, Subject, Ticket,
+};
+use gridprint_store::AccountLimit;
 use std::net::IpAddr;
-use std::sync::Mutex;
-use std::time::Duration;
-use time::OffsetDateTime;
 
-/// Above this many tracked keys, stale ones are swept before inserting.
-const SWEEP_ABOVE: usize = 10_000;
-
-/// What failed attempts are counted against.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub enum FailureKey {
-    /// A normalised email.
-    Email(String),
-    /// A client address.
-    Client(IpAddr),
-}
-
-impl std::fmt::Debug for FailureKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FailureKey::Email(_) => f.write_str("Email(<redacted>)"),
-            FailureKey::Client(ip) => write!(f, "Client({ip})"),
-        }
-    }
-}
-
-/// Sliding-window counter of failed credential attempts per email and per client address.
+/// The brute-force guard of the token service (see the module documentation).
 #[derive(Debug)]
 pub struct FailureGuard {
-    max_failures: usize,
-    window: time::Duration,
-    failures: Mutex<HashMap<FailureKey, VecDeque<OffsetDateTime>>>,
+    attempts: AttemptGuard,
 }
 
 impl FailureGuard {
-    /// A guard allowing `max_failures` failures per key within `window`.
-    pub fn new(max_failures: usize, window: Duration) -> FailureGuard {
+    /// The guard of `config`'s policy, sharing its counters through `limits`' Redis connection if
+    /// it has one.
+    pub fn new(config: &ApiConfig, limits: &RateLimit) -> FailureGuard {
+        let policy = AttemptPolicy {
+            per_pair: config.max_failed_attempts,
+            per_email: config.max_failed_per_email,
+            per_address: config.max_failed_per_address,
+            window: config.failure_window,
+            lockout: config.failure_window,
+            ..AttemptPolicy::default()
+        };
         FailureGuard {
-            max_failures,
-            window: time::Duration::try_from(window).unwrap_or(time::Duration::MINUTE * 15),
-            failures: Mutex::new(HashMap::new()),
+            attempts: AttemptGuard::sharing(limits, policy),
         }
     }
 
-    /// `Err(429)` if any of `keys` already has `max_failures` failures within the window.
-    pub fn check(&self, keys: &[FailureKey], now: OffsetDateTime) -> Result<(), ApiError> {
-        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        let mut wait: Option<i64> = None;
-        for key in keys {
-            if let Some(q) = map.get_mut(key) {
-                prune(q, now - self.window);
-                if q.len() >= self.max_failures {
-                    let oldest = q[q.len() - self.max_failures];
-                    let secs = (oldest + self.window - now).whole_seconds().max(1);
-                    wait = Some(wait.map_or(secs, |w| w.max(secs)));
-                }
-            }
-        }
-        match wait {
-            Some(secs) => Err(ApiError::too_many_requests(
+    /// Admits one credential attempt of `email` (`None`: not an email; only the address counts)
+    /// from `client`, or answers 429.
+    pub(crate) async fn admit(
+        &self,
+        state: &AppState,
+        email: Option<&str>,
+        client: IpAddr,
+    ) -> Result<Ticket, ApiError> {
+        let subject = Subject {
+            email: email.map(str::to_owned),
+            address: client.to_string(),
+        };
+        let now_ms = (state.now().unix_timestamp_nanos() / 1_000_000) as i64;
+        match self.attempts.admit(&subject, now_ms).await {
+            Admission::Admitted(ticket) => Ok(*ticket),
+            Admission::Refused {
+                reason: Refusal::Locked,
+                retry_after_secs,
+            } => Err(ApiError::too_many_requests(
                 format!(
-                    "too many failed attempts; try again in {} (after {secs} seconds)",
-                    human_minutes(secs)
+                    "too many failed attempts; try again in {}",
+                    wait_phrase(retry_after_secs)
                 ),
-                secs as u64,
+                retry_after_secs,
             )),
-            None => Ok(()),
+            Admission::Refused {
+                reason: Refusal::Busy,
+                retry_after_secs,
+            } => Err(ApiError::too_many_requests(
+                format!(
+                    "another attempt for this email from your address is still being checked; retry after {}",
+                    seconds(retry_after_secs)
+                ),
+                retry_after_secs,
+            )),
         }
-    }
-
-    /// Records one failure against each key; returns the highest count now within the window.
-    pub fn record_failure(&self, keys: &[FailureKey], now: OffsetDateTime) -> usize {
-        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() > SWEEP_ABOVE {
-            let horizon = now - self.window;
-            map.retain(|_, q| {
-                prune(q, horizon);
-                !q.is_empty()
-            });
-        }
-        let mut highest = 0;
-        for key in keys {
-            let q = map.entry(key.clone()).or_default();
-            prune(q, now - self.window);
-            q.push_back(now);
-            // Only the most recent `max_failures` matter for the decision.
-            while q.len() > self.max_failures {
-                q.pop_front();
-            }
-            highest = highest.max(q.len());
-        }
-        highest
-    }
-
-    /// Forgets the failures of one key (after a success).
-    pub fn clear(&self, key: &FailureKey) {
-        self.failures
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(key);
-    }
-}
-
-fn prune(q: &mut VecDeque<OffsetDateTime>, horizon: OffsetDateTime) {
-    while q.front().is_some_and(|t| *t <= horizon) {
-        q.pop_front();
-    }
-}
-
-fn human_minutes(secs: i64) -> String {
-    if secs < 60 {
-        format!("{secs} seconds")
-    } else {
-        let m = (secs + 59) / 60;
-        format!("{m} minute{}", if m == 1 { "" } else { "s" })
     }
 }
 
 /// The `ip:` key of a client address.
 fn client_key(ip: IpAddr) -> String {
     format!("ip:{ip}")
-}
-
-/// The `token:` key of a token (its SHA-256, as the token cache keys it).
-fn token_key(hash: &str) -> String {
-    format!("token:{hash}")
-}
-
-/// Whether a rate limit is configured (without one, no `RateLimit-*` headers are sent).
-fn limited(state: &AppState) -> bool {
-    let rate = state.config().rate_limit_per_second;
-    rate > 0.0 && rate.is_finite()
 }
 
 /// Writes `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.
@@ -169,15 +110,11 @@ pub(crate) fn rate_headers(h: &mut HeaderMap, d: &Decision) {
 }
 
 /// The 429 of a refused decision, with `Retry-After` and the `RateLimit-*` headers.
-fn refused(d: &Decision) -> Response {
-    let mut resp = ApiError::too_many_requests(
-        format!(
-            "rate limit exceeded; retry after {} seconds",
-            d.retry_after_secs.max(1)
-        ),
-        d.retry_after_secs,
-    )
-    .into_response();
+fn refused(d: &Decision, what: &str) -> Response {
+    let wait = d.retry_after_secs.max(1);
+    let mut resp =
+        ApiError::too_many_requests(format!("{what}; retry after {}", seconds(wait)), wait)
+            .into_response();
     rate_headers(resp.headers_mut(), d);
     resp
 }
@@ -185,7 +122,59 @@ fn refused(d: &Decision) -> Response {
 /// Counts one request of a client address against the limit; `Err(429)` when over it.
 pub(crate) async fn check_client(state: &AppState, ip: IpAddr) -> Result<(), Response> {
     let d = state.inner.limits.check(&client_key(ip)).await;
-    if d.allowed { Ok(()) } else { Err(refused(&d)) }
+    if d.allowed {
+        Ok(())
+    } else {
+        Err(refused(&d, "rate limit exceeded"))
+    }
+}
+
+/// Counts one data request of an account (all its tokens share the budget) against its tier or
+/// the default quota. `Ok(None)`: no limit applies (no `RateLimit-*` headers then).
+pub(crate) async fn check_account(
+    state: &AppState,
+    email: &str,
+    tier: Option<AccountLimit>,
+) -> Result<Option<Decision>, Response> {
+    let quota = match tier {
+        Some(t) => Quota::new(t.rate_per_second, t.burst),
+        None => state.inner.limits.default_quota(),
+    };
+    if !quota.is_limited() {
+        return Ok(None);
+    }
+    let d = state
+        .inner
+        .limits
+        .check_quota(&format!("account:{email}"), quota)
+        .await;
+    if d.allowed {
+        Ok(Some(d))
+    } else {
+        Err(refused(&d, "rate limit of this account exceeded"))
+    }
+}
+
+/// Counts one token issued to an account; `Err(429)` when it asked for too many.
+pub(crate) async fn check_token_issue(state: &AppState, email: &str) -> Result<(), ApiError> {
+    let c = state.config();
+    let quota = Quota::new(c.token_requests_per_minute / 60.0, c.token_request_burst);
+    let d = state
+        .inner
+        .limits
+        .check_quota(&format!("get_token:{email}"), quota)
+        .await;
+    if d.allowed {
+        return Ok(());
+    }
+    let wait = d.retry_after_secs.max(1);
+    Err(ApiError::too_many_requests(
+        format!(
+            "too many tokens requested for this account; a token stays valid for 24 hours, so reuse it (retry after {})",
+            seconds(wait)
+        ),
+        wait,
+    ))
 }
 
 /// Middleware of the public routes (token service, status, docs): a rate limit per client address.
@@ -198,56 +187,5 @@ pub(crate) async fn client_rate_limit(
     match check_client(&state, client.0).await {
         Ok(()) => next.run(req).await,
         Err(resp) => resp,
-    }
-}
-
-/// Middleware of the protected data routes: authenticates the Bearer token (401), counts the request
-/// against the token's rate limit (429 with `Retry-After`), hands the [`AuthUser`] to the handler and
-/// adds the `RateLimit-*` headers to the answer.
-///
-/// A token the in-memory cache does not know (or has not confirmed for a while) costs a store lookup;
-/// such requests count against the client address's limit first, so random tokens cannot flood the
-/// database.
-pub(crate) async fn data_guard(
-    State(state): State<AppState>,
-    mut req: Request,
-    next: Next,
-) -> Response {
-    let client = ClientAddr::of(req.extensions());
-    let user = match auth::authenticate(&state, req.headers(), client).await {
-        Ok(u) => u,
-        Err(resp) => return resp,
-    };
-    let d = state.inner.limits.check(&token_key(&user.token_hash)).await;
-    if !d.allowed {
-        return refused(&d);
-    }
-    req.extensions_mut().insert(user.user);
-    let mut resp = next.run(req).await;
-    if limited(&state) {
-        rate_headers(resp.headers_mut(), &d);
-    }
-    resp
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn guard_blocks_after_max_failures_and_forgets_after_the_window() {
-        let g = FailureGuard::new(10, Duration::from_secs(900));
-        let t0 = OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
-        let k = [FailureKey::Email("a@b.cd".into())];
-        for i in 0..10 {
-            assert!(g.check(&k, t0 + time::Duration::seconds(i)).is_ok());
-            g.record_failure(&k, t0 + time::Duration::seconds(i));
-        }
-        let e = g.check(&k, t0 + time::Duration::seconds(10)).unwrap_err();
-        assert_eq!(e.status(), axum::http::StatusCode::TOO_MANY_REQUESTS);
-        assert_eq!(e.retry_after(), Some(890));
-        assert!(g.check(&k, t0 + time::Duration::seconds(900)).is_ok());
-        g.clear(&k[0]);
-        assert!(g.check(&k, t0 + time::Duration::seconds(11)).is_ok());
     }
 }

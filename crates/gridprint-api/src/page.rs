@@ -1,4 +1,6 @@
 //! The browser page of the token service at `/token-request/`: register and get a token by hand.
+//! A pure view: it renders what [`crate::token`] hands it ([`View`]) and knows nothing of tokens,
+//! stores or limits.
 //!
 //! The page is plain HTML forms posting `application/x-www-form-urlencoded` to `register` and
 //! `get_token` (relative URLs, so it works behind a path prefix too), so it works without JavaScript;
@@ -13,7 +15,7 @@
 //! and `Referrer-Policy: no-referrer`; the token service adds `Cache-Control: no-store`, so a token
 //! shown on the page is never cached.
 
-use crate::token::{Outcome, outcome_status};
+use crate::error::ApiError;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use std::fmt::Write as _;
@@ -55,14 +57,47 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
+/// What a form post produced, as the page shows it.
+pub(crate) enum View<'a> {
+    /// Registered now (`already`: it was registered before; nothing changed).
+    Registered { email: &'a str, already: bool },
+    /// A token was issued, valid for `expires_in` seconds (until `expires_at`, UTC).
+    Token {
+        email: &'a str,
+        token: &'a str,
+        expires_at: &'a str,
+        expires_in: i64,
+    },
+    /// The operation failed.
+    Failed {
+        email: Option<&'a str>,
+        error: &'a ApiError,
+    },
+}
+
 /// The page answering a form post.
-pub(crate) fn outcome_page(outcome: Outcome) -> Response {
-    let status = outcome_status(&outcome);
-    let mut resp = html(status, render(Some(&outcome)));
-    if let Outcome::Failed { error, .. } = &outcome {
+pub(crate) fn outcome_page(view: View<'_>) -> Response {
+    let status = match &view {
+        View::Failed { error, .. } => error.status(),
+        _ => StatusCode::OK,
+    };
+    let mut resp = html(status, render(Some(&view)));
+    if let View::Failed { error, .. } = &view {
         error.add_headers(&mut resp);
     }
     resp
+}
+
+/// "24 hours", "90 minutes", "45 seconds": a token's validity for the page.
+fn validity(secs: i64) -> String {
+    let plural = |n: i64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    if secs >= 3600 && secs % 3600 == 0 {
+        plural(secs / 3600, "hour")
+    } else if secs >= 60 {
+        plural(secs / 60, "minute")
+    } else {
+        plural(secs.max(0), "second")
+    }
 }
 
 fn html(status: StatusCode, body: String) -> Response {
@@ -105,50 +140,57 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-fn render(outcome: Option<&Outcome>) -> String {
-    let (title_prefix, message, email, token) = match outcome {
+fn render(view: Option<&View<'_>>) -> String {
+    let (title_prefix, message, email, token) = match view {
         None => (String::new(), String::new(), String::new(), None),
-        Some(Outcome::Registered { email }) => (
+        Some(View::Registered { email, already }) => (
             "Registered – ".to_string(),
             format!(
-                r#"<div class="message success" id="message" role="status" aria-live="polite" tabindex="-1"><h2>Registered</h2><p>{} is registered. Now get a token with the second form.</p></div>"#,
-                escape(email)
+                r#"<div class="message success" id="message" role="status" aria-live="polite" tabindex="-1"><h2>Registered</h2><p>{} is {}registered. Now get a token with the second form.</p></div>"#,
+                escape(email),
+                if *already { "already " } else { "" }
             ),
-            email.clone(),
+            email.to_string(),
             None,
         ),
-        Some(Outcome::Token { email, token }) => (
+        Some(View::Token {
+            email,
+            token,
+            expires_at,
+            expires_in,
+        }) => (
             "Token issued – ".to_string(),
             r#"<div class="message success" id="message" role="status" aria-live="polite" tabindex="-1"><h2>Token issued</h2><p>Your token is shown below. Copy it now: it is not shown again.</p></div>"#.to_string(),
-            email.clone(),
-            Some(token),
+            email.to_string(),
+            Some((*token, *expires_at, *expires_in)),
         ),
-        Some(Outcome::Failed { email, error }) => (
+        Some(View::Failed { email, error }) => (
             format!("Error: {} – ", escape(error.detail())),
             format!(
                 r#"<div class="message error" id="message" role="alert" aria-live="assertive" tabindex="-1"><h2>There is a problem</h2><p>{} <span class="code">(HTTP {})</span></p></div>"#,
                 escape(error.detail()),
                 error.status().as_u16()
             ),
-            email.clone().unwrap_or_default(),
+            email.unwrap_or_default().to_string(),
             None,
         ),
     };
     let email = escape(&email);
     let mut token_section = String::new();
-    if let Some(t) = token {
+    if let Some((token, expires_at, expires_in)) = token {
         let _ = write!(
             token_section,
             r#"
 <section class="token" aria-labelledby="token-heading">
   <h2 id="token-heading">Your token</h2>
-  <p><label for="token">Access token (valid until {expires})</label>
+  <p><label for="token">Access token (valid for {valid}, until {expires} UTC)</label>
   <input id="token" name="token" type="text" readonly value="{token}" autocomplete="off" spellcheck="false" aria-describedby="token-use"></p>
   <p><button type="button" id="copy" hidden>Copy token</button> <span id="copy-status" role="status" aria-live="polite"></span></p>
-  <p id="token-use">Send it with every request to the data API as the header <code>Authorization: Bearer &lt;token&gt;</code>. It expires after 24 hours (at {expires}); get a new one with the form below.</p>
+  <p id="token-use">Send it with every request to the data API as the header <code>Authorization: Bearer &lt;token&gt;</code>. It expires after {valid} (at {expires} UTC); get a new one with the form below.</p>
 </section>"#,
-            expires = escape(&t.expires_at),
-            token = escape(&t.access_token),
+            valid = validity(expires_in),
+            expires = escape(expires_at),
+            token = escape(token),
         );
     }
     format!(

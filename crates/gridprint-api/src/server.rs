@@ -5,6 +5,18 @@
 //! not finish sending its request head in time is disconnected, so slow or idle clients cannot hold
 //! connections open. The client address is attached to every request as axum's `ConnectInfo`.
 //!
+//! **Errors of the connection layer.** Requests hyper cannot parse never reach the application:
+//! hyper answers them itself — 400 (malformed request line or header: a raw space, NUL or 0xFF in
+//! the path), 414 (a request target over hyper's 64 KiB) and 431 (a request head over ~400 KB or
+//! more than 100 headers) — with an empty body, and offers no hook to change that. [`ProblemIo`]
+//! sits between hyper and the socket and replaces exactly those answers (a bare response head of
+//! status 400, 414 or 431 with `content-length: 0`, which the application never writes: its errors
+//! always have a body) with the same problem+json document the application sends
+//! ([`crate::error::problem_body`]). Where it cannot: a parse error of a request pipelined behind
+//! an answer still in hyper's write buffer is written in the same chunk as that answer and keeps
+//! hyper's empty body; connections hyper drops without an answer (header-read timeout, HTTP/2
+//! preface, a client that closes) get none.
+//!
 //! Shutdown (when the `shutdown` future resolves) loses no request a client had already sent:
 //! 1. the accept loop stops; connections the kernel had already completed (still in the listen
 //!    backlog) are accepted, then the listener is closed, so new connections are refused;
@@ -17,12 +29,17 @@
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Request};
+use axum::http::StatusCode;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::future::Future;
+use std::io::IoSlice;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -130,7 +147,9 @@ impl Connections {
                 app.clone().oneshot(req)
             })
         };
-        let conn = self.http.serve_connection(TokioIo::new(stream), service);
+        let conn = self
+            .http
+            .serve_connection(TokioIo::new(ProblemIo::new(stream)), service);
         let stop = self.stop.clone();
         self.tracker.spawn(async move {
             tokio::pin!(conn);
@@ -160,5 +179,180 @@ impl Connections {
                 tracing::debug!(client = %remote, error = %e, "connection ended with an error");
             }
         });
+    }
+}
+
+/// The socket as hyper sees it: writes pass through, except hyper's own bodiless 400/414/431
+/// answers, which become problem+json (module documentation).
+struct ProblemIo {
+    inner: TcpStream,
+    /// A replacement answer still to be written, and how much of it is written.
+    pending: Option<(Vec<u8>, usize)>,
+}
+
+impl ProblemIo {
+    fn new(inner: TcpStream) -> ProblemIo {
+        ProblemIo {
+            inner,
+            pending: None,
+        }
+    }
+
+    /// Writes what is left of a replacement answer.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while let Some((bytes, done)) = &mut self.pending {
+            if *done >= bytes.len() {
+                self.pending = None;
+                break;
+            }
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &bytes[*done..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+            }
+            *done += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// The problem+json answer replacing `head` when it is one of hyper's own parse-error answers.
+fn replacement(head: &[u8]) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(head).ok()?;
+    let rest = text.strip_prefix("HTTP/1.1 ")?;
+    let status = match rest.get(..4)? {
+        "400 " => StatusCode::BAD_REQUEST,
+        "414 " => StatusCode::URI_TOO_LONG,
+        "431 " => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        _ => return None,
+    };
+    let lines = text.strip_suffix("\r\n\r\n")?;
+    if lines.contains("\r\n\r\n") {
+        return None; // more than one head: not hyper's lone error answer
+    }
+    let mut header_lines = lines.split("\r\n").skip(1);
+    if !header_lines
+        .clone()
+        .any(|l| l.eq_ignore_ascii_case("content-length: 0"))
+    {
+        return None;
+    }
+    let detail = match status {
+        StatusCode::URI_TOO_LONG => {
+            "the request target is longer than this server reads (64 KiB); send fewer or shorter parameters"
+        }
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => {
+            "the request head is too large or has too many header fields (at most 100)"
+        }
+        _ => {
+            "the request line or a header field could not be parsed; spaces, control characters and non-ASCII bytes in the path must be percent-encoded"
+        }
+    };
+    let body = crate::error::problem_body(status, detail);
+    let mut out = format!(
+        "HTTP/1.1 {} {}\r\n",
+        status.as_str(),
+        status.canonical_reason().unwrap_or("Error")
+    );
+    for l in header_lines.by_ref() {
+        let name = l.split(':').next().unwrap_or("").trim();
+        if !name.eq_ignore_ascii_case("content-length") && !name.eq_ignore_ascii_case("connection")
+        {
+            out.push_str(l);
+            out.push_str("\r\n");
+        }
+    }
+    out.push_str(&format!(
+        "content-type: {}\r\ncontent-length: {}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n",
+        crate::error::PROBLEM_JSON,
+        body.len()
+    ));
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(&body);
+    Some(bytes)
+}
+
+impl AsyncRead for ProblemIo {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for ProblemIo {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        ready!(self.poll_pending(cx))?;
+        if let Some(bytes) = replacement(buf) {
+            self.pending = Some((bytes, 0));
+            // hyper's bytes are taken whole; ours go out now or on the next flush.
+            if let Poll::Ready(Err(e)) = self.poll_pending(cx) {
+                return Poll::Ready(Err(e));
+            }
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        ready!(self.poll_pending(cx))?;
+        let first = bufs.iter().find(|b| !b.is_empty());
+        let total: usize = bufs.iter().map(|b| b.len()).sum();
+        if let Some(first) = first
+            && first.len() == total
+            && let Some(bytes) = replacement(first)
+        {
+            self.pending = Some((bytes, 0));
+            if let Poll::Ready(Err(e)) = self.poll_pending(cx) {
+                return Poll::Ready(Err(e));
+            }
+            return Poll::Ready(Ok(total));
+        }
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replacement;
+
+    #[test]
+    fn only_hypers_bodiless_parse_error_answers_are_replaced() {
+        let hyper414 = b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\ndate: Thu, 26 Nov 2026 07:00:00 GMT\r\n\r\n";
+        let out = String::from_utf8(replacement(hyper414).unwrap()).unwrap();
+        assert!(out.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{out}");
+        assert!(out.contains("date: Thu, 26 Nov 2026"));
+        assert!(out.contains("content-type: application/problem+json"));
+        let body = out.split_once("\r\n\r\n").unwrap().1;
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["status"], 414);
+        assert!(out.contains(&format!("content-length: {}", body.len())));
+        // The application's own answers (with a body) and other statuses pass through.
+        assert!(replacement(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 57\r\n\r\n").is_none());
+        assert!(replacement(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").is_none());
+        assert!(replacement(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n{}").is_none());
     }
 }

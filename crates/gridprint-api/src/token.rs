@@ -2,42 +2,50 @@
 //! tokens (api-contract §4).
 //!
 //! * `POST /token-request/register` `{email, password}` → 200 `{"detail":"registered"}`; 403 without
-//!   a grant, 409 if already registered (the stored password is kept), 400 for an invalid email or a
-//!   password shorter than 12 characters.
+//!   a grant; an email already registered → 200 `{"detail":"already registered"}` with the stored
+//!   password unchanged (as on the reference service; not a failed attempt); 400 for an invalid
+//!   email or a password shorter than 12 characters.
 //! * `POST /token-request/get_token` `{email, password}` → 200 `{access_token, token_type:"bearer",
-//!   expires_at, expires_in: 86400}`; a wrong password and an unknown email both answer 401 with the
-//!   same detail, and both cost one Argon2id verification (unknown emails are verified against a dummy
-//!   hash made once) so timing does not tell them apart either.
+//!   expires_at, expires_in: 86400}` with `expires_at` in UTC **without** an offset
+//!   (`2026-11-27T05:39:44`, as the reference writes it: CATS compares it with a naive
+//!   `datetime.now()`); a wrong password and an unknown email both answer 401 with the same detail,
+//!   and both cost one Argon2id verification (unknown emails are verified against a dummy hash made
+//!   once) so timing does not tell them apart either. An account gets at most
+//!   [`ApiConfig::token_requests_per_minute`](crate::ApiConfig) tokens a minute (bursts of
+//!   `token_request_burst`), counted after the password was verified.
 //!
-//! Both accept a JSON body (API clients) or an HTML form body (`application/x-www-form-urlencoded`,
-//! the browser page at `/token-request/`, which works without JavaScript); form posts are answered
-//! with the page showing the outcome, JSON with JSON. Bodies are limited to 4 KB. Every response of
-//! the service carries `Cache-Control: no-store`.
+//! Bodies: a JSON object with `email` and `password` (strings; other fields are ignored). A body
+//! without `Content-Type` is read as JSON; an `application/x-www-form-urlencoded` body is the browser
+//! page's form (answered with the page, [`crate::page`]); any other content type, and any body that is
+//! not a JSON object, → 422 in JSON naming what is wrong. JSON-ish requests always get JSON answers:
+//! only a real form post (not a JSON body sent as a form, and not from a client that accepts JSON
+//! but not HTML) gets the page. Bodies are limited to 4 KB. Every response of the service carries
+//! `Cache-Control: no-store`.
 //!
 //! Passwords are hashed with Argon2id (the argon2 crate's defaults: 19 MiB, 2 passes) on the blocking
 //! pool, at most [`ApiConfig::max_concurrent_hashes`](crate::ApiConfig) at a time so a flood cannot
 //! exhaust memory. Tokens are 32 bytes from the operating system's RNG, written as 64 lowercase hex
-//! digits, stored only as their SHA-256 and valid exactly 24 hours from the injected clock. Failed
-//! attempts feed the brute-force guard ([`crate::limit::FailureGuard`]). Passwords and tokens never
-//! reach logs or `Debug` output.
+//! digits, stored only as their SHA-256 and valid exactly 24 hours from the injected clock. Every
+//! credential attempt is admitted by the brute-force guard ([`crate::limit::FailureGuard`]) before
+//! it is verified. Passwords and tokens never reach logs or `Debug` output.
 
 use crate::auth::{TOKEN_LEN, token_hash};
-use crate::error::{ApiError, from_json_error};
-use crate::limit::FailureKey;
-use crate::{AppState, ClientAddr, page};
+use crate::error::ApiError;
+use crate::page::{View, outcome_page};
+use crate::{AppState, ClientAddr};
 use argon2::Argon2;
 use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use gridprint_core::slot::format_timestamp;
+use gridprint_ratelimit::Ticket;
 use gridprint_store::access::normalize_email;
 use gridprint_store::{StoreError, TokenRecord};
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 
 /// Validity of a token in seconds (exactly one day).
 pub const TOKEN_TTL_SECS: i64 = 86_400;
@@ -47,8 +55,6 @@ pub const MIN_PASSWORD_CHARS: usize = 12;
 pub const MAX_PASSWORD_CHARS: usize = 1024;
 /// The one detail of every credential failure of `get_token`.
 pub const BAD_CREDENTIALS: &str = "invalid email or password";
-/// Longest slow-down added to a failed attempt.
-const MAX_FAILURE_DELAY: Duration = Duration::from_secs(2);
 
 /// The body of both token operations.
 #[derive(Deserialize)]
@@ -71,7 +77,7 @@ impl std::fmt::Debug for Credentials {
 pub struct TokenResponse {
     pub access_token: String,
     pub token_type: String,
-    /// `YYYY-MM-DDThh:mm:ssZ`.
+    /// UTC without an offset: `YYYY-MM-DDThh:mm:ss`.
     pub expires_at: String,
     pub expires_in: i64,
 }
@@ -89,15 +95,16 @@ impl std::fmt::Debug for TokenResponse {
 
 /// How the client talks: JSON in and out, or an HTML form answered with the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
+enum Format {
     Json,
     Form,
 }
 
 /// What a token operation produced, rendered as JSON or as the page.
-pub(crate) enum Outcome {
+enum Outcome {
     Registered {
         email: String,
+        already: bool,
     },
     Token {
         email: String,
@@ -109,39 +116,130 @@ pub(crate) enum Outcome {
     },
 }
 
-/// Reads the request body as JSON or as a form, according to `Content-Type` (JSON when absent).
-async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError>) {
-    let is_form = req
-        .headers()
-        .get(header::CONTENT_TYPE)
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
+    headers
+        .get(name)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| {
-            ct.trim_start()
-                .to_ascii_lowercase()
-                .starts_with("application/x-www-form-urlencoded")
-        });
-    let format = if is_form { Format::Form } else { Format::Json };
+        .map(|v| v.trim().to_ascii_lowercase())
+        .filter(|v| !v.is_empty())
+}
+
+/// The media type of a `Content-Type` value, without parameters.
+fn media_type(ct: &str) -> &str {
+    ct.split(';').next().unwrap_or("").trim()
+}
+
+/// Reads the request body (see the module documentation for what is accepted and how the answer's
+/// format is chosen).
+async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError>) {
+    let content_type = header_str(req.headers(), header::CONTENT_TYPE);
+    let accept = header_str(req.headers(), header::ACCEPT);
     let bytes = match Bytes::from_request(req, &()).await {
         Ok(b) => b,
-        Err(r) => return (format, Err(r.into())),
+        Err(r) => return (Format::Json, Err(r.into())),
     };
-    let parsed = match format {
-        Format::Json => {
-            serde_json::from_slice::<Credentials>(&bytes).map_err(|e| from_json_error(&e))
+    let looks_json = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| matches!(b, b'{' | b'[' | b'"'));
+    let media = content_type.as_deref().map(media_type);
+    match media {
+        None => (Format::Json, parse_json(&bytes)),
+        Some("application/json") => (Format::Json, parse_json(&bytes)),
+        Some(m) if m.starts_with("application/") && m.ends_with("+json") => {
+            (Format::Json, parse_json(&bytes))
         }
-        Format::Form => serde_urlencoded::from_bytes::<Credentials>(&bytes)
-            .map_err(|e| ApiError::unprocessable(format!("invalid form: {e}"))),
+        Some("application/x-www-form-urlencoded") if looks_json => (
+            Format::Json,
+            Err(ApiError::unprocessable(
+                "the body is JSON but was sent as a form: send it with 'Content-Type: application/json'",
+            )),
+        ),
+        Some("application/x-www-form-urlencoded") => {
+            let wants_html = accept.as_deref().is_none_or(|a| {
+                a.contains("text/html") || a.contains("*/*") || !a.contains("json")
+            });
+            let format = if wants_html {
+                Format::Form
+            } else {
+                Format::Json
+            };
+            (format, parse_form(&bytes))
+        }
+        Some(other) => (
+            Format::Json,
+            Err(ApiError::unprocessable(format!(
+                "unsupported content type '{other}': send a JSON object with the fields email and password as 'application/json'"
+            ))),
+        ),
+    }
+}
+
+/// A JSON object with string fields `email` and `password` (other fields ignored).
+fn parse_json(bytes: &[u8]) -> Result<Credentials, ApiError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::bad_request(format!("request body is not valid JSON: {e}")))?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(ApiError::unprocessable(
+            "the body must be a JSON object with the fields email and password",
+        ));
     };
-    (format, parsed)
+    let field = |name: &str| match map.get(name) {
+        Some(serde_json::Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(ApiError::unprocessable(format!(
+            "field '{name}' must be a string"
+        ))),
+        None => Err(ApiError::unprocessable(format!(
+            "field '{name}' is required"
+        ))),
+    };
+    Ok(Credentials {
+        email: field("email")?,
+        password: field("password")?,
+    })
+}
+
+/// The page's form: `email` and `password`.
+fn parse_form(bytes: &[u8]) -> Result<Credentials, ApiError> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(bytes)
+        .map_err(|_| ApiError::unprocessable("the form could not be read"))?;
+    let field = |name: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| ApiError::unprocessable(format!("field '{name}' is required")))
+    };
+    Ok(Credentials {
+        email: field("email")?,
+        password: field("password")?,
+    })
 }
 
 fn respond(format: Format, outcome: Outcome) -> Response {
     match format {
-        Format::Form => page::outcome_page(outcome),
+        Format::Form => outcome_page(match &outcome {
+            Outcome::Registered { email, already } => View::Registered {
+                email,
+                already: *already,
+            },
+            Outcome::Token { email, token } => View::Token {
+                email,
+                token: &token.access_token,
+                expires_at: &token.expires_at,
+                expires_in: token.expires_in,
+            },
+            Outcome::Failed { email, error } => View::Failed {
+                email: email.as_deref(),
+                error,
+            },
+        }),
         Format::Json => match outcome {
-            Outcome::Registered { .. } => {
-                Json(serde_json::json!({ "detail": "registered" })).into_response()
-            }
+            Outcome::Registered { already, .. } => Json(serde_json::json!({
+                "detail": if already { "already registered" } else { "registered" }
+            }))
+            .into_response(),
             Outcome::Token { token, .. } => Json(token).into_response(),
             Outcome::Failed { error, .. } => error.into_response(),
         },
@@ -160,8 +258,9 @@ pub(crate) async fn register(
         Ok(c) => {
             let email = normalize_email(&c.email);
             match do_register(&state, client, email.as_deref(), c.password).await {
-                Ok(()) => Outcome::Registered {
+                Ok(already) => Outcome::Registered {
                     email: email.unwrap_or_default(),
+                    already,
                 },
                 Err(error) => Outcome::Failed {
                     email: email.or(Some(c.email)),
@@ -199,12 +298,13 @@ pub(crate) async fn get_token(
     respond(format, outcome)
 }
 
+/// Registers; `Ok(true)` when the email was already registered (nothing changed).
 async fn do_register(
     state: &AppState,
     client: ClientAddr,
     email: Option<&str>,
     password: String,
-) -> Result<(), ApiError> {
+) -> Result<bool, ApiError> {
     let email = email.ok_or_else(|| ApiError::bad_request("invalid email address"))?;
     let chars = password.chars().count();
     if chars < MIN_PASSWORD_CHARS {
@@ -217,12 +317,11 @@ async fn do_register(
             "password too long: use at most {MAX_PASSWORD_CHARS} characters"
         )));
     }
-    let keys = [
-        FailureKey::Email(email.to_string()),
-        FailureKey::Client(client.0),
-    ];
-    let guard = &state.inner.failures;
-    guard.check(&keys, state.now())?;
+    let ticket = state
+        .inner
+        .failures
+        .admit(state, Some(email), client.0)
+        .await?;
 
     let store = state.store().clone();
     let e = email.to_string();
@@ -231,37 +330,31 @@ async fn do_register(
     })
     .await??;
     if !granted {
-        fail(state, &keys).await;
+        fail(state, ticket).await;
         return Err(ApiError::forbidden(
             "this email has not been granted access; ask the operator for access first",
         ));
     }
     if existing {
-        fail(state, &keys).await;
-        return Err(already_registered());
+        ticket.not_counted().await;
+        return Ok(true);
     }
 
     let hash = hash_password(state, password).await?;
     let store = state.store().clone();
     let e = email.to_string();
     let now = state.now().unix_timestamp();
-    match tokio::task::spawn_blocking(move || store.register(&e, &hash, now)).await? {
+    let stored = tokio::task::spawn_blocking(move || store.register(&e, &hash, now)).await?;
+    ticket.not_counted().await;
+    match stored {
         Ok(()) => {
             tracing::info!("registration stored");
-            Ok(())
+            Ok(false)
         }
-        Err(StoreError::Conflict(_)) => {
-            fail(state, &keys).await;
-            Err(already_registered())
-        }
+        // Registered concurrently by another request: the first password stays.
+        Err(StoreError::Conflict(_)) => Ok(true),
         Err(e) => Err(e.into()),
     }
-}
-
-fn already_registered() -> ApiError {
-    ApiError::conflict(
-        "this email is already registered; get a token with its password, or ask the operator to reset it",
-    )
 }
 
 async fn do_get_token(
@@ -270,17 +363,12 @@ async fn do_get_token(
     email: Option<&str>,
     password: String,
 ) -> Result<TokenResponse, ApiError> {
-    let client_key = FailureKey::Client(client.0);
-    let guard = &state.inner.failures;
+    let ticket = state.inner.failures.admit(state, email, client.0).await?;
     let Some(email) = email else {
         // Not an email at all: nobody can be registered under it; same answer as any bad credential.
-        guard.check(std::slice::from_ref(&client_key), state.now())?;
-        fail(state, std::slice::from_ref(&client_key)).await;
+        fail(state, ticket).await;
         return Err(ApiError::unauthorized(BAD_CREDENTIALS));
     };
-    let email_key = FailureKey::Email(email.to_string());
-    let keys = [email_key.clone(), client_key];
-    guard.check(&keys, state.now())?;
 
     let store = state.store().clone();
     let e = email.to_string();
@@ -292,10 +380,11 @@ async fn do_get_token(
     };
     let ok = verify_password(state, password, stored).await? && known;
     if !ok {
-        fail(state, &keys).await;
+        fail(state, ticket).await;
         return Err(ApiError::unauthorized(BAD_CREDENTIALS));
     }
-    guard.clear(&email_key);
+    ticket.succeeded().await;
+    crate::limit::check_token_issue(state, email).await?;
 
     let token = new_token()?;
     let now = state.now();
@@ -308,30 +397,37 @@ async fn do_get_token(
     };
     let store = state.store().clone();
     let r = record.clone();
-    tokio::task::spawn_blocking(move || store.insert_token(&r)).await??;
-    state.inner.tokens.insert(record.clone(), now);
+    let tier = tokio::task::spawn_blocking(move || {
+        store.insert_token(&r)?;
+        store.account_limit(&r.email)
+    })
+    .await??;
+    state.inner.tokens.insert(record.clone(), tier, now);
     let expires_at =
         time::OffsetDateTime::from_unix_timestamp(record.expires_at).map_err(ApiError::internal)?;
     tracing::info!("token issued");
     Ok(TokenResponse {
         access_token: token,
         token_type: "bearer".into(),
-        expires_at: format_timestamp(expires_at),
+        expires_at: naive_utc(expires_at),
         expires_in: TOKEN_TTL_SECS,
     })
 }
 
-/// Records a failure and slows the answer down a little more with each recent failure.
-async fn fail(state: &AppState, keys: &[FailureKey]) {
-    let n = state.inner.failures.record_failure(keys, state.now());
-    let delay = state
-        .config()
-        .failure_delay
-        .saturating_mul(n as u32)
-        .min(MAX_FAILURE_DELAY);
+/// `YYYY-MM-DDThh:mm:ss` in UTC, without an offset (the reference service's `expires_at`).
+pub fn naive_utc(t: time::OffsetDateTime) -> String {
+    let s = format_timestamp(t);
+    s.strip_suffix('Z').map(str::to_owned).unwrap_or(s)
+}
+
+/// A failed attempt (it was counted at admission): slows the answer down by
+/// [`ApiConfig::failure_delay`](crate::ApiConfig) while still holding the pair's turn.
+async fn fail(state: &AppState, ticket: Ticket) {
+    let delay = state.config().failure_delay;
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }
+    ticket.failed();
 }
 
 /// 32 bytes from the operating system's RNG as 64 lowercase hex digits.
@@ -389,12 +485,4 @@ async fn dummy_hash(state: &AppState) -> Result<String, ApiError> {
     }
     let h = hash_password(state, new_token()?).await?;
     Ok(state.inner.dummy_hash.get_or_init(|| h).clone())
-}
-
-/// `StatusCode` of an outcome, for the page.
-pub(crate) fn outcome_status(outcome: &Outcome) -> StatusCode {
-    match outcome {
-        Outcome::Failed { error, .. } => error.status(),
-        _ => StatusCode::OK,
-    }
 }

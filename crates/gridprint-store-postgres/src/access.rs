@@ -1,7 +1,7 @@
 //! Access records on PostgreSQL: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{PgStore, map_err};
-use gridprint_store::{AccessStore, GrantRow, Result, StoreError, TokenRecord};
+use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, StoreError, TokenRecord};
 
 impl AccessStore for PgStore {
     fn grant(&self, email: &str, now: i64) -> Result<bool> {
@@ -42,7 +42,8 @@ impl AccessStore for PgStore {
         let mut c = self.conn()?;
         let rows = c
             .query(
-                "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email)
+                "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email),
+                        g.rate_limit_per_second, g.rate_limit_burst
                  FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
                 &[],
             )
@@ -54,6 +55,7 @@ impl AccessStore for PgStore {
                 granted_at: r.get(1),
                 registered: r.get(2),
                 last_token_at: r.get(3),
+                limit: AccountLimit::from_columns(r.get(4), r.get(5)),
             })
             .collect())
     }
@@ -101,6 +103,31 @@ impl AccessStore for PgStore {
         )
         .map(|_| ())
         .map_err(map_err)
+    }
+
+    fn set_limit(&self, email: &str, limit: Option<AccountLimit>) -> Result<bool> {
+        let mut c = self.conn()?;
+        let n = c
+            .execute(
+                "UPDATE access_grant SET rate_limit_per_second = $2, rate_limit_burst = $3 WHERE email = $1",
+                &[
+                    &email,
+                    &limit.map(|l| l.rate_per_second),
+                    &limit.map(|l| i64::from(l.burst)),
+                ],
+            )
+            .map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn account_limit(&self, email: &str) -> Result<Option<AccountLimit>> {
+        let mut c = self.conn()?;
+        Ok(c.query_opt(
+            "SELECT rate_limit_per_second, rate_limit_burst FROM access_grant WHERE email = $1",
+            &[&email],
+        )
+        .map_err(map_err)?
+        .and_then(|r| AccountLimit::from_columns(r.get(0), r.get(1))))
     }
 
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {

@@ -33,6 +33,7 @@ pub(crate) type Conn = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_inputs_and_derived.sql"),
     include_str!("../migrations/0002_access.sql"),
+    include_str!("../migrations/0003_account_limits.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).

@@ -1,7 +1,7 @@
 //! Access records on SQLite: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{SqliteStore, map_err};
-use gridprint_store::{AccessStore, GrantRow, Result, StoreError, TokenRecord};
+use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, StoreError, TokenRecord};
 use rusqlite::{OptionalExtension, params};
 
 impl AccessStore for SqliteStore {
@@ -43,7 +43,8 @@ impl AccessStore for SqliteStore {
         let conn = self.lock();
         let mut st = conn
             .prepare_cached(
-                "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email)
+                "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email),
+                        g.rate_limit_per_second, g.rate_limit_burst
                  FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
             )
             .map_err(map_err)?;
@@ -54,6 +55,7 @@ impl AccessStore for SqliteStore {
                     granted_at: r.get(1)?,
                     registered: r.get(2)?,
                     last_token_at: r.get(3)?,
+                    limit: AccountLimit::from_columns(r.get(4)?, r.get(5)?),
                 })
             })
             .map_err(map_err)?;
@@ -107,6 +109,34 @@ impl AccessStore for SqliteStore {
         )
         .map(|_| ())
         .map_err(map_err)
+    }
+
+    fn set_limit(&self, email: &str, limit: Option<AccountLimit>) -> Result<bool> {
+        let conn = self.lock();
+        let n = conn
+            .execute(
+                "UPDATE access_grant SET rate_limit_per_second = ?2, rate_limit_burst = ?3 WHERE email = ?1",
+                params![
+                    email,
+                    limit.map(|l| l.rate_per_second),
+                    limit.map(|l| i64::from(l.burst))
+                ],
+            )
+            .map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn account_limit(&self, email: &str) -> Result<Option<AccountLimit>> {
+        let conn = self.lock();
+        let row = conn
+            .query_row(
+                "SELECT rate_limit_per_second, rate_limit_burst FROM access_grant WHERE email = ?1",
+                params![email],
+                |r| Ok(AccountLimit::from_columns(r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(map_err)?;
+        Ok(row.flatten())
     }
 
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {

@@ -22,6 +22,7 @@ use std::time::Duration;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_inputs_and_derived.sql"),
     include_str!("../migrations/0002_access.sql"),
+    include_str!("../migrations/0003_account_limits.sql"),
 ];
 
 /// The SQLite store. One connection behind a mutex: the API serves from memory, so the store sees

@@ -21,7 +21,7 @@ pub fn normalize_email(raw: &str) -> Option<String> {
 }
 
 /// One row of `gridprint access list`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GrantRow {
     pub email: String,
     /// Unix seconds.
@@ -29,6 +29,29 @@ pub struct GrantRow {
     pub registered: bool,
     /// Unix seconds of the last token issued, if any.
     pub last_token_at: Option<i64>,
+    /// The account's own request rate limit (its tier), if the operator set one.
+    pub limit: Option<AccountLimit>,
+}
+
+/// An account's request rate limit, shared by all its tokens: `rate_per_second` sustained with
+/// bursts of up to `burst` requests. Set by `gridprint access grant|set-limit`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AccountLimit {
+    pub rate_per_second: f64,
+    pub burst: u32,
+}
+
+impl AccountLimit {
+    /// Reads the two nullable columns (both set, or no limit of its own).
+    pub fn from_columns(rate: Option<f64>, burst: Option<i64>) -> Option<AccountLimit> {
+        match (rate, burst) {
+            (Some(rate_per_second), Some(b)) => Some(AccountLimit {
+                rate_per_second,
+                burst: u32::try_from(b).unwrap_or(u32::MAX),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// A token as stored: only its hash.
@@ -70,6 +93,19 @@ pub trait AccessStore {
     fn password_hash(&self, email: &str) -> Result<Option<String>>;
     /// Stores an issued token (hash only).
     fn insert_token(&self, token: &TokenRecord) -> Result<()>;
+    /// Sets (or with `None` removes) an account's own rate limit; returns false if the email has no
+    /// grant. Stores without tiers (test doubles) refuse.
+    fn set_limit(&self, email: &str, limit: Option<AccountLimit>) -> Result<bool> {
+        let _ = (email, limit);
+        Err(crate::StoreError::Other(
+            "this store keeps no account limits".into(),
+        ))
+    }
+    /// An account's own rate limit, if set (stores without tiers: none).
+    fn account_limit(&self, email: &str) -> Result<Option<AccountLimit>> {
+        let _ = email;
+        Ok(None)
+    }
     /// Looks a token up by hash; `None` if unknown or its email's grant was revoked or reset.
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
 }

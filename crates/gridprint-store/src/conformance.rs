@@ -285,9 +285,21 @@ pub fn access_lifecycle(store: &dyn Store) {
             email: e.into(),
             granted_at: 100,
             registered: true,
-            last_token_at: Some(120)
+            last_token_at: Some(120),
+            limit: None,
         }]
     );
+    // Account tiers: set, read back, listed, removed; unknown emails are not granted one.
+    let tier = crate::AccountLimit {
+        rate_per_second: 20.0,
+        burst: 100,
+    };
+    assert!(store.set_limit(e, Some(tier)).unwrap());
+    assert_eq!(store.account_limit(e).unwrap(), Some(tier));
+    assert_eq!(store.list_grants().unwrap()[0].limit, Some(tier));
+    assert!(!store.set_limit("nobody@example.org", Some(tier)).unwrap());
+    assert!(store.set_limit(e, None).unwrap());
+    assert_eq!(store.account_limit(e).unwrap(), None);
     assert!(store.reset(e).unwrap());
     assert_eq!(
         store.find_token(&t.token_hash).unwrap(),

@@ -1,8 +1,11 @@
-//! `gridprint access`: the operator's out-of-band channel to grant, revoke, reset and list access.
+//! `gridprint access`: the operator's out-of-band channel to grant, revoke, reset and list access,
+//! and to set an account's own request rate limit (its tier: all its tokens share it; every `serve`
+//! replica applies a change within 60 s, when it re-checks the account's tokens).
 
 use crate::open::ServerArgs;
 use anyhow::bail;
 use clap::{Args, Subcommand};
+use gridprint_store::AccountLimit;
 use gridprint_store::access::normalize_email as normalize;
 
 #[derive(Debug, Args)]
@@ -11,19 +14,66 @@ pub struct AccessArgs {
     pub command: AccessCommand,
 }
 
+/// An account tier on the command line: both flags or neither.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct TierArgs {
+    /// Sustained requests per second for this account (all its tokens together); with `--burst`.
+    #[arg(long, env = "GRIDPRINT_ACCESS_RATE_LIMIT", requires = "burst")]
+    pub rate_limit: Option<f64>,
+    /// Requests this account may send at once before its sustained rate applies; with `--rate-limit`.
+    #[arg(long, env = "GRIDPRINT_ACCESS_BURST", requires = "rate_limit")]
+    pub burst: Option<u32>,
+}
+
+impl TierArgs {
+    fn limit(&self) -> anyhow::Result<Option<AccountLimit>> {
+        match (self.rate_limit, self.burst) {
+            (Some(rate), Some(burst)) => {
+                anyhow::ensure!(
+                    rate > 0.0 && rate.is_finite(),
+                    "--rate-limit must be a positive number of requests per second"
+                );
+                anyhow::ensure!(burst >= 1, "--burst must be at least 1");
+                Ok(Some(AccountLimit {
+                    rate_per_second: rate,
+                    burst,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum AccessCommand {
-    /// Grant access to one or more emails.
+    /// Grant access to one or more emails, optionally with their own rate limit.
     Grant {
         #[arg(required = true)]
         emails: Vec<String>,
+        #[command(flatten)]
+        tier: TierArgs,
     },
     /// Revoke access: registration and tokens removed (tokens stop working within 60 s).
     Revoke { email: String },
     /// Drop a registration so the person can register again with a new password; the grant stays.
     Reset { email: String },
-    /// List grants: email, granted at, registered, last token issued.
+    /// Set an account's own rate limit (a dashboard or proxy serving many people through one
+    /// account), or with `--default` go back to the server's default.
+    SetLimit {
+        email: String,
+        #[command(flatten)]
+        tier: TierArgs,
+        /// Remove the account's own limit (the server's `--rate-limit-*` applies again).
+        #[arg(long, env = "GRIDPRINT_ACCESS_DEFAULT_LIMIT", conflicts_with_all = ["rate_limit", "burst"])]
+        default: bool,
+    },
+    /// List grants: email, granted at, registered, last token issued, rate limit.
     List,
+}
+
+fn fmt_limit(l: Option<AccountLimit>) -> String {
+    l.map(|l| format!("{}/s burst {}", l.rate_per_second, l.burst))
+        .unwrap_or_else(|| "default".into())
 }
 
 fn normalize_email(raw: &str) -> anyhow::Result<String> {
@@ -40,7 +90,8 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     match &args.command {
-        AccessCommand::Grant { emails } => {
+        AccessCommand::Grant { emails, tier } => {
+            let limit = tier.limit()?;
             let emails = emails
                 .iter()
                 .map(|e| normalize_email(e))
@@ -51,7 +102,29 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
                 } else {
                     println!("{e} already had access");
                 }
+                if limit.is_some() {
+                    store.set_limit(&e, limit)?;
+                    println!("rate limit of {e}: {}", fmt_limit(limit));
+                }
             }
+        }
+        AccessCommand::SetLimit {
+            email,
+            tier,
+            default,
+        } => {
+            let e = normalize_email(email)?;
+            let limit = tier.limit()?;
+            if limit.is_none() && !default {
+                bail!("give --rate-limit N --burst M, or --default");
+            }
+            if !store.set_limit(&e, limit)? {
+                bail!("{e} has no access; grant it first");
+            }
+            println!(
+                "rate limit of {e}: {} (every server applies it within 60 s)",
+                fmt_limit(limit)
+            );
         }
         AccessCommand::Revoke { email } => {
             let e = normalize_email(email)?;
@@ -77,16 +150,17 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
             let rows = store.list_grants()?;
             let w = rows.iter().map(|r| r.email.len()).max().unwrap_or(5).max(5);
             println!(
-                "{:<w$}  {:<20}  {:<10}  LAST TOKEN ISSUED",
-                "EMAIL", "GRANTED AT", "REGISTERED"
+                "{:<w$}  {:<20}  {:<10}  {:<20}  RATE LIMIT",
+                "EMAIL", "GRANTED AT", "REGISTERED", "LAST TOKEN ISSUED"
             );
             for r in rows {
                 println!(
-                    "{:<w$}  {:<20}  {:<10}  {}",
+                    "{:<w$}  {:<20}  {:<10}  {:<20}  {}",
                     r.email,
                     fmt_time(r.granted_at),
                     if r.registered { "yes" } else { "no" },
-                    r.last_token_at.map(fmt_time).unwrap_or_else(|| "-".into())
+                    r.last_token_at.map(fmt_time).unwrap_or_else(|| "-".into()),
+                    fmt_limit(r.limit)
                 );
             }
         }

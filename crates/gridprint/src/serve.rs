@@ -27,17 +27,50 @@ pub struct ServeArgs {
     /// Import the bundled demo data into an empty database first.
     #[arg(long, env = "GRIDPRINT_DEMO")]
     pub demo: bool,
-    /// Sustained requests per second allowed per token (data routes) and per client address (token
-    /// service, status, docs); 0 disables the limit.
+    /// Sustained requests per second allowed per account (data routes, all its tokens together,
+    /// unless `gridprint access set-limit` gave it its own) and per client address (token service,
+    /// status, docs); 0 disables the default limit.
     #[arg(long, env = "GRIDPRINT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0)]
     pub rate_limit_per_second: f64,
-    /// Requests a token or client may send at once before the sustained rate applies.
+    /// Requests an account or client may send at once before the sustained rate applies.
     #[arg(long, env = "GRIDPRINT_RATE_LIMIT_BURST", default_value_t = 100)]
     pub rate_limit_burst: u32,
-    /// Redis URL (`redis://host:6379`) to share the rate limits between every `serve` replica;
-    /// without it each process limits on its own.
+    /// Redis URL (`redis://host:6379`) to share the rate limits and the brute-force counters
+    /// between every `serve` replica; without it each process limits and counts on its own.
     #[arg(long, env = "GRIDPRINT_REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
+    /// Proxies (comma-separated CIDR blocks or addresses, e.g. `10.0.0.0/8,::1`) whose
+    /// `Forwarded`/`X-Forwarded-For` client address is believed; other peers are the client.
+    #[arg(long, env = "GRIDPRINT_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: gridprint_api::front::TrustedProxies,
+    /// Failed credential attempts per (email, client address) in 15 minutes before that pair is
+    /// locked for 15 minutes.
+    #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_PAIR", default_value_t = 10)]
+    pub failed_attempts_per_pair: u32,
+    /// Failed attempts per email, from all addresses together, before the email is locked.
+    #[arg(
+        long,
+        env = "GRIDPRINT_FAILED_ATTEMPTS_PER_EMAIL",
+        default_value_t = 100
+    )]
+    pub failed_attempts_per_email: u32,
+    /// Failed attempts per client address, over all emails, before the address is locked.
+    #[arg(
+        long,
+        env = "GRIDPRINT_FAILED_ATTEMPTS_PER_ADDRESS",
+        default_value_t = 100
+    )]
+    pub failed_attempts_per_address: u32,
+    /// Tokens one account may get per minute (sustained).
+    #[arg(
+        long,
+        env = "GRIDPRINT_TOKEN_REQUESTS_PER_MINUTE",
+        default_value_t = 30.0
+    )]
+    pub token_requests_per_minute: f64,
+    /// Tokens one account may get at once before the per-minute rate applies.
+    #[arg(long, env = "GRIDPRINT_TOKEN_REQUEST_BURST", default_value_t = 10)]
+    pub token_request_burst: u32,
     /// Seconds after which a request is answered 503.
     #[arg(long, env = "GRIDPRINT_REQUEST_TIMEOUT", default_value_t = 30.0)]
     pub request_timeout: f64,
@@ -103,6 +136,12 @@ impl ServeArgs {
             refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
             cors_origin: self.cors_origin.clone().filter(|o| !o.trim().is_empty()),
             response_cache_bytes: self.response_cache_mb.saturating_mul(1 << 20),
+            trusted_proxies: self.trusted_proxies.clone(),
+            max_failed_attempts: self.failed_attempts_per_pair.max(1),
+            max_failed_per_email: self.failed_attempts_per_email.max(1),
+            max_failed_per_address: self.failed_attempts_per_address.max(1),
+            token_requests_per_minute: self.token_requests_per_minute,
+            token_request_burst: self.token_request_burst.max(1),
             ..ApiConfig::default()
         })
     }

@@ -4,7 +4,10 @@
 //! Checks: a token from replica A works on B; data computed by the worker appears on both replicas;
 //! requests of one token split over both replicas are limited at the configured total rate (± 10 %);
 //! killing the active worker (SIGKILL) makes the standby take over and run the next cycle within 30 s;
-//! a revocation stops the token on both replicas within 60 s. Needs PostgreSQL and Redis (`.ci/run`
+//! an account tier set with `gridprint access set-limit` is applied on both replicas within 60 s, and
+//! two tokens of the account (one from each replica) share that one budget across both; the
+//! brute-force guard counts across replicas (10 failures for one email from one address, split
+//! over A and B, lock that pair on both); a revocation stops the token on both replicas within 60 s. Needs PostgreSQL and Redis (`.ci/run`
 //! makes sure both run); it fails, never skips, without them.
 
 use gridprint_core::reference::{ReferenceData, ZoneSet};
@@ -101,11 +104,12 @@ fn base_url(line: &str) -> String {
         .to_string()
 }
 
-fn cli(db: &str, args: &[&str]) {
+/// Runs the binary against `db`; its standard output.
+fn cli(db: &str, args: &[&str]) -> String {
     tokio::task::block_in_place(|| cli_blocking(db, args))
 }
 
-fn cli_blocking(db: &str, args: &[&str]) {
+fn cli_blocking(db: &str, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_gridprint"))
         .args(["--database", db])
         .args(args)
@@ -117,6 +121,7 @@ fn cli_blocking(db: &str, args: &[&str]) {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -142,9 +147,18 @@ async fn replicas_and_workers_share_one_postgres() {
         .await;
 
     cli(&url, &["migrate"]);
+    cli(&url, &["access", "grant", "ada@example.org"]);
     cli(
         &url,
-        &["access", "grant", "ada@example.org", "bob@example.org"],
+        &[
+            "access",
+            "grant",
+            "bob@example.org",
+            "--rate-limit",
+            "1.5",
+            "--burst",
+            "7",
+        ],
     );
 
     let serve_args = |_: ()| {
@@ -285,6 +299,119 @@ async fn replicas_and_workers_share_one_postgres() {
         (f64::from(ok) - expected).abs() <= 0.1 * expected + 1.0,
         "{ok} allowed in {elapsed:.2} s over two replicas; the shared limit allows {expected:.1} (± 10 %)"
     );
+
+    // Account tier: set by the operator, applied on both replicas within 60 s (each re-checks the
+    // account's tokens every 30 s), shared by a second token got from B.
+    const TIER_RATE: f64 = 5.0;
+    const TIER_BURST: u32 = 30;
+    cli(
+        &url,
+        &[
+            "access",
+            "set-limit",
+            "ada@example.org",
+            "--rate-limit",
+            &TIER_RATE.to_string(),
+            "--burst",
+            &TIER_BURST.to_string(),
+        ],
+    );
+    let set = Instant::now();
+    let list = cli(&url, &["access", "list"]);
+    let row = |email: &str| {
+        list.lines()
+            .find(|l| l.starts_with(email))
+            .unwrap_or_else(|| panic!("{email} listed: {list}"))
+            .to_string()
+    };
+    assert!(row("ada@example.org").ends_with("5/s burst 30"), "{list}");
+    assert!(row("bob@example.org").ends_with("1.5/s burst 7"), "{list}");
+    for base in [&a_url, &b_url] {
+        loop {
+            let r = get(base, "/v1/zones").await.unwrap();
+            if r.headers()
+                .get("ratelimit-limit")
+                .and_then(|v| v.to_str().ok())
+                == Some(&TIER_BURST.to_string())
+            {
+                break;
+            }
+            assert!(
+                set.elapsed() < Duration::from_secs(60),
+                "{base} did not apply the tier within 60 s"
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+    let r = http
+        .post(format!("{b_url}/token-request/get_token"))
+        .json(&creds)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let second = r.json::<serde_json::Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    tokio::time::sleep(Duration::from_secs_f64(
+        f64::from(TIER_BURST) / TIER_RATE + 1.0,
+    ))
+    .await;
+    let start = Instant::now();
+    let (mut ok, mut i) = (0u32, 0u32);
+    while start.elapsed() < Duration::from_secs(3) {
+        let base = if i % 2 == 0 { &a_url } else { &b_url };
+        let t = if i % 3 == 0 { &second } else { &token };
+        i += 1;
+        let r = http
+            .get(format!("{base}/v1/zones"))
+            .bearer_auth(t)
+            .send()
+            .await
+            .unwrap();
+        match r.status().as_u16() {
+            200 => ok += 1,
+            429 => {}
+            s => panic!("unexpected status {s}"),
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let expected = f64::from(TIER_BURST) + TIER_RATE * elapsed;
+    assert!(
+        (f64::from(ok) - expected).abs() <= 0.1 * expected + 1.0,
+        "{ok} allowed in {elapsed:.2} s for one account (two tokens, two replicas); its tier allows {expected:.1} (± 10 %)"
+    );
+
+    // Brute force across replicas: 10 failures from this address split over A and B lock the pair.
+    // A fresh email per run: the counters live 15 minutes in the shared Redis.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let wrong = serde_json::json!({"email": format!("guess-{nanos}@example.org"), "password": "wrong password!!"});
+    for i in 0..10 {
+        // Below the per-address request rate (10/s), so only the brute-force guard answers 429.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let base = if i % 2 == 0 { &a_url } else { &b_url };
+        let r = http
+            .post(format!("{base}/token-request/get_token"))
+            .json(&wrong)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401, "failure {i}");
+    }
+    for base in [&a_url, &b_url] {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let r = http
+            .post(format!("{base}/token-request/get_token"))
+            .json(&wrong)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 429, "{base} sees the shared count");
+    }
 
     // Kill the active worker; the standby takes over and runs the next cycle within 30 s.
     let killed = Instant::now();

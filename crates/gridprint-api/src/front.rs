@@ -1,0 +1,331 @@
+//! The layer in front of the router: the client's address, path aliases, trailing slashes and the
+//! favicon — request rewrites that must happen before routing, so they hold for every route the
+//! route table declares, including future ones.
+//!
+//! * **Client address.** The socket peer, unless the peer is one of the configured trusted proxies
+//!   (`--trusted-proxies CIDR,...`): then the address a proxy forwarded, from `Forwarded` (RFC 7239
+//!   `for=`) or, without it, `X-Forwarded-For`, read from the right: the first address that is not a
+//!   trusted proxy is the client (an unreadable or obfuscated entry stops the walk at the last
+//!   trusted hop). The result is put on the request as a [`ClientAddr`] extension, which the
+//!   brute-force guard, the rate limits and any other code read.
+//! * **Aliases** (api-contract §1, as the reference service's framework serves them):
+//!   `/latest/...` → `/v1/...`; `/openapi.json` → `/v1/openapi.json`; `/docs[/...]` → `/v1/docs[/...]`;
+//!   `/redoc` → the docs page; `/v1/token-request/...` → `/token-request/...`. The query string is
+//!   kept.
+//! * **Trailing slash.** A path ending in `/` that no route declares (the router's fallback
+//!   answered) → 307 to the path without it, with a *relative* `Location` (`../footprints?…`) that
+//!   keeps the query string, so the redirect stays on the same origin and prefix and clients keep
+//!   their `Authorization`. Routes declared with a trailing slash (`/token-request/`) keep it.
+//! * **`/favicon.ico`**: a 16×16 icon.
+
+use crate::ClientAddr;
+use crate::error::Unrouted;
+use axum::Router;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::str::FromStr;
+use std::sync::Arc;
+use tower::Layer;
+
+const FAVICON: &[u8] = include_bytes!("../assets/favicon.ico");
+
+/// The proxies whose forwarded client address is believed (`--trusted-proxies`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustedProxies(Arc<Vec<ipnet::IpNet>>);
+
+impl TrustedProxies {
+    /// Whether `ip` is one of them (IPv4-mapped IPv6 addresses count as their IPv4 address).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = canonical(ip);
+        self.0.iter().any(|n| n.contains(&ip))
+    }
+
+    /// Whether none is configured.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromStr for TrustedProxies {
+    type Err = String;
+
+    /// Comma-separated CIDR blocks or single addresses (`10.0.0.0/8,192.0.2.7,::1`); empty: none.
+    fn from_str(s: &str) -> Result<TrustedProxies, String> {
+        let mut nets = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let net = match ipnet::IpNet::from_str(part) {
+                Ok(n) => n,
+                Err(_) => IpAddr::from_str(part)
+                    .map(ipnet::IpNet::from)
+                    .map_err(|_| format!("'{part}' is neither an address nor a CIDR block"))?,
+            };
+            nets.push(net.trunc());
+        }
+        Ok(TrustedProxies(Arc::new(nets)))
+    }
+}
+
+fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6
+            .to_ipv4_mapped()
+            .map(IpAddr::V4)
+            .unwrap_or(IpAddr::V6(v6)),
+        v4 => v4,
+    }
+}
+
+/// Wraps the whole router (with its state) in the front layer.
+pub(crate) fn wrap(trusted: TrustedProxies, app: Router) -> Router {
+    let front = axum::middleware::from_fn_with_state(trusted, front).layer(app);
+    Router::new().fallback_service(front)
+}
+
+async fn front(State(trusted): State<TrustedProxies>, mut req: Request, next: Next) -> Response {
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| canonical(c.0.ip()))
+        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let client = client_address(peer, req.headers(), &trusted);
+    req.extensions_mut().insert(ClientAddr(client));
+
+    let original = req.uri().clone();
+    let path = original.path();
+    if path == "/favicon.ico" && matches!(*req.method(), Method::GET | Method::HEAD) {
+        return (
+            [
+                (header::CONTENT_TYPE, "image/x-icon"),
+                (header::CACHE_CONTROL, "public, max-age=86400"),
+            ],
+            FAVICON,
+        )
+            .into_response();
+    }
+    if let Some(target) = alias(path)
+        && let Some(uri) = with_path(&original, &target)
+    {
+        *req.uri_mut() = uri;
+    }
+    let resp = next.run(req).await;
+    if resp.extensions().get::<Unrouted>().is_some()
+        && let Some(location) = without_trailing_slash(&original)
+    {
+        let mut r = StatusCode::TEMPORARY_REDIRECT.into_response();
+        if let Ok(v) = HeaderValue::from_str(&location) {
+            r.headers_mut().insert(header::LOCATION, v);
+            r.headers_mut().insert(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            );
+            return r;
+        }
+    }
+    resp
+}
+
+/// The path a request for `path` is served from, if it is an alias.
+fn alias(path: &str) -> Option<String> {
+    let mut p = path.to_string();
+    let mut changed = false;
+    if let Some(rest) = strip_segment(&p, "/latest") {
+        p = format!("/v1{rest}");
+        changed = true;
+    }
+    if let Some(rest) = strip_segment(&p, "/v1/token-request") {
+        p = format!("/token-request{rest}");
+        changed = true;
+    }
+    if p == "/openapi.json" || p == "/redoc" {
+        p = if p == "/redoc" {
+            "/v1/docs".into()
+        } else {
+            "/v1/openapi.json".into()
+        };
+        changed = true;
+    } else if let Some(rest) = strip_segment(&p, "/docs") {
+        p = format!("/v1/docs{rest}");
+        changed = true;
+    }
+    changed.then_some(p)
+}
+
+/// `path` without the leading segment `prefix` (`/latest/x` → `/x`, `/latest` → ``), if it starts
+/// with that whole segment.
+fn strip_segment<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = path.strip_prefix(prefix)?;
+    (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+}
+
+fn with_path(uri: &Uri, path: &str) -> Option<Uri> {
+    let pq = match uri.query() {
+        Some(q) => format!("{path}?{q}"),
+        None => path.to_string(),
+    };
+    let mut parts = uri.clone().into_parts();
+    parts.path_and_query = Some(pq.parse().ok()?);
+    Uri::from_parts(parts).ok()
+}
+
+/// The relative `Location` of a path with trailing slashes (`/v1/footprints/?zone=DE` →
+/// `../footprints?zone=DE`), or `None` when there is nothing to strip.
+fn without_trailing_slash(uri: &Uri) -> Option<String> {
+    let path = uri.path();
+    let trimmed = path.trim_end_matches('/');
+    let slashes = path.len() - trimmed.len();
+    let last = trimmed.rsplit('/').next().unwrap_or("");
+    if slashes == 0 || last.is_empty() {
+        return None;
+    }
+    let mut location = "../".repeat(slashes);
+    location.push_str(last);
+    if let Some(q) = uri.query() {
+        location.push('?');
+        location.push_str(q);
+    }
+    Some(location)
+}
+
+/// The client's address: the peer, or the forwarded address when the peer is a trusted proxy.
+pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &TrustedProxies) -> IpAddr {
+    if trusted.is_empty() || !trusted.contains(peer) {
+        return peer;
+    }
+    let hops = forwarded_hops(headers);
+    let mut client = peer;
+    for hop in hops.iter().rev() {
+        match hop {
+            Some(ip) if trusted.contains(*ip) => client = *ip,
+            Some(ip) => return canonical(*ip),
+            None => break,
+        }
+    }
+    client
+}
+
+/// The forwarded chain, client first: `Forwarded` `for=` values if that header is present, else
+/// `X-Forwarded-For`. `None` for an entry that is not an address (`unknown`, obfuscated names).
+fn forwarded_hops(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
+    let joined = |name: header::HeaderName| -> Option<String> {
+        let values: Vec<&str> = headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        (!values.is_empty()).then(|| values.join(","))
+    };
+    if let Some(fwd) = joined(header::FORWARDED) {
+        return fwd
+            .split(',')
+            .filter_map(|element| {
+                element.split(';').find_map(|pair| {
+                    let (k, v) = pair.split_once('=')?;
+                    k.trim()
+                        .eq_ignore_ascii_case("for")
+                        .then(|| parse_node(v.trim().trim_matches('"')))
+                })
+            })
+            .collect();
+    }
+    joined(header::HeaderName::from_static("x-forwarded-for"))
+        .map(|x| x.split(',').map(|v| parse_node(v.trim())).collect())
+        .unwrap_or_default()
+}
+
+/// An address with an optional port: `192.0.2.1`, `192.0.2.1:80`, `[2001:db8::1]:80`, `2001:db8::1`.
+fn parse_node(v: &str) -> Option<IpAddr> {
+    if let Some(rest) = v.strip_prefix('[') {
+        return rest.split_once(']')?.0.parse().ok();
+    }
+    v.parse().ok().or_else(|| {
+        let (host, port) = v.rsplit_once(':')?;
+        port.parse::<u16>().ok()?;
+        host.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(
+                header::HeaderName::from_str(k).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        h
+    }
+
+    #[test]
+    fn forwarded_addresses_count_only_from_trusted_peers() {
+        let trusted: TrustedProxies = "10.0.0.0/8, 192.0.2.7".parse().unwrap();
+        let peer: IpAddr = "10.1.2.3".parse().unwrap();
+        let xff = headers(&[("x-forwarded-for", "203.0.113.9, 10.9.9.9")]);
+        assert_eq!(
+            client_address(peer, &xff, &trusted).to_string(),
+            "203.0.113.9"
+        );
+        // A spoofed leftmost entry is ignored: the rightmost untrusted one is the client.
+        let spoof = headers(&[("x-forwarded-for", "1.1.1.1, 203.0.113.9")]);
+        assert_eq!(
+            client_address(peer, &spoof, &trusted).to_string(),
+            "203.0.113.9"
+        );
+        // Untrusted peer: headers ignored.
+        let other: IpAddr = "198.51.100.1".parse().unwrap();
+        assert_eq!(client_address(other, &xff, &trusted), other);
+        // Forwarded wins over X-Forwarded-For; IPv6 with port.
+        let fwd = headers(&[
+            (
+                "forwarded",
+                r#"for="[2001:db8::17]:4711";proto=https, for=192.0.2.7"#,
+            ),
+            ("x-forwarded-for", "203.0.113.9"),
+        ]);
+        assert_eq!(
+            client_address(peer, &fwd, &trusted).to_string(),
+            "2001:db8::17"
+        );
+        // Obfuscated entry: stop at the last trusted hop.
+        let unknown = headers(&[("forwarded", "for=unknown, for=192.0.2.7")]);
+        assert_eq!(
+            client_address(peer, &unknown, &trusted).to_string(),
+            "192.0.2.7"
+        );
+        assert!("nonsense".parse::<TrustedProxies>().is_err());
+    }
+
+    #[test]
+    fn aliases_and_relative_redirects() {
+        assert_eq!(
+            alias("/latest/footprints").as_deref(),
+            Some("/v1/footprints")
+        );
+        assert_eq!(alias("/latestx"), None);
+        assert_eq!(
+            alias("/v1/token-request/get_token").as_deref(),
+            Some("/token-request/get_token")
+        );
+        assert_eq!(alias("/docs/docs.js").as_deref(), Some("/v1/docs/docs.js"));
+        assert_eq!(alias("/redoc").as_deref(), Some("/v1/docs"));
+        assert_eq!(alias("/v1/footprints"), None);
+        let uri: Uri = "/v1/footprints/?zone=DE".parse().unwrap();
+        assert_eq!(
+            without_trailing_slash(&uri).as_deref(),
+            Some("../footprints?zone=DE")
+        );
+        let uri: Uri = "/v1/footprints//".parse().unwrap();
+        assert_eq!(
+            without_trailing_slash(&uri).as_deref(),
+            Some("../../footprints")
+        );
+        assert_eq!(without_trailing_slash(&"/".parse().unwrap()), None);
+        assert_eq!(without_trailing_slash(&"/v1/zones".parse().unwrap()), None);
+    }
+}

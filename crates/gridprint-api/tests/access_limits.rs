@@ -1,0 +1,655 @@
+//! Security issue #19 and the drop-in issue #12, in process: the brute-force guard under parallel
+//! guesses, per-account rate limits and tiers, the token service's per-account limit with real
+//! clients' patterns (CATS, the reference dashboard), duplicate `Authorization`, the token service's
+//! body rules, trusted proxies and the path aliases of the front layer.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use gridprint_api::testing::MutableClock;
+use gridprint_api::{ApiConfig, AppState, router};
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_ratelimit::RateLimit;
+use gridprint_store::{AccountLimit, SharedStore};
+use gridprint_store_sqlite::SqliteStore;
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+use time::OffsetDateTime;
+use time::macros::datetime;
+use tower::ServiceExt;
+
+const EMAIL: &str = "ada@example.org";
+const PASSWORD: &str = "correct horse battery";
+const START: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
+
+fn reference() -> Arc<ReferenceData> {
+    static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
+    REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
+        .clone()
+}
+
+struct Env {
+    app: Router,
+    store: SharedStore,
+    clock: MutableClock,
+}
+
+/// An app whose clock drives token expiry, the brute-force windows and the rate limits.
+fn env(config: ApiConfig) -> Env {
+    let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
+    store.grant(EMAIL, START.unix_timestamp()).unwrap();
+    let clock = MutableClock::new(START);
+    let c = clock.clone();
+    let limits = RateLimit::local_with_clock(
+        config.rate_limit_per_second,
+        config.rate_limit_burst,
+        Arc::new(move || {
+            use gridprint_core::slot::Clock;
+            (c.now() - START).unsigned_abs()
+        }),
+    );
+    let state = AppState::builder(store.clone(), reference(), Arc::new(clock.clone()), config)
+        .rate_limit(limits)
+        .build()
+        .unwrap();
+    Env {
+        app: router(state),
+        store,
+        clock,
+    }
+}
+
+fn quiet() -> ApiConfig {
+    ApiConfig {
+        failure_delay: std::time::Duration::ZERO,
+        rate_limit_per_second: 0.0,
+        ..ApiConfig::default()
+    }
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    text: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+    fn header(&self, name: impl header::AsHeaderName) -> &str {
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().unwrap())
+            .unwrap_or("")
+    }
+}
+
+async fn send(app: &Router, req: Request<Body>) -> Reply {
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    Reply {
+        status,
+        headers,
+        text: String::from_utf8_lossy(&bytes).to_string(),
+    }
+}
+
+fn post(path: &str, content_type: Option<&str>, body: &str, client: [u8; 4]) -> Request<Body> {
+    let mut b = Request::builder().method(Method::POST).uri(path);
+    if let Some(ct) = content_type {
+        b = b.header(header::CONTENT_TYPE, ct);
+    }
+    let mut req = b.body(Body::from(body.to_string())).unwrap();
+    req.extensions_mut()
+        .insert(ConnectInfo(SocketAddr::from((client, 40000))));
+    req
+}
+
+async fn get_token_from(app: &Router, password: &str, client: [u8; 4]) -> Reply {
+    let body = json!({"email": EMAIL, "password": password}).to_string();
+    send(
+        app,
+        post(
+            "/token-request/get_token",
+            Some("application/json"),
+            &body,
+            client,
+        ),
+    )
+    .await
+}
+
+async fn register(app: &Router) {
+    let body = json!({"email": EMAIL, "password": PASSWORD}).to_string();
+    let r = send(
+        app,
+        post(
+            "/token-request/register",
+            Some("application/json"),
+            &body,
+            [127, 0, 0, 1],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
+
+async fn token(app: &Router, client: [u8; 4]) -> String {
+    let r = get_token_from(app, PASSWORD, client).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    r.json()["access_token"].as_str().unwrap().to_string()
+}
+
+async fn get(app: &Router, path: &str, token: Option<&str>) -> Reply {
+    let mut b = Request::builder().uri(path);
+    if let Some(t) = token {
+        b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
+    }
+    send(app, b.body(Body::empty()).unwrap()).await
+}
+
+/// Sends `n` wrong guesses at once, the i-th from `client(i)`; returns (401s, 429s).
+async fn parallel_guesses(
+    app: &Router,
+    n: usize,
+    client: impl Fn(usize) -> [u8; 4],
+) -> (usize, usize) {
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let app = app.clone();
+            let from = client(i);
+            tokio::spawn(async move { get_token_from(&app, "wrong password!!", from).await.status })
+        })
+        .collect();
+    let (mut verified, mut refused) = (0, 0);
+    for t in tasks {
+        match t.await.unwrap() {
+            StatusCode::UNAUTHORIZED => verified += 1,
+            StatusCode::TOO_MANY_REQUESTS => refused += 1,
+            s => panic!("unexpected status {s}"),
+        }
+    }
+    (verified, refused)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixty_parallel_guesses_from_one_address_verify_at_most_ten() {
+    let e = env(quiet());
+    register(&e.app).await;
+    let attacker = [203, 0, 113, 5];
+    let (verified, refused) = parallel_guesses(&e.app, 60, |_| attacker).await;
+    eprintln!("60 parallel guesses, one address: {verified} verified, {refused} refused");
+    assert!(verified <= 10, "{verified} guesses verified (at most 10)");
+    assert_eq!(verified + refused, 60);
+    // The right password from that address is refused during the lockout...
+    let r = get_token_from(&e.app, PASSWORD, attacker).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text);
+    assert!(r.header(header::RETRY_AFTER).parse::<u64>().unwrap() >= 1);
+    // ...while the owner, elsewhere, gets a token.
+    let r = get_token_from(&e.app, PASSWORD, [198, 51, 100, 20]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn three_hundred_guesses_from_thirty_addresses_verify_at_most_a_hundred() {
+    let e = env(quiet());
+    register(&e.app).await;
+    let (verified, refused) =
+        parallel_guesses(&e.app, 300, |i| [203, 0, 113, (i % 30) as u8]).await;
+    eprintln!("300 parallel guesses, 30 addresses: {verified} verified, {refused} refused");
+    assert!(verified <= 100, "{verified} guesses verified (at most 100)");
+    assert_eq!(verified + refused, 300);
+    // The email is locked now, from any address (the policy's per-email limit).
+    let r = get_token_from(&e.app, PASSWORD, [198, 51, 100, 20]).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text);
+}
+
+#[tokio::test]
+async fn an_accounts_tokens_share_one_budget_and_its_tier_sets_the_size() {
+    let e = env(ApiConfig {
+        rate_limit_per_second: 1.0,
+        rate_limit_burst: 4,
+        ..quiet()
+    });
+    register(&e.app).await;
+    let first = token(&e.app, [127, 0, 0, 1]).await;
+    let second = token(&e.app, [127, 0, 0, 1]).await;
+    for _ in 0..4 {
+        assert_eq!(
+            get(&e.app, "/v1/zones", Some(&first)).await.status,
+            StatusCode::OK
+        );
+    }
+    // The second token draws on the same, now empty, budget.
+    let r = get(&e.app, "/v1/zones", Some(&second)).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text);
+    assert!(r.json()["detail"].as_str().unwrap().contains("account"));
+
+    // A tier set by the operator applies once the token is re-checked (at most 30 s + 1 request).
+    e.store
+        .set_limit(
+            EMAIL,
+            Some(AccountLimit {
+                rate_per_second: 20.0,
+                burst: 100,
+            }),
+        )
+        .unwrap();
+    e.clock.advance(time::Duration::seconds(31));
+    for i in 0..100 {
+        let r = get(
+            &e.app,
+            "/v1/zones",
+            Some(if i % 2 == 0 { &first } else { &second }),
+        )
+        .await;
+        assert_eq!(
+            r.status,
+            StatusCode::OK,
+            "request {i} within the tier's burst"
+        );
+        assert_eq!(r.header("ratelimit-limit"), "100");
+    }
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&first)).await.status,
+        StatusCode::TOO_MANY_REQUESTS
+    );
+}
+
+#[tokio::test]
+async fn cats_asking_for_a_token_every_run_and_five_dashboards_all_succeed() {
+    let e = env(ApiConfig {
+        rate_limit_per_second: 20.0,
+        rate_limit_burst: 100,
+        ..quiet()
+    });
+    register(&e.app).await;
+    // CATS: a new token on every run, then one data request; 20 runs in one minute.
+    for run in 0..20 {
+        let t = token(&e.app, [192, 0, 2, 1]).await;
+        let r = get(&e.app, "/v1/footprints?zone=DE", Some(&t)).await;
+        assert_ne!(r.status, StatusCode::TOO_MANY_REQUESTS, "CATS run {run}");
+        assert_ne!(r.status, StatusCode::UNAUTHORIZED, "CATS run {run}");
+        e.clock.advance(time::Duration::seconds(3));
+    }
+    // Five dashboard processes on one account start together (one token each), serve for a while,
+    // and refresh when their tokens expire.
+    e.clock.advance(time::Duration::minutes(5));
+    for day in 0..2 {
+        let tokens: Vec<String> = {
+            let mut v = Vec::new();
+            for p in 0..5u8 {
+                v.push(token(&e.app, [192, 0, 2, 10 + p]).await);
+            }
+            v
+        };
+        for round in 0..10 {
+            for t in &tokens {
+                let r = get(&e.app, "/v1/zones", Some(t)).await;
+                assert_eq!(r.status, StatusCode::OK, "day {day} round {round}");
+            }
+            e.clock.advance(time::Duration::seconds(1));
+        }
+        e.clock.advance(time::Duration::days(1));
+    }
+}
+
+#[tokio::test]
+async fn get_token_is_limited_per_account() {
+    let e = env(quiet());
+    register(&e.app).await;
+    for _ in 0..10 {
+        token(&e.app, [127, 0, 0, 1]).await;
+    }
+    let r = get_token_from(&e.app, PASSWORD, [127, 0, 0, 2]).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text);
+    let detail = r.json()["detail"].as_str().unwrap().to_string();
+    assert!(detail.contains("reuse"), "{detail}");
+    let wait: u64 = r.header(header::RETRY_AFTER).parse().unwrap();
+    assert_eq!(wait, 2, "30 a minute: one every 2 s");
+    assert!(detail.ends_with("retry after 2 seconds)"), "{detail}");
+    // Not a failed attempt: the password still works from there after the wait.
+    e.clock.advance(time::Duration::seconds(2));
+    token(&e.app, [127, 0, 0, 2]).await;
+}
+
+#[tokio::test]
+async fn two_authorization_headers_are_401_in_either_order() {
+    let e = env(quiet());
+    register(&e.app).await;
+    let good = token(&e.app, [127, 0, 0, 1]).await;
+    let bad = "0".repeat(64);
+    for (a, b) in [(&good, &bad), (&bad, &good), (&good, &good)] {
+        let req = Request::builder()
+            .uri("/v1/zones")
+            .header(header::AUTHORIZATION, format!("Bearer {a}"))
+            .header(header::AUTHORIZATION, format!("Bearer {b}"))
+            .body(Body::empty())
+            .unwrap();
+        let r = send(&e.app, req).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+        assert!(r.text.contains("more than one Authorization header"));
+    }
+    assert_eq!(
+        get(&e.app, "/v1/zones", Some(&good)).await.status,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
+    let e = env(quiet());
+    let creds = json!({"email": EMAIL, "password": PASSWORD, "client": "extra fields ignored"});
+    let from = [127, 0, 0, 1];
+    // No content type: read as JSON; extra fields ignored.
+    let r = send(
+        &e.app,
+        post("/token-request/register", None, &creds.to_string(), from),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.json(), json!({"detail": "registered"}));
+    // Re-registering with another password, many times: 200, password unchanged, no lockout.
+    let other = json!({"email": EMAIL, "password": "another long password"}).to_string();
+    for _ in 0..12 {
+        let r = send(
+            &e.app,
+            post(
+                "/token-request/register",
+                Some("application/json"),
+                &other,
+                from,
+            ),
+        )
+        .await;
+        assert_eq!(r.json(), json!({"detail": "already registered"}));
+    }
+    assert_eq!(
+        get_token_from(&e.app, PASSWORD, from).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get_token_from(&e.app, "another long password", from)
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+
+    let array = json!([EMAIL, PASSWORD]).to_string();
+    let cases: Vec<(Option<&str>, String, &str)> = vec![
+        (Some("application/json"), array.clone(), "JSON object"),
+        (None, "\"just a string\"".into(), "JSON object"),
+        (
+            Some("text/plain"),
+            creds.to_string(),
+            "unsupported content type",
+        ),
+        (
+            Some("application/json"),
+            json!({"email": EMAIL}).to_string(),
+            "'password'",
+        ),
+        (
+            Some("application/json"),
+            json!({"email": 5, "password": "x"}).to_string(),
+            "'email'",
+        ),
+        // curl -d sends JSON as a form: answered in JSON, not with the page.
+        (
+            Some("application/x-www-form-urlencoded"),
+            creds.to_string(),
+            "Content-Type: application/json",
+        ),
+    ];
+    for path in ["/token-request/register", "/token-request/get_token"] {
+        for (ct, body, says) in &cases {
+            let r = send(&e.app, post(path, *ct, body, from)).await;
+            assert_eq!(
+                r.status,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "{ct:?} {body}: {}",
+                r.text
+            );
+            assert_eq!(r.header(header::CONTENT_TYPE), "application/problem+json");
+            let detail = r.json()["detail"].as_str().unwrap().to_string();
+            assert!(detail.contains(says), "{detail}");
+            assert!(
+                !detail.contains("struct"),
+                "no internal type names: {detail}"
+            );
+        }
+    }
+    // A form that accepts only JSON gets JSON; a browser's form gets the page.
+    let form = "email=ada%40example.org&password=nope";
+    let mut req = post(
+        "/token-request/get_token",
+        Some("application/x-www-form-urlencoded"),
+        form,
+        from,
+    );
+    req.headers_mut()
+        .insert(header::ACCEPT, "application/json".parse().unwrap());
+    let r = send(&e.app, req).await;
+    assert_eq!(r.header(header::CONTENT_TYPE), "application/problem+json");
+    let mut req = post(
+        "/token-request/get_token",
+        Some("application/x-www-form-urlencoded"),
+        form,
+        from,
+    );
+    req.headers_mut()
+        .insert(header::ACCEPT, "text/html,*/*;q=0.8".parse().unwrap());
+    let r = send(&e.app, req).await;
+    assert!(r.header(header::CONTENT_TYPE).starts_with("text/html"));
+}
+
+#[tokio::test]
+async fn forwarded_addresses_are_used_only_behind_trusted_proxies() {
+    let e = env(ApiConfig {
+        trusted_proxies: "10.0.0.0/8".parse().unwrap(),
+        ..quiet()
+    });
+    register(&e.app).await;
+    let via_proxy = |forwarded_for: &str, peer: [u8; 4]| {
+        let body = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
+        let mut req = post(
+            "/token-request/get_token",
+            Some("application/json"),
+            &body,
+            peer,
+        );
+        req.headers_mut()
+            .insert("x-forwarded-for", forwarded_for.parse().unwrap());
+        req
+    };
+    // Ten failures forwarded for 203.0.113.1 by the trusted proxy lock that client only.
+    for _ in 0..10 {
+        let r = send(&e.app, via_proxy("203.0.113.1", [10, 0, 0, 1])).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    }
+    let r = send(&e.app, via_proxy("203.0.113.1", [10, 0, 0, 1])).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    let r = send(&e.app, via_proxy("203.0.113.2", [10, 0, 0, 1])).await;
+    assert_eq!(
+        r.status,
+        StatusCode::UNAUTHORIZED,
+        "another client behind the proxy"
+    );
+    // An untrusted peer cannot pick its address with the header.
+    for _ in 0..10 {
+        send(&e.app, via_proxy("203.0.113.50", [198, 51, 100, 9])).await;
+    }
+    let r = send(&e.app, via_proxy("203.0.113.51", [198, 51, 100, 9])).await;
+    assert_eq!(
+        r.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "counted against the peer"
+    );
+}
+
+#[tokio::test]
+async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_favicon() {
+    let e = env(quiet());
+    register(&e.app).await;
+    let t = token(&e.app, [127, 0, 0, 1]).await;
+    let v1 = get(&e.app, "/v1/zones", Some(&t)).await;
+    let latest = get(&e.app, "/latest/zones", Some(&t)).await;
+    assert_eq!(latest.status, StatusCode::OK);
+    assert_eq!(latest.text, v1.text);
+    assert_eq!(
+        get(&e.app, "/latest/zones", None).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        get(&e.app, "/latest/status", None).await.status,
+        StatusCode::OK
+    );
+
+    let spec = get(&e.app, "/openapi.json", None).await;
+    assert_eq!(spec.status, StatusCode::OK);
+    assert!(spec.json()["openapi"].as_str().unwrap().starts_with("3.1"));
+    for page in ["/docs", "/redoc", "/latest/docs"] {
+        let r = get(&e.app, page, None).await;
+        assert_eq!(r.status, StatusCode::OK, "{page}");
+        assert!(
+            r.header(header::CONTENT_TYPE).starts_with("text/html"),
+            "{page}"
+        );
+    }
+    assert_eq!(
+        get(&e.app, "/docs/docs.js", None).await.status,
+        StatusCode::OK
+    );
+
+    // A trailing slash: 307 to the path without it, relative, keeping the query string.
+    let r = get(
+        &e.app,
+        "/v1/footprints/?zone=DE&footprint_type=carbon",
+        Some(&t),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::TEMPORARY_REDIRECT);
+    assert_eq!(
+        r.header(header::LOCATION),
+        "../footprints?zone=DE&footprint_type=carbon"
+    );
+    let r = get(&e.app, "/latest/zones/", None).await;
+    assert_eq!(r.status, StatusCode::TEMPORARY_REDIRECT);
+    assert_eq!(r.header(header::LOCATION), "../zones");
+    // Routes declared with a slash keep it.
+    assert_eq!(
+        get(&e.app, "/token-request/", None).await.status,
+        StatusCode::OK
+    );
+
+    let r = get(&e.app, "/favicon.ico", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.header(header::CONTENT_TYPE), "image/x-icon");
+
+    // The token service under /v1/token-request too.
+    assert_eq!(
+        get(&e.app, "/v1/token-request/", None).await.status,
+        StatusCode::OK
+    );
+    let body = json!({"email": EMAIL, "password": PASSWORD}).to_string();
+    let r = send(
+        &e.app,
+        post(
+            "/v1/token-request/get_token",
+            Some("application/json"),
+            &body,
+            [127, 0, 0, 1],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.json()["expires_in"], 86400);
+}
+
+/// Requests hyper refuses before the application sees them carry the application's problem+json.
+#[tokio::test]
+async fn connection_layer_errors_are_problem_json() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let state = AppState::new(
+        store,
+        reference(),
+        Arc::new(gridprint_core::slot::SystemClock),
+        quiet(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    let many_headers: String = (0..120).map(|i| format!("x-h{i}: v\r\n")).collect();
+    let cases: Vec<(&str, Vec<u8>, u16)> = vec![
+        (
+            "URI over 64 KiB",
+            format!(
+                "GET /v1/zones?q={} HTTP/1.1\r\nHost: x\r\n\r\n",
+                "a".repeat(70_000)
+            )
+            .into_bytes(),
+            414,
+        ),
+        (
+            "120 headers",
+            format!("GET /v1/status HTTP/1.1\r\nHost: x\r\n{many_headers}\r\n").into_bytes(),
+            431,
+        ),
+        (
+            "raw space in the path",
+            b"GET /v1/st atus HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "NUL in the path",
+            b"GET /v1/\x00 HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+        ),
+        (
+            "0xFF in the path",
+            b"GET /v1/\xff HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            400,
+        ),
+    ];
+    for (what, raw, status) in cases {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(&raw).await.unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf).await;
+        let text = String::from_utf8_lossy(&buf).to_string();
+        assert!(
+            text.starts_with(&format!("HTTP/1.1 {status} ")),
+            "{what}: {text}"
+        );
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/problem+json"),
+            "{what}: {head}"
+        );
+        let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{what}: {e}: {body}"));
+        assert_eq!(v["status"], status, "{what}");
+        assert!(v["detail"].as_str().is_some_and(|d| !d.is_empty()));
+    }
+    // Ordinary requests on the same server are untouched.
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.unwrap();
+    assert!(String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 200 "));
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
