@@ -179,14 +179,24 @@ pub(crate) async fn get_with_retries(
     policy: &RetryPolicy,
     label: &str,
 ) -> Result<Answer, FetchError> {
+    send_with_retries(|| client.get(url.clone()), budget, policy, label).await
+}
+
+/// Sends the request `build` makes (once per attempt: any method, headers and body) with the same
+/// retries, budget and errors as [`get_with_retries`].
+pub(crate) async fn send_with_retries(
+    build: impl Fn() -> reqwest::RequestBuilder,
+    budget: Option<&RequestBudget>,
+    policy: &RetryPolicy,
+    label: &str,
+) -> Result<Answer, FetchError> {
     let attempts = std::sync::atomic::AtomicUsize::new(0);
     let attempt = || async {
         attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Some(b) = budget {
             b.acquire().await;
         }
-        let response = client
-            .get(url.clone())
+        let response = build()
             .send()
             .await
             .map_err(|e| AttemptError::Transport(describe_reqwest(&e)))?;

@@ -12,8 +12,8 @@
 //! [`detect_and_parse`] sniffs which format a payload is in, so an importer can hand it any ENTSO-E
 //! file.
 //!
-//! Live ingestion lives here too: the ENTSO-E REST client ([`entsoe_api`]) and the Elexon client for
-//! Great Britain ([`elexon`]) behind one [`fetch::Fetcher`], sharing retries and request budgets
+//! Live ingestion lives here too: the ENTSO-E REST client ([`entsoe_api`]), the Elexon client for
+//! Great Britain ([`elexon`]) and the EPIAS client for Türkiye ([`epias`]) behind one [`fetch::Fetcher`], sharing retries and request budgets
 //! ([`http`]); resumable backfills ([`backfill`]); gap estimation ([`estimate`]) and the forecast
 //! ([`forecast`]) as pure functions over one [`series::Series`]; the worker cycle that ties them to
 //! the store and the compute ([`worker`]); cached provider health for the status endpoints
@@ -32,6 +32,7 @@ mod time_grid;
 pub mod backfill;
 pub mod elexon;
 pub mod entsoe_api;
+pub mod epias;
 pub mod estimate;
 pub mod fetch;
 pub mod forecast;
