@@ -33,6 +33,7 @@ pub mod backfill;
 pub mod elexon;
 pub mod entsoe_api;
 pub mod epias;
+pub mod epias_replay;
 pub mod estimate;
 pub mod fetch;
 pub mod forecast;
