@@ -1,0 +1,228 @@
+//! EPIAS end to end: `gridprint ingest epias` (the binary) against a loopback EPIAS platform serving
+//! the hand-written day files of `data/fixtures/epias/` (documented shape, illustrative values),
+//! then the computed database served in-process, and `/v1/generation?zone=TR` must return the
+//! fixture's numbers under the issue's mapping, with datasource `EPIAS`. A wrong password stops the
+//! command with one clear error before anything is stored, and neither run prints the credentials.
+
+use gridprint_api::testing::MutableClock;
+use gridprint_api::{ApiConfig, AppState};
+use gridprint_client::{Client, Error, Format};
+use gridprint_core::production::ProductionType;
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_ingest::epias_replay::{EpiasReplay, EpiasResponder};
+use gridprint_store::SharedStore;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Output;
+use std::sync::Arc;
+use std::time::Duration;
+use time::OffsetDateTime;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer};
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/fixtures/epias");
+const EPIAS_USER: &str = "tr-analyst@example.org";
+const EPIAS_PASSWORD: &str = "epias-Secret-91f3";
+const EMAIL: &str = "ada@example.org";
+const PASSWORD: &str = "correct horse battery";
+const FROM: &str = "2025-07-27T21:00:00Z";
+const TO: &str = "2025-07-28T21:00:00Z";
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{DIR}/{name}")).unwrap()
+}
+
+async fn platform() -> (MockServer, Arc<EpiasReplay>) {
+    let replay = Arc::new(
+        EpiasReplay::new(
+            EPIAS_USER,
+            EPIAS_PASSWORD,
+            &read("realtime-generation_2025-07-28.json"),
+            &read("realtime-consumption_2025-07-28.json"),
+            &String::from_utf8(read("tgt_expired_401.json")).unwrap(),
+        )
+        .unwrap(),
+    );
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(EpiasResponder(replay.clone()))
+        .mount(&server)
+        .await;
+    (server, replay)
+}
+
+/// Runs `gridprint ingest epias` on the database `db` with a clean environment.
+async fn ingest(db: &Path, server: &MockServer, password: &str) -> Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"));
+    cmd.env_clear()
+        .env("HOME", db.parent().unwrap())
+        .env("GRIDPRINT_LOG", "info")
+        .env("GRIDPRINT_DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env("GRIDPRINT_EPIAS_USERNAME", EPIAS_USER)
+        .env("GRIDPRINT_EPIAS_PASSWORD", password)
+        .env("GRIDPRINT_HTTP_RETRIES", "1")
+        .args(["ingest", "epias", "--from", FROM, "--to", TO])
+        .args(["--epias-url", &format!("{}/electricity-service", server.uri())])
+        .args(["--epias-auth-url", &server.uri()]);
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The issue's mapping, written out independently of the client.
+fn issue_type(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "naturalGas" | "lng" => "gas",
+        "dammedHydro" => "hydro_reservoir",
+        "river" => "hydro_river",
+        "lignite" | "importCoal" | "blackCoal" | "asphaltiteCoal" => "coal",
+        "fueloil" | "gasOil" | "naphta" => "oil",
+        "wind" => "wind_onshore",
+        "sun" => "solar",
+        "geothermal" => "geothermal",
+        "biomass" => "biomass",
+        "wasteheat" => "other",
+        "nucklear" => "nuclear",
+        _ => return None,
+    })
+}
+
+/// (production type, slot timestamp) → MW expected from the fixture: each +03:00 hour fills its four
+/// UTC quarter-hours.
+fn expected() -> BTreeMap<(String, String), f64> {
+    let v: serde_json::Value =
+        serde_json::from_slice(&read("realtime-generation_2025-07-28.json")).unwrap();
+    let mut out = BTreeMap::new();
+    let start = gridprint_core::slot::parse_timestamp(FROM).unwrap();
+    for (h, item) in v["items"].as_array().unwrap().iter().enumerate() {
+        for (field, x) in item.as_object().unwrap() {
+            let Some(pt) = issue_type(field) else {
+                continue;
+            };
+            for q in 0..4 {
+                let t = start + time::Duration::minutes(60 * h as i64 + 15 * q);
+                let ts = gridprint_core::slot::format_timestamp(t);
+                *out.entry((pt.to_string(), ts)).or_insert(0.0) += x.as_f64().unwrap();
+            }
+        }
+    }
+    out
+}
+
+async fn serve(store: SharedStore) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
+    let config = ApiConfig {
+        failure_delay: Duration::ZERO,
+        rate_limit_per_second: 0.0,
+        ..ApiConfig::default()
+    };
+    let clock = MutableClock::new(OffsetDateTime::now_utc());
+    let state = AppState::new(store, reference, Arc::new(clock), config);
+    gridprint_api::refresh::load(&state).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(gridprint_api::serve(listener, state, async move {
+        let _ = stopped.await;
+    }));
+    (format!("http://{addr}"), stop)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
+    let (server, replay) = platform().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gridprint.db");
+
+    // A wrong password: one clear error, nothing stored, one login attempt.
+    let out = ingest(&db, &server, "wrong-password").await;
+    let all = text(&out);
+    assert!(!out.status.success(), "{all}");
+    assert!(all.contains("rejected the username or password"), "{all}");
+    assert!(!all.contains("wrong-password") && !all.contains(EPIAS_USER), "{all}");
+    assert_eq!(replay.logins(), 1);
+    assert!(replay.pages().is_empty());
+    let store: SharedStore =
+        Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
+    assert_eq!(store.input_extent().unwrap(), None, "nothing stored");
+    drop(store);
+
+    // The right one: backfill and compute.
+    let out = ingest(&db, &server, EPIAS_PASSWORD).await;
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(!all.contains(EPIAS_PASSWORD) && !all.contains(EPIAS_USER), "{all}");
+    assert!(!all.contains("TGT-"), "no ticket in the output: {all}");
+    // Rerun: everything present, nothing fetched.
+    let pages = replay.pages().len();
+    let out = ingest(&db, &server, EPIAS_PASSWORD).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(replay.pages().len(), pages, "a rerun fetches nothing");
+
+    // Serve the database and ask for TR's generation.
+    let store: SharedStore =
+        Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
+    store.grant(EMAIL, 0).unwrap();
+    let (url, _stop) = serve(store).await;
+    let client = Client::builder()
+        .base_url(&url)
+        .credentials(EMAIL, PASSWORD)
+        .build()
+        .unwrap();
+    match client.register().await {
+        Ok(()) | Err(Error::Api { status: 409, .. }) => {}
+        Err(e) => panic!("register: {e}"),
+    }
+    let pairs: Vec<(String, String)> = [("zone", "TR"), ("start", FROM), ("end", TO)]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let body = client
+        .get_raw("generation", &pairs, Format::Json)
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let results = v.as_array().unwrap();
+    assert_eq!(results.len(), 1, "{body}");
+    assert_eq!(results[0]["zone"], "TR");
+    let mut got: BTreeMap<(String, String), f64> = BTreeMap::new();
+    for entry in results[0]["series"].as_array().unwrap() {
+        for block in entry["production"].as_array().unwrap() {
+            assert_eq!(block["datasource"], "EPIAS", "{block}");
+            assert_eq!(block["data_state"], "official", "{block}");
+            let pt = block["production_type"].as_str().unwrap().to_string();
+            assert!(ProductionType::parse_api(&pt).is_some(), "{pt}");
+            for p in block["values"].as_array().unwrap() {
+                let ts = p[0].as_str().unwrap().to_string();
+                *got.entry((pt.clone(), ts)).or_insert(0.0) += p[1].as_f64().unwrap();
+            }
+        }
+    }
+    let expected = expected();
+    for ((pt, ts), mw) in &expected {
+        let g = got
+            .get(&(pt.clone(), ts.clone()))
+            .unwrap_or_else(|| panic!("no {pt} at {ts} in {body}"));
+        assert!((g - mw).abs() < 0.006, "{pt} at {ts}: served {g}, fixture {mw}");
+    }
+    // Nothing beyond the fixture (the absent geothermal hour is not invented).
+    for ((pt, ts), mw) in &got {
+        assert!(
+            expected.contains_key(&(pt.clone(), ts.clone())) || *mw == 0.0,
+            "{pt} at {ts}: {mw} not in the fixture"
+        );
+    }
+    assert_eq!(
+        got.keys().map(|(_, ts)| ts).collect::<std::collections::BTreeSet<_>>().len(),
+        96,
+        "every quarter-hour of the day"
+    );
+}
