@@ -593,3 +593,41 @@ async fn wait_known(h: &ProviderHealth) -> HealthState {
     }
     panic!("health never checked")
 }
+
+#[test]
+fn the_zone_files_provider_wins_where_both_hold_tr_generation() {
+    use gridprint_store::StoredInput;
+    let reference = ReferenceData::embedded(ZoneSet::Selected2026);
+    let tr_idx = reference.zones.index_of(&tr()).unwrap();
+    assert_eq!(reference.zones.get(tr_idx).provider, Provider::Epias);
+    let (s1, s2) = (slot("2025-07-28T00:00Z"), slot("2025-07-28T00:15Z"));
+    let point = |pt: ProductionType, s: Slot, mw: f64, ds: &str| StoredInput {
+        point: InputPoint {
+            key: generation(pt),
+            slot: s,
+            mw,
+            state: DataState::Official,
+            datasource: ds.to_string(),
+        },
+        updated_at: 0,
+    };
+    let points = vec![
+        // s1: both providers; ENTSO-E's hydro_pumped_storage and coal must not add to EPIAS's mix.
+        point(ProductionType::Gas, s1, 100.0, DATASOURCE_EPIAS),
+        point(ProductionType::Coal, s1, 50.0, "ENTSO-E"),
+        point(ProductionType::HydroPumpedStorage, s1, 7.0, "ENTSO-E"),
+        // An estimate of the zone is not another provider: it stays.
+        point(ProductionType::Solar, s1, 3.0, "gridprint-estimation:profile"),
+        // s2: ENTSO-E only: used, better than nothing.
+        point(ProductionType::Coal, s2, 40.0, "ENTSO-E"),
+    ];
+    let range = SlotRange::new(s1, s2.offset(1));
+    let slots = gridprint_compute::gather_slot_inputs(&reference, range, &points);
+    let g1 = slots[0].generation[tr_idx].unwrap();
+    assert_eq!(g1[ProductionType::Gas.index()], 100.0);
+    assert_eq!(g1[ProductionType::Coal.index()], 0.0, "ENTSO-E gives way to EPIAS");
+    assert_eq!(g1[ProductionType::HydroPumpedStorage.index()], 0.0);
+    assert_eq!(g1[ProductionType::Solar.index()], 3.0);
+    let g2 = slots[1].generation[tr_idx].unwrap();
+    assert_eq!(g2[ProductionType::Coal.index()], 40.0);
+}
