@@ -226,3 +226,79 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
         "every quarter-hour of the day"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_worker_cycle_fetches_tr_from_epias() {
+    use gridprint_ingest::epias::{EpiasClient, EpiasConfig, EpiasCredentials};
+    use gridprint_ingest::fetch::Fetcher;
+    use gridprint_ingest::worker::{Worker, WorkerConfig};
+    let (server, replay) = platform().await;
+    let client = EpiasClient::new(EpiasConfig {
+        base_url: format!("{}/electricity-service", server.uri()),
+        auth_url: server.uri(),
+        credentials: EpiasCredentials::new(EPIAS_USER, EPIAS_PASSWORD),
+        requests_per_minute: 60_000,
+        ..EpiasConfig::default()
+    })
+    .unwrap();
+    let store: SharedStore = Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap());
+    let tr = gridprint_core::zone::ZoneCode::parse("TR").unwrap();
+    let worker = Worker::new(
+        store.clone(),
+        Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)),
+        Fetcher {
+            epias: Some(client),
+            ..Fetcher::default()
+        },
+        WorkerConfig {
+            zones: Some(vec![tr.clone()]),
+            ..WorkerConfig::default()
+        },
+    );
+    let now = gridprint_core::slot::parse_timestamp("2025-07-28T21:00:00Z").unwrap();
+    let requests = worker.cycle_requests(now);
+    let described: Vec<String> = requests.iter().map(|r| r.describe()).collect();
+    assert_eq!(requests.len(), 2, "{described:?}");
+    assert!(described.iter().all(|d| d.starts_with("EPIAS ")), "{described:?}");
+    let report = worker.run_cycle(now).await.unwrap();
+    assert_eq!(report.failed, 0, "{report}");
+    assert_eq!(replay.logins(), 1);
+    let window = gridprint_core::slot::SlotRange::new(
+        gridprint_core::slot::Slot::containing(now).offset(-96),
+        gridprint_core::slot::Slot::containing(now),
+    );
+    let stored = store.inputs_in_range(window).unwrap();
+    let epias: Vec<_> = stored
+        .iter()
+        .filter(|s| s.point.datasource == "EPIAS")
+        .collect();
+    assert!(epias.iter().all(|s| s.point.key.zone() == &tr));
+    // 96 slots of load plus 96 of each generation type the fixture has every hour.
+    let load = epias
+        .iter()
+        .filter(|s| matches!(s.point.key, gridprint_core::inputs::InputKey::Load { .. }))
+        .count();
+    assert_eq!(load, 96);
+    assert_eq!(report.fetched_points, epias.len());
+}
+
+#[test]
+fn the_worker_without_an_epias_account_says_so_once_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
+        .env_clear()
+        .env("HOME", dir.path())
+        .env("GRIDPRINT_LOG", "info")
+        .env(
+            "GRIDPRINT_DATABASE_URL",
+            format!("sqlite://{}", dir.path().join("w.db").display()),
+        )
+        .args(["worker", "--once", "--no-entsoe", "--no-elexon", "--zones", "TR"])
+        .args(["--now", "2025-07-28T21:00:00Z"])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert_eq!(all.matches("no EPIAS account").count(), 1, "{all}");
+    assert!(all.contains("cycle 2025-07-28T21:00:00Z: 0 requests"), "{all}");
+}
