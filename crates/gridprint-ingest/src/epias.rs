@@ -180,8 +180,11 @@ fn item_hour(
         .get("date")
         .and_then(|v| v.as_str())
         .ok_or_else(|| err("an item has no date".into()))?;
-    let local = OffsetDateTime::parse(date, &Rfc3339)
-        .map_err(|e| err(format!("date {date:?} is not an ISO 8601 time with an offset: {e}")))?;
+    let local = OffsetDateTime::parse(date, &Rfc3339).map_err(|e| {
+        err(format!(
+            "date {date:?} is not an ISO 8601 time with an offset: {e}"
+        ))
+    })?;
     let slot = Slot::from_unix_exact(local.unix_timestamp())
         .filter(|s| s.0.rem_euclid(4) == 0)
         .ok_or_else(|| err(format!("date {date:?} is not on a whole hour")))?;
@@ -197,16 +200,20 @@ fn number(
 ) -> Result<Option<f64>, EpiasParseError> {
     match item.get(field) {
         None | Some(serde_json::Value::Null) => Ok(None),
-        Some(v) => v.as_f64().filter(|x| x.is_finite()).map(Some).ok_or_else(|| {
-            let v = v.to_string();
-            EpiasParseError {
-                endpoint,
-                message: format!(
-                    "{field} at {date}: {} is not a number",
-                    v.chars().take(40).collect::<String>()
-                ),
-            }
-        }),
+        Some(v) => v
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .map(Some)
+            .ok_or_else(|| {
+                let v = v.to_string();
+                EpiasParseError {
+                    endpoint,
+                    message: format!(
+                        "{field} at {date}: {} is not a number",
+                        v.chars().take(40).collect::<String>()
+                    ),
+                }
+            }),
     }
 }
 
@@ -479,8 +486,9 @@ impl EpiasClient {
         let Some(creds) = &self.credentials else {
             return Err(FetchError::NotConfigured {
                 request: label.into(),
-                message: "no EPIAS account: set GRIDPRINT_EPIAS_USERNAME and GRIDPRINT_EPIAS_PASSWORD"
-                    .into(),
+                message:
+                    "no EPIAS account: set GRIDPRINT_EPIAS_USERNAME and GRIDPRINT_EPIAS_PASSWORD"
+                        .into(),
             });
         };
         let mut session = self.session.lock().await;
@@ -584,7 +592,10 @@ impl EpiasClient {
             )
             .await?;
             if answer.status == 401 && !renewed {
-                tracing::info!(request = label, "EPIAS refused the ticket (401): renewing it");
+                tracing::info!(
+                    request = label,
+                    "EPIAS refused the ticket (401): renewing it"
+                );
                 tgt = self.tgt(Some(&tgt)).await?;
                 continue;
             }
@@ -608,10 +619,13 @@ impl EpiasClient {
             request: label.clone(),
             message,
         })?;
-        let url = self.base.join(path).map_err(|e| FetchError::NotConfigured {
-            request: label.clone(),
-            message: e.to_string(),
-        })?;
+        let url = self
+            .base
+            .join(path)
+            .map_err(|e| FetchError::NotConfigured {
+                request: label.clone(),
+                message: e.to_string(),
+            })?;
         let Target::Zone(zone) = &req.target else {
             unreachable!("checked by endpoint")
         };

@@ -101,7 +101,8 @@ impl EpiasReplay {
     pub fn login(&self, form_body: &[u8]) -> (u16, String) {
         let mut s = self.state();
         s.logins += 1;
-        let form: Vec<(String, String)> = serde_urlencoded::from_bytes(form_body).unwrap_or_default();
+        let form: Vec<(String, String)> =
+            serde_urlencoded::from_bytes(form_body).unwrap_or_default();
         let get = |k: &str| form.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         if get("username") == Some(self.username.as_str())
             && get("password") == Some(self.password.as_str())
@@ -131,7 +132,10 @@ impl EpiasReplay {
             return (404, "{}".into());
         };
         let Ok(q) = serde_json::from_slice::<serde_json::Value>(body) else {
-            return (400, r#"{"errors":[{"errorMessage":"invalid body"}]}"#.into());
+            return (
+                400,
+                r#"{"errors":[{"errorMessage":"invalid body"}]}"#.into(),
+            );
         };
         let date = |k: &str| {
             q.get(k)
@@ -145,7 +149,10 @@ impl EpiasReplay {
             page["number"].as_u64(),
             page["size"].as_u64(),
         ) else {
-            return (400, r#"{"errors":[{"errorMessage":"missing parameter"}]}"#.into());
+            return (
+                400,
+                r#"{"errors":[{"errorMessage":"missing parameter"}]}"#.into(),
+            );
         };
         if number == 0 || size == 0 {
             return (400, r#"{"errors":[{"errorMessage":"bad page"}]}"#.into());
@@ -155,8 +162,12 @@ impl EpiasReplay {
             .filter(|i| date_of(i).is_some_and(|d| d >= start && d < end))
             .collect();
         let from = ((number - 1) * size) as usize;
-        let page_items: Vec<&serde_json::Value> =
-            chosen.iter().skip(from).take(size as usize).copied().collect();
+        let page_items: Vec<&serde_json::Value> = chosen
+            .iter()
+            .skip(from)
+            .take(size as usize)
+            .copied()
+            .collect();
         s.pages.push((path.to_string(), number));
         let out = serde_json::json!({
             "items": page_items,

@@ -11,9 +11,7 @@ use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_core::zone::{Provider, ZoneCode};
 use gridprint_ingest::backfill::{self, BackfillOptions};
-use gridprint_ingest::epias::{
-    self, DATASOURCE_EPIAS, EpiasClient, EpiasConfig, EpiasCredentials,
-};
+use gridprint_ingest::epias::{self, DATASOURCE_EPIAS, EpiasClient, EpiasConfig, EpiasCredentials};
 use gridprint_ingest::epias_replay::{EpiasReplay, EpiasResponder, GENERATION_PATH};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::health::{HealthConfig, HealthState, ProviderHealth};
@@ -160,7 +158,10 @@ async fn tgt_is_obtained_once_and_reused() {
     let replay = replay();
     let server = platform(&replay).await;
     let c = client(&server);
-    let g = c.fetch(&request(DataKind::Generation, day())).await.unwrap();
+    let g = c
+        .fetch(&request(DataKind::Generation, day()))
+        .await
+        .unwrap();
     let l = c.fetch(&request(DataKind::Load, day())).await.unwrap();
     // A clone shares the ticket too.
     let again = c
@@ -252,7 +253,8 @@ async fn a_ticket_refused_twice_is_an_error_not_a_loop() {
         .await;
     Mock::given(path(GENERATION_PATH))
         .respond_with(
-            ResponseTemplate::new(401).set_body_raw(read("tgt_expired_401.json"), "application/json"),
+            ResponseTemplate::new(401)
+                .set_body_raw(read("tgt_expired_401.json"), "application/json"),
         )
         .expect(2)
         .mount(&server)
@@ -270,7 +272,10 @@ async fn paging_reads_every_item_until_an_empty_page() {
     let server = platform(&replay).await;
     // 24 hourly items in pages of 10: 10 + 10 + 4, then an empty page.
     let c = client_with(&server, PASSWORD, 10);
-    let g = c.fetch(&request(DataKind::Generation, day())).await.unwrap();
+    let g = c
+        .fetch(&request(DataKind::Generation, day()))
+        .await
+        .unwrap();
     let pages: Vec<u64> = replay
         .pages()
         .into_iter()
@@ -324,7 +329,10 @@ async fn plus_three_hours_land_on_their_utc_slots_and_each_fills_four() {
     let part = SlotRange::new(slot("2025-07-28T00:00:00Z"), slot("2025-07-28T01:00:00Z"));
     let l = c.fetch(&request(DataKind::Load, part)).await.unwrap();
     assert_eq!(l.len(), 4);
-    assert!(l.iter().all(|p| p.mw == items[3]["consumption"].as_f64().unwrap()));
+    assert!(
+        l.iter()
+            .all(|p| p.mw == items[3]["consumption"].as_f64().unwrap())
+    );
 }
 
 #[test]
@@ -338,9 +346,15 @@ fn each_item_keeps_its_own_offset() {
     let range = SlotRange::new(slot("2014-12-31T00:00Z"), slot("2015-07-02T00:00Z"));
     let doc = epias::parse_consumption(&items, &tr(), range).unwrap();
     let load = InputKey::Load { zone: tr() };
-    assert_eq!(value(&doc.points, &load, slot("2014-12-31T22:00Z")), Some(100.0));
+    assert_eq!(
+        value(&doc.points, &load, slot("2014-12-31T22:00Z")),
+        Some(100.0)
+    );
     assert_eq!(value(&doc.points, &load, slot("2014-12-31T21:00Z")), None);
-    assert_eq!(value(&doc.points, &load, slot("2015-06-30T21:45Z")), Some(200.0));
+    assert_eq!(
+        value(&doc.points, &load, slot("2015-06-30T21:45Z")),
+        Some(200.0)
+    );
     // An hour that is not whole in UTC is an error, not a guess.
     let bad: Vec<serde_json::Map<String, serde_json::Value>> =
         serde_json::from_str(r#"[{"date": "2015-01-01T00:00:00+02:30", "consumption": 1}]"#)
@@ -455,7 +469,14 @@ async fn server_errors_and_429_are_retried() {
         .await;
     let e = client(&down).check_login().await.unwrap_err();
     assert!(
-        matches!(e, FetchError::Unavailable { status: 502, attempts: 3, .. }),
+        matches!(
+            e,
+            FetchError::Unavailable {
+                status: 502,
+                attempts: 3,
+                ..
+            }
+        ),
         "{e}"
     );
 }
@@ -469,7 +490,10 @@ async fn wrong_password_is_one_clear_error_and_stores_nothing() {
     let msg = e.to_string();
     assert!(msg.contains("rejected the username or password"), "{msg}");
     assert!(msg.contains("GRIDPRINT_EPIAS_PASSWORD"), "{msg}");
-    assert!(!msg.contains("not-the-password") && !msg.contains(USER), "{msg}");
+    assert!(
+        !msg.contains("not-the-password") && !msg.contains(USER),
+        "{msg}"
+    );
 
     // A backfill of TR with it: every request fails with that same error, nothing is stored, and the
     // platform saw a single login (no retry of bad credentials, which could lock the account).
@@ -483,7 +507,11 @@ async fn wrong_password_is_one_clear_error_and_stores_nothing() {
         chunk_days: 31,
     };
     let plan = backfill::plan(&*store, &reference.zones, &opts).unwrap();
-    assert_eq!(plan.requests.len(), 2, "generation and load; TR's flows are ENTSO-E's");
+    assert_eq!(
+        plan.requests.len(),
+        2,
+        "generation and load; TR's flows are ENTSO-E's"
+    );
     let fetcher = Fetcher {
         epias: Some(c),
         ..Fetcher::default()
@@ -500,11 +528,19 @@ async fn wrong_password_is_one_clear_error_and_stores_nothing() {
     .await
     .unwrap();
     assert_eq!(report.failed.len(), 2);
-    assert!(report.failed.iter().all(|f| f.to_string().contains("rejected the username or password")));
+    assert!(
+        report
+            .failed
+            .iter()
+            .all(|f| f.to_string().contains("rejected the username or password"))
+    );
     assert_eq!(report.points, 0);
     assert!(store.inputs_in_range(day()).unwrap().is_empty());
     assert_eq!(replay.logins(), 1);
-    assert!(replay.pages().is_empty(), "no data request without a ticket");
+    assert!(
+        replay.pages().is_empty(),
+        "no data request without a ticket"
+    );
 }
 
 #[tokio::test]
@@ -527,13 +563,25 @@ async fn backfill_stores_tr_generation_and_load_and_resumes() {
     assert!(fetcher.serves(Provider::Epias));
     let plan = backfill::plan(&*store, &reference.zones, &opts).unwrap();
     assert_eq!(plan.requests.len(), 2);
-    let report = backfill::run(&fetcher, store.clone(), plan, 2, 0, &CancellationToken::new(), |_, _| {})
-        .await
-        .unwrap();
+    let report = backfill::run(
+        &fetcher,
+        store.clone(),
+        plan,
+        2,
+        0,
+        &CancellationToken::new(),
+        |_, _| {},
+    )
+    .await
+    .unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
     let stored = store.inputs_in_range(day()).unwrap();
     assert_eq!(stored.len(), report.points);
-    assert!(stored.iter().all(|s| s.point.datasource == "EPIAS" && s.point.key.zone() == &tr()));
+    assert!(
+        stored
+            .iter()
+            .all(|s| s.point.datasource == "EPIAS" && s.point.key.zone() == &tr())
+    );
     // Everything present: a rerun plans nothing.
     let again = backfill::plan(&*store, &reference.zones, &opts).unwrap();
     assert!(again.requests.is_empty(), "{:?}", again.requests);
@@ -550,12 +598,9 @@ async fn health_probe_checks_the_data_service_and_the_login() {
         interval: Duration::from_secs(30),
         timeout: Duration::from_secs(2),
     };
-    let h = ProviderHealth::spawn_epias(
-        &format!("{}/electricity-service", up.uri()),
-        &up.uri(),
-        cfg,
-    )
-    .unwrap();
+    let h =
+        ProviderHealth::spawn_epias(&format!("{}/electricity-service", up.uri()), &up.uri(), cfg)
+            .unwrap();
     assert_eq!(wait_known(&h).await, HealthState::Up);
     let paths: Vec<String> = up
         .received_requests()
@@ -564,7 +609,10 @@ async fn health_probe_checks_the_data_service_and_the_login() {
         .iter()
         .map(|r| r.url.path().to_string())
         .collect();
-    assert!(paths.contains(&"/electricity-service".to_string()), "{paths:?}");
+    assert!(
+        paths.contains(&"/electricity-service".to_string()),
+        "{paths:?}"
+    );
     assert!(paths.contains(&"/cas/v1/tickets".to_string()), "{paths:?}");
 
     // The login service answering 503 makes EPIAS down even though the data service answers.
@@ -617,7 +665,12 @@ fn the_zone_files_provider_wins_where_both_hold_tr_generation() {
         point(ProductionType::Coal, s1, 50.0, "ENTSO-E"),
         point(ProductionType::HydroPumpedStorage, s1, 7.0, "ENTSO-E"),
         // An estimate of the zone is not another provider: it stays.
-        point(ProductionType::Solar, s1, 3.0, "gridprint-estimation:profile"),
+        point(
+            ProductionType::Solar,
+            s1,
+            3.0,
+            "gridprint-estimation:profile",
+        ),
         // s2: ENTSO-E only: used, better than nothing.
         point(ProductionType::Coal, s2, 40.0, "ENTSO-E"),
     ];
@@ -625,7 +678,11 @@ fn the_zone_files_provider_wins_where_both_hold_tr_generation() {
     let slots = gridprint_compute::gather_slot_inputs(&reference, range, &points);
     let g1 = slots[0].generation[tr_idx].unwrap();
     assert_eq!(g1[ProductionType::Gas.index()], 100.0);
-    assert_eq!(g1[ProductionType::Coal.index()], 0.0, "ENTSO-E gives way to EPIAS");
+    assert_eq!(
+        g1[ProductionType::Coal.index()],
+        0.0,
+        "ENTSO-E gives way to EPIAS"
+    );
     assert_eq!(g1[ProductionType::HydroPumpedStorage.index()], 0.0);
     assert_eq!(g1[ProductionType::Solar.index()], 3.0);
     let g2 = slots[1].generation[tr_idx].unwrap();

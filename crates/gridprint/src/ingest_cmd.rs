@@ -102,10 +102,7 @@ impl ProviderArgs {
 
     /// The EPIAS account, when both variables are set and not blank.
     pub fn epias_credentials(&self) -> Option<EpiasCredentials> {
-        EpiasCredentials::new(
-            self.epias_username.clone()?,
-            self.epias_password.clone()?,
-        )
+        EpiasCredentials::new(self.epias_username.clone()?, self.epias_password.clone()?)
     }
 
     /// Builds the clients of the providers asked for.

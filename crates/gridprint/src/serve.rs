@@ -185,9 +185,12 @@ fn provider_checks(args: &ServeArgs) -> anyhow::Result<Providers> {
         .map_err(|e| anyhow::anyhow!(e))?;
     let elexon = ProviderHealth::spawn("elexon", &args.elexon_url, HealthConfig::default())
         .map_err(|e| anyhow::anyhow!(e))?;
-    let epias =
-        ProviderHealth::spawn_epias(&args.epias_url, &args.epias_auth_url, HealthConfig::default())
-            .map_err(|e| anyhow::anyhow!(e))?;
+    let epias = ProviderHealth::spawn_epias(
+        &args.epias_url,
+        &args.epias_auth_url,
+        HealthConfig::default(),
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     Ok(Providers {
         entsoe: Arc::new(move || entsoe.state().as_str()),
         elexon: Arc::new(move || elexon.state().as_str()),

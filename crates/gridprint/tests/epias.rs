@@ -57,12 +57,18 @@ async fn ingest(db: &Path, server: &MockServer, password: &str) -> Output {
     cmd.env_clear()
         .env("HOME", db.parent().unwrap())
         .env("GRIDPRINT_LOG", "info")
-        .env("GRIDPRINT_DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env(
+            "GRIDPRINT_DATABASE_URL",
+            format!("sqlite://{}", db.display()),
+        )
         .env("GRIDPRINT_EPIAS_USERNAME", EPIAS_USER)
         .env("GRIDPRINT_EPIAS_PASSWORD", password)
         .env("GRIDPRINT_HTTP_RETRIES", "1")
         .args(["ingest", "epias", "--from", FROM, "--to", TO])
-        .args(["--epias-url", &format!("{}/electricity-service", server.uri())])
+        .args([
+            "--epias-url",
+            &format!("{}/electricity-service", server.uri()),
+        ])
         .args(["--epias-auth-url", &server.uri()]);
     tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
@@ -147,11 +153,13 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
     let all = text(&out);
     assert!(!out.status.success(), "{all}");
     assert!(all.contains("rejected the username or password"), "{all}");
-    assert!(!all.contains("wrong-password") && !all.contains(EPIAS_USER), "{all}");
+    assert!(
+        !all.contains("wrong-password") && !all.contains(EPIAS_USER),
+        "{all}"
+    );
     assert_eq!(replay.logins(), 1);
     assert!(replay.pages().is_empty());
-    let store: SharedStore =
-        Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
+    let store: SharedStore = Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
     assert_eq!(store.input_extent().unwrap(), None, "nothing stored");
     drop(store);
 
@@ -159,7 +167,10 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
     let out = ingest(&db, &server, EPIAS_PASSWORD).await;
     let all = text(&out);
     assert!(out.status.success(), "{all}");
-    assert!(!all.contains(EPIAS_PASSWORD) && !all.contains(EPIAS_USER), "{all}");
+    assert!(
+        !all.contains(EPIAS_PASSWORD) && !all.contains(EPIAS_USER),
+        "{all}"
+    );
     assert!(!all.contains("TGT-"), "no ticket in the output: {all}");
     // Rerun: everything present, nothing fetched.
     let pages = replay.pages().len();
@@ -168,8 +179,7 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
     assert_eq!(replay.pages().len(), pages, "a rerun fetches nothing");
 
     // Serve the database and ask for TR's generation.
-    let store: SharedStore =
-        Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
+    let store: SharedStore = Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
     store.grant(EMAIL, 0).unwrap();
     let (url, _stop) = serve(store).await;
     let client = Client::builder()
@@ -211,7 +221,10 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
         let g = got
             .get(&(pt.clone(), ts.clone()))
             .unwrap_or_else(|| panic!("no {pt} at {ts} in {body}"));
-        assert!((g - mw).abs() < 0.006, "{pt} at {ts}: served {g}, fixture {mw}");
+        assert!(
+            (g - mw).abs() < 0.006,
+            "{pt} at {ts}: served {g}, fixture {mw}"
+        );
     }
     // Nothing beyond the fixture (the absent geothermal hour is not invented).
     for ((pt, ts), mw) in &got {
@@ -221,7 +234,10 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
         );
     }
     assert_eq!(
-        got.keys().map(|(_, ts)| ts).collect::<std::collections::BTreeSet<_>>().len(),
+        got.keys()
+            .map(|(_, ts)| ts)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
         96,
         "every quarter-hour of the day"
     );
@@ -241,7 +257,8 @@ async fn the_worker_cycle_fetches_tr_from_epias() {
         ..EpiasConfig::default()
     })
     .unwrap();
-    let store: SharedStore = Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap());
+    let store: SharedStore =
+        Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap());
     let tr = gridprint_core::zone::ZoneCode::parse("TR").unwrap();
     let worker = Worker::new(
         store.clone(),
@@ -259,7 +276,10 @@ async fn the_worker_cycle_fetches_tr_from_epias() {
     let requests = worker.cycle_requests(now);
     let described: Vec<String> = requests.iter().map(|r| r.describe()).collect();
     assert_eq!(requests.len(), 2, "{described:?}");
-    assert!(described.iter().all(|d| d.starts_with("EPIAS ")), "{described:?}");
+    assert!(
+        described.iter().all(|d| d.starts_with("EPIAS ")),
+        "{described:?}"
+    );
     let report = worker.run_cycle(now).await.unwrap();
     assert_eq!(report.failed, 0, "{report}");
     assert_eq!(replay.logins(), 1);
@@ -293,12 +313,22 @@ fn the_worker_without_an_epias_account_says_so_once_and_goes_on() {
             "GRIDPRINT_DATABASE_URL",
             format!("sqlite://{}", dir.path().join("w.db").display()),
         )
-        .args(["worker", "--once", "--no-entsoe", "--no-elexon", "--zones", "TR"])
+        .args([
+            "worker",
+            "--once",
+            "--no-entsoe",
+            "--no-elexon",
+            "--zones",
+            "TR",
+        ])
         .args(["--now", "2025-07-28T21:00:00Z"])
         .output()
         .unwrap();
     let all = text(&out);
     assert!(out.status.success(), "{all}");
     assert_eq!(all.matches("no EPIAS account").count(), 1, "{all}");
-    assert!(all.contains("cycle 2025-07-28T21:00:00Z: 0 requests"), "{all}");
+    assert!(
+        all.contains("cycle 2025-07-28T21:00:00Z: 0 requests"),
+        "{all}"
+    );
 }
