@@ -332,3 +332,86 @@ fn the_worker_without_an_epias_account_says_so_once_and_goes_on() {
         "{all}"
     );
 }
+
+/// Starts `gridprint serve` on port 0 with the given provider URLs; returns the child and the address.
+fn serve_binary(
+    db: &Path,
+    epias_url: &str,
+    epias_auth_url: &str,
+    other: &str,
+) -> (std::process::Child, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
+        .env_clear()
+        .env("HOME", db.parent().unwrap())
+        .env("GRIDPRINT_LOG", "info")
+        .env(
+            "GRIDPRINT_DATABASE_URL",
+            format!("sqlite://{}", db.display()),
+        )
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(["--entsoe-url", other, "--elexon-url", other])
+        .args(["--epias-url", epias_url, "--epias-auth-url", epias_auth_url])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
+            let Ok(line) = line else { break };
+            if let Some(i) = line.find("listening on http://") {
+                let _ = tx.send(line[i + 20..].trim().to_string());
+            }
+        }
+    });
+    let addr = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("listening line");
+    (child, addr)
+}
+
+/// `/v1/status/epias` once it is no longer `unknown` (the first probe takes a moment).
+async fn epias_status(addr: &str) -> String {
+    let http = gridprint_ingest::http::http_client(Duration::from_secs(5)).unwrap();
+    for _ in 0..200 {
+        let v: serde_json::Value = http
+            .get(format!("http://{addr}/v1/status"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let s = v["epias"].as_str().unwrap().to_string();
+        if s != "unknown" {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("epias stayed unknown")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_reports_epias_up_or_down_from_the_probe() {
+    let (server, _) = platform().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let base = format!("{}/electricity-service", server.uri());
+    let (mut child, addr) = serve_binary(&db, &base, &server.uri(), &server.uri());
+    let up = epias_status(&addr).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(up, "up");
+
+    // The login service unreachable: down.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let (mut child, addr) = serve_binary(&db, &base, &format!("http://{closed}"), &server.uri());
+    let down = epias_status(&addr).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(down, "down");
+}
