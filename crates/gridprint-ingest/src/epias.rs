@@ -26,7 +26,9 @@
 //! field that is absent (or `null`) in an hour is not a zero: that production type gets no value from
 //! that field in that hour (counted in [`EpiasDocument::skipped`] as `missing-field:<name>`). Points
 //! carry the datasource [`DATASOURCE_EPIAS`]. Retries (timeouts, 5xx, 429) and the request budget are
-//! [`crate::http`]'s, as for ENTSO-E and Elexon.
+//! [`crate::http`]'s, as for ENTSO-E and Elexon. Inputs are bounded: answers are read up to
+//! [`MAX_PAGE_BODY`] (64 kB from the login service), at most [`MAX_PAGES`] pages per request, and
+//! requests span at most [`MAX_SPAN_SLOTS`].
 
 use crate::http::{
     Answer, FetchError, RequestBudget, RetryPolicy, body_head, http_client, send_with_retries,
@@ -63,6 +65,10 @@ pub const MAX_SPAN_SLOTS: i64 = 31 * SLOTS_PER_DAY;
 pub const MAX_PAGES: u32 = 200;
 /// Longest TGT accepted from the login service.
 const MAX_TGT_LEN: usize = 1024;
+/// Largest answer read from the login service (a ticket, or an error page).
+const MAX_LOGIN_BODY: usize = 64 * 1024;
+/// Largest data page read: a page of 500 hourly items is about 300 kB.
+pub const MAX_PAGE_BODY: usize = 16 * 1024 * 1024;
 
 /// The generation fields EPIAS publishes (spelled as the platform spells them) and the production
 /// type each one adds to. `total` and `importExport` are not generation.
@@ -526,6 +532,7 @@ impl EpiasClient {
             Some(&self.budget),
             &self.retry,
             label,
+            Some(MAX_LOGIN_BODY),
         )
         .await?;
         match answer.status {
@@ -589,6 +596,7 @@ impl EpiasClient {
                 Some(&self.budget),
                 &self.retry,
                 label,
+                Some(MAX_PAGE_BODY),
             )
             .await?;
             if answer.status == 401 && !renewed {

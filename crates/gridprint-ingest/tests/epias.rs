@@ -688,3 +688,20 @@ fn the_zone_files_provider_wins_where_both_hold_tr_generation() {
     let g2 = slots[1].generation[tr_idx].unwrap();
     assert_eq!(g2[ProductionType::Coal.index()], 40.0);
 }
+
+#[tokio::test]
+async fn an_oversized_answer_is_refused_without_retrying() {
+    let server = MockServer::start().await;
+    Mock::given(path("/cas/v1/tickets"))
+        .respond_with(
+            ResponseTemplate::new(201).set_body_string(format!("TGT-{}", "x".repeat(200_000))),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let e = client(&server).check_login().await.unwrap_err();
+    assert!(
+        matches!(&e, FetchError::Malformed { message, .. } if message.contains("larger than")),
+        "{e}"
+    );
+}
