@@ -101,6 +101,30 @@ pub fn production_type(field: &str) -> Option<ProductionType> {
         .map(|(_, pt)| *pt)
 }
 
+/// One part of an EPIAS account as given on the command line or in the environment. Never printed:
+/// `Debug` and `Display` show `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EpiasSecret(String);
+
+impl std::str::FromStr for EpiasSecret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(EpiasSecret(s.to_string()))
+    }
+}
+
+impl fmt::Debug for EpiasSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EpiasSecret(***)")
+    }
+}
+
+impl fmt::Display for EpiasSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
 /// An EPIAS account (`GRIDPRINT_EPIAS_USERNAME`, `GRIDPRINT_EPIAS_PASSWORD`). Never printed: `Debug`
 /// shows `***` for both.
 #[derive(Clone, PartialEq, Eq)]
@@ -116,6 +140,14 @@ impl EpiasCredentials {
         let password = password.into();
         (!username.is_empty() && !password.trim().is_empty())
             .then_some(EpiasCredentials { username, password })
+    }
+
+    /// From the two command-line values; `None` when either is missing or blank.
+    pub fn from_secrets(
+        username: Option<&EpiasSecret>,
+        password: Option<&EpiasSecret>,
+    ) -> Option<Self> {
+        EpiasCredentials::new(username?.0.clone(), password?.0.clone())
     }
 }
 

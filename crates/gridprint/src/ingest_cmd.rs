@@ -16,7 +16,7 @@ use gridprint_core::zone::{Provider, ZoneCode};
 use gridprint_ingest::backfill::{self, BackfillOptions};
 use gridprint_ingest::elexon::{self, ElexonClient, ElexonConfig};
 use gridprint_ingest::entsoe_api::{self, EntsoeClient, EntsoeConfig, EntsoeToken};
-use gridprint_ingest::epias::{self, EpiasClient, EpiasConfig, EpiasCredentials};
+use gridprint_ingest::epias::{self, EpiasClient, EpiasConfig, EpiasCredentials, EpiasSecret};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::RetryPolicy;
 use gridprint_ingest::request::DataKind;
@@ -72,11 +72,11 @@ pub struct ProviderArgs {
     /// EPIAS account user name (free account on the Transparency Platform). Prefer the environment
     /// variable; never printed or logged.
     #[arg(long, env = "GRIDPRINT_EPIAS_USERNAME", hide_env_values = true)]
-    pub epias_username: Option<String>,
+    pub epias_username: Option<EpiasSecret>,
     /// EPIAS account password. Use the environment variable (a flag shows in the process list);
     /// never printed or logged.
     #[arg(long, env = "GRIDPRINT_EPIAS_PASSWORD", hide_env_values = true)]
-    pub epias_password: Option<String>,
+    pub epias_password: Option<EpiasSecret>,
     /// EPIAS requests per minute, logins included (EPIAS publishes no limit).
     #[arg(long, env = "GRIDPRINT_EPIAS_REQUESTS_PER_MINUTE", default_value_t = epias::DEFAULT_REQUESTS_PER_MINUTE)]
     pub epias_requests_per_minute: u32,
@@ -102,7 +102,7 @@ impl ProviderArgs {
 
     /// The EPIAS account, when both variables are set and not blank.
     pub fn epias_credentials(&self) -> Option<EpiasCredentials> {
-        EpiasCredentials::new(self.epias_username.clone()?, self.epias_password.clone()?)
+        EpiasCredentials::from_secrets(self.epias_username.as_ref(), self.epias_password.as_ref())
     }
 
     /// Builds the clients of the providers asked for.
@@ -378,7 +378,31 @@ pub fn run(g: &Global, args: &IngestArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::parse_duration;
+    use clap::Parser as _;
     use std::time::Duration;
+
+    #[test]
+    fn epias_credentials_never_show_in_debug() {
+        let cli = crate::cli::Cli::try_parse_from([
+            "gridprint",
+            "ingest",
+            "epias",
+            "--from",
+            "2025-07-28",
+            "--epias-username",
+            "user-7d1@example.org",
+            "--epias-password",
+            "pw-93kd-secret",
+        ])
+        .unwrap();
+        let text = format!("{cli:?}");
+        assert!(!text.contains("pw-93kd-secret"), "{text}");
+        assert!(!text.contains("user-7d1@example.org"), "{text}");
+        let crate::cli::Command::Ingest(args) = &cli.command else {
+            panic!("not ingest")
+        };
+        assert!(args.providers.epias_credentials().is_some());
+    }
 
     #[test]
     fn durations() {
