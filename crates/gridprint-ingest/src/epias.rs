@@ -616,13 +616,21 @@ impl EpiasClient {
     ) -> Result<Answer, FetchError> {
         let mut tgt = self.tgt(None).await?;
         for renewed in [false, true] {
+            // Marked sensitive: reqwest and hyper never print it.
+            let mut header = reqwest::header::HeaderValue::from_str(&tgt.0).map_err(|_| {
+                FetchError::Malformed {
+                    request: label.into(),
+                    message: "the ticket is not a valid header value".into(),
+                }
+            })?;
+            header.set_sensitive(true);
             let answer = send_with_retries(
                 || {
                     self.http
                         .post(url.clone())
                         .header(reqwest::header::CONTENT_TYPE, "application/json")
                         .header(reqwest::header::ACCEPT, "application/json")
-                        .header("TGT", tgt.0.as_str())
+                        .header("TGT", header.clone())
                         .body(body.to_vec())
                 },
                 Some(&self.budget),
