@@ -18,6 +18,7 @@ use gridprint_core::production::N_TYPES;
 use gridprint_core::quality::{DataState, ZoneStatus, is_frozen, valid_flag};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_core::zone::Provider;
 use gridprint_store::{Store, StoreError, StoredInput};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -48,6 +49,8 @@ pub enum ComputeError {
 
 /// Builds the engine inputs of every slot in `range` from stored points. Points of zones outside the
 /// reference zone set are ignored. Generation of a zone in a slot gets the worst state of its points.
+/// Where a zone's own provider (the zone file's `provider`) has generation in a slot, another
+/// provider's generation of that zone and slot is ignored ([`own_provider_slots`]).
 pub fn gather_slot_inputs(
     reference: &ReferenceData,
     range: SlotRange,
@@ -55,6 +58,7 @@ pub fn gather_slot_inputs(
 ) -> Vec<SlotInputs> {
     let n = reference.zones.len();
     let mut slots: Vec<SlotInputs> = range.iter().map(|s| SlotInputs::empty(s, n)).collect();
+    let own = own_provider_slots(reference, range, points);
     let mut flows: Vec<HashMap<(usize, usize), FlowInput>> = vec![HashMap::new(); slots.len()];
     for sp in points {
         let p = &sp.point;
@@ -70,6 +74,9 @@ pub fn gather_slot_inputs(
                 let Some(i) = reference.zones.index_of(zone) else {
                     continue;
                 };
+                if own[k * n + i] && is_other_provider(reference, i, &p.datasource) {
+                    continue;
+                }
                 let s = &mut slots[k];
                 let g = s.generation[i].get_or_insert([0.0; N_TYPES]);
                 g[production_type.index()] += p.mw;
@@ -104,6 +111,45 @@ pub fn gather_slot_inputs(
         s.flows = f;
     }
     slots
+}
+
+/// Provider datasources (`ENTSO-E`, `Elexon`, `EPIAS`).
+const PROVIDERS: [Provider; 3] = [Provider::Entsoe, Provider::Elexon, Provider::Epias];
+
+/// Whether `datasource` is a provider other than zone `i`'s own.
+fn is_other_provider(reference: &ReferenceData, i: usize, datasource: &str) -> bool {
+    let own = reference.zones.get(i).provider;
+    PROVIDERS
+        .iter()
+        .any(|p| *p != own && p.as_str() == datasource)
+}
+
+/// `[slot offset * zones + zone]`: whether the zone's own provider has a generation point in that
+/// slot of `range` (then another provider's generation there gives way: TR's EPIAS data wins over
+/// ENTSO-E's, GB's Elexon data over anything imported for GB).
+pub fn own_provider_slots(
+    reference: &ReferenceData,
+    range: SlotRange,
+    points: &[StoredInput],
+) -> Vec<bool> {
+    let n = reference.zones.len();
+    let mut own = vec![false; range.len() * n];
+    for sp in points {
+        let p = &sp.point;
+        let InputKey::Generation { zone, .. } = &p.key else {
+            continue;
+        };
+        if !range.contains(p.slot) {
+            continue;
+        }
+        let Some(i) = reference.zones.index_of(zone) else {
+            continue;
+        };
+        if reference.zones.get(i).provider.as_str() == p.datasource {
+            own[(p.slot.0 - range.start.0) as usize * n + i] = true;
+        }
+    }
+    own
 }
 
 /// Flags of every zone in one slot, from its inputs and the engine's repairs. `None` for zones the

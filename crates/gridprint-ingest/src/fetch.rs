@@ -1,12 +1,13 @@
 //! The providers behind one interface: a [`Fetcher`] holds the configured clients and sends each
 //! [`FetchRequest`] to the right one, many at a time.
 //!
-//! A provider that is not configured (no ENTSO-E token, Elexon switched off) answers every request
+//! A provider that is not configured (no ENTSO-E token, no EPIAS account, Elexon switched off) answers every request
 //! with [`FetchError::NotConfigured`], so the worker and the backfill treat it like an outage: the
 //! affected zones lack provider data and the estimator and the forecast take over.
 
 use crate::elexon::ElexonClient;
 use crate::entsoe_api::EntsoeClient;
+use crate::epias::EpiasClient;
 use crate::http::FetchError;
 use crate::request::FetchRequest;
 use futures_util::StreamExt as _;
@@ -19,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 pub struct Fetcher {
     pub entsoe: Option<EntsoeClient>,
     pub elexon: Option<ElexonClient>,
+    pub epias: Option<EpiasClient>,
 }
 
 impl Fetcher {
@@ -27,7 +29,7 @@ impl Fetcher {
         match provider {
             Provider::Entsoe => self.entsoe.as_ref().is_some_and(|c| c.has_token()),
             Provider::Elexon => self.elexon.is_some(),
-            Provider::Epias => false,
+            Provider::Epias => self.epias.as_ref().is_some_and(|c| c.has_credentials()),
         }
     }
 
@@ -46,7 +48,10 @@ impl Fetcher {
                 Some(c) => c.fetch(req).await,
                 None => Err(not_configured("the Elexon client")),
             },
-            Provider::Epias => Err(not_configured("an EPIAS client")),
+            Provider::Epias => match &self.epias {
+                Some(c) => c.fetch(req).await,
+                None => Err(not_configured("the EPIAS client")),
+            },
         }
     }
 

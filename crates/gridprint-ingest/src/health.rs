@@ -1,5 +1,6 @@
-//! Provider health for `/v1/status/entso-e` and `/v1/status/elexon`: a background task pings a
-//! provider's base URL at most every 30 seconds and caches the outcome; readers get the cached report
+//! Provider health for `/v1/status/entso-e`, `/v1/status/elexon` and `/v1/status/epias`: a background
+//! task pings a provider's base URL (EPIAS: its data service and its login endpoint,
+//! [`ProviderHealth::spawn_epias`]) at most every 30 seconds and caches the outcome; readers get the cached report
 //! at once and never wait for the network.
 //!
 //! A provider is **up** when its server answers at all with a status below 500 — the ping carries no
@@ -109,6 +110,31 @@ impl ProviderHealth {
     ) -> Result<ProviderHealth, String> {
         let url = reqwest::Url::parse(url.trim())
             .map_err(|e| format!("invalid {name} URL '{url}': {e}"))?;
+        Self::spawn_urls(name, vec![url], config)
+    }
+
+    /// The EPIAS probe: the data service (`base_url`) and the login endpoint
+    /// (`{auth_url}/cas/v1/tickets`) are both pinged without credentials, and EPIAS is up only when
+    /// both answer below 500. It proves the platform reachable and serving, not that an account
+    /// works (logging in every 30 s would burn tickets, and works without an account); a wrong
+    /// password shows in the worker's log instead.
+    pub fn spawn_epias(
+        base_url: &str,
+        auth_url: &str,
+        config: HealthConfig,
+    ) -> Result<ProviderHealth, String> {
+        let base = reqwest::Url::parse(base_url.trim())
+            .map_err(|e| format!("invalid EPIAS URL '{base_url}': {e}"))?;
+        let tickets = crate::epias::tickets_url(auth_url)?;
+        Self::spawn_urls("epias", vec![base, tickets], config)
+    }
+
+    /// Checks every URL of `urls` in turn; up when all are.
+    fn spawn_urls(
+        name: &'static str,
+        urls: Vec<reqwest::Url>,
+        config: HealthConfig,
+    ) -> Result<ProviderHealth, String> {
         let client = crate::http::http_client(config.timeout)?;
         let health = ProviderHealth::fixed(name, HealthState::Unknown);
         let weak = Arc::downgrade(&health.current);
@@ -116,7 +142,16 @@ impl ProviderHealth {
         let interval = config.interval.max(MIN_INTERVAL);
         tokio::spawn(async move {
             loop {
-                let report = check(&client, &url).await;
+                let mut report = None;
+                for url in &urls {
+                    let r = check(&client, url).await;
+                    let down = r.state == HealthState::Down;
+                    report = Some(r);
+                    if down {
+                        break;
+                    }
+                }
+                let Some(report) = report else { break };
                 if !store(&weak, name, report) {
                     break;
                 }

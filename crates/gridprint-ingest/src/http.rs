@@ -161,6 +161,8 @@ enum AttemptError {
         status: u16,
         retry_after: Option<Duration>,
     },
+    /// The body exceeded the caller's limit (not retried).
+    TooLarge(usize),
 }
 
 /// A final answer: status and body.
@@ -179,14 +181,26 @@ pub(crate) async fn get_with_retries(
     policy: &RetryPolicy,
     label: &str,
 ) -> Result<Answer, FetchError> {
+    send_with_retries(|| client.get(url.clone()), budget, policy, label, None).await
+}
+
+/// Sends the request `build` makes (once per attempt: any method, headers and body) with the same
+/// retries, budget and errors as [`get_with_retries`]. With `max_body`, a body longer than that many
+/// bytes is abandoned while it arrives and the request fails as [`FetchError::Malformed`].
+pub(crate) async fn send_with_retries(
+    build: impl Fn() -> reqwest::RequestBuilder,
+    budget: Option<&RequestBudget>,
+    policy: &RetryPolicy,
+    label: &str,
+    max_body: Option<usize>,
+) -> Result<Answer, FetchError> {
     let attempts = std::sync::atomic::AtomicUsize::new(0);
     let attempt = || async {
         attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Some(b) = budget {
             b.acquire().await;
         }
-        let response = client
-            .get(url.clone())
+        let response = build()
             .send()
             .await
             .map_err(|e| AttemptError::Transport(describe_reqwest(&e)))?;
@@ -203,14 +217,29 @@ pub(crate) async fn get_with_retries(
                 retry_after,
             });
         }
-        let body = response
-            .bytes()
+        let Some(max) = max_body else {
+            let body = response
+                .bytes()
+                .await
+                .map_err(|e| AttemptError::Transport(describe_reqwest(&e)))?;
+            return Ok(Answer {
+                status,
+                body: body.to_vec(),
+            });
+        };
+        let mut response = response;
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
             .await
-            .map_err(|e| AttemptError::Transport(describe_reqwest(&e)))?;
-        Ok(Answer {
-            status,
-            body: body.to_vec(),
-        })
+            .map_err(|e| AttemptError::Transport(describe_reqwest(&e)))?
+        {
+            if body.len() + chunk.len() > max {
+                return Err(AttemptError::TooLarge(max));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Answer { status, body })
     };
     let backoff = ExponentialBuilder::default()
         .with_min_delay(policy.min_delay)
@@ -221,6 +250,7 @@ pub(crate) async fn get_with_retries(
     let result = attempt
         .retry(backoff)
         .sleep(tokio::time::sleep)
+        .when(|e: &AttemptError| !matches!(e, AttemptError::TooLarge(_)))
         .adjust(|e: &AttemptError, dur: Option<Duration>| match (e, dur) {
             (AttemptError::Status { retry_after: Some(ra), .. }, Some(d)) => Some((*ra).min(max_retry_after).max(d)),
             (_, d) => d,
@@ -240,6 +270,10 @@ pub(crate) async fn get_with_retries(
             request: label.to_string(),
             status,
             attempts,
+        },
+        AttemptError::TooLarge(max) => FetchError::Malformed {
+            request: label.to_string(),
+            message: format!("the answer is larger than {max} bytes"),
         },
     })
 }

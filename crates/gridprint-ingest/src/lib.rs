@@ -12,8 +12,8 @@
 //! [`detect_and_parse`] sniffs which format a payload is in, so an importer can hand it any ENTSO-E
 //! file.
 //!
-//! The provider clients live here too: the ENTSO-E REST client ([`entsoe_api`]) and the Elexon
-//! client for Great Britain ([`elexon`]) behind one [`fetch::Fetcher`], sharing retries and request
+//! The provider clients live here too: the ENTSO-E REST client ([`entsoe_api`]), the Elexon
+//! client for Great Britain ([`elexon`]) and the EPIAS client for Türkiye ([`epias`]) behind one [`fetch::Fetcher`], sharing retries and request
 //! budgets ([`http`]), with the requests they answer ([`request`]); and cached provider health for
 //! the status endpoints ([`health`]). With the `testing` feature, `replay` answers like the
 //! Transparency Platform from recorded documents, for loopback test servers.
@@ -33,6 +33,9 @@ mod time_grid;
 
 pub mod elexon;
 pub mod entsoe_api;
+pub mod epias;
+#[cfg(feature = "testing")]
+pub mod epias_replay;
 pub mod fetch;
 pub mod health;
 pub mod http;

@@ -6,8 +6,8 @@
 //! data: ENTSO-E publishes generation and load of the zones whose provider is ENTSO-E and the physical
 //! flows of every border in the crossborder reference (GB and TR borders included, ENTSO-E has them
 //! from the continental side); Elexon publishes generation and demand of the zones whose provider is
-//! Elexon (GB). EPIAS (TR) has no client yet: TR's generation and load come from nowhere but the
-//! estimator and the forecast.
+//! Elexon (GB); EPIAS publishes generation and consumption of the zones whose provider is EPIAS (TR),
+//! whose borders (TR–BG, TR–GR, TR–GE) keep coming from ENTSO-E A11.
 
 use gridprint_core::inputs::InputKey;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};

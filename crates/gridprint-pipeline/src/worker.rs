@@ -178,7 +178,8 @@ impl Worker {
             current,
         ));
         let mut out = Vec::new();
-        for provider in [Provider::Entsoe, Provider::Elexon] {
+        // EPIAS (issue 15): TR's generation and load, when an EPIAS account is configured.
+        for provider in [Provider::Entsoe, Provider::Elexon, Provider::Epias] {
             if !self.fetcher.serves(provider) {
                 continue;
             }

@@ -118,6 +118,7 @@ fn fetcher(server: &MockServer) -> Fetcher {
     Fetcher {
         entsoe: Some(entsoe(server)),
         elexon: None,
+        epias: None,
     }
 }
 
@@ -753,6 +754,7 @@ async fn elexon_generation_and_demand_map_to_gb_inputs() {
     let fetcher = Fetcher {
         entsoe: None,
         elexon: Some(client),
+        epias: None,
     };
     let opts = BackfillOptions {
         provider: Provider::Elexon,

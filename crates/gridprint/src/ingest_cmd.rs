@@ -1,4 +1,4 @@
-//! `gridprint ingest entsoe|elexon`: backfill a provider's history into the store, with a progress
+//! `gridprint ingest entsoe|elexon|epias`: backfill a provider's history into the store, with a progress
 //! bar, resumably, then compute the range.
 //!
 //! The plan skips every (series, day) already fully present as official data, so a rerun after a
@@ -15,6 +15,7 @@ use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_core::zone::{Provider, ZoneCode};
 use gridprint_ingest::elexon::{self, ElexonClient, ElexonConfig};
 use gridprint_ingest::entsoe_api::{self, EntsoeClient, EntsoeConfig, EntsoeToken};
+use gridprint_ingest::epias::{self, EpiasClient, EpiasConfig, EpiasCredentials, EpiasSecret};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::RetryPolicy;
 use gridprint_ingest::request::DataKind;
@@ -62,6 +63,23 @@ pub struct ProviderArgs {
     /// Elexon Insights Solution API address (Great Britain; no key needed).
     #[arg(long, env = "GRIDPRINT_ELEXON_URL", default_value = elexon::DEFAULT_BASE_URL)]
     pub elexon_url: String,
+    /// EPIAS Transparency Platform data service address (Türkiye).
+    #[arg(long, env = "GRIDPRINT_EPIAS_URL", default_value = epias::DEFAULT_BASE_URL)]
+    pub epias_url: String,
+    /// EPIAS login service address (`/cas/v1/tickets` is appended).
+    #[arg(long, env = "GRIDPRINT_EPIAS_AUTH_URL", default_value = epias::DEFAULT_AUTH_URL)]
+    pub epias_auth_url: String,
+    /// EPIAS account user name (free account on the Transparency Platform). Prefer the environment
+    /// variable; never printed or logged.
+    #[arg(long, env = "GRIDPRINT_EPIAS_USERNAME", hide_env_values = true)]
+    pub epias_username: Option<EpiasSecret>,
+    /// EPIAS account password. Use the environment variable (a flag shows in the process list);
+    /// never printed or logged.
+    #[arg(long, env = "GRIDPRINT_EPIAS_PASSWORD", hide_env_values = true)]
+    pub epias_password: Option<EpiasSecret>,
+    /// EPIAS requests per minute, logins included (EPIAS publishes no limit).
+    #[arg(long, env = "GRIDPRINT_EPIAS_REQUESTS_PER_MINUTE", default_value_t = epias::DEFAULT_REQUESTS_PER_MINUTE)]
+    pub epias_requests_per_minute: u32,
     /// Requests under way at once.
     #[arg(long, env = "GRIDPRINT_CONCURRENCY", default_value_t = 4)]
     pub concurrency: usize,
@@ -82,12 +100,18 @@ impl ProviderArgs {
         }
     }
 
+    /// The EPIAS account, when both variables are set and not blank.
+    pub fn epias_credentials(&self) -> Option<EpiasCredentials> {
+        EpiasCredentials::from_secrets(self.epias_username.as_ref(), self.epias_password.as_ref())
+    }
+
     /// Builds the clients of the providers asked for.
     pub fn fetcher(
         &self,
         reference: &ReferenceData,
         entsoe: bool,
         elexon: bool,
+        epias: bool,
     ) -> anyhow::Result<Fetcher> {
         let mut f = Fetcher::default();
         if entsoe {
@@ -110,6 +134,17 @@ impl ProviderArgs {
             };
             f.elexon = Some(ElexonClient::new(cfg).map_err(anyhow::Error::msg)?);
         }
+        if epias {
+            let cfg = EpiasConfig {
+                base_url: self.epias_url.clone(),
+                auth_url: self.epias_auth_url.clone(),
+                credentials: self.epias_credentials(),
+                retry: self.retry(),
+                requests_per_minute: self.epias_requests_per_minute,
+                ..EpiasConfig::default()
+            };
+            f.epias = Some(EpiasClient::new(cfg).map_err(anyhow::Error::msg)?);
+        }
         Ok(f)
     }
 }
@@ -122,6 +157,9 @@ pub enum ProviderName {
     Entsoe,
     /// Elexon (Great Britain): generation per fuel type (FUELHH) and demand outturn.
     Elexon,
+    /// EPIAS Transparency Platform (Türkiye): real-time generation and consumption (TR's border
+    /// flows come from ENTSO-E).
+    Epias,
 }
 
 #[derive(Debug, Args)]
@@ -146,7 +184,8 @@ pub struct IngestArgs {
         default_value = "generation,load,flows"
     )]
     pub kinds: Vec<String>,
-    /// Longest request in days (ENTSO-E requests never span more than a year; Elexon's at most 7 days).
+    /// Longest request in days (ENTSO-E requests never span more than a year; Elexon's at most 7 days;
+    /// EPIAS's at most 31, each paged).
     #[arg(long, env = "GRIDPRINT_CHUNK_DAYS", default_value_t = 31)]
     pub chunk_days: i64,
     /// Do not compute the range afterwards.
@@ -226,13 +265,20 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("unknown kind '{k}' (use generation, load, flows)"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let (provider, entsoe, elexon) = match args.provider {
-        ProviderName::Entsoe => (Provider::Entsoe, true, false),
-        ProviderName::Elexon => (Provider::Elexon, false, true),
+    let (provider, entsoe, elexon, epias) = match args.provider {
+        ProviderName::Entsoe => (Provider::Entsoe, true, false, false),
+        ProviderName::Elexon => (Provider::Elexon, false, true, false),
+        ProviderName::Epias => (Provider::Epias, false, false, true),
     };
     if entsoe && args.providers.entsoe_token.is_none() {
         bail!(
             "no ENTSO-E security token: set GRIDPRINT_ENTSOE_TOKEN (free, requested by email from the Transparency Platform)"
+        );
+    }
+    if epias && args.providers.epias_credentials().is_none() {
+        bail!(
+            "no EPIAS account: set GRIDPRINT_EPIAS_USERNAME and GRIDPRINT_EPIAS_PASSWORD (a free account of the \
+             EPIAS Transparency Platform, see docs/providers.md)"
         );
     }
     let opts = BackfillOptions {
@@ -251,11 +297,19 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
         plan.days_missing,
         plan.requests.len()
     );
-    let fetcher = args.providers.fetcher(&reference, entsoe, elexon)?;
+    let fetcher = args.providers.fetcher(&reference, entsoe, elexon, epias)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    // A wrong EPIAS password is one clear error before anything is fetched or stored.
+    if let Some(c) = &fetcher.epias
+        && !plan.requests.is_empty()
+    {
+        runtime
+            .block_on(c.check_login())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     let report = runtime.block_on(async {
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
@@ -324,7 +378,31 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::parse_duration;
+    use clap::Parser as _;
     use std::time::Duration;
+
+    #[test]
+    fn epias_credentials_never_show_in_debug() {
+        let cli = crate::cli::Cli::try_parse_from([
+            "gridprint",
+            "ingest",
+            "epias",
+            "--from",
+            "2025-07-28",
+            "--epias-username",
+            "user-7d1@example.org",
+            "--epias-password",
+            "pw-93kd-secret",
+        ])
+        .unwrap();
+        let text = format!("{cli:?}");
+        assert!(!text.contains("pw-93kd-secret"), "{text}");
+        assert!(!text.contains("user-7d1@example.org"), "{text}");
+        let crate::cli::Command::Ingest(args) = &cli.command else {
+            panic!("not ingest")
+        };
+        assert!(args.providers.epias_credentials().is_some());
+    }
 
     #[test]
     fn durations() {

@@ -99,7 +99,7 @@ pub struct ServeArgs {
     /// Seconds to let in-flight requests finish after SIGTERM before exiting anyway.
     #[arg(long, env = "GRIDPRINT_SHUTDOWN_GRACE", default_value_t = 30.0)]
     pub shutdown_grace: f64,
-    /// Check the ENTSO-E and Elexon APIs every 30 s for `/v1/status` (`false`: report `unknown`).
+    /// Check the ENTSO-E, Elexon and EPIAS APIs every 30 s for `/v1/status` (`false`: report `unknown`).
     #[arg(long, env = "GRIDPRINT_CHECK_PROVIDERS", default_value_t = true, action = clap::ArgAction::Set)]
     pub check_providers: bool,
     /// ENTSO-E API base URL checked for `/v1/status/entso-e`.
@@ -108,6 +108,12 @@ pub struct ServeArgs {
     /// Elexon API base URL checked for `/v1/status/elexon`.
     #[arg(long, env = "GRIDPRINT_ELEXON_URL", default_value = gridprint_ingest::elexon::DEFAULT_BASE_URL)]
     pub elexon_url: String,
+    /// EPIAS data service URL checked for `/v1/status/epias` (with the login service below).
+    #[arg(long, env = "GRIDPRINT_EPIAS_URL", default_value = gridprint_ingest::epias::DEFAULT_BASE_URL)]
+    pub epias_url: String,
+    /// EPIAS login service URL checked for `/v1/status/epias` (`/cas/v1/tickets`, without credentials).
+    #[arg(long, env = "GRIDPRINT_EPIAS_AUTH_URL", default_value = gridprint_ingest::epias::DEFAULT_AUTH_URL)]
+    pub epias_auth_url: String,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -212,16 +218,22 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
     })
 }
 
-/// Background health checks of the providers this binary can fetch from; EPIAS is not fetched.
+/// Background health checks of the providers this binary fetches from.
 fn provider_checks(args: &ServeArgs) -> anyhow::Result<Providers> {
     let entsoe = ProviderHealth::spawn("entso-e", &args.entsoe_url, HealthConfig::default())
         .map_err(|e| anyhow::anyhow!(e))?;
     let elexon = ProviderHealth::spawn("elexon", &args.elexon_url, HealthConfig::default())
         .map_err(|e| anyhow::anyhow!(e))?;
+    let epias = ProviderHealth::spawn_epias(
+        &args.epias_url,
+        &args.epias_auth_url,
+        HealthConfig::default(),
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     Ok(Providers {
         entsoe: Arc::new(move || entsoe.state().as_str()),
         elexon: Arc::new(move || elexon.state().as_str()),
-        epias: Providers::fixed("unknown"),
+        epias: Arc::new(move || epias.state().as_str()),
     })
 }
 

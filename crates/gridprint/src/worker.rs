@@ -1,11 +1,12 @@
-//! `gridprint worker`: the live ingestion loop. Every interval it fetches the last day from ENTSO-E
-//! and Elexon, estimates gaps, extends the forecast 73 hours ahead and recomputes every slot that is
+//! `gridprint worker`: the live ingestion loop. Every interval it fetches the last day from ENTSO-E,
+//! Elexon and EPIAS, estimates gaps, extends the forecast 73 hours ahead and recomputes every slot that is
 //! not final, logging one line per cycle ([`gridprint_pipeline::worker`] does the work).
 //!
 //! Provider outages never stop it (the affected zones show `preview` or `missing` until data comes),
 //! a failed cycle is retried at the next interval, SIGTERM or Ctrl-C stop it cleanly, and only one
 //! worker per database runs cycles (the store's leader lease; others stand by). Without an ENTSO-E
-//! token the ENTSO-E zones get estimates and forecasts only. `--once` runs a single cycle and exits.
+//! token the ENTSO-E zones get estimates and forecasts only; without an EPIAS account (said once at start)
+//! TR does. `--once` runs a single cycle and exits.
 
 use crate::ingest_cmd::{ProviderArgs, parse_duration, parse_zones, shutdown_signal};
 use crate::open::ServerArgs;
@@ -38,6 +39,9 @@ pub struct WorkerArgs {
     /// Do not ask Elexon.
     #[arg(long, env = "GRIDPRINT_NO_ELEXON")]
     pub no_elexon: bool,
+    /// Do not ask EPIAS (Türkiye).
+    #[arg(long, env = "GRIDPRINT_NO_EPIAS")]
+    pub no_epias: bool,
     /// Run one cycle and exit (cron, tests).
     #[arg(long, env = "GRIDPRINT_WORKER_ONCE")]
     pub once: bool,
@@ -65,6 +69,12 @@ pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
             "no ENTSO-E token (GRIDPRINT_ENTSOE_TOKEN): ENTSO-E zones get estimates and forecasts only"
         );
     }
+    let epias = !args.no_epias;
+    if epias && args.providers.epias_credentials().is_none() {
+        tracing::warn!(
+            "no EPIAS account (GRIDPRINT_EPIAS_USERNAME, GRIDPRINT_EPIAS_PASSWORD): TR gets estimates and forecasts only"
+        );
+    }
     if args.horizon < Duration::from_secs(72 * 3600) {
         tracing::warn!(
             horizon_hours = args.horizon.as_secs() / 3600,
@@ -73,7 +83,7 @@ pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
     }
     let fetcher = args
         .providers
-        .fetcher(&reference, entsoe, !args.no_elexon)?;
+        .fetcher(&reference, entsoe, !args.no_elexon, epias)?;
     let config = WorkerConfig {
         window_slots: slots(args.window),
         forecast: ForecastConfig {

@@ -99,6 +99,7 @@ fn worker(server: &MockServer, store: &SharedStore) -> Worker {
         Fetcher {
             entsoe: Some(client),
             elexon: None,
+            epias: None,
         },
         config,
     )
