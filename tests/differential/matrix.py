@@ -13,15 +13,19 @@ from urllib.parse import quote
 # W1 2024-06-14T22Z..2024-06-15T22Z: DE, ES, FR, IT_NORTH, NL, PL complete (ENTSO-E API fixtures)
 # W2 2024-09-01T22Z..2024-09-02T22Z: NL preview (A65/A11 fixtures)
 # W3 2017-02-01T00Z..2017-02-02T01Z: ~30 zones, mixed complete/preview (File Library fixtures)
+# W4 2024-01-14T23Z..2024-01-21T23Z: BE load only (A65 week fixture)
+# W5 2024-09-01T22Z..2024-09-08T22Z: DE<->NL flows week (A11 fixture), NL load on the first day
 WINDOWS = {
     "W1": ("2024-06-14T22:00:00Z", "2024-06-15T22:00:00Z", "NL", ["DE", "ES", "FR", "IT_NORTH", "NL", "PL"]),
     "W2": ("2024-09-01T22:00:00Z", "2024-09-02T22:00:00Z", "NL", ["NL", "DE"]),
     "W3": ("2017-02-01T00:00:00Z", "2017-02-02T01:00:00Z", "CH", ["AT", "CH", "CZ", "DE", "FR", "BE", "PT"]),
+    "W4": ("2024-01-14T23:00:00Z", "2024-01-21T23:00:00Z", "BE", ["BE", "NL"]),
+    "W5": ("2024-09-01T22:00:00Z", "2024-09-08T22:00:00Z", "NL", ["NL", "DE"]),
 }
 
 # Points well inside a zone (both services resolve lat/lon with polygons; stay away from borders).
 POINTS = {"NL": (52.09, 5.12), "DE": (51.3, 9.5), "ES": (40.42, -3.7), "FR": (47.0, 2.5),
-          "PL": (52.2, 21.0), "CH": (46.8, 8.2), "OCEAN": (45.0, -30.0)}
+          "PL": (52.2, 21.0), "BE": (50.6, 4.6), "CH": (46.8, 8.2), "OCEAN": (45.0, -30.0)}
 
 SERIES = ["generation", "load", "imports", "exports", "mix", "footprints", "impacts", "green-score",
           "flow-share", "mix-share", "footprint-share", "impact-share"]

@@ -13,7 +13,9 @@
 # Exits non-zero on any undocumented difference, and when the install fails (it never skips).
 #
 # Environment: GRIDPRINT_BIN (binary to test), DIFFERENTIAL_VENV (venv path), PYTHON (default
-# python3.11), DIFFERENTIAL_KEEP=1 (keep the temporary directory with both servers' logs).
+# python3.11), DIFFERENTIAL_KEEP=1 (keep the temporary directory with both servers' logs),
+# DIFFERENTIAL_REPORT_ONLY=1 (transition only: exit 0 despite differences; install or harness
+# failures still fail).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

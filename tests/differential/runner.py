@@ -556,6 +556,15 @@ def report(results, allow, path, nrows, problems) -> int:
             w(f"    gridprint: {gp[0]} {gp[1].get('content-type', '')} {short(gp[2])}")
     w("")
     w("=" * 100)
+    w("REFERENCE 422 BODIES (the exact shape gridprint must answer; one per tag)")
+    for tag, target, ref, gp, diffs in results:
+        if ref[0] == 422:
+            w(f"{tag}: GET {target}")
+            w(f"    {short(ref[2], 1200)}")
+            if gp[0] != 422 or gp[2] != ref[2]:
+                w(f"    gridprint {gp[0]}: {short(gp[2], 300)}")
+    w("")
+    w("=" * 100)
     w("EVERY REQUEST (status reference/gridprint, verdict)")
     for tag, target, ref, gp, diffs in results:
         verdict = "same" if not diffs else ("allowed" if all(d["allowed_by"] for d in diffs) else "DIFF " + ",".join(sorted({d["kind"] for d in diffs if not d["allowed_by"]})))
@@ -563,10 +572,15 @@ def report(results, allow, path, nrows, problems) -> int:
     text = "\n".join(lines) + "\n"
     with open(path, "w") as f:
         f.write(text)
-    head = text.split("\n" + "=" * 100 + "\nEVERY REQUEST")[0]
+    head = text.split("\n" + "=" * 100 + "\nREFERENCE 422 BODIES")[0]
     print(head)
     print(f"full report: {path}")
     n_bad = sum(1 for r in results if not all(d["allowed_by"] for d in r[4]))
+    if os.environ.get("DIFFERENTIAL_REPORT_ONLY") == "1":
+        # Transition switch while the known differences are being fixed: report, do not fail.
+        # Install and harness failures still fail (they never reach this point).
+        print(f"differential (report only, DIFFERENTIAL_REPORT_ONLY=1): {n_bad} of {len(results)} requests differ")
+        return 0
     print(f"differential: {len(results) - n_bad} passed, {n_bad} failed")
     return 1 if n_bad else 0
 
