@@ -268,6 +268,40 @@ def first_diff(a, b, path="$"):
     return None
 
 
+def sort_all(v):
+    """Every list sorted by its items' canonical text: equal iff the same content in another order."""
+    if isinstance(v, dict):
+        return OrderedDict((k, sort_all(x)) for k, x in v.items())
+    if isinstance(v, list):
+        return sorted((sort_all(x) for x in v), key=canon)
+    return v
+
+
+def all_diffs(a, b, path="$", out=None, limit=6):
+    """Every distinct kind of difference (by path pattern), the first example of each, at most `limit`."""
+    if out is None:
+        out = OrderedDict()
+    if len(out) >= limit:
+        return list(out.values())
+    pat = re.sub(r"\[\d+\]", "[]", path)
+    if type(a) is not type(b) and not (isinstance(a, (Raw, str)) and isinstance(b, (Raw, str))):
+        out.setdefault(("type", pat), ("type", pat, path, a, b))
+    elif isinstance(a, dict):
+        if list(a.keys()) != list(b.keys()):
+            out.setdefault(("keys", pat), ("keys", pat, path, list(a.keys()), list(b.keys())))
+        for k in a:
+            if k in b:
+                all_diffs(a[k], b[k], f"{path}.{k}", out, limit)
+    elif isinstance(a, list):
+        if len(a) != len(b):
+            out.setdefault(("length", pat), ("length", pat, path, len(a), len(b)))
+        for i, (x, y) in enumerate(zip(a, b)):
+            all_diffs(x, y, f"{path}[{i}]", out, limit)
+    elif isinstance(a, Raw) != isinstance(b, Raw) or str(a) != str(b):
+        out.setdefault(("value", pat), ("value", pat, path, a, b))
+    return list(out.values())
+
+
 def drop_keys(v, keys):
     if isinstance(v, dict):
         return OrderedDict((k, drop_keys(x, keys)) for k, x in v.items() if k not in keys)
@@ -333,26 +367,29 @@ def _compare(tag, target, ref, gp, allow):
                                       "detail": "", "allowed_by": entry["id"]})
                         return diffs
                     ga = ga2
+            fam = tag.split(":")[0]
+            suffix = f" [{fam}]" if fam not in matrix.WINDOWS else ""
             d = first_diff(ra, ga)
             if d is None:
-                add("body-bytes", "same JSON, different bytes (number/string formatting or whitespace)",
+                add("body-bytes", "same JSON, different bytes (number/string formatting or whitespace)" + suffix,
                     _byte_pos(rb, gb))
-            else:
+            elif canon(sort_all(ra)) == canon(sort_all(ga)):
                 kind, pat, p, a, b = d
-                if kind == "value" and re.search(r"\.values\[\]\[\]$|\.value$", pat):
-                    try:
-                        delta = abs(float(a) - float(b))
-                        sig = f"number at {pat} differs by {delta:.2f}" if delta <= 0.011 else f"number at {pat} differs by more than 0.01"
-                    except ValueError:
-                        sig = f"value at {pat} differs"
-                elif kind == "value" and re.search(r"\.values\[\]\[\]", pat):
-                    sig = f"value at {pat} differs"
-                else:
-                    sig = f"{kind} differ at {pat}"
-                fam = tag.split(":")[0]
-                if fam not in matrix.WINDOWS:
-                    sig += f" [{fam}]"
-                add("body", sig, f"at {p}: reference {_j(a)} vs gridprint {_j(b)}")
+                parent = re.sub(r"(\[\])?(\.[a-z_]+)?$", "", pat, count=1) or "$"
+                add("body", f"same content, different order of the list at {parent}" + suffix,
+                    f"first at {p}: reference {_j(a)} vs gridprint {_j(b)}")
+            else:
+                for kind, pat, p, a, b in all_diffs(ra, ga):
+                    if kind == "value" and re.search(r"\.values\[\]\[\]$|\.value$", pat):
+                        try:
+                            delta = abs(float(a) - float(b))
+                            sig = (f"number at {pat} differs by {delta:.2f}" if delta <= 0.011
+                                   else f"number at {pat} differs by more than 0.01")
+                        except ValueError:
+                            sig = f"value at {pat} differs"
+                    else:
+                        sig = f"{kind} differ at {pat}"
+                    add("body", sig + suffix, f"at {p}: reference {_j(a)} vs gridprint {_j(b)}")
     else:
         # invalid request: same status (checked above) and a body a reference client reads alike
         try:
