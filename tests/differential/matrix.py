@@ -139,6 +139,9 @@ def build() -> list[tuple[str, str]]:
     for tag, (s, e) in forms.items():
         add(f"time:{tag}", fp, q(zone=z1, start=s, end=e))
         add(f"time:{tag}:generation", "/v1/generation", q(zone=z1, start=s, end=e))
+    for tag in ["Z", "offset+02", "naive", "date-only", "unix-seconds", "fractional", "no-seconds-Z"]:
+        st, en = forms[tag]
+        add(f"time:{tag}:aggregate", fp, q(zone=z1, start=st, end=en, aggregate="true"))
     add("time:plus-unencoded", fp, f"zone=NL&start=2024-06-15T12:00:00+02:00&end=2024-06-15T14:00:00+02:00")
 
     # booleans on aggregate and use_global
