@@ -268,15 +268,6 @@ def first_diff(a, b, path="$"):
     return None
 
 
-def sort_all(v):
-    """Every list sorted by its items' canonical text: equal iff the same content in another order."""
-    if isinstance(v, dict):
-        return OrderedDict((k, sort_all(x)) for k, x in v.items())
-    if isinstance(v, list):
-        return sorted((sort_all(x) for x in v), key=canon)
-    return v
-
-
 def all_diffs(a, b, path="$", out=None, limit=6):
     """Every distinct kind of difference (by path pattern), the first example of each, at most `limit`."""
     if out is None:
@@ -295,11 +286,34 @@ def all_diffs(a, b, path="$", out=None, limit=6):
     elif isinstance(a, list):
         if len(a) != len(b):
             out.setdefault(("length", pat), ("length", pat, path, len(a), len(b)))
+        b = _align(a, b, pat, path, out)
         for i, (x, y) in enumerate(zip(a, b)):
             all_diffs(x, y, f"{path}[{i}]", out, limit)
     elif isinstance(a, Raw) != isinstance(b, Raw) or str(a) != str(b):
         out.setdefault(("value", pat), ("value", pat, path, a, b))
     return list(out.values())
+
+
+def _ident(x):
+    """Identity of a result object or block: its text and boolean fields (zone, type, flags...)."""
+    if isinstance(x, dict):
+        return tuple((k, v) for k, v in x.items() if isinstance(v, (bool, type(None))) or
+                     (isinstance(v, str) and not isinstance(v, Raw)))
+    return None
+
+
+def _align(a, b, pat, path, out):
+    """Lists holding the same objects (by identity) in another order: note the order difference once
+    and compare the objects pairwise, so one ordering cause does not cascade into value differences."""
+    if not a or not b or not all(isinstance(x, dict) for x in a + b):
+        return b
+    ia, ib = [_ident(x) for x in a], [_ident(x) for x in b]
+    if ia == ib or len(set(ia)) != len(ia) or set(ia) != set(ib) or len(ia) != len(ib):
+        return b
+    first = next(i for i, (x, y) in enumerate(zip(ia, ib)) if x != y)
+    out.setdefault(("order", pat), ("order", pat, f"{path}[{first}]", dict(ia[first]), dict(ib[first])))
+    pos = {k: i for i, k in enumerate(ib)}
+    return [b[pos[k]] for k in ia]
 
 
 def drop_keys(v, keys):
@@ -375,11 +389,6 @@ def _compare(tag, target, ref, gp, allow):
             if d is None:
                 add("body-bytes", "same JSON, different bytes (number/string formatting or whitespace)" + suffix,
                     _byte_pos(rb, gb))
-            elif canon(sort_all(ra)) == canon(sort_all(ga)):
-                kind, pat, p, a, b = d
-                parent = re.sub(r"(\[\])?(\.[a-z_]+)?$", "", pat, count=1) or "$"
-                add("body", f"same content, different order of the list at {parent}" + suffix,
-                    f"first at {p}: reference {_j(a)} vs gridprint {_j(b)}")
             else:
                 for kind, pat, p, a, b in all_diffs(ra, ga):
                     if kind == "value" and re.search(r"\.values\[\]\[\]$|\.value$", pat):
@@ -389,6 +398,8 @@ def _compare(tag, target, ref, gp, allow):
                                    else f"number at {pat} differs by more than 0.01")
                         except ValueError:
                             sig = f"value at {pat} differs"
+                    elif kind == "order":
+                        sig = f"same items, different order of the list at {pat}"
                     else:
                         sig = f"{kind} differ at {pat}"
                     add("body", sig + suffix, f"at {p}: reference {_j(a)} vs gridprint {_j(b)}")
