@@ -7,8 +7,9 @@
 use crate::production::{N_TYPES, ProductionType};
 use crate::quality::DataState;
 use crate::slot::Slot;
-use crate::zone::{ZoneCode, ZoneIdx};
+use crate::zone::{ZoneCode, ZoneIdx, Zones};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 /// Which series an input point belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -84,5 +85,88 @@ impl SlotInputs {
             generation_state: vec![None; n],
             flows: Vec::new(),
         }
+    }
+}
+
+/// Datasource of a border flow that no provider reported and no estimator could fill: taken as 0 MW
+/// and recorded as estimated, so the zones on that border are `preview`, never `complete`.
+pub const DATASOURCE_ASSUMED_ZERO: &str = "gridprint-estimation:assumed-zero";
+
+impl SlotInputs {
+    /// Adds a 0 MW [`DataState::Estimated`] flow for each direction of each border (inside the zone
+    /// set) of a zone with generation data in this slot that has no flow yet, and returns the
+    /// `(from, to)` pairs it added. An absent flow is thereby never a silent zero: the flags of both
+    /// zones see an estimated input. Borders to zones outside the zone set are not part of the traced
+    /// network and are not added.
+    pub fn assume_absent_flows(&mut self, zones: &Zones) -> Vec<(ZoneIdx, ZoneIdx)> {
+        let present: HashSet<(ZoneIdx, ZoneIdx)> =
+            self.flows.iter().map(|f| (f.from, f.to)).collect();
+        let added: Vec<(ZoneIdx, ZoneIdx)> = zones
+            .borders()
+            .into_iter()
+            .filter(|&(from, to)| {
+                (self.generation[from].is_some() || self.generation[to].is_some())
+                    && !present.contains(&(from, to))
+            })
+            .collect();
+        self.flows.extend(added.iter().map(|&(from, to)| FlowInput {
+            from,
+            to,
+            mw: 0.0,
+            state: DataState::Estimated,
+        }));
+        self.flows.sort_by_key(|f| (f.from, f.to));
+        added
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::{ReferenceData, ZoneSet};
+
+    #[test]
+    fn absent_borders_of_zones_with_data_become_estimated_zero_flows() {
+        let r = ReferenceData::embedded(ZoneSet::Selected2026);
+        let z = &r.zones;
+        let de = z.index_of_str("DE").unwrap();
+        let fr = z.index_of_str("FR").unwrap();
+        let mut s = SlotInputs::empty(Slot(0), z.len());
+        s.generation[de] = Some([1.0; N_TYPES]);
+        s.generation_state[de] = Some(DataState::Official);
+        s.flows.push(FlowInput {
+            from: de,
+            to: fr,
+            mw: 500.0,
+            state: DataState::Official,
+        });
+        let added = s.assume_absent_flows(z);
+        // every direction of every DE border but the reported DE→FR one
+        let expected: Vec<_> = z
+            .borders()
+            .into_iter()
+            .filter(|&(a, b)| (a == de || b == de) && (a, b) != (de, fr))
+            .collect();
+        assert_eq!(added, expected);
+        assert!(added.contains(&(fr, de)));
+        assert_eq!(s.flows.len(), expected.len() + 1);
+        let reported = s.flows.iter().find(|f| (f.from, f.to) == (de, fr)).unwrap();
+        assert_eq!((reported.mw, reported.state), (500.0, DataState::Official));
+        assert!(
+            s.flows
+                .iter()
+                .filter(|f| (f.from, f.to) != (de, fr))
+                .all(|f| f.mw == 0.0 && f.state == DataState::Estimated)
+        );
+        // a second pass adds nothing
+        assert!(s.assume_absent_flows(z).is_empty());
+    }
+
+    #[test]
+    fn zones_without_data_on_either_side_get_nothing() {
+        let r = ReferenceData::embedded(ZoneSet::Selected2026);
+        let mut s = SlotInputs::empty(Slot(0), r.zones.len());
+        assert!(s.assume_absent_flows(&r.zones).is_empty());
+        assert!(s.flows.is_empty());
     }
 }

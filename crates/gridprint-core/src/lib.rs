@@ -5,6 +5,7 @@
 //! and the flow-tracing engine that turns one 15-minute slot of inputs for all zones into every number
 //! the API serves. Storage and HTTP live in other crates and depend on this one, never the reverse.
 
+pub mod best_window;
 pub mod derived;
 pub mod engine;
 pub mod inputs;

@@ -179,3 +179,66 @@ impl Zones {
         out
     }
 }
+
+/// Countries split into several bidding zones of the zone set, by country code, with their member
+/// zones. A request for such a country is answered from its members (consumption- or
+/// generation-weighted, see `docs/methodology.md`); a bidding-zone code always wins over a country code
+/// (`GB` is the GB zone), and "all zones" never adds countries.
+pub const COUNTRIES: &[(&str, &[&str])] = &[
+    ("DK", &["DK1", "DK2"]),
+    (
+        "IT",
+        &[
+            "IT_CALABRIA",
+            "IT_CNORTH",
+            "IT_CSOUTH",
+            "IT_NORTH",
+            "IT_SARDINIA",
+            "IT_SICILY",
+            "IT_SOUTH",
+        ],
+    ),
+    ("NO", &["NO1", "NO2", "NO3", "NO4", "NO5"]),
+    ("SE", &["SE1", "SE2", "SE3", "SE4"]),
+];
+
+impl Zones {
+    /// The member zones of a country code (see [`COUNTRIES`]) that are in this set, or `None` when
+    /// `code` is not such a country or is itself a zone of the set.
+    pub fn country_members(&self, code: &ZoneCode) -> Option<Vec<ZoneIdx>> {
+        if self.by_code.contains_key(code) {
+            return None;
+        }
+        let (_, members) = COUNTRIES.iter().find(|(c, _)| *c == code.as_str())?;
+        let idx: Vec<ZoneIdx> = members
+            .iter()
+            .filter_map(|m| self.index_of_str(m))
+            .collect();
+        (!idx.is_empty()).then_some(idx)
+    }
+}
+
+#[cfg(test)]
+mod country_tests {
+    use crate::reference::{ReferenceData, ZoneSet};
+    use crate::zone::ZoneCode;
+
+    #[test]
+    fn countries_map_to_their_zones_and_zone_codes_win() {
+        let z = ReferenceData::embedded(ZoneSet::Selected2026).zones;
+        let names = |c: &str| {
+            z.country_members(&ZoneCode::parse(c).unwrap()).map(|v| {
+                v.into_iter()
+                    .map(|i| z.code(i).as_str().to_string())
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(names("DK").unwrap(), ["DK1", "DK2"]);
+        assert_eq!(names("NO").unwrap().len(), 5);
+        assert_eq!(names("SE").unwrap(), ["SE1", "SE2", "SE3", "SE4"]);
+        assert_eq!(names("IT").unwrap().len(), 7);
+        assert_eq!(names("GB"), None, "a bidding-zone code always wins");
+        assert_eq!(names("DE"), None);
+        assert_eq!(names("XX"), None);
+    }
+}
