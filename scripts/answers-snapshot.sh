@@ -9,7 +9,8 @@
 #   diff -r /tmp/before /tmp/after                     # empty: byte-identical answers
 #
 # Headers that name the moment or the data version (ETag, Date, request ids) are not saved; the
-# caching headers (Cache-Control, Vary) are saved in `headers.txt`, apart from the bodies.
+# caching headers (Cache-Control, Vary) are saved in `headers.txt`, apart from the bodies. Answers
+# without start and end (the current slot) have their timestamps masked as NOW_SLOT.
 set -euo pipefail
 
 out="${1:?usage: answers-snapshot.sh OUT_DIR}"
@@ -56,7 +57,12 @@ done
 rm -rf "$out"
 mkdir -p "$out"
 n=0
-# fetch NAME-SUFFIX PATH?QUERY [extra curl args…]
+# mask FILE: timestamps become NOW_SLOT (also usable on older snapshots: `. answers-snapshot.sh`
+# is not needed, the sed below is the whole rule).
+mask() {
+  sed -i -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:00Z/NOW_SLOT/g' "$1"
+}
+# fetch PATH?QUERY [extra curl args…]
 fetch() {
   local path="$1"; shift
   n=$((n + 1))
@@ -66,6 +72,8 @@ fetch() {
   meta=$(curl -s -o "$out/$name" -D "$work/h" -w '%{http_code} %{content_type}' \
     -H "Authorization: Bearer $token" "$@" "$base$path")
   printf '%s %s %s\n' "$name" "$meta" "$*" >>"$out/index.txt"
+  # Without start and end an answer is about the current slot: mask its timestamps.
+  case "$path" in *start=*|*openapi*) ;; *) mask "$out/$name" ;; esac
   {
     printf '%s' "$name"
     grep -i -E '^(cache-control|vary):' "$work/h" | tr -d '\r' | tr '\n' ' ' | sed 's/^/ /'

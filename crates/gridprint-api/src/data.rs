@@ -33,6 +33,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gridprint_core::slot::{Slot, parse_timestamp};
 use gridprint_query::{Endpoint, QueryResponse};
+use gridprint_responses::*;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
@@ -347,7 +348,7 @@ data_handler!(
     /// Every zone: code, names, EIC code, provider and neighbours, sorted by zone.
     zones, "/v1/zones", Endpoint::Zones, "zones",
     params(FormatParam),
-    body = Vec<schemas::ZoneInfo>
+    body = Vec<ZoneInfo>
 );
 
 data_handler!(
@@ -356,28 +357,28 @@ data_handler!(
     /// Each series entry holds one block per production type, data state and datasource.
     generation, "/v1/generation", Endpoint::Generation, "generation",
     params(LocationParams, TimeParams, ProductionFilter, FormatParam),
-    body = Vec<schemas::GenerationResult>
+    body = Vec<GenerationResult>
 );
 
 data_handler!(
     /// Load (MW).
     load, "/v1/load", Endpoint::Load, "load",
     params(LocationParams, TimeParams, FormatParam),
-    body = Vec<schemas::LoadResult>
+    body = Vec<LoadResult>
 );
 
 data_handler!(
     /// Physical flows into the zone (MW), per source zone.
     imports, "/v1/imports", Endpoint::Imports, "imports",
     params(LocationParams, SourceParams, TimeParams, FormatParam),
-    body = Vec<schemas::ImportsResult>
+    body = Vec<ImportsResult>
 );
 
 data_handler!(
     /// Physical flows out of the zone (MW), per destination zone.
     exports, "/v1/exports", Endpoint::Exports, "exports",
     params(LocationParams, DestinationParams, TimeParams, FormatParam),
-    body = Vec<schemas::ExportsResult>
+    body = Vec<ExportsResult>
 );
 
 data_handler!(
@@ -386,7 +387,7 @@ data_handler!(
     /// Same shape as `/generation`, datasource `flow_tracing`.
     mix, "/v1/mix", Endpoint::Mix, "mix",
     params(LocationParams, TimeParams, ProductionFilter, FormatParam),
-    body = Vec<schemas::GenerationResult>
+    body = Vec<GenerationResult>
 );
 
 data_handler!(
@@ -395,14 +396,14 @@ data_handler!(
     /// Global (traced through imports, default) or local; life-cycle (default) or operational scope.
     footprints, "/v1/footprints", Endpoint::Footprints, "footprints",
     params(LocationParams, TimeParams, FootprintParams, FormatParam),
-    body = schemas::FootprintsAnswer
+    body = Footprints
 );
 
 data_handler!(
     /// Water impact (stress-l/kWh): operational water footprint × AWARE 2.0 factor of the month.
     impacts, "/v1/impacts", Endpoint::Impacts, "impacts",
     params(LocationParams, TimeParams, ImpactParams, FormatParam),
-    body = schemas::ImpactsAnswer
+    body = Impacts
 );
 
 data_handler!(
@@ -412,7 +413,7 @@ data_handler!(
     /// Same answer as `/environmental-score`.
     green_score, "/v1/green-score", Endpoint::Score, "green_score",
     params(LocationParams, TimeParams, ScoreParams, FormatParam),
-    body = schemas::ScoresAnswer
+    body = Scores
 );
 
 data_handler!(
@@ -422,42 +423,42 @@ data_handler!(
     /// Same answer as `/green-score`.
     environmental_score, "/v1/environmental-score", Endpoint::Score, "environmental_score",
     params(LocationParams, TimeParams, ScoreParams, FormatParam),
-    body = schemas::ScoresAnswer
+    body = Scores
 );
 
 data_handler!(
     /// Where the zone's generation is consumed: % per destination zone (itself included).
     flow_share, "/v1/flow-share", Endpoint::FlowShare, "flow_share",
     params(LocationParams, DestinationParams, TimeParams, FormatParam),
-    body = Vec<schemas::FlowShareResult>
+    body = Vec<FlowShareResult>
 );
 
 data_handler!(
     /// Where the zone's consumption is generated: % per origin zone (itself included).
     mix_share, "/v1/mix-share", Endpoint::MixShare, "mix_share",
     params(LocationParams, OriginParams, TimeParams, FormatParam),
-    body = Vec<schemas::MixShareResult>
+    body = Vec<MixShareResult>
 );
 
 data_handler!(
     /// The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).
     footprint_share, "/v1/footprint-share", Endpoint::FootprintShare, "footprint_share",
     params(LocationParams, SourceParams, TimeParams, FootprintShareParams, FormatParam),
-    body = Vec<schemas::FootprintShareResult>
+    body = Vec<FootprintShareResult>
 );
 
 data_handler!(
     /// The zone's global water impact split by the zone the power comes from.
     impact_share, "/v1/impact-share", Endpoint::ImpactShare, "impact_share",
     params(LocationParams, SourceParams, TimeParams, ImpactShareParams, FormatParam),
-    body = Vec<schemas::ImpactShareResult>
+    body = Vec<ImpactShareResult>
 );
 
 data_handler!(
     /// Carbon and water factors per production type and scope (constant; no location).
     factors, "/v1/factors", Endpoint::Factors, "factors",
     params(TimeParams, FactorParams, FormatParam),
-    body = schemas::FactorsAnswer
+    body = Factors
 );
 
 #[cfg(test)]

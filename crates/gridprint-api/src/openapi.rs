@@ -6,22 +6,18 @@
 //! described under another path). [`spec`] merges the two with [`ApiDoc`] (title, the method and
 //! limits in the description, the Bearer scheme) and states the configured rate limit.
 //!
-//! **Schemas.** The answers are built by `gridprint-query`, which knows nothing of OpenAPI, so the
-//! published schemas are *mirror types* in [`schemas`] deriving `utoipa::ToSchema` with the same field
-//! names and value sets. They are kept from drifting by tests, not by discipline: the integration
-//! suite (`tests/data_api.rs`) requests every endpoint and variant (series, aggregate, empty) on real
-//! data and validates each body against the schema *this document publishes* for that operation,
-//! rejecting missing required fields, wrong types, values outside an enum and any property the schema
-//! does not declare; it also checks that every value of the core enums (production types, data
-//! states, zone statuses, scopes) is listed. A field added to a response without its mirror — or a
-//! mirror field the response lacks — fails the suite, and the snapshot test shows the change to the
-//! published document in review.
+//! **Schemas.** The answers' schemas are derived from the very types the server serializes and the
+//! client reads (`gridprint-responses`, `ToSchema` beside `Serialize`), so they cannot drift from the
+//! answers; [`schemas`] holds only the HTTP layer's own bodies. The integration suite
+//! (`tests/data_api.rs`) still validates every endpoint's real bodies against the published document,
+//! and the snapshot test shows any change to the document in review.
 
 use crate::AppState;
 use crate::status;
+use gridprint_responses::schema;
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{OpenApi as Spec, RefOr, Schema};
+use utoipa::openapi::OpenApi as Spec;
 use utoipa::{IntoParams, Modify, OpenApi, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -46,12 +42,12 @@ pub const BEARER: &str = "bearer";
     components(schemas(
         schemas::Problem,
         schemas::Format,
-        schemas::ProductionType,
-        schemas::ProductionFilterType,
-        schemas::FootprintType,
-        schemas::Scope,
-        schemas::OperationalScope,
-        schemas::ImpactType,
+        schema::ProductionType,
+        schema::ProductionFilterType,
+        schema::FootprintType,
+        schema::Scope,
+        schema::OperationalScope,
+        schema::ImpactType,
     ))
 )]
 pub struct ApiDoc;
@@ -220,7 +216,7 @@ pub struct TimeParams {
 pub struct ProductionFilter {
     /// Only this production type (case-insensitive). `hydro_pumped_storage` is not accepted as a
     /// filter here (400): pumped storage is not counted as generation in the flow tracing.
-    pub production_type: Option<schemas::ProductionFilterType>,
+    pub production_type: Option<schema::ProductionFilterType>,
 }
 
 /// `/footprints`.
@@ -228,9 +224,9 @@ pub struct ProductionFilter {
 #[into_params(parameter_in = Query)]
 pub struct FootprintParams {
     /// `carbon` (gCO2/kWh) or `water` (l/kWh); default both.
-    pub footprint_type: Option<schemas::FootprintType>,
+    pub footprint_type: Option<schema::FootprintType>,
     /// `life-cycle` (default) or `operational`.
-    pub scope: Option<schemas::Scope>,
+    pub scope: Option<schema::Scope>,
     /// `true`: one time-weighted average per zone and type over `[start, end]` instead of series
     /// (start and end required, else 400).
     pub aggregate: Option<bool>,
@@ -244,9 +240,9 @@ pub struct FootprintParams {
 #[into_params(parameter_in = Query)]
 pub struct ImpactParams {
     /// Only `water` exists (default); `carbon` → 400.
-    pub impact_type: Option<schemas::ImpactType>,
+    pub impact_type: Option<schema::ImpactType>,
     /// Only `operational` (default); `life-cycle` → 400.
-    pub scope: Option<schemas::OperationalScope>,
+    pub scope: Option<schema::OperationalScope>,
     /// `true`: time-weighted average over `[start, end]` (start and end required).
     pub aggregate: Option<bool>,
     /// `true` (default): global values; `false`: local.
@@ -258,7 +254,7 @@ pub struct ImpactParams {
 #[into_params(parameter_in = Query)]
 pub struct ScoreParams {
     /// Only `operational` (default); `life-cycle` → 400.
-    pub scope: Option<schemas::OperationalScope>,
+    pub scope: Option<schema::OperationalScope>,
     /// `true`: time-weighted average over `[start, end]` (start and end required).
     pub aggregate: Option<bool>,
     /// `true` (default): the score of the global values; `false`: of the local values.
@@ -270,9 +266,9 @@ pub struct ScoreParams {
 #[into_params(parameter_in = Query)]
 pub struct FootprintShareParams {
     /// `carbon` or `water`; default both.
-    pub footprint_type: Option<schemas::FootprintType>,
+    pub footprint_type: Option<schema::FootprintType>,
     /// `life-cycle` (default) or `operational`.
-    pub scope: Option<schemas::Scope>,
+    pub scope: Option<schema::Scope>,
 }
 
 /// `/impact-share`.
@@ -280,9 +276,9 @@ pub struct FootprintShareParams {
 #[into_params(parameter_in = Query)]
 pub struct ImpactShareParams {
     /// Only `water` (default); `carbon` → 400.
-    pub impact_type: Option<schemas::ImpactType>,
+    pub impact_type: Option<schema::ImpactType>,
     /// Only `operational` (default); `life-cycle` → 400.
-    pub scope: Option<schemas::OperationalScope>,
+    pub scope: Option<schema::OperationalScope>,
 }
 
 /// `/factors` (no location; `start`/`end` optional).
@@ -290,23 +286,20 @@ pub struct ImpactShareParams {
 #[into_params(parameter_in = Query)]
 pub struct FactorParams {
     /// `carbon` or `water`; default both.
-    pub factor_type: Option<schemas::FootprintType>,
+    pub factor_type: Option<schema::FootprintType>,
     /// `life-cycle` or `operational`; default both.
-    pub scope: Option<schemas::Scope>,
+    pub scope: Option<schema::Scope>,
     /// Only this production type (pumped storage accepted here).
-    pub production_type: Option<schemas::ProductionType>,
+    pub production_type: Option<schema::ProductionType>,
     /// `true` with start and end: one time-weighted average per factor over the window; without
     /// start and end the factors are answered as series.
     pub aggregate: Option<bool>,
 }
 
-/// The published schemas of the answers: mirrors of `gridprint-query`'s response types (see the
-/// module documentation of [`crate::openapi`] for how they are kept in step).
+/// The schemas of the HTTP layer's own bodies (errors, the format parameter); the answers' schemas
+/// come with their types from `gridprint-responses`.
 pub mod schemas {
     use super::*;
-    use utoipa::openapi::schema::{
-        AnyOfBuilder, ArrayBuilder, ArrayItems, KnownFormat, ObjectBuilder, SchemaFormat, Type,
-    };
 
     /// An error (RFC 9457 problem details). Clients read `detail`.
     #[derive(Debug, ToSchema)]
@@ -330,593 +323,5 @@ pub mod schemas {
     pub enum Format {
         Json,
         Csv,
-    }
-
-    /// A string enum of production types in API spelling, listed from
-    /// [`gridprint_core::production::ProductionType::ALL`] so the schema cannot drift from the core.
-    fn production_types(description: &str, filter: bool) -> RefOr<Schema> {
-        use gridprint_core::production::ProductionType as Core;
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(
-                Core::ALL
-                    .iter()
-                    .filter(|t| !filter || **t != Core::HydroPumpedStorage)
-                    .map(|t| t.as_str()),
-            ))
-            .description(Some(description))
-            .into()
-    }
-
-    /// A production type (API spelling).
-    #[derive(Debug)]
-    pub struct ProductionType;
-
-    impl utoipa::PartialSchema for ProductionType {
-        fn schema() -> RefOr<Schema> {
-            production_types("A production type (API spelling).", false)
-        }
-    }
-
-    impl ToSchema for ProductionType {}
-
-    /// A production type accepted as a filter of `/generation` and `/mix` (every type except
-    /// `hydro_pumped_storage`).
-    #[derive(Debug)]
-    pub struct ProductionFilterType;
-
-    impl utoipa::PartialSchema for ProductionFilterType {
-        fn schema() -> RefOr<Schema> {
-            production_types(
-                "A production type accepted as a filter of `/generation` and `/mix` (every type \
-                 except `hydro_pumped_storage`).",
-                true,
-            )
-        }
-    }
-
-    impl ToSchema for ProductionFilterType {}
-
-    /// Where a point comes from: provider data, our estimate of a provider gap, or missing (the
-    /// forecast fills the slot).
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "lowercase")]
-    pub enum DataState {
-        Official,
-        Estimated,
-        Missing,
-    }
-
-    /// Quality of a zone's slot: `missing` (no provider data, forecast used), `preview` (some input
-    /// estimated or repaired), `complete`.
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "lowercase")]
-    pub enum ZoneStatus {
-        Missing,
-        Preview,
-        Complete,
-    }
-
-    /// `carbon` or `water`.
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "lowercase")]
-    pub enum FootprintType {
-        Carbon,
-        Water,
-    }
-
-    /// `life-cycle` or `operational`.
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "kebab-case")]
-    pub enum Scope {
-        LifeCycle,
-        Operational,
-    }
-
-    /// Only `operational`.
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "kebab-case")]
-    pub enum OperationalScope {
-        Operational,
-    }
-
-    /// Only `water`.
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "lowercase")]
-    pub enum ImpactType {
-        Water,
-    }
-
-    /// `global` (traced through imports) or `local` (the zone's own generation).
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "lowercase")]
-    pub enum Coverage {
-        Global,
-        Local,
-    }
-
-    /// The provider of a zone's data.
-    #[derive(Debug, ToSchema)]
-    pub enum Provider {
-        #[serde(rename = "ENTSO-E")]
-        Entsoe,
-        Elexon,
-        #[serde(rename = "EPIAS")]
-        Epias,
-    }
-
-    /// How an aggregate is computed.
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "kebab-case")]
-    pub enum AggregationMethod {
-        /// The mean of the step function (each point holds until the next, the last until `end`),
-        /// clipped to `[start, end]`.
-        TimeWeightedAverage,
-    }
-
-    /// One value: `[timestamp, number]`, the timestamp (`YYYY-MM-DDThh:mm:ssZ`) the start of a
-    /// 15-minute slot, the number rounded to 2 decimals.
-    #[derive(Debug)]
-    pub struct Point;
-
-    impl utoipa::PartialSchema for Point {
-        fn schema() -> RefOr<Schema> {
-            ArrayBuilder::new()
-                .prefix_items([
-                    Schema::Object(
-                        ObjectBuilder::new()
-                            .schema_type(Type::String)
-                            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
-                            .description(Some("start of the slot, UTC"))
-                            .build(),
-                    ),
-                    Schema::Object(
-                        ObjectBuilder::new()
-                            .schema_type(Type::Number)
-                            .description(Some("the value, rounded to 2 decimals"))
-                            .build(),
-                    ),
-                ])
-                .items(ArrayItems::False)
-                .min_items(Some(2))
-                .max_items(Some(2))
-                .description(Some(
-                    "`[timestamp, number]`: the start of a 15-minute slot (UTC) and the value",
-                ))
-                .examples([serde_json::json!(["2024-06-15T12:00:00Z", 123.45])])
-                .into()
-        }
-    }
-
-    impl ToSchema for Point {}
-
-    /// `anyOf` two array schemas (an empty array matches both, so not `oneOf`).
-    fn any_of_arrays<A: ToSchema, B: ToSchema>(description: &str) -> RefOr<Schema> {
-        let arr = |name: std::borrow::Cow<'static, str>| {
-            ArrayBuilder::new().items(utoipa::openapi::Ref::from_schema_name(name))
-        };
-        AnyOfBuilder::new()
-            .item(arr(A::name()))
-            .item(arr(B::name()))
-            .description(Some(description))
-            .into()
-    }
-
-    macro_rules! either_answer {
-        ($(#[$doc:meta])* $name:ident, $series:ty, $agg:ty) => {
-            $(#[$doc])*
-            #[derive(Debug)]
-            pub struct $name;
-
-            impl utoipa::PartialSchema for $name {
-                fn schema() -> RefOr<Schema> {
-                    any_of_arrays::<$series, $agg>(
-                        "series (default) or, with `aggregate=true`, one aggregate per item",
-                    )
-                }
-            }
-
-            impl ToSchema for $name {
-                fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
-                    schemas.push((<$series>::name().into(), <$series as utoipa::PartialSchema>::schema()));
-                    <$series as ToSchema>::schemas(schemas);
-                    schemas.push((<$agg>::name().into(), <$agg as utoipa::PartialSchema>::schema()));
-                    <$agg as ToSchema>::schemas(schemas);
-                }
-            }
-        };
-    }
-
-    /// Item of `/zones`.
-    #[derive(Debug, ToSchema)]
-    pub struct ZoneInfo {
-        /// Zone code, e.g. `DE-LU`.
-        pub zone: String,
-        pub full_name: String,
-        pub eic_code: String,
-        pub country_code: String,
-        pub country_name: String,
-        pub provider: Provider,
-        /// Neighbouring zones (physical borders).
-        pub neighbours: Vec<String>,
-    }
-
-    /// Points of one production type with one data state and datasource.
-    #[derive(Debug, ToSchema)]
-    pub struct ProductionBlock {
-        pub production_type: ProductionType,
-        pub data_state: DataState,
-        /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
-        /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
-        pub datasource: String,
-        pub values: Vec<Point>,
-    }
-
-    /// Series entry of `/generation` and `/mix`: one per (valid, zone_status) in the window.
-    #[derive(Debug, ToSchema)]
-    pub struct GenerationEntry {
-        /// Final (older than now − 4 h), or complete and newer.
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub production: Vec<ProductionBlock>,
-    }
-
-    /// Item of `/generation` (provider data, MW) and `/mix` (MW of each type consumed in the zone
-    /// after flow tracing; datasource `flow_tracing`).
-    #[derive(Debug, ToSchema)]
-    pub struct GenerationResult {
-        pub zone: String,
-        /// `MW`.
-        pub unit: String,
-        pub series: Vec<GenerationEntry>,
-    }
-
-    /// Points with one data state and datasource.
-    #[derive(Debug, ToSchema)]
-    pub struct StateBlock {
-        pub data_state: DataState,
-        pub datasource: String,
-        pub values: Vec<Point>,
-    }
-
-    /// Series entry of `/load`.
-    #[derive(Debug, ToSchema)]
-    pub struct LoadEntry {
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub blocks: Vec<StateBlock>,
-    }
-
-    /// Item of `/load`.
-    #[derive(Debug, ToSchema)]
-    pub struct LoadResult {
-        pub zone: String,
-        /// `MW`.
-        pub unit: String,
-        pub series: Vec<LoadEntry>,
-    }
-
-    /// Imports from one source zone with one data state and datasource.
-    #[derive(Debug, ToSchema)]
-    pub struct ImportBlock {
-        pub source: String,
-        pub data_state: DataState,
-        pub datasource: String,
-        pub values: Vec<Point>,
-    }
-
-    /// Series entry of `/imports`.
-    #[derive(Debug, ToSchema)]
-    pub struct ImportsEntry {
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub imports: Vec<ImportBlock>,
-    }
-
-    /// Item of `/imports` (physical flows into the zone, MW).
-    #[derive(Debug, ToSchema)]
-    pub struct ImportsResult {
-        pub zone: String,
-        pub unit: String,
-        pub series: Vec<ImportsEntry>,
-    }
-
-    /// Exports to one destination zone with one data state and datasource.
-    #[derive(Debug, ToSchema)]
-    pub struct ExportBlock {
-        pub destination: String,
-        pub data_state: DataState,
-        pub datasource: String,
-        pub values: Vec<Point>,
-    }
-
-    /// Series entry of `/exports`.
-    #[derive(Debug, ToSchema)]
-    pub struct ExportsEntry {
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub exports: Vec<ExportBlock>,
-    }
-
-    /// Item of `/exports` (physical flows out of the zone, MW).
-    #[derive(Debug, ToSchema)]
-    pub struct ExportsResult {
-        pub zone: String,
-        pub unit: String,
-        pub series: Vec<ExportsEntry>,
-    }
-
-    /// A series entry with flags and values.
-    #[derive(Debug, ToSchema)]
-    pub struct FlagSeries {
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub values: Vec<Point>,
-    }
-
-    /// Item of `/footprints`.
-    #[derive(Debug, ToSchema)]
-    pub struct FootprintResult {
-        pub footprint_type: FootprintType,
-        pub scope: Scope,
-        pub zone: String,
-        /// `gCO2/kWh` (carbon) or `l/kWh` (water).
-        pub unit: String,
-        pub coverage: Coverage,
-        pub series: Vec<FlagSeries>,
-    }
-
-    /// Item of `/footprints?aggregate=true`.
-    #[derive(Debug, ToSchema)]
-    pub struct FootprintAggregate {
-        pub footprint_type: FootprintType,
-        pub scope: Scope,
-        pub zone: String,
-        pub unit: String,
-        pub coverage: Coverage,
-        /// The request's `start`, in UTC.
-        #[schema(format = DateTime)]
-        pub start: String,
-        /// The request's `end`, in UTC.
-        #[schema(format = DateTime)]
-        pub end: String,
-        /// Time-weighted average, rounded to 2 decimals.
-        pub value: f64,
-        /// `true` only if every point is valid.
-        pub valid: bool,
-        /// The worst status present (missing < preview < complete).
-        pub zone_status: ZoneStatus,
-        pub aggregation_method: AggregationMethod,
-    }
-
-    /// Item of `/impacts`.
-    #[derive(Debug, ToSchema)]
-    pub struct ImpactResult {
-        pub impact_type: ImpactType,
-        pub scope: OperationalScope,
-        pub zone: String,
-        /// `stress-l/kWh`.
-        pub unit: String,
-        pub coverage: Coverage,
-        pub series: Vec<FlagSeries>,
-    }
-
-    /// Item of `/impacts?aggregate=true`.
-    #[derive(Debug, ToSchema)]
-    pub struct ImpactAggregate {
-        pub impact_type: ImpactType,
-        pub scope: OperationalScope,
-        pub zone: String,
-        pub unit: String,
-        pub coverage: Coverage,
-        #[schema(format = DateTime)]
-        pub start: String,
-        #[schema(format = DateTime)]
-        pub end: String,
-        pub value: f64,
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub aggregation_method: AggregationMethod,
-    }
-
-    /// Item of `/green-score` and `/environmental-score` (unitless 0–100, no `unit` field).
-    #[derive(Debug, ToSchema)]
-    pub struct ScoreResult {
-        pub scope: OperationalScope,
-        pub zone: String,
-        pub coverage: Coverage,
-        pub series: Vec<FlagSeries>,
-    }
-
-    /// Item of the score endpoints with `aggregate=true`.
-    #[derive(Debug, ToSchema)]
-    pub struct ScoreAggregate {
-        pub scope: OperationalScope,
-        pub zone: String,
-        pub coverage: Coverage,
-        #[schema(format = DateTime)]
-        pub start: String,
-        #[schema(format = DateTime)]
-        pub end: String,
-        pub value: f64,
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub aggregation_method: AggregationMethod,
-    }
-
-    /// Shares towards one destination zone (`%`).
-    #[derive(Debug, ToSchema)]
-    pub struct DestinationBlock {
-        pub destination: String,
-        pub values: Vec<Point>,
-    }
-
-    /// Series entry of `/flow-share`.
-    #[derive(Debug, ToSchema)]
-    pub struct FlowShareEntry {
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub flows: Vec<DestinationBlock>,
-    }
-
-    /// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself
-    /// included).
-    #[derive(Debug, ToSchema)]
-    pub struct FlowShareResult {
-        pub zone: String,
-        /// `%`.
-        pub unit: String,
-        pub series: Vec<FlowShareEntry>,
-    }
-
-    /// Shares from one origin zone (`%`).
-    #[derive(Debug, ToSchema)]
-    pub struct OriginBlock {
-        pub origin: String,
-        pub values: Vec<Point>,
-    }
-
-    /// Series entry of `/mix-share`.
-    #[derive(Debug, ToSchema)]
-    pub struct MixShareEntry {
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub shares: Vec<OriginBlock>,
-    }
-
-    /// Item of `/mix-share`: share of the zone's consumption generated in each origin (itself
-    /// included).
-    #[derive(Debug, ToSchema)]
-    pub struct MixShareResult {
-        pub zone: String,
-        pub unit: String,
-        pub series: Vec<MixShareEntry>,
-    }
-
-    /// The part of a footprint or impact coming from one source zone.
-    #[derive(Debug, ToSchema)]
-    pub struct SourceBlock {
-        pub source: String,
-        pub values: Vec<Point>,
-    }
-
-    /// Series entry of `/footprint-share` and `/impact-share`.
-    #[derive(Debug, ToSchema)]
-    pub struct SourceEntry {
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub blocks: Vec<SourceBlock>,
-    }
-
-    /// Item of `/footprint-share`: the blocks of a slot sum to the zone's global footprint.
-    #[derive(Debug, ToSchema)]
-    pub struct FootprintShareResult {
-        pub zone: String,
-        pub footprint_type: FootprintType,
-        pub scope: Scope,
-        pub unit: String,
-        pub series: Vec<SourceEntry>,
-    }
-
-    /// Item of `/impact-share`: the blocks of a slot sum to the zone's global water impact.
-    #[derive(Debug, ToSchema)]
-    pub struct ImpactShareResult {
-        pub zone: String,
-        pub impact_type: ImpactType,
-        pub scope: OperationalScope,
-        pub unit: String,
-        pub series: Vec<SourceEntry>,
-    }
-
-    /// A series without flags (factors are constant).
-    #[derive(Debug, ToSchema)]
-    pub struct PlainSeries {
-        pub values: Vec<Point>,
-    }
-
-    /// Item of `/factors`.
-    #[derive(Debug, ToSchema)]
-    pub struct FactorResult {
-        pub factor_type: FootprintType,
-        pub production_type: ProductionType,
-        pub scope: Scope,
-        pub unit: String,
-        /// Where the factor comes from.
-        pub source: String,
-        pub year: Option<i32>,
-        pub source_link: Option<String>,
-        pub series: Vec<PlainSeries>,
-    }
-
-    /// Item of `/factors?aggregate=true` with start and end.
-    #[derive(Debug, ToSchema)]
-    pub struct FactorAggregate {
-        pub factor_type: FootprintType,
-        pub production_type: ProductionType,
-        pub scope: Scope,
-        pub unit: String,
-        pub source: String,
-        pub year: Option<i32>,
-        pub source_link: Option<String>,
-        #[schema(format = DateTime)]
-        pub start: String,
-        #[schema(format = DateTime)]
-        pub end: String,
-        pub value: f64,
-        pub valid: bool,
-        pub zone_status: ZoneStatus,
-        pub aggregation_method: AggregationMethod,
-    }
-
-    either_answer!(
-        /// `/footprints`: series, or aggregates with `aggregate=true`.
-        FootprintsAnswer,
-        FootprintResult,
-        FootprintAggregate
-    );
-    either_answer!(
-        /// `/impacts`: series, or aggregates with `aggregate=true`.
-        ImpactsAnswer,
-        ImpactResult,
-        ImpactAggregate
-    );
-    either_answer!(
-        /// Score endpoints: series, or aggregates with `aggregate=true`.
-        ScoresAnswer,
-        ScoreResult,
-        ScoreAggregate
-    );
-    either_answer!(
-        /// `/factors`: series, or aggregates with `aggregate=true` and dates.
-        FactorsAnswer,
-        FactorResult,
-        FactorAggregate
-    );
-
-    /// `up` or `down`.
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "lowercase")]
-    pub enum UpDown {
-        Up,
-        Down,
-    }
-
-    /// A provider's health: `unknown` until checked (or when this process does not check it).
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "lowercase")]
-    pub enum ProviderState {
-        Up,
-        Down,
-        Unknown,
-    }
-
-    /// Body of `/status`.
-    #[derive(Debug, ToSchema)]
-    pub struct Status {
-        pub storage: UpDown,
-        #[serde(rename = "entso-e")]
-        pub entsoe: ProviderState,
-        pub elexon: ProviderState,
-        pub epias: ProviderState,
     }
 }

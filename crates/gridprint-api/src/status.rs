@@ -143,7 +143,7 @@ pub(crate) async fn ping(state: &AppState) -> bool {
     }
 }
 
-async fn current(state: &AppState) -> gridprint_query::responses::StatusResponse {
+async fn current(state: &AppState) -> gridprint_responses::StatusResponse {
     let up = storage_up(state).await;
     let p = &state.inner.providers;
     endpoints::status(
@@ -175,7 +175,7 @@ fn no_cache(mut resp: Response) -> Response {
     responses(
         (status = 200, description = "Health of every component",
             content(
-                (crate::openapi::schemas::Status = "application/json"),
+                (gridprint_responses::StatusResponse = "application/json"),
                 (String = "text/csv")
             )),
         (status = 400, description = "Unknown `format`", body = crate::openapi::schemas::Problem, content_type = "application/problem+json"),

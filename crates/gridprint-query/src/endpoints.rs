@@ -38,7 +38,7 @@ use crate::params::{
     FactorsRequest, FlowsRequest, FootprintShareRequest, FootprintsRequest, GenerationRequest,
     ImpactsRequest, LoadRequest, MixRequest, PartnerFilter, ShareRequest, TimeWindow,
 };
-use crate::responses::*;
+use gridprint_responses::*;
 use gridprint_core::derived::{Coverage, SeriesKey, SlotFlags};
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::{DataState, ZoneStatus, valid_flag};

@@ -10,6 +10,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod answer;
 pub mod cache;
 pub mod csv;
 pub mod endpoints;
@@ -17,14 +18,14 @@ pub mod error;
 pub mod geo;
 mod group;
 pub mod params;
-pub mod responses;
 pub mod service;
-mod timefmt;
 
 pub use cache::{CacheStats, CacheVersion, DataCache, LoadOptions, SharedCache};
 pub use error::QueryError;
 pub use geo::{GeoError, ZoneLocator};
-pub use responses::QueryResponse;
+pub use answer::QueryResponse;
+/// The response types (shared with the client).
+pub use gridprint_responses as responses;
 pub use service::{Endpoint, QueryService, ServiceError, run};
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::endpoints;
 use crate::error::QueryError;
 use crate::geo::{GeoError, ZoneLocator};
 use crate::params::{self, ParseContext};
-use crate::responses::QueryResponse;
+use crate::answer::QueryResponse;
 use gridprint_core::reference::ReferenceData;
 use gridprint_store::{Result as StoreResult, Store};
 use std::sync::Arc;
@@ -115,53 +115,53 @@ pub fn run(
         now,
     };
     Ok(match endpoint {
-        Endpoint::Zones => QueryResponse::Zones(endpoints::zones(reference)),
-        Endpoint::Generation => QueryResponse::Generation(endpoints::generation(
+        Endpoint::Zones => QueryResponse::from(endpoints::zones(reference)),
+        Endpoint::Generation => QueryResponse::from(endpoints::generation(
             cache,
             &params::parse_generation(pairs, &ctx)?,
         )),
         Endpoint::Load => {
-            QueryResponse::Load(endpoints::load(cache, &params::parse_load(pairs, &ctx)?))
+            QueryResponse::from(endpoints::load(cache, &params::parse_load(pairs, &ctx)?))
         }
-        Endpoint::Imports => QueryResponse::Imports(endpoints::imports(
+        Endpoint::Imports => QueryResponse::from(endpoints::imports(
             cache,
             &params::parse_imports(pairs, &ctx)?,
         )),
-        Endpoint::Exports => QueryResponse::Exports(endpoints::exports(
+        Endpoint::Exports => QueryResponse::from(endpoints::exports(
             cache,
             &params::parse_exports(pairs, &ctx)?,
         )),
         Endpoint::Mix => {
-            QueryResponse::Mix(endpoints::mix(cache, &params::parse_mix(pairs, &ctx)?))
+            QueryResponse::from(endpoints::mix(cache, &params::parse_mix(pairs, &ctx)?))
         }
-        Endpoint::Footprints => QueryResponse::Footprints(endpoints::footprints(
+        Endpoint::Footprints => QueryResponse::from(endpoints::footprints(
             cache,
             &params::parse_footprints(pairs, &ctx)?,
         )),
-        Endpoint::Impacts => QueryResponse::Impacts(endpoints::impacts(
+        Endpoint::Impacts => QueryResponse::from(endpoints::impacts(
             cache,
             &params::parse_impacts(pairs, &ctx)?,
         )),
         Endpoint::Score => {
-            QueryResponse::Score(endpoints::score(cache, &params::parse_score(pairs, &ctx)?))
+            QueryResponse::from(endpoints::score(cache, &params::parse_score(pairs, &ctx)?))
         }
-        Endpoint::FlowShare => QueryResponse::FlowShare(endpoints::flow_share(
+        Endpoint::FlowShare => QueryResponse::from(endpoints::flow_share(
             cache,
             &params::parse_flow_share(pairs, &ctx)?,
         )),
-        Endpoint::MixShare => QueryResponse::MixShare(endpoints::mix_share(
+        Endpoint::MixShare => QueryResponse::from(endpoints::mix_share(
             cache,
             &params::parse_mix_share(pairs, &ctx)?,
         )),
-        Endpoint::FootprintShare => QueryResponse::FootprintShare(endpoints::footprint_share(
+        Endpoint::FootprintShare => QueryResponse::from(endpoints::footprint_share(
             cache,
             &params::parse_footprint_share(pairs, &ctx)?,
         )),
-        Endpoint::ImpactShare => QueryResponse::ImpactShare(endpoints::impact_share(
+        Endpoint::ImpactShare => QueryResponse::from(endpoints::impact_share(
             cache,
             &params::parse_impact_share(pairs, &ctx)?,
         )),
-        Endpoint::Factors => QueryResponse::Factors(endpoints::factors(
+        Endpoint::Factors => QueryResponse::from(endpoints::factors(
             reference,
             &params::parse_factors(pairs, &ctx)?,
         )),
