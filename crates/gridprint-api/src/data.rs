@@ -6,10 +6,11 @@
 //! aggregates live in `gridprint-query`. What this module adds is HTTP:
 //!
 //! - **Format**: `format=json|csv`, else `Accept: text/csv` → CSV (`text/csv; charset=utf-8`);
-//!   `Vary: Accept`.
+//!   `Vary: Accept, Authorization` (with the compression layer's `Accept-Encoding`).
 //! - **Caching**: an answer whose every point is final ([`QueryResponse::is_final`]) gets a weak
 //!   `ETag` (a hash of the cache's data version, the endpoint, the sorted query pairs and the format,
-//!   plus the current slot when no window was given) and `Cache-Control: public, max-age=3600`;
+//!   plus the current slot when no window was given) and `Cache-Control: private, max-age=3600`
+//!   (answers are token-protected, so never `public`);
 //!   `If-None-Match` with a matching tag → 304 before serializing. Other answers: `no-cache`.
 //! - **Availability**: while the store is down, or before the cache was first loaded, data answers
 //!   are 503 with `Retry-After` (zones and factors come from the reference data and are always served).
@@ -39,8 +40,12 @@ use time::OffsetDateTime;
 
 /// Media type of CSV answers.
 pub const CSV: &str = "text/csv; charset=utf-8";
-/// `Cache-Control` of answers whose every point is final.
-pub const CACHE_FINAL: &str = "public, max-age=3600";
+/// `Cache-Control` of answers whose every point is final: `private`, since every data answer is
+/// token-protected (a shared cache must not hand it to a client without a token).
+pub const CACHE_FINAL: &str = "private, max-age=3600";
+/// `Vary` of every data answer: the format follows `Accept`, and the answer is for the token's
+/// holder (`Accept-Encoding` is added by the compression layer).
+pub const VARY: &str = "Accept, Authorization";
 /// `Cache-Control` of answers that may still change.
 pub const CACHE_CHANGING: &str = "no-cache";
 /// Windows longer than this many days are answered on the blocking pool.
@@ -198,7 +203,7 @@ fn content_type(format: Format) -> HeaderValue {
 fn cached(state: &AppState, ask: &Ask, etag: &str) -> Option<Response> {
     let body = state.inner.responses.get(etag)?;
     let mut headers = HeaderMap::new();
-    headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+    headers.insert(header::VARY, HeaderValue::from_static(VARY));
     final_headers(&mut headers, etag);
     if matches_if_none_match(&ask.if_none_match, etag) {
         return Some((StatusCode::NOT_MODIFIED, headers).into_response());
@@ -217,7 +222,7 @@ fn render(
     let answer: QueryResponse =
         gridprint_query::run(cache, svc.locator(), ask.endpoint, &ask.pairs, ask.now)?;
     let mut headers = HeaderMap::new();
-    headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+    headers.insert(header::VARY, HeaderValue::from_static(VARY));
     let is_final = answer.is_final();
     if is_final {
         final_headers(&mut headers, &etag);
@@ -319,7 +324,7 @@ macro_rules! data_handler {
                     content(($body = "application/json"), (String = "text/csv")),
                     headers(
                         ("ETag" = String, description = "Only when every point is final"),
-                        ("Cache-Control" = String, description = "`public, max-age=3600` when every point is final, else `no-cache`"),
+                        ("Cache-Control" = String, description = "`private, max-age=3600` when every point is final, else `no-cache`"),
                         ("RateLimit-Limit" = u32, description = "Burst size of the per-token limit"),
                         ("RateLimit-Remaining" = u32, description = "Requests left right now"),
                         ("RateLimit-Reset" = u64, description = "Seconds until the allowance is full again"),
