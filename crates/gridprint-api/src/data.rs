@@ -253,8 +253,7 @@ pub(crate) async fn answer(
     query: Option<String>,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let from_reference = matches!(endpoint, Endpoint::Zones | Endpoint::Factors);
-    if !from_reference {
+    if !endpoint.from_reference() {
         let health = &state.inner.health;
         if !health.is_up() {
             return Err(ApiError::unavailable(

@@ -26,7 +26,7 @@ pub use geo::{GeoError, ZoneLocator};
 pub use answer::QueryResponse;
 /// The response types (shared with the client).
 pub use gridprint_responses as responses;
-pub use service::{Endpoint, QueryService, ServiceError, run};
+pub use service::{Endpoint, QueryService, ServiceError, parse, run};
 
 #[cfg(test)]
 mod tests {
