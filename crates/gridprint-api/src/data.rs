@@ -1,4 +1,4 @@
-//! Handlers of the `/v1` data API (api-contract §2–§3), thin over [`gridprint_query::QueryService`].
+//! Handlers of the `/v1` data API (docs/api.md §2–§3), thin over [`gridprint_query::QueryService`].
 //!
 //! Each handler takes [`AuthUser`] (so it is protected: [`crate::limit::data_guard`] has already
 //! authenticated the token and counted it against the per-token rate limit), hands the raw query

@@ -5,7 +5,7 @@
 //! outcome in [`StorageHealth`], so a status request normally costs no I/O; only when no check is
 //! recent (no refresh task running, as in some tests) does a status request ping the store itself
 //! (on the blocking pool, with a 2 s timeout). The same state gates the data routes: while storage is
-//! down they answer 503 with `Retry-After` (api-contract §2).
+//! down they answer 503 with `Retry-After` (docs/api.md §2).
 //!
 //! **Providers** (`entso-e`, `elexon`, `epias`) are whatever the [`Providers`] probes say — the binary
 //! wires in the ingest crate's background health checker; without probes they are `unknown`.

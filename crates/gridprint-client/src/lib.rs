@@ -791,7 +791,7 @@ impl Client {
             .await
     }
 
-    // ----- typed endpoints (api-contract §3) --------------------------------------------------
+    // ----- typed endpoints (docs/api.md §3) --------------------------------------------------
 
     /// `/zones`: every zone with its metadata and neighbours, sorted by zone (cached for an hour).
     pub async fn zones(&self) -> Result<Vec<ZoneInfo>> {

@@ -1,4 +1,4 @@
-//! Grouping of points into series entries by their flags, as api-contract §2 asks: one entry per
+//! Grouping of points into series entries by their flags, as docs/api.md §2 asks: one entry per
 //! distinct pair (`valid`, `zone_status`) present in the window, entries in order of first appearance
 //! in time, each with all its points in time order, and inside an entry one block per key (production
 //! type and data state and datasource, partner zone, …).

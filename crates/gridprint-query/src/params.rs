@@ -1,7 +1,9 @@
-//! Query parameters → typed requests, by the rules of api-contract §2 and §3.
+//! Query parameters → typed requests, by the rules of docs/api.md §2 and §3.
 //!
-//! The HTTP layer hands over the raw query pairs in order; each `parse_*` function returns the typed
-//! request of one endpoint or a [`QueryError`] with the contract's status. Handlers never see strings.
+//! The HTTP layer hands over the raw query pairs in order; each endpoint's
+//! [`EndpointDef::parse`](crate::endpoints::EndpointDef::parse) builds its typed request from the
+//! shared readers here (location, window, booleans, enums) or returns a [`QueryError`] with the status
+//! of docs/api.md §2. Handlers never see strings.
 //!
 //! Rules applied everywhere (documented here once):
 //!

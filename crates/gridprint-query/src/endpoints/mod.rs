@@ -1,6 +1,6 @@
 //! One function per `/v1` endpoint: a typed request and the cache in, the response structs out.
 //!
-//! Rules applied here (api-contract §2–§3), with the choices the contract leaves open:
+//! Rules applied here (docs/api.md §2–§3), with the choices the contract leaves open:
 //!
 //! - Results are ordered by zone code, then by type (carbon before water); blocks inside a series
 //!   entry by their key (production type, then data state official < estimated < missing, then
@@ -13,10 +13,10 @@
 //!   slot without computed flags has no derived value). Raw inputs (generation, load, imports,
 //!   exports) take the flags of their zone's slot from the derived flags too; where the zone has no
 //!   computed flags for the slot they fall back to the point's own data state (official → complete,
-//!   estimated → preview, missing → missing) and `valid` by the contract's rule at the request's "now"
+//!   estimated → preview, missing → missing) and `valid` by the rule of docs/api.md §6 at the request's "now"
 //!   ([`valid_flag`]: final when older than `floor15(now) − 4 h`, else only when complete).
 //! - Shares are computed at query time from the stored exchanges (row i of X: `Exchange { origin }`
-//!   in zone i's days) and the zones' `Generation` and `Consumption` (contract §5): mix-share
+//!   in zone i's days) and the zones' `Generation` and `Consumption` (docs/api.md §5): mix-share
 //!   100·X\[i\]\[j\]/L_i, flow-share 100·X\[i\]\[j\]/G_j (read from every destination's exchange naming the
 //!   zone), footprint-share X\[i\]\[j\]/L_i × local footprint of j, impact-share X\[i\]\[j\]/L_i × local
 //!   impact of j (the origin's local value is read whether or not it has flags: external sources keep

@@ -13,7 +13,7 @@ enum Weight<'k> {
     OriginColumn(&'k SeriesKey),
 }
 
-/// Consumer-side shares of zone `z` (contract §5): for every `Exchange { origin }` column of the zone,
+/// Consumer-side shares of zone `z` (docs/api.md §5): for every `Exchange { origin }` column of the zone,
 /// X\[z\]\[origin\] / L_z × weight, at the zone's computed slots. Blocks are keyed by position in key
 /// order, which is origin-code order.
 fn consumer_shares(

@@ -1,4 +1,4 @@
-//! Parameter rules of api-contract §2–§3: every 400/404/422 and the accepted forms.
+//! Parameter rules of docs/api.md §2–§3: every 400/404/422 and the accepted forms.
 
 use crate::fixture::*;
 use gridprint_core::derived::Coverage;
