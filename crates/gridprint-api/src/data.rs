@@ -22,8 +22,9 @@
 use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
-use crate::openapi::schemas;
-use crate::openapi::{
+use crate::format::{Format, content_type, format_from, pairs_of};
+use crate::params::schemas;
+use crate::params::{
     DestinationParams, FactorParams, FootprintParams, FootprintShareParams, FormatParam,
     ImpactParams, ImpactShareParams, LocationParams, OriginParams, ProductionFilter, ScoreParams,
     SourceParams, TimeParams,
@@ -37,9 +38,9 @@ use gridprint_query::{Endpoint, QueryResponse};
 use gridprint_responses::*;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-/// Media type of CSV answers.
-pub const CSV: &str = "text/csv; charset=utf-8";
 /// `Cache-Control` of answers whose every point is final: `private`, since every data answer is
 /// token-protected (a shared cache must not hand it to a client without a token).
 pub const CACHE_FINAL: &str = "private, max-age=3600";
@@ -52,65 +53,6 @@ pub const CACHE_CHANGING: &str = "no-cache";
 pub const BLOCKING_ABOVE_DAYS: i64 = 7;
 /// `Retry-After` of a 503 while the store is down or the cache is loading, in seconds.
 const RETRY_UNAVAILABLE: u64 = 5;
-
-/// The representation of an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    Json,
-    Csv,
-}
-
-/// The query pairs of a request, percent-decoded, in order.
-pub(crate) fn pairs_of(query: Option<&str>) -> Result<Vec<(String, String)>, ApiError> {
-    serde_urlencoded::from_str::<Vec<(String, String)>>(query.unwrap_or(""))
-        .map_err(|e| ApiError::bad_request(format!("unreadable query string: {e}")))
-}
-
-fn format_from(pairs: &[(String, String)], headers: &HeaderMap) -> Result<Format, ApiError> {
-    if let Some((_, v)) = pairs
-        .iter()
-        .find(|(k, v)| k == "format" && !v.trim().is_empty())
-    {
-        return match v.trim().to_ascii_lowercase().as_str() {
-            "json" => Ok(Format::Json),
-            "csv" => Ok(Format::Csv),
-            _ => Err(ApiError::bad_request(format!(
-                "invalid format '{}': expected json or csv",
-                v.chars().take(40).collect::<String>()
-            ))),
-        };
-    }
-    // The first of text/csv or application/json named in Accept (with q > 0) decides.
-    for accept in headers.get_all(header::ACCEPT) {
-        let Ok(accept) = accept.to_str() else {
-            continue;
-        };
-        for range in accept.split(',') {
-            let mut parts = range.split(';');
-            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let refused = parts.any(|p| {
-                p.trim()
-                    .strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .is_some_and(|q| q <= 0.0)
-            });
-            if refused {
-                continue;
-            }
-            match media.as_str() {
-                "text/csv" => return Ok(Format::Csv),
-                "application/json" => return Ok(Format::Json),
-                _ => {}
-            }
-        }
-    }
-    Ok(Format::Json)
-}
-
-/// The format a request asks for (`format` parameter, else `Accept`).
-pub(crate) fn format_of(query: Option<&str>, headers: &HeaderMap) -> Result<Format, ApiError> {
-    format_from(&pairs_of(query)?, headers)
-}
 
 /// Whether the request's window is long enough to answer on the blocking pool.
 fn is_long(pairs: &[(String, String)]) -> bool {
@@ -190,13 +132,6 @@ fn final_headers(headers: &mut HeaderMap, etag: &str) {
     if let Ok(v) = HeaderValue::from_str(etag) {
         headers.insert(header::ETAG, v);
     }
-}
-
-fn content_type(format: Format) -> HeaderValue {
-    HeaderValue::from_static(match format {
-        Format::Json => "application/json",
-        Format::Csv => CSV,
-    })
 }
 
 /// A final answer kept by the response cache, if any (no query, no serialization).
@@ -299,6 +234,26 @@ pub(crate) async fn answer(
     } else {
         render(state, &cache, ask, etag)
     }
+}
+
+/// The protected data routes with their descriptions (paths include `/v1`).
+pub fn data_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(zones))
+        .routes(routes!(generation))
+        .routes(routes!(load))
+        .routes(routes!(imports))
+        .routes(routes!(exports))
+        .routes(routes!(mix))
+        .routes(routes!(footprints))
+        .routes(routes!(impacts))
+        .routes(routes!(green_score))
+        .routes(routes!(environmental_score))
+        .routes(routes!(flow_share))
+        .routes(routes!(mix_share))
+        .routes(routes!(footprint_share))
+        .routes(routes!(impact_share))
+        .routes(routes!(factors))
 }
 
 /// Declares a data handler: its OpenAPI description (`#[utoipa::path]`, shared responses and the
@@ -471,28 +426,6 @@ mod tests {
 
     fn pairs(s: &str) -> Vec<(String, String)> {
         pairs_of(Some(s)).unwrap()
-    }
-
-    #[test]
-    fn format_from_parameter_then_accept() {
-        let mut h = HeaderMap::new();
-        assert_eq!(format_from(&pairs("zone=ES"), &h).unwrap(), Format::Json);
-        assert_eq!(format_from(&pairs("format=CSV"), &h).unwrap(), Format::Csv);
-        assert!(format_from(&pairs("format=xml"), &h).is_err());
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/csv;q=0.9, application/json"),
-        );
-        assert_eq!(format_from(&pairs(""), &h).unwrap(), Format::Csv);
-        assert_eq!(
-            format_from(&pairs("format=json"), &h).unwrap(),
-            Format::Json
-        );
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/csv;q=0, */*"),
-        );
-        assert_eq!(format_from(&pairs(""), &h).unwrap(), Format::Json);
     }
 
     #[test]

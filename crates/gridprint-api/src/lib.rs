@@ -24,10 +24,12 @@ pub mod data;
 pub mod docs;
 pub mod error;
 pub mod extract;
+pub mod format;
 pub mod layers;
 pub mod limit;
 pub mod openapi;
 pub mod page;
+pub mod params;
 pub mod refresh;
 pub mod response_cache;
 pub mod server;
@@ -357,7 +359,7 @@ fn token_routes() -> Router<AppState> {
 /// configured, CORS for one origin.
 pub fn router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
-    let (data_routes, _spec) = openapi::data_router().split_for_parts();
+    let (data_routes, _spec) = data::data_router().split_for_parts();
     let protected = data_routes.route_layer(middleware::from_fn_with_state(
         state.clone(),
         limit::data_guard,

@@ -6,9 +6,9 @@
 //! [`Grouper::push`] is called series by series, each in time order; a one-entry cache of the last
 //! (flags, key) makes the common case (a long run of equal flags) a single comparison per point.
 
-use gridprint_responses::Point;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::Slot;
+use gridprint_responses::Point;
 use std::cmp::Ordering;
 
 /// The flags that split series entries.

@@ -22,10 +22,10 @@ mod group;
 pub mod params;
 pub mod service;
 
+pub use answer::QueryResponse;
 pub use cache::{CacheStats, CacheVersion, DataCache, LoadOptions, SharedCache};
 pub use error::QueryError;
 pub use geo::{GeoError, ZoneLocator};
-pub use answer::QueryResponse;
 /// The response types (shared with the client).
 pub use gridprint_responses as responses;
 pub use service::{Endpoint, QueryService, ServiceError, parse, run};

@@ -343,7 +343,9 @@ pub(crate) fn timestamp(name: &str, v: &str) -> Result<OffsetDateTime, QueryErro
 }
 
 /// Start and end, both or neither; `None` for neither.
-pub(crate) fn dates(p: &QueryParams<'_>) -> Result<Option<(OffsetDateTime, OffsetDateTime)>, QueryError> {
+pub(crate) fn dates(
+    p: &QueryParams<'_>,
+) -> Result<Option<(OffsetDateTime, OffsetDateTime)>, QueryError> {
     match (p.get("start"), p.get("end")) {
         (None, None) => Ok(None),
         (Some(_), None) | (None, Some(_)) => Err(QueryError::bad_request(
@@ -435,7 +437,10 @@ pub(crate) fn production_type(
     }
 }
 
-pub(crate) fn footprint_types(p: &QueryParams<'_>, name: &str) -> Result<Vec<FootprintType>, QueryError> {
+pub(crate) fn footprint_types(
+    p: &QueryParams<'_>,
+    name: &str,
+) -> Result<Vec<FootprintType>, QueryError> {
     match p.get(name) {
         None => Ok(FootprintType::ALL.to_vec()),
         Some(v) => FootprintType::parse(v).map(|t| vec![t]).ok_or_else(|| {

@@ -9,12 +9,12 @@
 //! handler may call it directly on the async worker for small answers or in `spawn_blocking` for
 //! long ranges.
 
+use crate::answer::QueryResponse;
 use crate::cache::{DataCache, SharedCache};
 use crate::endpoints::{self, EndpointDef};
 use crate::error::QueryError;
 use crate::geo::{GeoError, ZoneLocator};
 use crate::params::{ParseContext, QueryParams};
-use crate::answer::QueryResponse;
 use gridprint_core::reference::ReferenceData;
 use gridprint_store::{Result as StoreResult, Store};
 use std::sync::Arc;

@@ -508,19 +508,6 @@ macro_rules! series_or_aggregates {
                 <$agg as ToSchema>::schemas(schemas);
             }
         }
-
-        impl crate::rows::Answer for $name {
-            fn as_list(&self) -> &dyn crate::rows::Answer {
-                match self {
-                    $name::Series(v) => v,
-                    $name::Aggregate(v) => v,
-                }
-            }
-
-            fn to_json(&self) -> Vec<u8> {
-                crate::json::to_json(self, self.points())
-            }
-        }
     };
 }
 

@@ -90,6 +90,26 @@ impl<T: Rows + Serialize + std::fmt::Debug + Send + Sync> Answer for Vec<T> {
     }
 }
 
+/// Series-or-aggregates answers are the list of their variant.
+macro_rules! either_answer {
+    ($($name:ident),*) => {$(
+        impl Answer for $name {
+            fn as_list(&self) -> &dyn Answer {
+                match self {
+                    $name::Series(v) => v,
+                    $name::Aggregate(v) => v,
+                }
+            }
+
+            fn to_json(&self) -> Vec<u8> {
+                crate::json::to_json(self, self.points())
+            }
+        }
+    )*};
+}
+
+either_answer!(Footprints, Impacts, Scores, Factors);
+
 /// A series entry: its flags, and blocks of points each with its own descriptive fields.
 pub trait Entry {
     /// `valid` and `zone_status`.
@@ -239,79 +259,214 @@ macro_rules! aggregate_item {
 
 series_item!(
     GenerationResult,
-    ["zone", "unit", "valid", "zone_status", "production_type", "data_state", "datasource", "timestamp", "value"],
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "production_type",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value"
+    ],
     |r| [r.zone.as_str(), r.unit]
 );
 series_item!(
     LoadResult,
-    ["zone", "unit", "valid", "zone_status", "data_state", "datasource", "timestamp", "value"],
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value"
+    ],
     |r| [r.zone.as_str(), r.unit]
 );
 series_item!(
     ImportsResult,
-    ["zone", "unit", "valid", "zone_status", "source", "data_state", "datasource", "timestamp", "value"],
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value"
+    ],
     |r| [r.zone.as_str(), r.unit]
 );
 series_item!(
     ExportsResult,
-    ["zone", "unit", "valid", "zone_status", "destination", "data_state", "datasource", "timestamp", "value"],
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "destination",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value"
+    ],
     |r| [r.zone.as_str(), r.unit]
 );
 series_item!(
     FootprintResult,
-    ["zone", "footprint_type", "scope", "unit", "coverage", "valid", "zone_status", "timestamp", "value"],
-    |r| [r.zone.as_str(), r.footprint_type.as_str(), r.scope.as_str(), r.unit, r.coverage.as_str()]
+    [
+        "zone",
+        "footprint_type",
+        "scope",
+        "unit",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value"
+    ],
+    |r| [
+        r.zone.as_str(),
+        r.footprint_type.as_str(),
+        r.scope.as_str(),
+        r.unit,
+        r.coverage.as_str()
+    ]
 );
 series_item!(
     ImpactResult,
-    ["zone", "impact_type", "scope", "unit", "coverage", "valid", "zone_status", "timestamp", "value"],
-    |r| [r.zone.as_str(), r.impact_type, r.scope.as_str(), r.unit, r.coverage.as_str()]
+    [
+        "zone",
+        "impact_type",
+        "scope",
+        "unit",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value"
+    ],
+    |r| [
+        r.zone.as_str(),
+        r.impact_type,
+        r.scope.as_str(),
+        r.unit,
+        r.coverage.as_str()
+    ]
 );
 series_item!(
     ScoreResult,
-    ["zone", "scope", "coverage", "valid", "zone_status", "timestamp", "value"],
+    [
+        "zone",
+        "scope",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value"
+    ],
     |r| [r.zone.as_str(), r.scope.as_str(), r.coverage.as_str()]
 );
 series_item!(
     FlowShareResult,
-    ["zone", "unit", "valid", "zone_status", "destination", "timestamp", "value"],
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "destination",
+        "timestamp",
+        "value"
+    ],
     |r| [r.zone.as_str(), r.unit]
 );
 series_item!(
     MixShareResult,
-    ["zone", "unit", "valid", "zone_status", "origin", "timestamp", "value"],
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "origin",
+        "timestamp",
+        "value"
+    ],
     |r| [r.zone.as_str(), r.unit]
 );
 series_item!(
     FootprintShareResult,
-    ["zone", "footprint_type", "scope", "unit", "valid", "zone_status", "source", "timestamp", "value"],
-    |r| [r.zone.as_str(), r.footprint_type.as_str(), r.scope.as_str(), r.unit]
+    [
+        "zone",
+        "footprint_type",
+        "scope",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "timestamp",
+        "value"
+    ],
+    |r| [
+        r.zone.as_str(),
+        r.footprint_type.as_str(),
+        r.scope.as_str(),
+        r.unit
+    ]
 );
 series_item!(
     ImpactShareResult,
-    ["zone", "impact_type", "scope", "unit", "valid", "zone_status", "source", "timestamp", "value"],
+    [
+        "zone",
+        "impact_type",
+        "scope",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "timestamp",
+        "value"
+    ],
     |r| [r.zone.as_str(), r.impact_type, r.scope.as_str(), r.unit]
 );
 
 aggregate_item!(
     FootprintAggregate,
     ["zone", "footprint_type", "scope", "unit", "coverage"],
-    |a| [a.zone.as_str(), a.footprint_type.as_str(), a.scope.as_str(), a.unit, a.coverage.as_str()]
+    |a| [
+        a.zone.as_str(),
+        a.footprint_type.as_str(),
+        a.scope.as_str(),
+        a.unit,
+        a.coverage.as_str()
+    ]
 );
 aggregate_item!(
     ImpactAggregate,
     ["zone", "impact_type", "scope", "unit", "coverage"],
-    |a| [a.zone.as_str(), a.impact_type, a.scope.as_str(), a.unit, a.coverage.as_str()]
+    |a| [
+        a.zone.as_str(),
+        a.impact_type,
+        a.scope.as_str(),
+        a.unit,
+        a.coverage.as_str()
+    ]
 );
-aggregate_item!(
-    ScoreAggregate,
-    ["zone", "scope", "coverage"],
-    |a| [a.zone.as_str(), a.scope.as_str(), a.coverage.as_str()]
-);
+aggregate_item!(ScoreAggregate, ["zone", "scope", "coverage"], |a| [
+    a.zone.as_str(),
+    a.scope.as_str(),
+    a.coverage.as_str()
+]);
 
 /// The descriptive fields of a factor (`year` and `source_link` empty when unknown).
 fn factor_head<R>(
-    f: (&gridprint_core::reference::FootprintType, &gridprint_core::production::ProductionType),
+    f: (
+        &gridprint_core::reference::FootprintType,
+        &gridprint_core::production::ProductionType,
+    ),
     scope: gridprint_core::reference::Scope,
     text: (&str, &str, Option<i32>, Option<&str>),
     then: impl FnOnce(&[&str]) -> R,

@@ -3,11 +3,11 @@
 //! and the "series or aggregates" answers. The response structs in [`crate::items`] point their
 //! fields here with `#[schema(value_type = …)]`.
 
+use utoipa::ToSchema;
 use utoipa::openapi::schema::{
     AnyOfBuilder, ArrayBuilder, ArrayItems, KnownFormat, ObjectBuilder, SchemaFormat, Type,
 };
 use utoipa::openapi::{RefOr, Schema};
-use utoipa::ToSchema;
 
 /// A string enum of production types in API spelling, listed from
 /// [`gridprint_core::production::ProductionType::ALL`] so the schema cannot drift from the core.

@@ -51,7 +51,6 @@ pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
     )
 }
 
-
 /// `/factors`: no location; `factor_type`, `scope`, `production_type` (pumped storage accepted),
 /// `aggregate`, optional start and end (same rules, no range limit: factors are constant).
 pub struct FactorsEndpoint;
@@ -61,25 +60,25 @@ impl EndpointDef for FactorsEndpoint {
     type Response = Factors;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
-    let window = match dates(p)? {
-        Some((s, e)) => TimeWindow {
-            range: SlotRange::from_window(s, e),
-            requested: Some((s, e)),
-            now: ctx.now,
-        },
-        None => TimeWindow::current(ctx.now),
-    };
-    let factor_types = footprint_types(p, "factor_type")?;
-    let scope = scope_any(p)?;
-    let production_type = production_type(p, true)?;
-    let aggregate = boolean(p, "aggregate", false)?;
-    Ok(FactorsRequest {
-        factor_types,
-        scope,
-        production_type,
-        aggregate,
-        window,
-    })
+        let window = match dates(p)? {
+            Some((s, e)) => TimeWindow {
+                range: SlotRange::from_window(s, e),
+                requested: Some((s, e)),
+                now: ctx.now,
+            },
+            None => TimeWindow::current(ctx.now),
+        };
+        let factor_types = footprint_types(p, "factor_type")?;
+        let scope = scope_any(p)?;
+        let production_type = production_type(p, true)?;
+        let aggregate = boolean(p, "aggregate", false)?;
+        Ok(FactorsRequest {
+            factor_types,
+            scope,
+            production_type,
+            aggregate,
+            window,
+        })
     }
 
     fn answer(cache: &DataCache, req: &FactorsRequest) -> Factors {

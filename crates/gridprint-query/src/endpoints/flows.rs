@@ -101,7 +101,6 @@ pub fn exports(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {
     out
 }
 
-
 /// `/imports`: location, `source_*` location, time.
 pub struct Imports;
 
@@ -110,13 +109,13 @@ impl EndpointDef for Imports {
     type Response = Vec<ImportsResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
-    let (zones, requested) = primary(p, ctx)?;
-    let partners = partner(p, ctx, "source_")?;
-    Ok(FlowsRequest {
-        zones,
-        window: window(p, ctx, requested)?,
-        partners,
-    })
+        let (zones, requested) = primary(p, ctx)?;
+        let partners = partner(p, ctx, "source_")?;
+        Ok(FlowsRequest {
+            zones,
+            window: window(p, ctx, requested)?,
+            partners,
+        })
     }
 
     fn answer(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
@@ -132,13 +131,13 @@ impl EndpointDef for Exports {
     type Response = Vec<ExportsResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
-    let (zones, requested) = primary(p, ctx)?;
-    let partners = partner(p, ctx, "destination_")?;
-    Ok(FlowsRequest {
-        zones,
-        window: window(p, ctx, requested)?,
-        partners,
-    })
+        let (zones, requested) = primary(p, ctx)?;
+        let partners = partner(p, ctx, "destination_")?;
+        Ok(FlowsRequest {
+            zones,
+            window: window(p, ctx, requested)?,
+            partners,
+        })
     }
 
     fn answer(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {

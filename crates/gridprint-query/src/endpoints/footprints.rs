@@ -53,7 +53,6 @@ pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
     Footprints::Series(out)
 }
 
-
 /// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
 /// `aggregate`, `use_global`.
 pub struct FootprintsEndpoint;
@@ -63,19 +62,19 @@ impl EndpointDef for FootprintsEndpoint {
     type Response = Footprints;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
-    let (zones, window) = zones_and_window(p, ctx)?;
-    let footprint_types = footprint_types(p, "footprint_type")?;
-    let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
-    let coverage = coverage(p)?;
-    let aggregate = aggregate(p, &window)?;
-    Ok(FootprintsRequest {
-        zones,
-        window,
-        footprint_types,
-        scope,
-        aggregate,
-        coverage,
-    })
+        let (zones, window) = zones_and_window(p, ctx)?;
+        let footprint_types = footprint_types(p, "footprint_type")?;
+        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
+        let coverage = coverage(p)?;
+        let aggregate = aggregate(p, &window)?;
+        Ok(FootprintsRequest {
+            zones,
+            window,
+            footprint_types,
+            scope,
+            aggregate,
+            coverage,
+        })
     }
 
     fn answer(cache: &DataCache, req: &FootprintsRequest) -> Footprints {

@@ -53,7 +53,6 @@ pub fn generation(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationR
     out
 }
 
-
 /// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).
 pub struct Generation;
 
@@ -62,12 +61,12 @@ impl EndpointDef for Generation {
     type Response = Vec<GenerationResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<GenerationRequest, QueryError> {
-    let (zones, window) = zones_and_window(p, ctx)?;
-    Ok(GenerationRequest {
-        zones,
-        window,
-        production_type: production_type(p, false)?,
-    })
+        let (zones, window) = zones_and_window(p, ctx)?;
+        Ok(GenerationRequest {
+            zones,
+            window,
+            production_type: production_type(p, false)?,
+        })
     }
 
     fn answer(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationResult> {

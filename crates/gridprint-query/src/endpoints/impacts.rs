@@ -49,7 +49,6 @@ pub fn impacts(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
     )
 }
 
-
 /// `/impacts`: location, time, `impact_type` (water), `scope` (operational), `aggregate`, `use_global`.
 pub struct ImpactsEndpoint;
 
@@ -58,17 +57,17 @@ impl EndpointDef for ImpactsEndpoint {
     type Response = Impacts;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
-    let (zones, window) = zones_and_window(p, ctx)?;
-    impact_type(p)?;
-    scope_operational(p, "impacts")?;
-    let coverage = coverage(p)?;
-    let aggregate = aggregate(p, &window)?;
-    Ok(ImpactsRequest {
-        zones,
-        window,
-        aggregate,
-        coverage,
-    })
+        let (zones, window) = zones_and_window(p, ctx)?;
+        impact_type(p)?;
+        scope_operational(p, "impacts")?;
+        let coverage = coverage(p)?;
+        let aggregate = aggregate(p, &window)?;
+        Ok(ImpactsRequest {
+            zones,
+            window,
+            aggregate,
+            coverage,
+        })
     }
 
     fn answer(cache: &DataCache, req: &ImpactsRequest) -> Impacts {

@@ -55,7 +55,6 @@ pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
     out
 }
 
-
 /// `/load`: location and time.
 pub struct Load;
 
@@ -64,8 +63,8 @@ impl EndpointDef for Load {
     type Response = Vec<LoadResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<LoadRequest, QueryError> {
-    let (zones, window) = zones_and_window(p, ctx)?;
-    Ok(LoadRequest { zones, window })
+        let (zones, window) = zones_and_window(p, ctx)?;
+        Ok(LoadRequest { zones, window })
     }
 
     fn answer(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {

@@ -51,7 +51,6 @@ pub fn mix(cache: &DataCache, req: &MixRequest) -> Vec<MixResult> {
     out
 }
 
-
 /// `/mix`: location, time, `production_type` (pumped storage rejected).
 pub struct Mix;
 
@@ -60,12 +59,12 @@ impl EndpointDef for Mix {
     type Response = Vec<MixResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<MixRequest, QueryError> {
-    let (zones, window) = zones_and_window(p, ctx)?;
-    Ok(MixRequest {
-        zones,
-        window,
-        production_type: production_type(p, false)?,
-    })
+        let (zones, window) = zones_and_window(p, ctx)?;
+        Ok(MixRequest {
+            zones,
+            window,
+            production_type: production_type(p, false)?,
+        })
     }
 
     fn answer(cache: &DataCache, req: &MixRequest) -> Vec<MixResult> {

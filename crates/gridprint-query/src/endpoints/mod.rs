@@ -55,7 +55,10 @@ pub use impacts::{ImpactsEndpoint, impacts};
 pub use load::{Load, load};
 pub use mix::{Mix, mix};
 pub use score::{Score, score};
-pub use shares::{FootprintShare, FlowShare, ImpactShare, MixShare, flow_share, footprint_share, impact_share, mix_share};
+pub use shares::{
+    FlowShare, FootprintShare, ImpactShare, MixShare, flow_share, footprint_share, impact_share,
+    mix_share,
+};
 pub use status::{ProviderStates, status, status_component};
 pub use zones::{Zones, zones};
 
@@ -262,8 +265,6 @@ fn zones_of(cache: &DataCache, sel: &crate::params::ZoneSelection) -> Vec<(ZoneI
         .map(|i| (i, zones.code(i).clone()))
         .collect()
 }
-
-
 
 fn ds_cmp<'c>(
     cache: &'c DataCache,

@@ -45,7 +45,6 @@ pub fn score(cache: &DataCache, req: &ImpactsRequest) -> Scores {
     )
 }
 
-
 /// `/green-score` and `/environmental-score`: location, time, `scope` (operational), `aggregate`,
 /// `use_global`.
 pub struct Score;
@@ -55,16 +54,16 @@ impl EndpointDef for Score {
     type Response = Scores;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
-    let (zones, window) = zones_and_window(p, ctx)?;
-    scope_operational(p, "the score")?;
-    let coverage = coverage(p)?;
-    let aggregate = aggregate(p, &window)?;
-    Ok(ImpactsRequest {
-        zones,
-        window,
-        aggregate,
-        coverage,
-    })
+        let (zones, window) = zones_and_window(p, ctx)?;
+        scope_operational(p, "the score")?;
+        let coverage = coverage(p)?;
+        let aggregate = aggregate(p, &window)?;
+        Ok(ImpactsRequest {
+            zones,
+            window,
+            aggregate,
+            coverage,
+        })
     }
 
     fn answer(cache: &DataCache, req: &ScoreRequest) -> Scores {

@@ -278,7 +278,6 @@ pub fn impact_share(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareRes
     out
 }
 
-
 /// `/flow-share`: location, `destination_*` location, time.
 pub struct FlowShare;
 
@@ -287,13 +286,13 @@ impl EndpointDef for FlowShare {
     type Response = Vec<FlowShareResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-    let (zones, requested) = primary(p, ctx)?;
-    let partners = partner(p, ctx, "destination_")?;
-    Ok(ShareRequest {
-        zones,
-        window: window(p, ctx, requested)?,
-        partners,
-    })
+        let (zones, requested) = primary(p, ctx)?;
+        let partners = partner(p, ctx, "destination_")?;
+        Ok(ShareRequest {
+            zones,
+            window: window(p, ctx, requested)?,
+            partners,
+        })
     }
 
     fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult> {
@@ -309,13 +308,13 @@ impl EndpointDef for MixShare {
     type Response = Vec<MixShareResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-    let (zones, requested) = primary(p, ctx)?;
-    let partners = partner(p, ctx, "origin_")?;
-    Ok(ShareRequest {
-        zones,
-        window: window(p, ctx, requested)?,
-        partners,
-    })
+        let (zones, requested) = primary(p, ctx)?;
+        let partners = partner(p, ctx, "origin_")?;
+        Ok(ShareRequest {
+            zones,
+            window: window(p, ctx, requested)?,
+            partners,
+        })
     }
 
     fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<MixShareResult> {
@@ -331,19 +330,22 @@ impl EndpointDef for FootprintShare {
     type Request = FootprintShareRequest;
     type Response = Vec<FootprintShareResult>;
 
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintShareRequest, QueryError> {
-    let (zones, requested) = primary(p, ctx)?;
-    let partners = partner(p, ctx, "source_")?;
-    let window = window(p, ctx, requested)?;
-    let footprint_types = footprint_types(p, "footprint_type")?;
-    let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
-    Ok(FootprintShareRequest {
-        zones,
-        window,
-        partners,
-        footprint_types,
-        scope,
-    })
+    fn parse(
+        p: &QueryParams<'_>,
+        ctx: &ParseContext<'_>,
+    ) -> Result<FootprintShareRequest, QueryError> {
+        let (zones, requested) = primary(p, ctx)?;
+        let partners = partner(p, ctx, "source_")?;
+        let window = window(p, ctx, requested)?;
+        let footprint_types = footprint_types(p, "footprint_type")?;
+        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
+        Ok(FootprintShareRequest {
+            zones,
+            window,
+            partners,
+            footprint_types,
+            scope,
+        })
     }
 
     fn answer(cache: &DataCache, req: &FootprintShareRequest) -> Vec<FootprintShareResult> {
@@ -359,16 +361,16 @@ impl EndpointDef for ImpactShare {
     type Response = Vec<ImpactShareResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-    let (zones, requested) = primary(p, ctx)?;
-    let partners = partner(p, ctx, "source_")?;
-    let window = window(p, ctx, requested)?;
-    impact_type(p)?;
-    scope_operational(p, "impact shares")?;
-    Ok(ShareRequest {
-        zones,
-        window,
-        partners,
-    })
+        let (zones, requested) = primary(p, ctx)?;
+        let partners = partner(p, ctx, "source_")?;
+        let window = window(p, ctx, requested)?;
+        impact_type(p)?;
+        scope_operational(p, "impact shares")?;
+        Ok(ShareRequest {
+            zones,
+            window,
+            partners,
+        })
     }
 
     fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareResult> {

@@ -233,7 +233,8 @@ fn typed_requests() {
     assert_eq!(req.window.requested, None);
 
     // Comma list: known zones in code order, unknown ones dropped; duplicates: the first wins.
-    let req = gridprint_query::parse::<endpoints::Load>(&q("zone=FR,es,XX,ES&zone=DE"), &ctx).unwrap();
+    let req =
+        gridprint_query::parse::<endpoints::Load>(&q("zone=FR,es,XX,ES&zone=DE"), &ctx).unwrap();
     assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES"), idx("FR")]));
     let req = gridprint_query::parse::<endpoints::Load>(&q("zone="), &ctx).unwrap();
     assert_eq!(req.zones, ZoneSelection::All);
@@ -268,7 +269,8 @@ fn typed_requests() {
     assert_eq!(req.scope, Scope::Operational);
 
     // Secondary locations by code and by point.
-    let req = gridprint_query::parse::<endpoints::Imports>(&q("zone=ES&source_zone=fr,pt"), &ctx).unwrap();
+    let req = gridprint_query::parse::<endpoints::Imports>(&q("zone=ES&source_zone=fr,pt"), &ctx)
+        .unwrap();
     assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR"), z("PT")]));
     let req = gridprint_query::parse::<endpoints::Exports>(
         &q("zone=ES&destination_lat=48.85&destination_lon=2.35"),
@@ -302,7 +304,9 @@ fn lat_lon_resolve_to_zones() {
         locator: l,
         now: NOW,
     };
-    let req = gridprint_query::parse::<endpoints::FootprintsEndpoint>(&q("lat=40.4&lon=-3.7"), &ctx).unwrap();
+    let req =
+        gridprint_query::parse::<endpoints::FootprintsEndpoint>(&q("lat=40.4&lon=-3.7"), &ctx)
+            .unwrap();
     assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES")]));
     let req = gridprint_query::parse::<endpoints::FootprintsEndpoint>(
         &q("lat=48.85&lon=2.35&start=2024-01-01&end=2024-12-31"),
