@@ -78,11 +78,6 @@ impl<K: Copy + PartialEq> Grouper<K> {
         self.last = Some((pair, key, e, l));
     }
 
-    /// Whether nothing was pushed.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     /// The entries in order of first appearance, blocks sorted by `cmp` (stable).
     pub fn finish(mut self, mut cmp: impl FnMut(&K, &K) -> Ordering) -> Vec<GroupEntry<K>> {
         self.entries.sort_by_key(|e| e.first);

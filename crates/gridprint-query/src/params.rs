@@ -515,3 +515,15 @@ pub(crate) fn zones_and_window(
     let (zones, requested) = primary(p, ctx)?;
     Ok((zones, window(p, ctx, requested)?))
 }
+
+/// Primary location, the partner location with `prefix` (`source_`, `destination_`, `origin_`) and
+/// the window, checked in that order.
+pub(crate) fn with_partners(
+    p: &QueryParams<'_>,
+    ctx: &ParseContext<'_>,
+    prefix: &str,
+) -> Result<(ZoneSelection, PartnerFilter, TimeWindow), QueryError> {
+    let (zones, requested) = primary(p, ctx)?;
+    let partners = partner(p, ctx, prefix)?;
+    Ok((zones, partners, window(p, ctx, requested)?))
+}

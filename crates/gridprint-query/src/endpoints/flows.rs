@@ -17,14 +17,7 @@ fn flow_entries(
             continue;
         }
         raw_points(cache, derived, *id, &req.window, |p, slot, v, st, ds| {
-            g.push(
-                p,
-                (k as u32, st, ds),
-                Point {
-                    slot,
-                    value: v as f64,
-                },
-            )
+            g.push(p, (k as u32, st, ds), point(slot, v))
         });
     }
     // Partners are sorted by code, so their position orders them.
@@ -33,72 +26,54 @@ fn flow_entries(
 
 /// `/imports`: flows into the zone, by source.
 pub fn imports(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
-    let mut out = Vec::new();
-    for (z, code) in zones_of(cache, &req.zones) {
+    let group = |z| {
         let flows = &cache.inputs(z).imports;
-        let entries = flow_entries(cache, z, flows, req);
-        if entries.is_empty() {
-            continue;
-        }
-        let series = entries
-            .into_iter()
-            .map(|e| ImportsEntry {
-                valid: e.pair.0,
-                zone_status: e.pair.1,
-                imports: e
-                    .leaves
-                    .into_iter()
-                    .map(|((k, st, ds), pts)| ImportBlock {
-                        source: flows[k as usize].0.clone(),
-                        data_state: st,
-                        datasource: cache.datasource(ds).to_string(),
-                        values: Values(pts),
-                    })
-                    .collect(),
-            })
-            .collect();
-        out.push(ImportsResult {
-            zone: code,
-            unit: MW,
-            series,
-        });
-    }
-    out
+        entries(
+            flow_entries(cache, z, flows, req),
+            |_, (k, data_state, ds), values| ImportBlock {
+                source: flows[k as usize].0.clone(),
+                data_state,
+                datasource: cache.datasource(ds).to_string(),
+                values,
+            },
+            |valid, zone_status, imports| ImportsEntry {
+                valid,
+                zone_status,
+                imports,
+            },
+        )
+    };
+    per_zone(cache, &req.zones, group, |zone, series| ImportsResult {
+        zone,
+        unit: MW,
+        series,
+    })
 }
 
 /// `/exports`: flows out of the zone, by destination.
 pub fn exports(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {
-    let mut out = Vec::new();
-    for (z, code) in zones_of(cache, &req.zones) {
+    let group = |z| {
         let flows = &cache.inputs(z).exports;
-        let entries = flow_entries(cache, z, flows, req);
-        if entries.is_empty() {
-            continue;
-        }
-        let series = entries
-            .into_iter()
-            .map(|e| ExportsEntry {
-                valid: e.pair.0,
-                zone_status: e.pair.1,
-                exports: e
-                    .leaves
-                    .into_iter()
-                    .map(|((k, st, ds), pts)| ExportBlock {
-                        destination: flows[k as usize].0.clone(),
-                        data_state: st,
-                        datasource: cache.datasource(ds).to_string(),
-                        values: Values(pts),
-                    })
-                    .collect(),
-            })
-            .collect();
-        out.push(ExportsResult {
-            zone: code,
-            unit: MW,
-            series,
-        });
-    }
-    out
+        entries(
+            flow_entries(cache, z, flows, req),
+            |_, (k, data_state, ds), values| ExportBlock {
+                destination: flows[k as usize].0.clone(),
+                data_state,
+                datasource: cache.datasource(ds).to_string(),
+                values,
+            },
+            |valid, zone_status, exports| ExportsEntry {
+                valid,
+                zone_status,
+                exports,
+            },
+        )
+    };
+    per_zone(cache, &req.zones, group, |zone, series| ExportsResult {
+        zone,
+        unit: MW,
+        series,
+    })
 }
 
 /// `/imports`: location, `source_*` location, time.
@@ -109,11 +84,10 @@ impl EndpointDef for Imports {
     type Response = Vec<ImportsResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
-        let (zones, requested) = primary(p, ctx)?;
-        let partners = partner(p, ctx, "source_")?;
+        let (zones, partners, window) = with_partners(p, ctx, "source_")?;
         Ok(FlowsRequest {
             zones,
-            window: window(p, ctx, requested)?,
+            window,
             partners,
         })
     }
@@ -131,11 +105,10 @@ impl EndpointDef for Exports {
     type Response = Vec<ExportsResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
-        let (zones, requested) = primary(p, ctx)?;
-        let partners = partner(p, ctx, "destination_")?;
+        let (zones, partners, window) = with_partners(p, ctx, "destination_")?;
         Ok(FlowsRequest {
             zones,
-            window: window(p, ctx, requested)?,
+            window,
             partners,
         })
     }

@@ -4,55 +4,37 @@ use super::*;
 
 pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
     let cmp = ds_cmp(cache);
-    let mut out = Vec::new();
-    for (z, code) in zones_of(cache, &req.zones) {
+    let group = |z| {
         let Some(id) = cache.inputs(z).load else {
-            continue;
+            return Vec::new();
         };
-        let mut g: Grouper<(DataState, u16)> = Grouper::new();
+        let mut g = Grouper::new();
         raw_points(
             cache,
             cache.derived(z),
             id,
             &req.window,
-            |p, slot, v, st, ds| {
-                g.push(
-                    p,
-                    (st, ds),
-                    Point {
-                        slot,
-                        value: v as f64,
-                    },
-                )
-            },
+            |p, slot, v, st, ds| g.push(p, (st, ds), point(slot, v)),
         );
-        if g.is_empty() {
-            continue;
-        }
-        let series = g
-            .finish(|a, b| cmp(a.0, a.1, b.0, b.1))
-            .into_iter()
-            .map(|e| LoadEntry {
-                valid: e.pair.0,
-                zone_status: e.pair.1,
-                blocks: e
-                    .leaves
-                    .into_iter()
-                    .map(|((st, ds), pts)| StateBlock {
-                        data_state: st,
-                        datasource: cache.datasource(ds).to_string(),
-                        values: Values(pts),
-                    })
-                    .collect(),
-            })
-            .collect();
-        out.push(LoadResult {
-            zone: code,
-            unit: MW,
-            series,
-        });
-    }
-    out
+        entries(
+            g.finish(|a, b| cmp(a.0, a.1, b.0, b.1)),
+            |_, (data_state, ds), values| StateBlock {
+                data_state,
+                datasource: cache.datasource(ds).to_string(),
+                values,
+            },
+            |valid, zone_status, blocks| LoadEntry {
+                valid,
+                zone_status,
+                blocks,
+            },
+        )
+    };
+    per_zone(cache, &req.zones, group, |zone, series| LoadResult {
+        zone,
+        unit: MW,
+        series,
+    })
 }
 
 /// `/load`: location and time.

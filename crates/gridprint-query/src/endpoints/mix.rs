@@ -4,51 +4,35 @@ use super::*;
 
 /// `/mix`: flow-traced consumption per production type (datasource `flow_tracing`).
 pub fn mix(cache: &DataCache, req: &MixRequest) -> Vec<MixResult> {
-    let mut out = Vec::new();
-    for (z, code) in zones_of(cache, &req.zones) {
+    let group = |z| {
         let derived = cache.derived(z);
-        let mut g: Grouper<ProductionType> = Grouper::new();
+        let mut g = Grouper::new();
         for pt in ProductionType::ALL {
-            if req.production_type.is_some_and(|f| f != pt) {
-                continue;
+            if req.production_type.is_none_or(|f| f == pt) {
+                let key = SeriesKey::Mix(pt);
+                push_derived(&mut g, derived, &key, &req.window, keep_non_negative, pt);
             }
-            push_derived(
-                &mut g,
-                derived,
-                &SeriesKey::Mix(pt),
-                &req.window,
-                keep_non_negative,
-                pt,
-            );
         }
-        if g.is_empty() {
-            continue;
-        }
-        let series = g
-            .finish(|a, b| a.cmp(b))
-            .into_iter()
-            .map(|e| GenerationEntry {
-                valid: e.pair.0,
-                zone_status: e.pair.1,
-                production: e
-                    .leaves
-                    .into_iter()
-                    .map(|(pt, pts)| ProductionBlock {
-                        production_type: pt,
-                        data_state: state_of_status(e.pair.1),
-                        datasource: FLOW_TRACING.to_string(),
-                        values: Values(pts),
-                    })
-                    .collect(),
-            })
-            .collect();
-        out.push(GenerationResult {
-            zone: code,
-            unit: MW,
-            series,
-        });
-    }
-    out
+        entries(
+            g.finish(|a, b| a.cmp(b)),
+            |(_, status), production_type, values| ProductionBlock {
+                production_type,
+                data_state: state_of_status(status),
+                datasource: FLOW_TRACING.to_string(),
+                values,
+            },
+            |valid, zone_status, production| GenerationEntry {
+                valid,
+                zone_status,
+                production,
+            },
+        )
+    };
+    per_zone(cache, &req.zones, group, |zone, series| GenerationResult {
+        zone,
+        unit: MW,
+        series,
+    })
 }
 
 /// `/mix`: location, time, `production_type` (pumped storage rejected).

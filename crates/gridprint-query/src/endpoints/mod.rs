@@ -123,6 +123,51 @@ fn keep_non_negative(v: f32) -> bool {
     v >= 0.0
 }
 
+/// A point of a stored `f32` value.
+fn point(slot: Slot, v: f32) -> Point {
+    Point {
+        slot,
+        value: v as f64,
+    }
+}
+
+/// One result per selected zone whose entries are not empty (docs/api.md §3: a result without any
+/// point in the window is left out): `entries(zone)` groups its points, `result` wraps them.
+fn per_zone<E, R>(
+    cache: &DataCache,
+    sel: &ZoneSelection,
+    mut entries: impl FnMut(ZoneIdx) -> Vec<E>,
+    mut result: impl FnMut(ZoneCode, Vec<E>) -> R,
+) -> Vec<R> {
+    zones_of(cache, sel)
+        .into_iter()
+        .filter_map(|(z, code)| {
+            let series = entries(z);
+            (!series.is_empty()).then(|| result(code, series))
+        })
+        .collect()
+}
+
+/// Series entries from grouped points: each group's flags (`entry`) and its blocks (`block`, from the
+/// group's flags, the block key and its points).
+fn entries<K, B, E>(
+    groups: Vec<GroupEntry<K>>,
+    mut block: impl FnMut(FlagPair, K, Values) -> B,
+    entry: impl Fn(bool, ZoneStatus, Vec<B>) -> E,
+) -> Vec<E> {
+    groups
+        .into_iter()
+        .map(|g| {
+            let blocks = g
+                .leaves
+                .into_iter()
+                .map(|(k, pts)| block(g.pair, k, Values(pts)))
+                .collect();
+            entry(g.pair.0, g.pair.1, blocks)
+        })
+        .collect()
+}
+
 /// Calls `f(flags, slot, value, state, datasource)` for each non-negative point of a raw series in the
 /// window, with the flags of zone's slot (derived, or the fallback documented above).
 fn raw_points(

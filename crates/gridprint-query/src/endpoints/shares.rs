@@ -133,30 +133,25 @@ pub fn flow_share(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult>
                 }
             }
         }
-        if g.is_empty() {
-            continue;
+        let series = entries(
+            g.finish(|a, b| a.cmp(b)),
+            |_, k, values| DestinationBlock {
+                destination: names[k as usize].clone(),
+                values,
+            },
+            |valid, zone_status, flows| FlowShareEntry {
+                valid,
+                zone_status,
+                flows,
+            },
+        );
+        if !series.is_empty() {
+            out.push(FlowShareResult {
+                zone: code,
+                unit: PERCENT,
+                series,
+            });
         }
-        let series = g
-            .finish(|a, b| a.cmp(b))
-            .into_iter()
-            .map(|e| FlowShareEntry {
-                valid: e.pair.0,
-                zone_status: e.pair.1,
-                flows: e
-                    .leaves
-                    .into_iter()
-                    .map(|(k, pts)| DestinationBlock {
-                        destination: names[k as usize].clone(),
-                        values: Values(pts),
-                    })
-                    .collect(),
-            })
-            .collect();
-        out.push(FlowShareResult {
-            zone: code,
-            unit: PERCENT,
-            series,
-        });
     }
     out
 }
@@ -164,53 +159,42 @@ pub fn flow_share(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult>
 /// `/mix-share`: % of the zone's consumption coming from each origin (itself included):
 /// 100 · X\[zone\]\[origin\] / L_zone.
 pub fn mix_share(cache: &DataCache, req: &ShareRequest) -> Vec<MixShareResult> {
-    let mut out = Vec::new();
-    for (z, code) in zones_of(cache, &req.zones) {
-        let (names, entries) =
+    let group = |z| {
+        let (names, groups) =
             consumer_shares(cache, z, &req.window, &req.partners, Weight::Percent);
-        if entries.is_empty() {
-            continue;
-        }
-        let series = entries
-            .into_iter()
-            .map(|e| MixShareEntry {
-                valid: e.pair.0,
-                zone_status: e.pair.1,
-                shares: e
-                    .leaves
-                    .into_iter()
-                    .map(|(k, pts)| OriginBlock {
-                        origin: names[k as usize].clone(),
-                        values: Values(pts),
-                    })
-                    .collect(),
-            })
-            .collect();
-        out.push(MixShareResult {
-            zone: code,
-            unit: PERCENT,
-            series,
-        });
-    }
-    out
+        entries(
+            groups,
+            |_, k, values| OriginBlock {
+                origin: names[k as usize].clone(),
+                values,
+            },
+            |valid, zone_status, shares| MixShareEntry {
+                valid,
+                zone_status,
+                shares,
+            },
+        )
+    };
+    per_zone(cache, &req.zones, group, |zone, series| MixShareResult {
+        zone,
+        unit: PERCENT,
+        series,
+    })
 }
 
-fn source_entries(names: &[ZoneCode], entries: Vec<GroupEntry<u32>>) -> Vec<SourceEntry> {
-    entries
-        .into_iter()
-        .map(|e| SourceEntry {
-            valid: e.pair.0,
-            zone_status: e.pair.1,
-            blocks: e
-                .leaves
-                .into_iter()
-                .map(|(k, pts)| SourceBlock {
-                    source: names[k as usize].clone(),
-                    values: Values(pts),
-                })
-                .collect(),
-        })
-        .collect()
+fn source_entries(names: &[ZoneCode], groups: Vec<GroupEntry<u32>>) -> Vec<SourceEntry> {
+    entries(
+        groups,
+        |_, k, values| SourceBlock {
+            source: names[k as usize].clone(),
+            values,
+        },
+        |valid, zone_status, blocks| SourceEntry {
+            valid,
+            zone_status,
+            blocks,
+        },
+    )
 }
 
 /// `/footprint-share`: the zone's global footprint split by source zone, X\[zone\]\[source\] / L_zone ×
@@ -255,27 +239,18 @@ pub fn impact_share(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareRes
     let local = SeriesKey::Impact {
         coverage: Coverage::Local,
     };
-    let mut out = Vec::new();
-    for (z, code) in zones_of(cache, &req.zones) {
-        let (names, entries) = consumer_shares(
-            cache,
-            z,
-            &req.window,
-            &req.partners,
-            Weight::OriginColumn(&local),
-        );
-        if entries.is_empty() {
-            continue;
-        }
-        out.push(ImpactShareResult {
-            zone: code,
-            impact_type: WATER,
-            scope: Scope::Operational,
-            unit: WATER_IMPACT_UNIT,
-            series: source_entries(&names, entries),
-        });
-    }
-    out
+    let group = |z| {
+        let weight = Weight::OriginColumn(&local);
+        let (names, groups) = consumer_shares(cache, z, &req.window, &req.partners, weight);
+        source_entries(&names, groups)
+    };
+    per_zone(cache, &req.zones, group, |zone, series| ImpactShareResult {
+        zone,
+        impact_type: WATER,
+        scope: Scope::Operational,
+        unit: WATER_IMPACT_UNIT,
+        series,
+    })
 }
 
 /// `/flow-share`: location, `destination_*` location, time.
@@ -286,11 +261,10 @@ impl EndpointDef for FlowShare {
     type Response = Vec<FlowShareResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        let (zones, requested) = primary(p, ctx)?;
-        let partners = partner(p, ctx, "destination_")?;
+        let (zones, partners, window) = with_partners(p, ctx, "destination_")?;
         Ok(ShareRequest {
             zones,
-            window: window(p, ctx, requested)?,
+            window,
             partners,
         })
     }
@@ -308,11 +282,10 @@ impl EndpointDef for MixShare {
     type Response = Vec<MixShareResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        let (zones, requested) = primary(p, ctx)?;
-        let partners = partner(p, ctx, "origin_")?;
+        let (zones, partners, window) = with_partners(p, ctx, "origin_")?;
         Ok(ShareRequest {
             zones,
-            window: window(p, ctx, requested)?,
+            window,
             partners,
         })
     }
@@ -334,9 +307,7 @@ impl EndpointDef for FootprintShare {
         p: &QueryParams<'_>,
         ctx: &ParseContext<'_>,
     ) -> Result<FootprintShareRequest, QueryError> {
-        let (zones, requested) = primary(p, ctx)?;
-        let partners = partner(p, ctx, "source_")?;
-        let window = window(p, ctx, requested)?;
+        let (zones, partners, window) = with_partners(p, ctx, "source_")?;
         let footprint_types = footprint_types(p, "footprint_type")?;
         let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
         Ok(FootprintShareRequest {
@@ -361,9 +332,7 @@ impl EndpointDef for ImpactShare {
     type Response = Vec<ImpactShareResult>;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        let (zones, requested) = primary(p, ctx)?;
-        let partners = partner(p, ctx, "source_")?;
-        let window = window(p, ctx, requested)?;
+        let (zones, partners, window) = with_partners(p, ctx, "source_")?;
         impact_type(p)?;
         scope_operational(p, "impact shares")?;
         Ok(ShareRequest {
