@@ -11,9 +11,10 @@
 //! Modules: [`error`] (the one error type), [`token`] (the token service), [`auth`] (the Bearer
 //! extractor and token cache), [`extract`] (`Query`/`Json` rejecting through `ApiError`), [`page`]
 //! (the token page), [`data`] (the `/v1` data handlers), [`status`] (`/v1/status*`, storage and
-//! provider health), [`limit`] (brute-force guard, per-token and per-client rate limits),
-//! [`refresh`] (loading and refreshing the cache), [`openapi`] (the generated OpenAPI description and
-//! the schemas of the answers), [`docs`] (the offline docs page and the index page), [`layers`]
+//! provider health), [`format`] (JSON or CSV, from `format` or `Accept`), [`params`] (the published
+//! query parameters and error schema), [`limit`] (brute-force guard, per-token and per-client rate limits),
+//! [`refresh`] (loading and refreshing the cache), [`openapi`] (the generated OpenAPI description;
+//! the answers' schemas come with their types from `gridprint-responses`), [`docs`] (the offline docs page and the index page), [`layers`]
 //! (request-size limits, metrics, timeout, CORS), [`response_cache`] (rendered final answers kept for
 //! reuse), [`server`] (the connection loop: header-read timeout, graceful drain), [`testing`] (a clock tests can move).
 

@@ -4,53 +4,41 @@ use super::*;
 
 /// `/footprints`: one result per zone and footprint type (series or aggregate).
 pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
-    let zones = zones_of(cache, &req.zones);
-    let key = |ft| SeriesKey::Footprint {
-        footprint_type: ft,
+    let column = |footprint_type| SeriesKey::Footprint {
+        footprint_type,
         scope: req.scope,
         coverage: req.coverage,
     };
-    if req.aggregate {
-        let (start, end) = requested_strings(&req.window);
-        let mut out = Vec::new();
-        for (z, code) in zones {
-            for &ft in &req.footprint_types {
-                if let Some(a) = aggregate_derived(cache.derived(z), &key(ft), &req.window) {
-                    out.push(FootprintAggregate {
-                        footprint_type: ft,
-                        scope: req.scope,
-                        zone: code.clone(),
-                        unit: ft.unit(),
-                        coverage: req.coverage,
-                        start: start.clone(),
-                        end: end.clone(),
-                        value: a.value,
-                        valid: a.valid,
-                        zone_status: a.zone_status,
-                        aggregation_method: TIME_WEIGHTED_AVERAGE,
-                    });
-                }
-            }
-        }
-        return Footprints::Aggregate(out);
-    }
-    let mut out = Vec::new();
-    for (z, code) in zones {
-        for &ft in &req.footprint_types {
-            let series = flag_series(cache.derived(z), &key(ft), &req.window);
-            if !series.is_empty() {
-                out.push(FootprintResult {
-                    footprint_type: ft,
-                    scope: req.scope,
-                    zone: code.clone(),
-                    unit: ft.unit(),
-                    coverage: req.coverage,
-                    series,
-                });
-            }
-        }
-    }
-    Footprints::Series(out)
+    let answer = derived_answer(
+        cache,
+        &req.zones,
+        &req.window,
+        req.aggregate,
+        &req.footprint_types,
+        column,
+        |zone, ft: FootprintType, series| FootprintResult {
+            footprint_type: ft,
+            scope: req.scope,
+            zone,
+            unit: ft.unit(),
+            coverage: req.coverage,
+            series,
+        },
+        |zone, ft, w| FootprintAggregate {
+            footprint_type: ft,
+            scope: req.scope,
+            zone,
+            unit: ft.unit(),
+            coverage: req.coverage,
+            start: w.start.to_string(),
+            end: w.end.to_string(),
+            value: w.a.value,
+            valid: w.a.valid,
+            zone_status: w.a.zone_status,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        },
+    );
+    answer.map_or_else(Footprints::Aggregate, Footprints::Series)
 }
 
 /// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),

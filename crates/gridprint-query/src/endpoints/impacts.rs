@@ -4,49 +4,39 @@ use super::*;
 
 /// `/impacts`: water impact (operational) per zone (series or aggregate).
 pub fn impacts(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
-    let zones = zones_of(cache, &req.zones);
-    let key = SeriesKey::Impact {
+    let column = |()| SeriesKey::Impact {
         coverage: req.coverage,
     };
-    if req.aggregate {
-        let (start, end) = requested_strings(&req.window);
-        let out = zones
-            .into_iter()
-            .filter_map(|(z, code)| {
-                let a = aggregate_derived(cache.derived(z), &key, &req.window)?;
-                Some(ImpactAggregate {
-                    impact_type: WATER,
-                    scope: Scope::Operational,
-                    zone: code,
-                    unit: WATER_IMPACT_UNIT,
-                    coverage: req.coverage,
-                    start: start.clone(),
-                    end: end.clone(),
-                    value: a.value,
-                    valid: a.valid,
-                    zone_status: a.zone_status,
-                    aggregation_method: TIME_WEIGHTED_AVERAGE,
-                })
-            })
-            .collect();
-        return Impacts::Aggregate(out);
-    }
-    Impacts::Series(
-        zones
-            .into_iter()
-            .filter_map(|(z, code)| {
-                let series = flag_series(cache.derived(z), &key, &req.window);
-                (!series.is_empty()).then_some(ImpactResult {
-                    impact_type: WATER,
-                    scope: Scope::Operational,
-                    zone: code,
-                    unit: WATER_IMPACT_UNIT,
-                    coverage: req.coverage,
-                    series,
-                })
-            })
-            .collect(),
-    )
+    let answer = derived_answer(
+        cache,
+        &req.zones,
+        &req.window,
+        req.aggregate,
+        &[()],
+        column,
+        |zone, (), series| ImpactResult {
+            impact_type: WATER,
+            scope: Scope::Operational,
+            zone,
+            unit: WATER_IMPACT_UNIT,
+            coverage: req.coverage,
+            series,
+        },
+        |zone, (), w| ImpactAggregate {
+            impact_type: WATER,
+            scope: Scope::Operational,
+            zone,
+            unit: WATER_IMPACT_UNIT,
+            coverage: req.coverage,
+            start: w.start.to_string(),
+            end: w.end.to_string(),
+            value: w.a.value,
+            valid: w.a.valid,
+            zone_status: w.a.zone_status,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        },
+    );
+    answer.map_or_else(Impacts::Aggregate, Impacts::Series)
 }
 
 /// `/impacts`: location, time, `impact_type` (water), `scope` (operational), `aggregate`, `use_global`.

@@ -69,7 +69,7 @@ use crate::params::*;
 use gridprint_core::derived::{Coverage, SeriesKey, SlotFlags};
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::{DataState, ZoneStatus, valid_flag};
-use gridprint_core::reference::{ReferenceData, Scope};
+use gridprint_core::reference::{FootprintType, ReferenceData, Scope};
 use gridprint_core::slot::{Slot, SlotRange, format_timestamp};
 use gridprint_core::zone::{ZoneCode, ZoneIdx};
 use gridprint_responses::*;
@@ -296,6 +296,58 @@ fn aggregate_derived(
         valid,
         zone_status: status,
     })
+}
+
+/// The aggregate of one derived column with the request's `start` and `end` (docs/api.md §3).
+struct Window<'a> {
+    start: &'a str,
+    end: &'a str,
+    a: Aggregated,
+}
+
+/// For each selected zone and each of `keys` (in order): the entries of the derived column
+/// `column(key)` as `series(zone, key, entries)`, or with `aggregate` its aggregate as
+/// `aggregated(zone, key, window)`. Zones and keys without points are left out.
+#[allow(clippy::too_many_arguments)]
+fn derived_answer<T: Copy, S, A>(
+    cache: &DataCache,
+    sel: &ZoneSelection,
+    window: &TimeWindow,
+    aggregate: bool,
+    keys: &[T],
+    column: impl Fn(T) -> SeriesKey,
+    series: impl Fn(ZoneCode, T, Vec<FlagSeries>) -> S,
+    aggregated: impl Fn(ZoneCode, T, Window<'_>) -> A,
+) -> Result<Vec<S>, Vec<A>> {
+    let items: Vec<(ZoneIdx, ZoneCode, T)> = zones_of(cache, sel)
+        .into_iter()
+        .flat_map(|(z, code)| keys.iter().map(move |&k| (z, code.clone(), k)))
+        .collect();
+    if aggregate {
+        let (start, end) = requested_strings(window);
+        return Err(items
+            .into_iter()
+            .filter_map(|(z, code, k)| {
+                let a = aggregate_derived(cache.derived(z), &column(k), window)?;
+                Some(aggregated(
+                    code,
+                    k,
+                    Window {
+                        start: &start,
+                        end: &end,
+                        a,
+                    },
+                ))
+            })
+            .collect());
+    }
+    Ok(items
+        .into_iter()
+        .filter_map(|(z, code, k)| {
+            let entries = flag_series(cache.derived(z), &column(k), window);
+            (!entries.is_empty()).then(|| series(code, k, entries))
+        })
+        .collect())
 }
 
 fn requested_strings(window: &TimeWindow) -> (String, String) {

@@ -4,45 +4,35 @@ use super::*;
 
 /// `/green-score` and `/environmental-score`: the score (operational) per zone.
 pub fn score(cache: &DataCache, req: &ImpactsRequest) -> Scores {
-    let zones = zones_of(cache, &req.zones);
-    let key = SeriesKey::Score {
+    let column = |()| SeriesKey::Score {
         coverage: req.coverage,
     };
-    if req.aggregate {
-        let (start, end) = requested_strings(&req.window);
-        let out = zones
-            .into_iter()
-            .filter_map(|(z, code)| {
-                let a = aggregate_derived(cache.derived(z), &key, &req.window)?;
-                Some(ScoreAggregate {
-                    scope: Scope::Operational,
-                    zone: code,
-                    coverage: req.coverage,
-                    start: start.clone(),
-                    end: end.clone(),
-                    value: a.value,
-                    valid: a.valid,
-                    zone_status: a.zone_status,
-                    aggregation_method: TIME_WEIGHTED_AVERAGE,
-                })
-            })
-            .collect();
-        return Scores::Aggregate(out);
-    }
-    Scores::Series(
-        zones
-            .into_iter()
-            .filter_map(|(z, code)| {
-                let series = flag_series(cache.derived(z), &key, &req.window);
-                (!series.is_empty()).then_some(ScoreResult {
-                    scope: Scope::Operational,
-                    zone: code,
-                    coverage: req.coverage,
-                    series,
-                })
-            })
-            .collect(),
-    )
+    let answer = derived_answer(
+        cache,
+        &req.zones,
+        &req.window,
+        req.aggregate,
+        &[()],
+        column,
+        |zone, (), series| ScoreResult {
+            scope: Scope::Operational,
+            zone,
+            coverage: req.coverage,
+            series,
+        },
+        |zone, (), w| ScoreAggregate {
+            scope: Scope::Operational,
+            zone,
+            coverage: req.coverage,
+            start: w.start.to_string(),
+            end: w.end.to_string(),
+            value: w.a.value,
+            valid: w.a.valid,
+            zone_status: w.a.zone_status,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        },
+    );
+    answer.map_or_else(Scores::Aggregate, Scores::Series)
 }
 
 /// `/green-score` and `/environmental-score`: location, time, `scope` (operational), `aggregate`,
