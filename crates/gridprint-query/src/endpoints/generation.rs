@@ -2,6 +2,8 @@
 
 use super::*;
 
+/// `/generation`: raw generation per production type, grouped by flags, then by type, data state and
+/// datasource.
 pub fn generation(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationResult> {
     let cmp = ds_cmp(cache);
     let group = |z| {

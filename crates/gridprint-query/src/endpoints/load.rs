@@ -2,6 +2,7 @@
 
 use super::*;
 
+/// `/load`: raw load, grouped by flags, then data state and datasource.
 pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
     let cmp = ds_cmp(cache);
     let group = |z| {

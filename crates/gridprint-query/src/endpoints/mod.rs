@@ -372,8 +372,6 @@ fn ds_cmp<'c>(
     }
 }
 
-/// `/generation`: raw generation per production type, grouped by flags, then by type, data state and
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,7 @@
 
 use super::*;
 
+/// `/zones`: every zone of the reference data, sorted by code.
 pub fn zones(reference: &ReferenceData) -> Vec<ZoneInfo> {
     let mut out: Vec<ZoneInfo> = reference
         .zones
