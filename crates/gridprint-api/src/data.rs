@@ -1,4 +1,4 @@
-//! Handlers of the `/v1` data API (api-contract §2–§3), thin over [`gridprint_query::QueryService`].
+//! Handlers of the `/v1` data API (docs/api.md §2–§3), thin over [`gridprint_query::QueryService`].
 //!
 //! Each handler takes [`AuthUser`] (so it is protected: [`crate::limit::data_guard`] has already
 //! authenticated the token and counted it against the per-token rate limit), hands the raw query
@@ -6,10 +6,11 @@
 //! aggregates live in `gridprint-query`. What this module adds is HTTP:
 //!
 //! - **Format**: `format=json|csv`, else `Accept: text/csv` → CSV (`text/csv; charset=utf-8`);
-//!   `Vary: Accept`.
+//!   `Vary: Accept, Authorization` (with the compression layer's `Accept-Encoding`).
 //! - **Caching**: an answer whose every point is final ([`QueryResponse::is_final`]) gets a weak
 //!   `ETag` (a hash of the cache's data version, the endpoint, the sorted query pairs and the format,
-//!   plus the current slot when no window was given) and `Cache-Control: public, max-age=3600`;
+//!   plus the current slot when no window was given) and `Cache-Control: private, max-age=3600`
+//!   (answers are token-protected, so never `public`);
 //!   `If-None-Match` with a matching tag → 304 before serializing. Other answers: `no-cache`.
 //! - **Availability**: while the store is down, or before the cache was first loaded, data answers
 //!   are 503 with `Retry-After` (zones and factors come from the reference data and are always served).
@@ -21,8 +22,9 @@
 use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
-use crate::openapi::schemas;
-use crate::openapi::{
+use crate::format::{Format, content_type, format_from, pairs_of};
+use crate::params::schemas;
+use crate::params::{
     DestinationParams, FactorParams, FootprintParams, FootprintShareParams, FormatParam,
     ImpactParams, ImpactShareParams, LocationParams, OriginParams, ProductionFilter, ScoreParams,
     SourceParams, TimeParams,
@@ -33,78 +35,24 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gridprint_core::slot::{Slot, parse_timestamp};
 use gridprint_query::{Endpoint, QueryResponse};
+use gridprint_responses::*;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-/// Media type of CSV answers.
-pub const CSV: &str = "text/csv; charset=utf-8";
-/// `Cache-Control` of answers whose every point is final.
-pub const CACHE_FINAL: &str = "public, max-age=3600";
+/// `Cache-Control` of answers whose every point is final: `private`, since every data answer is
+/// token-protected (a shared cache must not hand it to a client without a token).
+pub const CACHE_FINAL: &str = "private, max-age=3600";
+/// `Vary` of every data answer: the format follows `Accept`, and the answer is for the token's
+/// holder (`Accept-Encoding` is added by the compression layer).
+pub const VARY: &str = "Accept, Authorization";
 /// `Cache-Control` of answers that may still change.
 pub const CACHE_CHANGING: &str = "no-cache";
 /// Windows longer than this many days are answered on the blocking pool.
 pub const BLOCKING_ABOVE_DAYS: i64 = 7;
 /// `Retry-After` of a 503 while the store is down or the cache is loading, in seconds.
 const RETRY_UNAVAILABLE: u64 = 5;
-
-/// The representation of an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    Json,
-    Csv,
-}
-
-/// The query pairs of a request, percent-decoded, in order.
-pub(crate) fn pairs_of(query: Option<&str>) -> Result<Vec<(String, String)>, ApiError> {
-    serde_urlencoded::from_str::<Vec<(String, String)>>(query.unwrap_or(""))
-        .map_err(|e| ApiError::bad_request(format!("unreadable query string: {e}")))
-}
-
-fn format_from(pairs: &[(String, String)], headers: &HeaderMap) -> Result<Format, ApiError> {
-    if let Some((_, v)) = pairs
-        .iter()
-        .find(|(k, v)| k == "format" && !v.trim().is_empty())
-    {
-        return match v.trim().to_ascii_lowercase().as_str() {
-            "json" => Ok(Format::Json),
-            "csv" => Ok(Format::Csv),
-            _ => Err(ApiError::bad_request(format!(
-                "invalid format '{}': expected json or csv",
-                v.chars().take(40).collect::<String>()
-            ))),
-        };
-    }
-    // The first of text/csv or application/json named in Accept (with q > 0) decides.
-    for accept in headers.get_all(header::ACCEPT) {
-        let Ok(accept) = accept.to_str() else {
-            continue;
-        };
-        for range in accept.split(',') {
-            let mut parts = range.split(';');
-            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let refused = parts.any(|p| {
-                p.trim()
-                    .strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .is_some_and(|q| q <= 0.0)
-            });
-            if refused {
-                continue;
-            }
-            match media.as_str() {
-                "text/csv" => return Ok(Format::Csv),
-                "application/json" => return Ok(Format::Json),
-                _ => {}
-            }
-        }
-    }
-    Ok(Format::Json)
-}
-
-/// The format a request asks for (`format` parameter, else `Accept`).
-pub(crate) fn format_of(query: Option<&str>, headers: &HeaderMap) -> Result<Format, ApiError> {
-    format_from(&pairs_of(query)?, headers)
-}
 
 /// Whether the request's window is long enough to answer on the blocking pool.
 fn is_long(pairs: &[(String, String)]) -> bool {
@@ -186,18 +134,11 @@ fn final_headers(headers: &mut HeaderMap, etag: &str) {
     }
 }
 
-fn content_type(format: Format) -> HeaderValue {
-    HeaderValue::from_static(match format {
-        Format::Json => "application/json",
-        Format::Csv => CSV,
-    })
-}
-
 /// A final answer kept by the response cache, if any (no query, no serialization).
 fn cached(state: &AppState, ask: &Ask, etag: &str) -> Option<Response> {
     let body = state.inner.responses.get(etag)?;
     let mut headers = HeaderMap::new();
-    headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+    headers.insert(header::VARY, HeaderValue::from_static(VARY));
     final_headers(&mut headers, etag);
     if matches_if_none_match(&ask.if_none_match, etag) {
         return Some((StatusCode::NOT_MODIFIED, headers).into_response());
@@ -216,7 +157,7 @@ fn render(
     let answer: QueryResponse =
         gridprint_query::run(cache, svc.locator(), ask.endpoint, &ask.pairs, ask.now)?;
     let mut headers = HeaderMap::new();
-    headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+    headers.insert(header::VARY, HeaderValue::from_static(VARY));
     let is_final = answer.is_final();
     if is_final {
         final_headers(&mut headers, &etag);
@@ -247,8 +188,7 @@ pub(crate) async fn answer(
     query: Option<String>,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let from_reference = matches!(endpoint, Endpoint::Zones | Endpoint::Factors);
-    if !from_reference {
+    if !endpoint.from_reference() {
         let health = &state.inner.health;
         if !health.is_up() {
             return Err(ApiError::unavailable(
@@ -296,6 +236,26 @@ pub(crate) async fn answer(
     }
 }
 
+/// The protected data routes with their descriptions (paths include `/v1`).
+pub fn data_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(zones))
+        .routes(routes!(generation))
+        .routes(routes!(load))
+        .routes(routes!(imports))
+        .routes(routes!(exports))
+        .routes(routes!(mix))
+        .routes(routes!(footprints))
+        .routes(routes!(impacts))
+        .routes(routes!(green_score))
+        .routes(routes!(environmental_score))
+        .routes(routes!(flow_share))
+        .routes(routes!(mix_share))
+        .routes(routes!(footprint_share))
+        .routes(routes!(impact_share))
+        .routes(routes!(factors))
+}
+
 /// Declares a data handler: its OpenAPI description (`#[utoipa::path]`, shared responses and the
 /// Bearer requirement) and a body calling [`answer`].
 macro_rules! data_handler {
@@ -318,7 +278,7 @@ macro_rules! data_handler {
                     content(($body = "application/json"), (String = "text/csv")),
                     headers(
                         ("ETag" = String, description = "Only when every point is final"),
-                        ("Cache-Control" = String, description = "`public, max-age=3600` when every point is final, else `no-cache`"),
+                        ("Cache-Control" = String, description = "`private, max-age=3600` when every point is final, else `no-cache`"),
                         ("RateLimit-Limit" = u32, description = "Burst size of the per-token limit"),
                         ("RateLimit-Remaining" = u32, description = "Requests left right now"),
                         ("RateLimit-Reset" = u64, description = "Seconds until the allowance is full again"),
@@ -347,7 +307,7 @@ data_handler!(
     /// Every zone: code, names, EIC code, provider and neighbours, sorted by zone.
     zones, "/v1/zones", Endpoint::Zones, "zones",
     params(FormatParam),
-    body = Vec<schemas::ZoneInfo>
+    body = Vec<ZoneInfo>
 );
 
 data_handler!(
@@ -356,28 +316,28 @@ data_handler!(
     /// Each series entry holds one block per production type, data state and datasource.
     generation, "/v1/generation", Endpoint::Generation, "generation",
     params(LocationParams, TimeParams, ProductionFilter, FormatParam),
-    body = Vec<schemas::GenerationResult>
+    body = Vec<GenerationResult>
 );
 
 data_handler!(
     /// Load (MW).
     load, "/v1/load", Endpoint::Load, "load",
     params(LocationParams, TimeParams, FormatParam),
-    body = Vec<schemas::LoadResult>
+    body = Vec<LoadResult>
 );
 
 data_handler!(
     /// Physical flows into the zone (MW), per source zone.
     imports, "/v1/imports", Endpoint::Imports, "imports",
     params(LocationParams, SourceParams, TimeParams, FormatParam),
-    body = Vec<schemas::ImportsResult>
+    body = Vec<ImportsResult>
 );
 
 data_handler!(
     /// Physical flows out of the zone (MW), per destination zone.
     exports, "/v1/exports", Endpoint::Exports, "exports",
     params(LocationParams, DestinationParams, TimeParams, FormatParam),
-    body = Vec<schemas::ExportsResult>
+    body = Vec<ExportsResult>
 );
 
 data_handler!(
@@ -386,7 +346,7 @@ data_handler!(
     /// Same shape as `/generation`, datasource `flow_tracing`.
     mix, "/v1/mix", Endpoint::Mix, "mix",
     params(LocationParams, TimeParams, ProductionFilter, FormatParam),
-    body = Vec<schemas::GenerationResult>
+    body = Vec<GenerationResult>
 );
 
 data_handler!(
@@ -395,14 +355,14 @@ data_handler!(
     /// Global (traced through imports, default) or local; life-cycle (default) or operational scope.
     footprints, "/v1/footprints", Endpoint::Footprints, "footprints",
     params(LocationParams, TimeParams, FootprintParams, FormatParam),
-    body = schemas::FootprintsAnswer
+    body = Footprints
 );
 
 data_handler!(
     /// Water impact (stress-l/kWh): operational water footprint × AWARE 2.0 factor of the month.
     impacts, "/v1/impacts", Endpoint::Impacts, "impacts",
     params(LocationParams, TimeParams, ImpactParams, FormatParam),
-    body = schemas::ImpactsAnswer
+    body = Impacts
 );
 
 data_handler!(
@@ -412,7 +372,7 @@ data_handler!(
     /// Same answer as `/environmental-score`.
     green_score, "/v1/green-score", Endpoint::Score, "green_score",
     params(LocationParams, TimeParams, ScoreParams, FormatParam),
-    body = schemas::ScoresAnswer
+    body = Scores
 );
 
 data_handler!(
@@ -422,42 +382,42 @@ data_handler!(
     /// Same answer as `/green-score`.
     environmental_score, "/v1/environmental-score", Endpoint::Score, "environmental_score",
     params(LocationParams, TimeParams, ScoreParams, FormatParam),
-    body = schemas::ScoresAnswer
+    body = Scores
 );
 
 data_handler!(
     /// Where the zone's generation is consumed: % per destination zone (itself included).
     flow_share, "/v1/flow-share", Endpoint::FlowShare, "flow_share",
     params(LocationParams, DestinationParams, TimeParams, FormatParam),
-    body = Vec<schemas::FlowShareResult>
+    body = Vec<FlowShareResult>
 );
 
 data_handler!(
     /// Where the zone's consumption is generated: % per origin zone (itself included).
     mix_share, "/v1/mix-share", Endpoint::MixShare, "mix_share",
     params(LocationParams, OriginParams, TimeParams, FormatParam),
-    body = Vec<schemas::MixShareResult>
+    body = Vec<MixShareResult>
 );
 
 data_handler!(
     /// The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).
     footprint_share, "/v1/footprint-share", Endpoint::FootprintShare, "footprint_share",
     params(LocationParams, SourceParams, TimeParams, FootprintShareParams, FormatParam),
-    body = Vec<schemas::FootprintShareResult>
+    body = Vec<FootprintShareResult>
 );
 
 data_handler!(
     /// The zone's global water impact split by the zone the power comes from.
     impact_share, "/v1/impact-share", Endpoint::ImpactShare, "impact_share",
     params(LocationParams, SourceParams, TimeParams, ImpactShareParams, FormatParam),
-    body = Vec<schemas::ImpactShareResult>
+    body = Vec<ImpactShareResult>
 );
 
 data_handler!(
     /// Carbon and water factors per production type and scope (constant; no location).
     factors, "/v1/factors", Endpoint::Factors, "factors",
     params(TimeParams, FactorParams, FormatParam),
-    body = schemas::FactorsAnswer
+    body = Factors
 );
 
 #[cfg(test)]
@@ -466,28 +426,6 @@ mod tests {
 
     fn pairs(s: &str) -> Vec<(String, String)> {
         pairs_of(Some(s)).unwrap()
-    }
-
-    #[test]
-    fn format_from_parameter_then_accept() {
-        let mut h = HeaderMap::new();
-        assert_eq!(format_from(&pairs("zone=ES"), &h).unwrap(), Format::Json);
-        assert_eq!(format_from(&pairs("format=CSV"), &h).unwrap(), Format::Csv);
-        assert!(format_from(&pairs("format=xml"), &h).is_err());
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/csv;q=0.9, application/json"),
-        );
-        assert_eq!(format_from(&pairs(""), &h).unwrap(), Format::Csv);
-        assert_eq!(
-            format_from(&pairs("format=json"), &h).unwrap(),
-            Format::Json
-        );
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/csv;q=0, */*"),
-        );
-        assert_eq!(format_from(&pairs(""), &h).unwrap(), Format::Json);
     }
 
     #[test]

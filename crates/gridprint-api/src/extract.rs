@@ -2,7 +2,7 @@
 //!
 //! axum's own `Query` and `Json` answer rejections as plain text; these wrappers answer them as
 //! problem+json like every other error: a query string whose values have the wrong types → 422
-//! (api-contract §2: "422 unparsable types"), a JSON body with broken syntax → 400, with wrong types or
+//! (docs/api.md §2: "422 unparsable types"), a JSON body with broken syntax → 400, with wrong types or
 //! missing fields → 422, larger than 4 KB → 413.
 
 use crate::error::ApiError;

@@ -11,11 +11,12 @@
 //! Modules: [`error`] (the one error type), [`token`] (the token service), [`auth`] (the Bearer
 //! extractor and token cache), [`extract`] (`Query`/`Json` rejecting through `ApiError`), [`page`]
 //! (the token page), [`data`] (the `/v1` data handlers), [`status`] (`/v1/status*`, storage and
-//! provider health), [`limit`] (brute-force guard, per-account and per-client rate limits),
-//! [`front`] (in front of the router: client address behind trusted proxies, `/latest` and root
-//! aliases, trailing-slash redirects, favicon),
-//! [`refresh`] (loading and refreshing the cache), [`openapi`] (the generated OpenAPI description and
-//! the schemas of the answers), [`docs`] (the offline docs page and the index page), [`layers`]
+//! provider health), [`format`] (JSON or CSV, from `format` or `Accept`), [`params`] (the published
+//! query parameters and error schema), [`limit`] (brute-force guard, per-account and per-client rate
+//! limits), [`front`] (in front of the router: client address behind trusted proxies, `/latest` and
+//! root aliases, trailing-slash redirects, favicon), [`refresh`] (loading and refreshing the cache),
+//! [`openapi`] (the generated OpenAPI description; the answers' schemas come with their types from
+//! `gridprint-responses`), [`docs`] (the offline docs page and the index page), [`layers`]
 //! (request-size limits, metrics, timeout, CORS), [`response_cache`] (rendered final answers kept for
 //! reuse), [`server`] (the connection loop: header-read timeout, graceful drain), `testing` (feature `testing`: a clock tests can move).
 
@@ -26,11 +27,13 @@ pub mod data;
 pub mod docs;
 pub mod error;
 pub mod extract;
+pub mod format;
 pub mod front;
 pub mod layers;
 pub mod limit;
 pub mod openapi;
 pub mod page;
+pub mod params;
 pub mod refresh;
 pub mod response_cache;
 pub mod server;
@@ -378,7 +381,7 @@ fn token_routes() -> Router<AppState> {
 /// configured, CORS for one origin.
 pub fn router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
-    let (data_routes, _spec) = openapi::data_router().split_for_parts();
+    let (data_routes, _spec) = data::data_router().split_for_parts();
     let protected = data_routes.route_layer(middleware::from_fn_with_state(
         state.clone(),
         auth::data_guard,

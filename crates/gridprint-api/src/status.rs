@@ -5,14 +5,14 @@
 //! outcome in [`StorageHealth`], so a status request normally costs no I/O; only when no check is
 //! recent (no refresh task running, as in some tests) does a status request ping the store itself
 //! (on the blocking pool, with a 2 s timeout). The same state gates the data routes: while storage is
-//! down they answer 503 with `Retry-After` (api-contract §2).
+//! down they answer 503 with `Retry-After` (docs/api.md §2).
 //!
 //! **Providers** (`entso-e`, `elexon`, `epias`) are whatever the [`Providers`] probes say — the binary
 //! wires in the ingest crate's background health checker; without probes they are `unknown`.
 
 use crate::AppState;
-use crate::data::{Format, format_of};
 use crate::error::ApiError;
+use crate::format::{CSV, Format, format_of};
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -22,6 +22,8 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// How long `/v1/status` waits for the storage to answer a ping.
 const PING_TIMEOUT: Duration = Duration::from_secs(2);
@@ -113,7 +115,7 @@ impl StorageHealth {
 
 /// The status routes (public; per-client rate limit).
 pub(crate) fn routes() -> axum::Router<AppState> {
-    let (router, _) = crate::openapi::status_router().split_for_parts();
+    let (router, _) = status_router().split_for_parts();
     router
 }
 
@@ -143,7 +145,7 @@ pub(crate) async fn ping(state: &AppState) -> bool {
     }
 }
 
-async fn current(state: &AppState) -> gridprint_query::responses::StatusResponse {
+async fn current(state: &AppState) -> gridprint_responses::StatusResponse {
     let up = storage_up(state).await;
     let p = &state.inner.providers;
     endpoints::status(
@@ -171,15 +173,15 @@ fn no_cache(mut resp: Response) -> Response {
     path = "/v1/status",
     tag = "status",
     operation_id = "status",
-    params(crate::openapi::FormatParam),
+    params(crate::params::FormatParam),
     responses(
         (status = 200, description = "Health of every component",
             content(
-                (crate::openapi::schemas::Status = "application/json"),
+                (gridprint_responses::StatusResponse = "application/json"),
                 (String = "text/csv")
             )),
-        (status = 400, description = "Unknown `format`", body = crate::openapi::schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many requests from this client", body = crate::openapi::schemas::Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Unknown `format`", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many requests from this client", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn status(
@@ -192,7 +194,7 @@ pub(crate) async fn status(
     let resp = match format {
         Format::Json => axum::Json(&s).into_response(),
         Format::Csv => (
-            [(header::CONTENT_TYPE, crate::data::CSV)],
+            [(header::CONTENT_TYPE, CSV)],
             Bytes::from(gridprint_query::csv::status_csv(&s)),
         )
             .into_response(),
@@ -212,7 +214,7 @@ pub(crate) async fn status(
     responses(
         (status = 200, description = "The one key", body = std::collections::BTreeMap<String, String>,
             example = json!({"storage": "up"})),
-        (status = 404, description = "Unknown component", body = crate::openapi::schemas::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "Unknown component", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn status_component(
@@ -251,4 +253,11 @@ pub(crate) async fn status_component(
     };
     let map = endpoints::status_component(&status, &key)?;
     Ok(no_cache(axum::Json(map).into_response()))
+}
+
+/// The public status routes with their descriptions.
+pub fn status_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(status))
+        .routes(routes!(status_component))
 }

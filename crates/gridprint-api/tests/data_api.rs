@@ -1186,12 +1186,19 @@ async fn csv_etag_and_compression(kind: Kind) {
     // Frozen data: ETag and long caching; If-None-Match → 304 without a body.
     let etag = json_reply.header("etag").to_string();
     assert!(etag.starts_with("W/\""), "{etag}");
-    assert_eq!(json_reply.header("cache-control"), "public, max-age=3600");
+    // Token-protected answers: private caching only, varying with the token.
+    assert_eq!(json_reply.header("cache-control"), "private, max-age=3600");
     assert!(
         json_reply
             .header("vary")
             .to_ascii_lowercase()
             .contains("accept")
+    );
+    assert!(
+        json_reply
+            .header("vary")
+            .to_ascii_lowercase()
+            .contains("authorization")
     );
     assert_ne!(
         by_param.header("etag"),

@@ -28,7 +28,7 @@
 //! * **Retries**: 429 is retried after the server's `Retry-After`; 5xx and connection errors after an
 //!   exponential backoff with jitter. Count and delays are configurable ([`RetryPolicy`]).
 //! * **Types**: requests are the typed structs of [`request`]; answers are deserialised into the
-//!   server's own response types ([`responses`], from gridprint-query), so client and server cannot
+//!   server's own response types ([`responses`], from gridprint-responses), so client and server cannot
 //!   drift apart. [`Client::csv`] returns the server's CSV text; [`Client::get_raw`] any path verbatim.
 //! * **Caching**: `/zones` and `/factors` answers are kept for an hour ([`DEFAULT_CACHE_TTL`]).
 //! * **Errors**: one [`Error`] enum (configuration, authentication, API status + detail, transport,
@@ -46,7 +46,7 @@ pub use error::Error;
 pub use gridprint_core::production::ProductionType;
 pub use gridprint_core::reference::{FootprintType, Scope};
 pub use gridprint_core::slot::{Clock, SystemClock};
-pub use gridprint_query::responses;
+pub use gridprint_responses as responses;
 pub use request::{
     Aggregatable, Aggregate, ApiRequest, ExportsRequest, FactorsRequest, FlowShareRequest,
     FootprintShareRequest, FootprintsRequest, GenerationRequest, ImpactShareRequest, ImpactType,
@@ -791,7 +791,7 @@ impl Client {
             .await
     }
 
-    // ----- typed endpoints (api-contract §3) --------------------------------------------------
+    // ----- typed endpoints (docs/api.md §3) --------------------------------------------------
 
     /// `/zones`: every zone with its metadata and neighbours, sorted by zone (cached for an hour).
     pub async fn zones(&self) -> Result<Vec<ZoneInfo>> {

@@ -1,4 +1,4 @@
-//! Typed requests: one struct per `/v1` endpoint (api-contract §3), each turning into exactly the
+//! Typed requests: one struct per `/v1` endpoint (docs/api.md §3), each turning into exactly the
 //! query parameters the contract names.
 //!
 //! Every struct has public fields and `Default`, so a request reads like the URL it becomes:

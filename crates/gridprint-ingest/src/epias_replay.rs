@@ -179,11 +179,11 @@ impl EpiasReplay {
 }
 
 /// A wiremock responder for every path of an [`EpiasReplay`] (mount it for `POST` on any path).
-#[cfg(feature = "wiremock")]
+#[cfg(feature = "testing")]
 #[derive(Debug, Clone)]
 pub struct EpiasResponder(pub std::sync::Arc<EpiasReplay>);
 
-#[cfg(feature = "wiremock")]
+#[cfg(feature = "testing")]
 impl wiremock::Respond for EpiasResponder {
     fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
         let path = request.url.path();

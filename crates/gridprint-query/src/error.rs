@@ -1,6 +1,6 @@
 //! The one error type of a query: an HTTP status and a plain-string `detail`.
 //!
-//! The crate speaks no HTTP, but the contract fixes which status each rejection gets (api-contract §2):
+//! The crate speaks no HTTP, but the contract fixes which status each rejection gets (docs/api.md §2):
 //! 400 for rule violations (both zone and lat/lon, start without end, an unknown enum value, a range
 //! that is too long), 404 for coordinates in no zone, 422 for values of the wrong type (`lat=abc`,
 //! `aggregate=maybe`, an unparsable timestamp, a latitude outside [-90, 90]). The HTTP layer copies

@@ -1,4 +1,4 @@
-//! Grouping of points into series entries by their flags, as api-contract §2 asks: one entry per
+//! Grouping of points into series entries by their flags, as docs/api.md §2 asks: one entry per
 //! distinct pair (`valid`, `zone_status`) present in the window, entries in order of first appearance
 //! in time, each with all its points in time order, and inside an entry one block per key (production
 //! type and data state and datasource, partner zone, …).
@@ -6,9 +6,9 @@
 //! [`Grouper::push`] is called series by series, each in time order; a one-entry cache of the last
 //! (flags, key) makes the common case (a long run of equal flags) a single comparison per point.
 
-use crate::responses::Point;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::Slot;
+use gridprint_responses::Point;
 use std::cmp::Ordering;
 
 /// The flags that split series entries.
@@ -76,11 +76,6 @@ impl<K: Copy + PartialEq> Grouper<K> {
         };
         entry.leaves[l].1.push(point);
         self.last = Some((pair, key, e, l));
-    }
-
-    /// Whether nothing was pushed.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 
     /// The entries in order of first appearance, blocks sorted by `cmp` (stable).

@@ -1,15 +1,18 @@
 //! gridprint-query: answers every `/v1` data endpoint from memory, without HTTP.
 //!
 //! The flow is: [`DataCache`] loads derived days and raw inputs once from the store into compact
-//! columns ([`cache`]); [`params`] turns raw query pairs into typed requests by the contract's rules
-//! (lat/lon through the polygon index of [`geo`]); [`endpoints`] reads the cache and builds the
-//! [`responses`], which serialize to JSON quickly or to long-format [`csv`]. [`QueryService`] bundles
-//! it for the HTTP layer: `service.query(Endpoint::Footprints, &pairs, now)?.to_json()`.
+//! columns ([`cache`]); the endpoint table in [`service`] names every endpoint once, and each
+//! endpoint module in [`endpoints`] reads its typed request with the shared rules of [`params`]
+//! (docs/api.md §2; lat/lon through the polygon index of [`geo`]) and builds its answer from the cache
+//! as one of the [`responses`] types, which serialize to JSON quickly or to long-format [`csv`].
+//! [`QueryService`] bundles it for the HTTP layer:
+//! `service.query(Endpoint::Footprints, &pairs, now)?.to_json()`.
 //!
 //! Nothing here does I/O per request; the only store access is loading and refreshing the cache.
 
 #![forbid(unsafe_code)]
 
+pub mod answer;
 pub mod cache;
 pub mod csv;
 pub mod endpoints;
@@ -17,15 +20,15 @@ pub mod error;
 pub mod geo;
 mod group;
 pub mod params;
-pub mod responses;
 pub mod service;
-mod timefmt;
 
+pub use answer::QueryResponse;
 pub use cache::{CacheStats, CacheVersion, DataCache, LoadOptions, SharedCache};
 pub use error::QueryError;
 pub use geo::{GeoError, ZoneLocator};
-pub use responses::QueryResponse;
-pub use service::{Endpoint, QueryService, ServiceError, run};
+/// The response types (shared with the client).
+pub use gridprint_responses as responses;
+pub use service::{Endpoint, QueryService, ServiceError, parse, run};
 
 #[cfg(test)]
 mod tests {

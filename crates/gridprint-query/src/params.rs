@@ -1,7 +1,9 @@
-//! Query parameters → typed requests, by the rules of api-contract §2 and §3.
+//! Query parameters → typed requests, by the rules of docs/api.md §2 and §3.
 //!
-//! The HTTP layer hands over the raw query pairs in order; each `parse_*` function returns the typed
-//! request of one endpoint or a [`QueryError`] with the contract's status. Handlers never see strings.
+//! The HTTP layer hands over the raw query pairs in order; each endpoint's
+//! [`EndpointDef::parse`](crate::endpoints::EndpointDef::parse) builds its typed request from the
+//! shared readers here (location, window, booleans, enums) or returns a [`QueryError`] with the status
+//! of docs/api.md §2. Handlers never see strings.
 //!
 //! Rules applied everywhere (documented here once):
 //!
@@ -216,13 +218,13 @@ pub struct FactorsRequest {
     pub window: TimeWindow,
 }
 
-enum Location {
+pub(crate) enum Location {
     Absent,
     Codes(Vec<Option<ZoneCode>>),
     Point(ZoneIdx),
 }
 
-fn number(name: &str, v: &str) -> Result<f64, QueryError> {
+pub(crate) fn number(name: &str, v: &str) -> Result<f64, QueryError> {
     match v.parse::<f64>() {
         Ok(x) if x.is_finite() => Ok(x),
         _ => Err(QueryError::unprocessable(format!(
@@ -233,7 +235,7 @@ fn number(name: &str, v: &str) -> Result<f64, QueryError> {
 }
 
 /// A user value shortened for messages.
-fn clip(v: &str) -> String {
+pub(crate) fn clip(v: &str) -> String {
     let s: String = v.chars().take(40).collect();
     if s.len() < v.len() {
         format!("{s}…")
@@ -242,7 +244,7 @@ fn clip(v: &str) -> String {
     }
 }
 
-fn location(
+pub(crate) fn location(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
     prefix: &str,
@@ -301,7 +303,7 @@ fn location(
 }
 
 /// Primary location: the selection and how many zones were asked for (`None`: all).
-fn primary(
+pub(crate) fn primary(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
 ) -> Result<(ZoneSelection, Option<usize>), QueryError> {
@@ -324,7 +326,7 @@ fn primary(
     })
 }
 
-fn partner(
+pub(crate) fn partner(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
     prefix: &str,
@@ -336,12 +338,14 @@ fn partner(
     })
 }
 
-fn timestamp(name: &str, v: &str) -> Result<OffsetDateTime, QueryError> {
+pub(crate) fn timestamp(name: &str, v: &str) -> Result<OffsetDateTime, QueryError> {
     parse_timestamp(v).map_err(|e| QueryError::unprocessable(format!("{name}: {e}")))
 }
 
 /// Start and end, both or neither; `None` for neither.
-fn dates(p: &QueryParams<'_>) -> Result<Option<(OffsetDateTime, OffsetDateTime)>, QueryError> {
+pub(crate) fn dates(
+    p: &QueryParams<'_>,
+) -> Result<Option<(OffsetDateTime, OffsetDateTime)>, QueryError> {
     match (p.get("start"), p.get("end")) {
         (None, None) => Ok(None),
         (Some(_), None) | (None, Some(_)) => Err(QueryError::bad_request(
@@ -359,7 +363,7 @@ fn dates(p: &QueryParams<'_>) -> Result<Option<(OffsetDateTime, OffsetDateTime)>
 
 /// The window, with the range limits for `requested` zones (`None`: all zones; no limit when the
 /// window is the current slot).
-fn window(
+pub(crate) fn window(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
     requested: Option<usize>,
@@ -394,7 +398,7 @@ fn window(
     })
 }
 
-fn boolean(p: &QueryParams<'_>, name: &str, default: bool) -> Result<bool, QueryError> {
+pub(crate) fn boolean(p: &QueryParams<'_>, name: &str, default: bool) -> Result<bool, QueryError> {
     match p.get(name) {
         None => Ok(default),
         Some(v) => match v.to_ascii_lowercase().as_str() {
@@ -408,7 +412,7 @@ fn boolean(p: &QueryParams<'_>, name: &str, default: bool) -> Result<bool, Query
     }
 }
 
-fn production_type(
+pub(crate) fn production_type(
     p: &QueryParams<'_>,
     allow_pumped: bool,
 ) -> Result<Option<ProductionType>, QueryError> {
@@ -433,7 +437,10 @@ fn production_type(
     }
 }
 
-fn footprint_types(p: &QueryParams<'_>, name: &str) -> Result<Vec<FootprintType>, QueryError> {
+pub(crate) fn footprint_types(
+    p: &QueryParams<'_>,
+    name: &str,
+) -> Result<Vec<FootprintType>, QueryError> {
     match p.get(name) {
         None => Ok(FootprintType::ALL.to_vec()),
         Some(v) => FootprintType::parse(v).map(|t| vec![t]).ok_or_else(|| {
@@ -445,7 +452,7 @@ fn footprint_types(p: &QueryParams<'_>, name: &str) -> Result<Vec<FootprintType>
     }
 }
 
-fn scope_any(p: &QueryParams<'_>) -> Result<Option<Scope>, QueryError> {
+pub(crate) fn scope_any(p: &QueryParams<'_>) -> Result<Option<Scope>, QueryError> {
     match p.get("scope") {
         None => Ok(None),
         Some(v) => Scope::parse(v).map(Some).ok_or_else(|| {
@@ -458,7 +465,7 @@ fn scope_any(p: &QueryParams<'_>) -> Result<Option<Scope>, QueryError> {
 }
 
 /// Scope for endpoints that only have operational values.
-fn scope_operational(p: &QueryParams<'_>, what: &str) -> Result<Scope, QueryError> {
+pub(crate) fn scope_operational(p: &QueryParams<'_>, what: &str) -> Result<Scope, QueryError> {
     match scope_any(p)? {
         None | Some(Scope::Operational) => Ok(Scope::Operational),
         Some(Scope::LifeCycle) => Err(QueryError::bad_request(format!(
@@ -467,7 +474,7 @@ fn scope_operational(p: &QueryParams<'_>, what: &str) -> Result<Scope, QueryErro
     }
 }
 
-fn impact_type(p: &QueryParams<'_>) -> Result<(), QueryError> {
+pub(crate) fn impact_type(p: &QueryParams<'_>) -> Result<(), QueryError> {
     match p.get("impact_type") {
         None => Ok(()),
         Some(v) => match v.to_ascii_lowercase().as_str() {
@@ -483,7 +490,7 @@ fn impact_type(p: &QueryParams<'_>) -> Result<(), QueryError> {
     }
 }
 
-fn coverage(p: &QueryParams<'_>) -> Result<Coverage, QueryError> {
+pub(crate) fn coverage(p: &QueryParams<'_>) -> Result<Coverage, QueryError> {
     Ok(if boolean(p, "use_global", true)? {
         Coverage::Global
     } else {
@@ -491,7 +498,7 @@ fn coverage(p: &QueryParams<'_>) -> Result<Coverage, QueryError> {
     })
 }
 
-fn aggregate(p: &QueryParams<'_>, window: &TimeWindow) -> Result<bool, QueryError> {
+pub(crate) fn aggregate(p: &QueryParams<'_>, window: &TimeWindow) -> Result<bool, QueryError> {
     let agg = boolean(p, "aggregate", false)?;
     if agg && window.requested.is_none() {
         return Err(QueryError::bad_request(
@@ -501,7 +508,7 @@ fn aggregate(p: &QueryParams<'_>, window: &TimeWindow) -> Result<bool, QueryErro
     Ok(agg)
 }
 
-fn zones_and_window(
+pub(crate) fn zones_and_window(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
 ) -> Result<(ZoneSelection, TimeWindow), QueryError> {
@@ -509,227 +516,14 @@ fn zones_and_window(
     Ok((zones, window(p, ctx, requested)?))
 }
 
-/// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).
-pub fn parse_generation(
-    pairs: &[(String, String)],
+/// Primary location, the partner location with `prefix` (`source_`, `destination_`, `origin_`) and
+/// the window, checked in that order.
+pub(crate) fn with_partners(
+    p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
-) -> Result<GenerationRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, window) = zones_and_window(&p, ctx)?;
-    Ok(GenerationRequest {
-        zones,
-        window,
-        production_type: production_type(&p, false)?,
-    })
-}
-
-/// `/load`: location and time.
-pub fn parse_load(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<LoadRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, window) = zones_and_window(&p, ctx)?;
-    Ok(LoadRequest { zones, window })
-}
-
-/// `/imports`: location, `source_*` location, time.
-pub fn parse_imports(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<FlowsRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, requested) = primary(&p, ctx)?;
-    let partners = partner(&p, ctx, "source_")?;
-    Ok(FlowsRequest {
-        zones,
-        window: window(&p, ctx, requested)?,
-        partners,
-    })
-}
-
-/// `/exports`: location, `destination_*` location, time.
-pub fn parse_exports(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<FlowsRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, requested) = primary(&p, ctx)?;
-    let partners = partner(&p, ctx, "destination_")?;
-    Ok(FlowsRequest {
-        zones,
-        window: window(&p, ctx, requested)?,
-        partners,
-    })
-}
-
-/// `/mix`: location, time, `production_type` (pumped storage rejected).
-pub fn parse_mix(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<MixRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, window) = zones_and_window(&p, ctx)?;
-    Ok(MixRequest {
-        zones,
-        window,
-        production_type: production_type(&p, false)?,
-    })
-}
-
-/// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
-/// `aggregate`, `use_global`.
-pub fn parse_footprints(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<FootprintsRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, window) = zones_and_window(&p, ctx)?;
-    let footprint_types = footprint_types(&p, "footprint_type")?;
-    let scope = scope_any(&p)?.unwrap_or(Scope::LifeCycle);
-    let coverage = coverage(&p)?;
-    let aggregate = aggregate(&p, &window)?;
-    Ok(FootprintsRequest {
-        zones,
-        window,
-        footprint_types,
-        scope,
-        aggregate,
-        coverage,
-    })
-}
-
-/// `/impacts`: location, time, `impact_type` (water), `scope` (operational), `aggregate`, `use_global`.
-pub fn parse_impacts(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<ImpactsRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, window) = zones_and_window(&p, ctx)?;
-    impact_type(&p)?;
-    scope_operational(&p, "impacts")?;
-    let coverage = coverage(&p)?;
-    let aggregate = aggregate(&p, &window)?;
-    Ok(ImpactsRequest {
-        zones,
-        window,
-        aggregate,
-        coverage,
-    })
-}
-
-/// `/green-score` and `/environmental-score`: location, time, `scope` (operational), `aggregate`,
-/// `use_global`.
-pub fn parse_score(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<ScoreRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, window) = zones_and_window(&p, ctx)?;
-    scope_operational(&p, "the score")?;
-    let coverage = coverage(&p)?;
-    let aggregate = aggregate(&p, &window)?;
-    Ok(ImpactsRequest {
-        zones,
-        window,
-        aggregate,
-        coverage,
-    })
-}
-
-/// `/flow-share`: location, `destination_*` location, time.
-pub fn parse_flow_share(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<ShareRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, requested) = primary(&p, ctx)?;
-    let partners = partner(&p, ctx, "destination_")?;
-    Ok(ShareRequest {
-        zones,
-        window: window(&p, ctx, requested)?,
-        partners,
-    })
-}
-
-/// `/mix-share`: location, `origin_*` location, time.
-pub fn parse_mix_share(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<ShareRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, requested) = primary(&p, ctx)?;
-    let partners = partner(&p, ctx, "origin_")?;
-    Ok(ShareRequest {
-        zones,
-        window: window(&p, ctx, requested)?,
-        partners,
-    })
-}
-
-/// `/footprint-share`: location, `source_*` location, time, `footprint_type` (default both),
-/// `scope` (default life-cycle).
-pub fn parse_footprint_share(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<FootprintShareRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, requested) = primary(&p, ctx)?;
-    let partners = partner(&p, ctx, "source_")?;
-    let window = window(&p, ctx, requested)?;
-    let footprint_types = footprint_types(&p, "footprint_type")?;
-    let scope = scope_any(&p)?.unwrap_or(Scope::LifeCycle);
-    Ok(FootprintShareRequest {
-        zones,
-        window,
-        partners,
-        footprint_types,
-        scope,
-    })
-}
-
-/// `/impact-share`: location, `source_*` location, time, `impact_type` (water), `scope` (operational).
-pub fn parse_impact_share(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<ShareRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let (zones, requested) = primary(&p, ctx)?;
-    let partners = partner(&p, ctx, "source_")?;
-    let window = window(&p, ctx, requested)?;
-    impact_type(&p)?;
-    scope_operational(&p, "impact shares")?;
-    Ok(ShareRequest {
-        zones,
-        window,
-        partners,
-    })
-}
-
-/// `/factors`: no location; `factor_type`, `scope`, `production_type` (pumped storage accepted),
-/// `aggregate`, optional start and end (same rules, no range limit: factors are constant).
-pub fn parse_factors(
-    pairs: &[(String, String)],
-    ctx: &ParseContext<'_>,
-) -> Result<FactorsRequest, QueryError> {
-    let p = QueryParams::new(pairs);
-    let window = match dates(&p)? {
-        Some((s, e)) => TimeWindow {
-            range: SlotRange::from_window(s, e),
-            requested: Some((s, e)),
-            now: ctx.now,
-        },
-        None => TimeWindow::current(ctx.now),
-    };
-    let factor_types = footprint_types(&p, "factor_type")?;
-    let scope = scope_any(&p)?;
-    let production_type = production_type(&p, true)?;
-    let aggregate = boolean(&p, "aggregate", false)?;
-    Ok(FactorsRequest {
-        factor_types,
-        scope,
-        production_type,
-        aggregate,
-        window,
-    })
+    prefix: &str,
+) -> Result<(ZoneSelection, PartnerFilter, TimeWindow), QueryError> {
+    let (zones, requested) = primary(p, ctx)?;
+    let partners = partner(p, ctx, prefix)?;
+    Ok((zones, partners, window(p, ctx, requested)?))
 }

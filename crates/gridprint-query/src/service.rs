@@ -1,103 +1,116 @@
-//! The entry point for the HTTP layer: [`QueryService`] holds the reference data, the polygon index
-//! and the swappable cache, and [`QueryService::query`] turns an [`Endpoint`] plus the raw query pairs
-//! into a [`QueryResponse`] (or a [`QueryError`]).
+//! The endpoint table and the entry point for the HTTP layer. [`Endpoint`] is derived from the table
+//! below (one line per endpoint: its definition in [`crate::endpoints`], its paths, whether it needs
+//! the data cache); [`QueryService`] holds the reference data, the polygon index and the swappable
+//! cache, and [`QueryService::query`] turns an [`Endpoint`] plus the raw query pairs into a
+//! [`QueryResponse`] (or a [`QueryError`]).
 //!
 //! A handler is then three lines: take the pairs from the URL, call `query` with the clock's "now",
 //! render `to_json()` or `to_csv()`. Everything here is synchronous and reads memory only; the
 //! handler may call it directly on the async worker for small answers or in `spawn_blocking` for
 //! long ranges.
 
+use crate::answer::QueryResponse;
 use crate::cache::{DataCache, SharedCache};
-use crate::endpoints;
+use crate::endpoints::{self, EndpointDef};
 use crate::error::QueryError;
 use crate::geo::{GeoError, ZoneLocator};
-use crate::params::{self, ParseContext};
-use crate::responses::QueryResponse;
+use crate::params::{ParseContext, QueryParams};
 use gridprint_core::reference::ReferenceData;
 use gridprint_store::{Result as StoreResult, Store};
 use std::sync::Arc;
 use time::OffsetDateTime;
 
-/// The data endpoints answered from the cache (`/status` is separate: see [`endpoints::status`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Endpoint {
-    Zones,
-    Generation,
-    Load,
-    Imports,
-    Exports,
-    Mix,
-    Footprints,
-    Impacts,
+/// Declares the endpoint table: one line per endpoint (its [`Endpoint`] variant, the module type
+/// implementing [`EndpointDef`], its paths under `/v1`, and whether it is answered from the reference
+/// data alone); the enum, its path lookups and the dispatch are derived from it.
+macro_rules! endpoint_table {
+    ($($(#[$doc:meta])* $variant:ident => $def:ty, [$($path:literal),+] $(, $reference:ident)?;)*) => {
+        /// The data endpoints answered from the cache (`/status` is separate: see
+        /// [`endpoints::status`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Endpoint {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Endpoint {
+            /// Every endpoint, in table order.
+            pub const ALL: [Endpoint; [$(stringify!($variant)),*].len()] = [$(Endpoint::$variant),*];
+
+            /// The paths under `/v1` served by this endpoint.
+            pub fn paths(self) -> &'static [&'static str] {
+                match self {
+                    $(Endpoint::$variant => &[$($path),+],)*
+                }
+            }
+
+            /// Whether the endpoint answers from the reference data alone (served while the store
+            /// is down or the cache is loading).
+            pub fn from_reference(self) -> bool {
+                match self {
+                    $(Endpoint::$variant => endpoint_table!(@reference $($reference)?),)*
+                }
+            }
+
+            fn run(
+                self,
+                cache: &DataCache,
+                p: &QueryParams<'_>,
+                ctx: &ParseContext<'_>,
+            ) -> Result<QueryResponse, QueryError> {
+                match self {
+                    $(Endpoint::$variant => answer::<$def>(cache, p, ctx),)*
+                }
+            }
+        }
+    };
+    (@reference reference) => { true };
+    (@reference) => { false };
+}
+
+endpoint_table! {
+    Zones => endpoints::Zones, ["zones"], reference;
+    Generation => endpoints::Generation, ["generation"];
+    Load => endpoints::Load, ["load"];
+    Imports => endpoints::Imports, ["imports"];
+    Exports => endpoints::Exports, ["exports"];
+    Mix => endpoints::Mix, ["mix"];
+    Footprints => endpoints::FootprintsEndpoint, ["footprints"];
+    Impacts => endpoints::ImpactsEndpoint, ["impacts"];
     /// `/green-score` and `/environmental-score`.
-    Score,
-    FlowShare,
-    MixShare,
-    FootprintShare,
-    ImpactShare,
-    Factors,
+    Score => endpoints::Score, ["green-score", "environmental-score"];
+    FlowShare => endpoints::FlowShare, ["flow-share"];
+    MixShare => endpoints::MixShare, ["mix-share"];
+    FootprintShare => endpoints::FootprintShare, ["footprint-share"];
+    ImpactShare => endpoints::ImpactShare, ["impact-share"];
+    Factors => endpoints::FactorsEndpoint, ["factors"], reference;
 }
 
 impl Endpoint {
-    /// Every endpoint, for route tables.
-    pub const ALL: [Endpoint; 14] = [
-        Endpoint::Zones,
-        Endpoint::Generation,
-        Endpoint::Load,
-        Endpoint::Imports,
-        Endpoint::Exports,
-        Endpoint::Mix,
-        Endpoint::Footprints,
-        Endpoint::Impacts,
-        Endpoint::Score,
-        Endpoint::FlowShare,
-        Endpoint::MixShare,
-        Endpoint::FootprintShare,
-        Endpoint::ImpactShare,
-        Endpoint::Factors,
-    ];
-
     /// The endpoint of a path segment after `/v1/` (`green-score` and `environmental-score` are both
     /// [`Endpoint::Score`]).
     pub fn from_path(segment: &str) -> Option<Endpoint> {
-        Some(match segment.trim_matches('/') {
-            "zones" => Endpoint::Zones,
-            "generation" => Endpoint::Generation,
-            "load" => Endpoint::Load,
-            "imports" => Endpoint::Imports,
-            "exports" => Endpoint::Exports,
-            "mix" => Endpoint::Mix,
-            "footprints" => Endpoint::Footprints,
-            "impacts" => Endpoint::Impacts,
-            "green-score" | "environmental-score" => Endpoint::Score,
-            "flow-share" => Endpoint::FlowShare,
-            "mix-share" => Endpoint::MixShare,
-            "footprint-share" => Endpoint::FootprintShare,
-            "impact-share" => Endpoint::ImpactShare,
-            "factors" => Endpoint::Factors,
-            _ => return None,
-        })
+        let segment = segment.trim_matches('/');
+        Endpoint::ALL
+            .into_iter()
+            .find(|e| e.paths().contains(&segment))
     }
+}
 
-    /// The paths under `/v1` served by this endpoint.
-    pub fn paths(self) -> &'static [&'static str] {
-        match self {
-            Endpoint::Zones => &["zones"],
-            Endpoint::Generation => &["generation"],
-            Endpoint::Load => &["load"],
-            Endpoint::Imports => &["imports"],
-            Endpoint::Exports => &["exports"],
-            Endpoint::Mix => &["mix"],
-            Endpoint::Footprints => &["footprints"],
-            Endpoint::Impacts => &["impacts"],
-            Endpoint::Score => &["green-score", "environmental-score"],
-            Endpoint::FlowShare => &["flow-share"],
-            Endpoint::MixShare => &["mix-share"],
-            Endpoint::FootprintShare => &["footprint-share"],
-            Endpoint::ImpactShare => &["impact-share"],
-            Endpoint::Factors => &["factors"],
-        }
-    }
+/// Parses and answers with one endpoint's definition.
+fn answer<E: EndpointDef>(
+    cache: &DataCache,
+    p: &QueryParams<'_>,
+    ctx: &ParseContext<'_>,
+) -> Result<QueryResponse, QueryError> {
+    Ok(E::answer(cache, &E::parse(p, ctx)?).into())
+}
+
+/// Parses the request of one endpoint (without answering it).
+pub fn parse<E: EndpointDef>(
+    pairs: &[(String, String)],
+    ctx: &ParseContext<'_>,
+) -> Result<E::Request, QueryError> {
+    E::parse(&QueryParams::new(pairs), ctx)
 }
 
 /// Parses and answers one request from a cache snapshot.
@@ -108,64 +121,12 @@ pub fn run(
     pairs: &[(String, String)],
     now: OffsetDateTime,
 ) -> Result<QueryResponse, QueryError> {
-    let reference = cache.reference();
     let ctx = ParseContext {
-        zones: &reference.zones,
+        zones: &cache.reference().zones,
         locator,
         now,
     };
-    Ok(match endpoint {
-        Endpoint::Zones => QueryResponse::Zones(endpoints::zones(reference)),
-        Endpoint::Generation => QueryResponse::Generation(endpoints::generation(
-            cache,
-            &params::parse_generation(pairs, &ctx)?,
-        )),
-        Endpoint::Load => {
-            QueryResponse::Load(endpoints::load(cache, &params::parse_load(pairs, &ctx)?))
-        }
-        Endpoint::Imports => QueryResponse::Imports(endpoints::imports(
-            cache,
-            &params::parse_imports(pairs, &ctx)?,
-        )),
-        Endpoint::Exports => QueryResponse::Exports(endpoints::exports(
-            cache,
-            &params::parse_exports(pairs, &ctx)?,
-        )),
-        Endpoint::Mix => {
-            QueryResponse::Mix(endpoints::mix(cache, &params::parse_mix(pairs, &ctx)?))
-        }
-        Endpoint::Footprints => QueryResponse::Footprints(endpoints::footprints(
-            cache,
-            &params::parse_footprints(pairs, &ctx)?,
-        )),
-        Endpoint::Impacts => QueryResponse::Impacts(endpoints::impacts(
-            cache,
-            &params::parse_impacts(pairs, &ctx)?,
-        )),
-        Endpoint::Score => {
-            QueryResponse::Score(endpoints::score(cache, &params::parse_score(pairs, &ctx)?))
-        }
-        Endpoint::FlowShare => QueryResponse::FlowShare(endpoints::flow_share(
-            cache,
-            &params::parse_flow_share(pairs, &ctx)?,
-        )),
-        Endpoint::MixShare => QueryResponse::MixShare(endpoints::mix_share(
-            cache,
-            &params::parse_mix_share(pairs, &ctx)?,
-        )),
-        Endpoint::FootprintShare => QueryResponse::FootprintShare(endpoints::footprint_share(
-            cache,
-            &params::parse_footprint_share(pairs, &ctx)?,
-        )),
-        Endpoint::ImpactShare => QueryResponse::ImpactShare(endpoints::impact_share(
-            cache,
-            &params::parse_impact_share(pairs, &ctx)?,
-        )),
-        Endpoint::Factors => QueryResponse::Factors(endpoints::factors(
-            reference,
-            &params::parse_factors(pairs, &ctx)?,
-        )),
-    })
+    endpoint.run(cache, &QueryParams::new(pairs), &ctx)
 }
 
 /// Reference data, polygon index and the current cache: everything a data handler needs.

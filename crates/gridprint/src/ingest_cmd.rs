@@ -401,7 +401,7 @@ mod tests {
         let crate::cli::Command::Ingest(args) = &cli.command else {
             panic!("not ingest")
         };
-        assert!(args.providers.epias_credentials().is_some());
+        assert!(args.args.providers.epias_credentials().is_some());
     }
 
     #[test]

@@ -20,29 +20,24 @@ use std::sync::Arc;
 /// Server used when neither `--url`, `GRIDPRINT_URL` nor the config file names one.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8000";
 
-/// The endpoints under `/v1` (status sub-paths are accepted too).
-const ENDPOINTS: &[&str] = &[
-    "zones",
-    "generation",
-    "load",
-    "imports",
-    "exports",
-    "mix",
-    "footprints",
-    "impacts",
-    "green-score",
-    "environmental-score",
-    "flow-share",
-    "mix-share",
-    "footprint-share",
-    "impact-share",
-    "factors",
+/// The status paths under `/v1` (answered by the HTTP layer, outside the endpoint table).
+const STATUS_PATHS: &[&str] = &[
     "status",
     "status/storage",
     "status/entso-e",
     "status/elexon",
     "status/epias",
 ];
+
+/// The endpoints under `/v1`: every path of the query service's endpoint table, then the status
+/// paths.
+fn endpoints() -> Vec<&'static str> {
+    gridprint_query::Endpoint::ALL
+        .iter()
+        .flat_map(|e| e.paths().iter().copied())
+        .chain(STATUS_PATHS.iter().copied())
+        .collect()
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -172,12 +167,13 @@ fn save_config(path: &Path, cfg: &ConfigFile) -> anyhow::Result<()> {
 fn endpoint_path(name: &str) -> anyhow::Result<String> {
     let n = name.trim().trim_matches('/').to_ascii_lowercase();
     let n = n.strip_prefix("v1/").unwrap_or(&n).replace('_', "-");
-    if ENDPOINTS.contains(&n.as_str()) {
+    let known = endpoints();
+    if known.contains(&n.as_str()) {
         Ok(n)
     } else {
         bail!(
             "unknown endpoint '{name}'; expected one of: {}",
-            ENDPOINTS.join(", ")
+            known.join(", ")
         )
     }
 }

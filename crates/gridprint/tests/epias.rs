@@ -247,7 +247,7 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
 async fn the_worker_cycle_fetches_tr_from_epias() {
     use gridprint_ingest::epias::{EpiasClient, EpiasConfig, EpiasCredentials};
     use gridprint_ingest::fetch::Fetcher;
-    use gridprint_ingest::worker::{Worker, WorkerConfig};
+    use gridprint_pipeline::worker::{Worker, WorkerConfig};
     let (server, replay) = platform().await;
     let client = EpiasClient::new(EpiasConfig {
         base_url: format!("{}/electricity-service", server.uri()),

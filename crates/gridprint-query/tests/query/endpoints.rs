@@ -421,7 +421,7 @@ fn derived_endpoints_nesting_and_values() {
         1
     );
 
-    // Shares are computed from the exchanges (contract §5).
+    // Shares are computed from the exchanges (docs/api.md §5).
     let first = |v: &Value| values(v)[0].1;
     let v = get(&svc, Endpoint::FlowShare, &format!("zone=ES&{W}"));
     assert_eq!(v[0]["unit"], "%");

@@ -1,10 +1,11 @@
-//! Parameter rules of api-contract §2–§3: every 400/404/422 and the accepted forms.
+//! Parameter rules of docs/api.md §2–§3: every 400/404/422 and the accepted forms.
 
 use crate::fixture::*;
 use gridprint_core::derived::Coverage;
 use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{Slot, parse_timestamp};
-use gridprint_query::params::{self, ParseContext, PartnerFilter, ZoneSelection};
+use gridprint_query::endpoints;
+use gridprint_query::params::{ParseContext, PartnerFilter, ZoneSelection};
 use gridprint_query::{Endpoint, ZoneLocator};
 use std::sync::OnceLock;
 
@@ -217,7 +218,7 @@ fn typed_requests() {
         now: NOW,
     };
 
-    let req = params::parse_footprints(&q("zone=pt"), &ctx).unwrap();
+    let req = gridprint_query::parse::<endpoints::FootprintsEndpoint>(&q("zone=pt"), &ctx).unwrap();
     assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("PT")]));
     assert_eq!(
         req.footprint_types,
@@ -232,13 +233,14 @@ fn typed_requests() {
     assert_eq!(req.window.requested, None);
 
     // Comma list: known zones in code order, unknown ones dropped; duplicates: the first wins.
-    let req = params::parse_load(&q("zone=FR,es,XX,ES&zone=DE"), &ctx).unwrap();
+    let req =
+        gridprint_query::parse::<endpoints::Load>(&q("zone=FR,es,XX,ES&zone=DE"), &ctx).unwrap();
     assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES"), idx("FR")]));
-    let req = params::parse_load(&q("zone="), &ctx).unwrap();
+    let req = gridprint_query::parse::<endpoints::Load>(&q("zone="), &ctx).unwrap();
     assert_eq!(req.zones, ZoneSelection::All);
 
     // Window rule.
-    let req = params::parse_load(
+    let req = gridprint_query::parse::<endpoints::Load>(
         &q("zone=ES&start=2024-06-15T00:07:00Z&end=2024-06-15T00:31:00Z"),
         &ctx,
     )
@@ -248,7 +250,7 @@ fn typed_requests() {
         Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap())
     );
     assert_eq!(req.window.range.len(), 3);
-    let req = params::parse_load(
+    let req = gridprint_query::parse::<endpoints::Load>(
         &q("zone=ES&start=2024-06-15T02:00+02:00&end=2024-06-15T00:15"),
         &ctx,
     )
@@ -257,7 +259,7 @@ fn typed_requests() {
     assert_eq!(req.window.range.len(), 1);
 
     // use_global=false → local; footprint_type filter; scope operational.
-    let req = params::parse_footprints(
+    let req = gridprint_query::parse::<endpoints::FootprintsEndpoint>(
         &q("zone=ES&use_global=FALSE&footprint_type=water&scope=operational"),
         &ctx,
     )
@@ -267,15 +269,16 @@ fn typed_requests() {
     assert_eq!(req.scope, Scope::Operational);
 
     // Secondary locations by code and by point.
-    let req = params::parse_imports(&q("zone=ES&source_zone=fr,pt"), &ctx).unwrap();
+    let req = gridprint_query::parse::<endpoints::Imports>(&q("zone=ES&source_zone=fr,pt"), &ctx)
+        .unwrap();
     assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR"), z("PT")]));
-    let req = params::parse_exports(
+    let req = gridprint_query::parse::<endpoints::Exports>(
         &q("zone=ES&destination_lat=48.85&destination_lon=2.35"),
         &ctx,
     )
     .unwrap();
     assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR")]));
-    let req = params::parse_mix_share(&q("zone=ES"), &ctx).unwrap();
+    let req = gridprint_query::parse::<endpoints::MixShare>(&q("zone=ES"), &ctx).unwrap();
     assert_eq!(req.partners, PartnerFilter::Any);
 }
 
@@ -301,9 +304,11 @@ fn lat_lon_resolve_to_zones() {
         locator: l,
         now: NOW,
     };
-    let req = params::parse_footprints(&q("lat=40.4&lon=-3.7"), &ctx).unwrap();
+    let req =
+        gridprint_query::parse::<endpoints::FootprintsEndpoint>(&q("lat=40.4&lon=-3.7"), &ctx)
+            .unwrap();
     assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES")]));
-    let req = params::parse_footprints(
+    let req = gridprint_query::parse::<endpoints::FootprintsEndpoint>(
         &q("lat=48.85&lon=2.35&start=2024-01-01&end=2024-12-31"),
         &ctx,
     )

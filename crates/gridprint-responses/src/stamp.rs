@@ -1,4 +1,4 @@
-//! Fast timestamp formatting for the hot serialization path.
+//! Fast timestamp formatting for the hot serialization path (JSON and CSV).
 //!
 //! Every value of every response carries a `YYYY-MM-DDThh:mm:ssZ` timestamp; a one-year, one-zone
 //! footprints answer has 35,040 of them. [`SlotStamp`] writes one into a 20-byte stack buffer with

@@ -1,0 +1,107 @@
+//! The representation of a data or status answer: JSON or CSV, chosen by the `format` parameter or
+//! else by `Accept` (docs/api.md §2, §7), and the query pairs a request carries.
+
+use crate::error::ApiError;
+use axum::http::{HeaderMap, HeaderValue, header};
+
+/// Media type of CSV answers.
+pub const CSV: &str = "text/csv; charset=utf-8";
+/// The representation of an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+/// The query pairs of a request, percent-decoded, in order.
+pub(crate) fn pairs_of(query: Option<&str>) -> Result<Vec<(String, String)>, ApiError> {
+    serde_urlencoded::from_str::<Vec<(String, String)>>(query.unwrap_or(""))
+        .map_err(|e| ApiError::bad_request(format!("unreadable query string: {e}")))
+}
+
+pub(crate) fn format_from(
+    pairs: &[(String, String)],
+    headers: &HeaderMap,
+) -> Result<Format, ApiError> {
+    if let Some((_, v)) = pairs
+        .iter()
+        .find(|(k, v)| k == "format" && !v.trim().is_empty())
+    {
+        return match v.trim().to_ascii_lowercase().as_str() {
+            "json" => Ok(Format::Json),
+            "csv" => Ok(Format::Csv),
+            _ => Err(ApiError::bad_request(format!(
+                "invalid format '{}': expected json or csv",
+                v.chars().take(40).collect::<String>()
+            ))),
+        };
+    }
+    // The first of text/csv or application/json named in Accept (with q > 0) decides.
+    for accept in headers.get_all(header::ACCEPT) {
+        let Ok(accept) = accept.to_str() else {
+            continue;
+        };
+        for range in accept.split(',') {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            if refused {
+                continue;
+            }
+            match media.as_str() {
+                "text/csv" => return Ok(Format::Csv),
+                "application/json" => return Ok(Format::Json),
+                _ => {}
+            }
+        }
+    }
+    Ok(Format::Json)
+}
+
+/// The format a request asks for (`format` parameter, else `Accept`).
+pub(crate) fn format_of(query: Option<&str>, headers: &HeaderMap) -> Result<Format, ApiError> {
+    format_from(&pairs_of(query)?, headers)
+}
+
+pub(crate) fn content_type(format: Format) -> HeaderValue {
+    HeaderValue::from_static(match format {
+        Format::Json => "application/json",
+        Format::Csv => CSV,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(s: &str) -> Vec<(String, String)> {
+        pairs_of(Some(s)).unwrap()
+    }
+
+    #[test]
+    fn format_from_parameter_then_accept() {
+        let mut h = HeaderMap::new();
+        assert_eq!(format_from(&pairs("zone=ES"), &h).unwrap(), Format::Json);
+        assert_eq!(format_from(&pairs("format=CSV"), &h).unwrap(), Format::Csv);
+        assert!(format_from(&pairs("format=xml"), &h).is_err());
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/csv;q=0.9, application/json"),
+        );
+        assert_eq!(format_from(&pairs(""), &h).unwrap(), Format::Csv);
+        assert_eq!(
+            format_from(&pairs("format=json"), &h).unwrap(),
+            Format::Json
+        );
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/csv;q=0, */*"),
+        );
+        assert_eq!(format_from(&pairs(""), &h).unwrap(), Format::Json);
+    }
+}

@@ -1,0 +1,71 @@
+//! `/footprints`: carbon and water footprints, series or aggregates.
+
+use super::*;
+
+/// `/footprints`: one result per zone and footprint type (series or aggregate).
+pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
+    let column = |footprint_type| SeriesKey::Footprint {
+        footprint_type,
+        scope: req.scope,
+        coverage: req.coverage,
+    };
+    let answer = derived_answer(
+        cache,
+        &req.zones,
+        &req.window,
+        req.aggregate,
+        &req.footprint_types,
+        column,
+        |zone, ft: FootprintType, series| FootprintResult {
+            footprint_type: ft,
+            scope: req.scope,
+            zone,
+            unit: ft.unit(),
+            coverage: req.coverage,
+            series,
+        },
+        |zone, ft, w| FootprintAggregate {
+            footprint_type: ft,
+            scope: req.scope,
+            zone,
+            unit: ft.unit(),
+            coverage: req.coverage,
+            start: w.start.to_string(),
+            end: w.end.to_string(),
+            value: w.a.value,
+            valid: w.a.valid,
+            zone_status: w.a.zone_status,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        },
+    );
+    answer.map_or_else(Footprints::Aggregate, Footprints::Series)
+}
+
+/// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
+/// `aggregate`, `use_global`.
+pub struct FootprintsEndpoint;
+
+impl EndpointDef for FootprintsEndpoint {
+    type Request = FootprintsRequest;
+    type Response = Footprints;
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
+        let (zones, window) = zones_and_window(p, ctx)?;
+        let footprint_types = footprint_types(p, "footprint_type")?;
+        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
+        let coverage = coverage(p)?;
+        let aggregate = aggregate(p, &window)?;
+        Ok(FootprintsRequest {
+            zones,
+            window,
+            footprint_types,
+            scope,
+            aggregate,
+            coverage,
+        })
+    }
+
+    fn answer(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
+        footprints(cache, req)
+    }
+}

@@ -1,0 +1,56 @@
+//! `/load`: raw load.
+
+use super::*;
+
+/// `/load`: raw load, grouped by flags, then data state and datasource.
+pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
+    let cmp = ds_cmp(cache);
+    let group = |z| {
+        let Some(id) = cache.inputs(z).load else {
+            return Vec::new();
+        };
+        let mut g = Grouper::new();
+        raw_points(
+            cache,
+            cache.derived(z),
+            id,
+            &req.window,
+            |p, slot, v, st, ds| g.push(p, (st, ds), point(slot, v)),
+        );
+        entries(
+            g.finish(|a, b| cmp(a.0, a.1, b.0, b.1)),
+            |_, (data_state, ds), values| StateBlock {
+                data_state,
+                datasource: cache.datasource(ds).to_string(),
+                values,
+            },
+            |valid, zone_status, blocks| LoadEntry {
+                valid,
+                zone_status,
+                blocks,
+            },
+        )
+    };
+    per_zone(cache, &req.zones, group, |zone, series| LoadResult {
+        zone,
+        unit: MW,
+        series,
+    })
+}
+
+/// `/load`: location and time.
+pub struct Load;
+
+impl EndpointDef for Load {
+    type Request = LoadRequest;
+    type Response = Vec<LoadResult>;
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<LoadRequest, QueryError> {
+        let (zones, window) = zones_and_window(p, ctx)?;
+        Ok(LoadRequest { zones, window })
+    }
+
+    fn answer(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
+        load(cache, req)
+    }
+}

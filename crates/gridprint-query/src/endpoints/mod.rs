@@ -1,0 +1,389 @@
+//! One function per `/v1` endpoint: a typed request and the cache in, the response structs out.
+//!
+//! Rules applied here (docs/api.md §2–§3), with the choices the contract leaves open:
+//!
+//! - Results are ordered by zone code, then by type (carbon before water); blocks inside a series
+//!   entry by their key (production type, then data state official < estimated < missing, then
+//!   datasource name; partner zones by code). A result without any point in the window is left out,
+//!   so an unknown zone, an empty store or a filter matching nothing all give `[]`.
+//! - Points that are NaN (no value) are never returned; negative values are dropped except on the
+//!   share endpoints (flow-share, mix-share, footprint-share, impact-share), which return every finite
+//!   value, zeros included.
+//! - Flags of derived series come from the zone's stored [`SlotFlags`] (as written by the compute; a
+//!   slot without computed flags has no derived value). Raw inputs (generation, load, imports,
+//!   exports) take the flags of their zone's slot from the derived flags too; where the zone has no
+//!   computed flags for the slot they fall back to the point's own data state (official → complete,
+//!   estimated → preview, missing → missing) and `valid` by the rule of docs/api.md §6 at the request's "now"
+//!   ([`valid_flag`]: final when older than `floor15(now) − 4 h`, else only when complete).
+//! - Shares are computed at query time from the stored exchanges (row i of X: `Exchange { origin }`
+//!   in zone i's days) and the zones' `Generation` and `Consumption` (docs/api.md §5): mix-share
+//!   100·X\[i\]\[j\]/L_i, flow-share 100·X\[i\]\[j\]/G_j (read from every destination's exchange naming the
+//!   zone), footprint-share X\[i\]\[j\]/L_i × local footprint of j, impact-share X\[i\]\[j\]/L_i × local
+//!   impact of j (the origin's local value is read whether or not it has flags: external sources keep
+//!   local values without flags). Flags are those of the result's zone. Share columns stored under the
+//!   older keys (`MixShare`, `FlowShare`, `FootprintShare`, `ImpactShare`) are not read.
+//! - `/mix` reports the flow-traced mix with datasource `flow_tracing` and a data state derived from
+//!   the slot's zone status: complete → official, preview → estimated, missing → missing.
+//! - Aggregates: the time-weighted mean of the step function of the returned points (each holds until
+//!   the next, the last until `end`, clipped to [start, end]); when that covers no time (start == end)
+//!   the plain mean of the points. `valid` is true only if every point is valid, `zone_status` is the
+//!   worst present. A zone without points in the window gets no aggregate.
+//! - `/factors`: factors are constant in time. Without dates the series is one point at the current
+//!   slot; with dates one point at the window's first slot; with dates and `aggregate=true` the
+//!   aggregate shape with the factor as value, `valid` true and `zone_status` complete.
+//!
+//! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (how it reads its
+//! parameters and how it answers); the table in [`crate::service`] names each once.
+
+mod factors;
+mod flows;
+mod footprints;
+mod generation;
+mod impacts;
+mod load;
+mod mix;
+mod score;
+mod shares;
+pub mod status;
+mod zones;
+
+pub use factors::{FactorsEndpoint, factors};
+pub use flows::{Exports, Imports, exports, imports};
+pub use footprints::{FootprintsEndpoint, footprints};
+pub use generation::{Generation, generation};
+pub use impacts::{ImpactsEndpoint, impacts};
+pub use load::{Load, load};
+pub use mix::{Mix, mix};
+pub use score::{Score, score};
+pub use shares::{
+    FlowShare, FootprintShare, ImpactShare, MixShare, flow_share, footprint_share, impact_share,
+    mix_share,
+};
+pub use status::{ProviderStates, status, status_component};
+pub use zones::{Zones, zones};
+
+use crate::cache::{ABSENT, DataCache, DerivedZone, day_spans};
+use crate::error::QueryError;
+use crate::group::{FlagPair, GroupEntry, Grouper};
+use crate::params::*;
+use gridprint_core::derived::{Coverage, SeriesKey, SlotFlags};
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::{DataState, ZoneStatus, valid_flag};
+use gridprint_core::reference::{FootprintType, ReferenceData, Scope};
+use gridprint_core::slot::{Slot, SlotRange, format_timestamp};
+use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_responses::*;
+use time::OffsetDateTime;
+
+/// One `/v1` data endpoint: how it reads its query parameters and how it answers from the cache.
+/// Implemented once per endpoint module; [`crate::service::Endpoint`] lists them.
+pub trait EndpointDef {
+    /// The typed request.
+    type Request;
+    /// The answer (a response type of `gridprint-responses`).
+    type Response: Answer + 'static;
+    /// Reads the request by the rules of [`crate::params`] (the first problem found is reported).
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
+    /// Answers the request from a cache snapshot.
+    fn answer(cache: &DataCache, req: &Self::Request) -> Self::Response;
+}
+
+/// Datasource of the flow-traced mix.
+pub const FLOW_TRACING: &str = "flow_tracing";
+/// Unit of power series.
+pub const MW: &str = "MW";
+/// Unit of shares.
+pub const PERCENT: &str = "%";
+/// Unit of water impacts.
+pub const WATER_IMPACT_UNIT: &str = "stress-l/kWh";
+/// The only impact type.
+pub const WATER: &str = "water";
+
+fn status_of_state(s: DataState) -> ZoneStatus {
+    match s {
+        DataState::Official => ZoneStatus::Complete,
+        DataState::Estimated => ZoneStatus::Preview,
+        DataState::Missing => ZoneStatus::Missing,
+    }
+}
+
+fn state_of_status(s: ZoneStatus) -> DataState {
+    match s {
+        ZoneStatus::Complete => DataState::Official,
+        ZoneStatus::Preview => DataState::Estimated,
+        ZoneStatus::Missing => DataState::Missing,
+    }
+}
+
+fn pair(f: SlotFlags) -> FlagPair {
+    (f.valid(), f.status())
+}
+
+fn keep_non_negative(v: f32) -> bool {
+    v >= 0.0
+}
+
+/// A point of a stored `f32` value.
+fn point(slot: Slot, v: f32) -> Point {
+    Point {
+        slot,
+        value: v as f64,
+    }
+}
+
+/// One result per selected zone whose entries are not empty (docs/api.md §3: a result without any
+/// point in the window is left out): `entries(zone)` groups its points, `result` wraps them.
+fn per_zone<E, R>(
+    cache: &DataCache,
+    sel: &ZoneSelection,
+    mut entries: impl FnMut(ZoneIdx) -> Vec<E>,
+    mut result: impl FnMut(ZoneCode, Vec<E>) -> R,
+) -> Vec<R> {
+    zones_of(cache, sel)
+        .into_iter()
+        .filter_map(|(z, code)| {
+            let series = entries(z);
+            (!series.is_empty()).then(|| result(code, series))
+        })
+        .collect()
+}
+
+/// Series entries from grouped points: each group's flags (`entry`) and its blocks (`block`, from the
+/// group's flags, the block key and its points).
+fn entries<K, B, E>(
+    groups: Vec<GroupEntry<K>>,
+    mut block: impl FnMut(FlagPair, K, Values) -> B,
+    entry: impl Fn(bool, ZoneStatus, Vec<B>) -> E,
+) -> Vec<E> {
+    groups
+        .into_iter()
+        .map(|g| {
+            let blocks = g
+                .leaves
+                .into_iter()
+                .map(|(k, pts)| block(g.pair, k, Values(pts)))
+                .collect();
+            entry(g.pair.0, g.pair.1, blocks)
+        })
+        .collect()
+}
+
+/// Calls `f(flags, slot, value, state, datasource)` for each non-negative point of a raw series in the
+/// window, with the flags of zone's slot (derived, or the fallback documented above).
+fn raw_points(
+    cache: &DataCache,
+    derived: &DerivedZone,
+    series: u32,
+    window: &TimeWindow,
+    mut f: impl FnMut(FlagPair, Slot, f32, DataState, u16),
+) {
+    let s = cache.input_series(series);
+    for span in day_spans(s.days(), window.range) {
+        let d = s.day(span.pos);
+        let flags = derived.flags_of_day(span.day);
+        for i in span.lo..span.hi {
+            if d.states[i] == ABSENT {
+                continue;
+            }
+            let v = d.values[i];
+            if !(v.is_finite() && v >= 0.0) {
+                continue;
+            }
+            let state = DataState::from_u8(d.states[i]).unwrap_or(DataState::Missing);
+            let slot = span.slot(i);
+            let p = match flags.map(|fl| fl[i]) {
+                Some(fl) if fl.present() => pair(fl),
+                _ => {
+                    let st = status_of_state(state);
+                    (valid_flag(slot, st, window.now), st)
+                }
+            };
+            f(p, slot, v, state, d.sources[i]);
+        }
+    }
+}
+
+/// Pushes every kept value of a derived series into a grouper under `key`.
+fn push_derived<K: Copy + PartialEq>(
+    g: &mut Grouper<K>,
+    derived: &DerivedZone,
+    series: &SeriesKey,
+    window: &TimeWindow,
+    keep: fn(f32) -> bool,
+    key: K,
+) {
+    derived.for_each_value(series, window.range, |slot, fl, v| {
+        if keep(v) {
+            g.push(
+                pair(fl),
+                key,
+                Point {
+                    slot,
+                    value: v as f64,
+                },
+            );
+        }
+    });
+}
+
+/// The flag entries of one derived series (one block per entry).
+fn flag_series(derived: &DerivedZone, series: &SeriesKey, window: &TimeWindow) -> Vec<FlagSeries> {
+    let mut g = Grouper::new();
+    push_derived(&mut g, derived, series, window, keep_non_negative, ());
+    g.finish(|_, _| std::cmp::Ordering::Equal)
+        .into_iter()
+        .map(|e| FlagSeries {
+            valid: e.pair.0,
+            zone_status: e.pair.1,
+            values: Values(e.leaves.into_iter().next().map(|l| l.1).unwrap_or_default()),
+        })
+        .collect()
+}
+
+/// An aggregate before it gets its descriptive fields.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aggregated {
+    pub value: f64,
+    pub valid: bool,
+    pub zone_status: ZoneStatus,
+}
+
+fn seconds(t: OffsetDateTime) -> f64 {
+    t.unix_timestamp() as f64 + f64::from(t.nanosecond()) * 1e-9
+}
+
+/// Time-weighted mean of a step function: each `(t, v)` (unix seconds, ascending) holds until the next
+/// point, the last until `end`, every piece clipped to [start, end]. When the pieces cover no time,
+/// the plain mean. `None` without points.
+pub fn time_weighted_mean(points: &[(f64, f64)], start: f64, end: f64) -> Option<f64> {
+    if points.is_empty() {
+        return None;
+    }
+    let (mut sum, mut weight) = (0.0, 0.0);
+    for (k, &(t, v)) in points.iter().enumerate() {
+        let until = points.get(k + 1).map_or(end, |n| n.0).min(end);
+        let d = until - t.max(start);
+        if d > 0.0 {
+            sum += v * d;
+            weight += d;
+        }
+    }
+    Some(if weight > 0.0 {
+        sum / weight
+    } else {
+        points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64
+    })
+}
+
+fn aggregate_derived(
+    derived: &DerivedZone,
+    series: &SeriesKey,
+    window: &TimeWindow,
+) -> Option<Aggregated> {
+    let (start, end) = window.requested?;
+    let mut pts = Vec::new();
+    let (mut valid, mut status) = (true, ZoneStatus::Complete);
+    derived.for_each_value(series, window.range, |slot, fl, v| {
+        if keep_non_negative(v) {
+            pts.push((slot.unix() as f64, v as f64));
+            valid &= fl.valid();
+            status = status.min(fl.status());
+        }
+    });
+    let value = time_weighted_mean(&pts, seconds(start), seconds(end))?;
+    Some(Aggregated {
+        value,
+        valid,
+        zone_status: status,
+    })
+}
+
+/// The aggregate of one derived column with the request's `start` and `end` (docs/api.md §3).
+struct Window<'a> {
+    start: &'a str,
+    end: &'a str,
+    a: Aggregated,
+}
+
+/// For each selected zone and each of `keys` (in order): the entries of the derived column
+/// `column(key)` as `series(zone, key, entries)`, or with `aggregate` its aggregate as
+/// `aggregated(zone, key, window)`. Zones and keys without points are left out.
+#[allow(clippy::too_many_arguments)]
+fn derived_answer<T: Copy, S, A>(
+    cache: &DataCache,
+    sel: &ZoneSelection,
+    window: &TimeWindow,
+    aggregate: bool,
+    keys: &[T],
+    column: impl Fn(T) -> SeriesKey,
+    series: impl Fn(ZoneCode, T, Vec<FlagSeries>) -> S,
+    aggregated: impl Fn(ZoneCode, T, Window<'_>) -> A,
+) -> Result<Vec<S>, Vec<A>> {
+    let items: Vec<(ZoneIdx, ZoneCode, T)> = zones_of(cache, sel)
+        .into_iter()
+        .flat_map(|(z, code)| keys.iter().map(move |&k| (z, code.clone(), k)))
+        .collect();
+    if aggregate {
+        let (start, end) = requested_strings(window);
+        return Err(items
+            .into_iter()
+            .filter_map(|(z, code, k)| {
+                let a = aggregate_derived(cache.derived(z), &column(k), window)?;
+                Some(aggregated(
+                    code,
+                    k,
+                    Window {
+                        start: &start,
+                        end: &end,
+                        a,
+                    },
+                ))
+            })
+            .collect());
+    }
+    Ok(items
+        .into_iter()
+        .filter_map(|(z, code, k)| {
+            let entries = flag_series(cache.derived(z), &column(k), window);
+            (!entries.is_empty()).then(|| series(code, k, entries))
+        })
+        .collect())
+}
+
+fn requested_strings(window: &TimeWindow) -> (String, String) {
+    let (s, e) = window.requested.expect("aggregates need start and end");
+    (format_timestamp(s), format_timestamp(e))
+}
+
+fn zones_of(cache: &DataCache, sel: &crate::params::ZoneSelection) -> Vec<(ZoneIdx, ZoneCode)> {
+    let zones = &cache.reference().zones;
+    sel.indices(zones)
+        .into_iter()
+        .map(|i| (i, zones.code(i).clone()))
+        .collect()
+}
+
+fn ds_cmp<'c>(
+    cache: &'c DataCache,
+) -> impl Fn(DataState, u16, DataState, u16) -> std::cmp::Ordering + 'c {
+    move |sa, da, sb, db| {
+        sa.cmp(&sb)
+            .then_with(|| cache.datasource(da).cmp(cache.datasource(db)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_weighted_mean_by_hand() {
+        // 0..900 s: 10, 900..1800: 20, 1800..end(2000): 40; start at 300.
+        let pts = [(0.0, 10.0), (900.0, 20.0), (1800.0, 40.0)];
+        let v = time_weighted_mean(&pts, 300.0, 2000.0).unwrap();
+        let want = (10.0 * 600.0 + 20.0 * 900.0 + 40.0 * 200.0) / 1700.0;
+        assert!((v - want).abs() < 1e-9, "{v} vs {want}");
+        assert_eq!(time_weighted_mean(&[(0.0, 7.0)], 0.0, 0.0), Some(7.0));
+        assert_eq!(time_weighted_mean(&[], 0.0, 10.0), None);
+    }
+}

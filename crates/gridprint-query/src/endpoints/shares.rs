@@ -1,0 +1,348 @@
+//! The share endpoints, computed at query time from the stored exchanges: `/flow-share`,
+//! `/mix-share`, `/footprint-share`, `/impact-share`.
+
+use super::*;
+
+/// What a consumer-side share multiplies the fraction X\[i\]\[j\]/L_i by.
+#[derive(Clone, Copy)]
+enum Weight<'k> {
+    /// 100: the share in % (mix-share).
+    Percent,
+    /// The origin's own column at the same slot (its local footprint or local impact), read whether
+    /// or not the origin has flags (external sources keep local values without flags).
+    OriginColumn(&'k SeriesKey),
+}
+
+/// Consumer-side shares of zone `z` (docs/api.md §5): for every `Exchange { origin }` column of the zone,
+/// X\[z\]\[origin\] / L_z × weight, at the zone's computed slots. Blocks are keyed by position in key
+/// order, which is origin-code order.
+fn consumer_shares(
+    cache: &DataCache,
+    z: ZoneIdx,
+    window: &TimeWindow,
+    partners: &PartnerFilter,
+    weight: Weight<'_>,
+) -> (Vec<ZoneCode>, Vec<GroupEntry<u32>>) {
+    let zones = &cache.reference().zones;
+    let d = cache.derived(z);
+    let mut g: Grouper<u32> = Grouper::new();
+    let mut names = Vec::new();
+    let Some(lcol) = d.column(&SeriesKey::Consumption) else {
+        return (names, Vec::new());
+    };
+    for (key, xcol) in d.columns() {
+        let SeriesKey::Exchange { origin } = key else {
+            continue;
+        };
+        if !partners.accepts(origin) {
+            continue;
+        }
+        let origin_col = match weight {
+            Weight::Percent => None,
+            Weight::OriginColumn(k) => {
+                let Some(od) = zones.index_of(origin).map(|o| cache.derived(o)) else {
+                    continue;
+                };
+                let Some(oc) = od.column(k) else { continue };
+                Some((od, oc))
+            }
+        };
+        let k = names.len() as u32;
+        names.push(origin.clone());
+        for span in day_spans(d.days(), window.range) {
+            let (Some(x), Some(l)) = (d.chunk(xcol, span.pos), d.chunk(lcol, span.pos)) else {
+                continue;
+            };
+            let w = match origin_col {
+                None => None,
+                Some((od, oc)) => match od.chunk_of_day(oc, span.day) {
+                    Some(c) => Some(c),
+                    None => continue,
+                },
+            };
+            let flags = d.flags(span.pos);
+            for i in span.lo..span.hi {
+                if !flags[i].present() {
+                    continue;
+                }
+                let f = f64::from(x[i]) / f64::from(l[i]);
+                let v = match w {
+                    None => 100.0 * f,
+                    Some(w) => f * f64::from(w[i]),
+                };
+                if v.is_finite() {
+                    g.push(
+                        pair(flags[i]),
+                        k,
+                        Point {
+                            slot: span.slot(i),
+                            value: v,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    (names, g.finish(|a, b| a.cmp(b)))
+}
+
+/// `/flow-share`: % of the zone's generation consumed in each destination (itself included):
+/// 100 · X\[destination\]\[zone\] / G_zone, read from the destinations' `Exchange { origin: zone }`
+/// columns, with the zone's flags.
+pub fn flow_share(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult> {
+    let zones = &cache.reference().zones;
+    let mut out = Vec::new();
+    for (j, code) in zones_of(cache, &req.zones) {
+        let d = cache.derived(j);
+        let Some(gcol) = d.column(&SeriesKey::Generation) else {
+            continue;
+        };
+        let me = SeriesKey::Exchange {
+            origin: code.clone(),
+        };
+        let mut g: Grouper<u32> = Grouper::new();
+        let mut names = Vec::new();
+        for &i in cache.exchange_destinations(j) {
+            let dest = zones.code(i);
+            if !req.partners.accepts(dest) {
+                continue;
+            }
+            let di = cache.derived(i);
+            let Some(xcol) = di.column(&me) else { continue };
+            let k = names.len() as u32;
+            names.push(dest.clone());
+            for span in day_spans(d.days(), req.window.range) {
+                let (Some(gen_), Some(x)) =
+                    (d.chunk(gcol, span.pos), di.chunk_of_day(xcol, span.day))
+                else {
+                    continue;
+                };
+                let flags = d.flags(span.pos);
+                for s in span.lo..span.hi {
+                    let v = 100.0 * f64::from(x[s]) / f64::from(gen_[s]);
+                    if flags[s].present() && v.is_finite() {
+                        g.push(
+                            pair(flags[s]),
+                            k,
+                            Point {
+                                slot: span.slot(s),
+                                value: v,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        let series = entries(
+            g.finish(|a, b| a.cmp(b)),
+            |_, k, values| DestinationBlock {
+                destination: names[k as usize].clone(),
+                values,
+            },
+            |valid, zone_status, flows| FlowShareEntry {
+                valid,
+                zone_status,
+                flows,
+            },
+        );
+        if !series.is_empty() {
+            out.push(FlowShareResult {
+                zone: code,
+                unit: PERCENT,
+                series,
+            });
+        }
+    }
+    out
+}
+
+/// `/mix-share`: % of the zone's consumption coming from each origin (itself included):
+/// 100 · X\[zone\]\[origin\] / L_zone.
+pub fn mix_share(cache: &DataCache, req: &ShareRequest) -> Vec<MixShareResult> {
+    let group = |z| {
+        let (names, groups) =
+            consumer_shares(cache, z, &req.window, &req.partners, Weight::Percent);
+        entries(
+            groups,
+            |_, k, values| OriginBlock {
+                origin: names[k as usize].clone(),
+                values,
+            },
+            |valid, zone_status, shares| MixShareEntry {
+                valid,
+                zone_status,
+                shares,
+            },
+        )
+    };
+    per_zone(cache, &req.zones, group, |zone, series| MixShareResult {
+        zone,
+        unit: PERCENT,
+        series,
+    })
+}
+
+fn source_entries(names: &[ZoneCode], groups: Vec<GroupEntry<u32>>) -> Vec<SourceEntry> {
+    entries(
+        groups,
+        |_, k, values| SourceBlock {
+            source: names[k as usize].clone(),
+            values,
+        },
+        |valid, zone_status, blocks| SourceEntry {
+            valid,
+            zone_status,
+            blocks,
+        },
+    )
+}
+
+/// `/footprint-share`: the zone's global footprint split by source zone, X\[zone\]\[source\] / L_zone ×
+/// the source's local footprint (blocks sum to the global footprint).
+pub fn footprint_share(
+    cache: &DataCache,
+    req: &FootprintShareRequest,
+) -> Vec<FootprintShareResult> {
+    let mut out = Vec::new();
+    for (z, code) in zones_of(cache, &req.zones) {
+        for &ft in &req.footprint_types {
+            let local = SeriesKey::Footprint {
+                footprint_type: ft,
+                scope: req.scope,
+                coverage: Coverage::Local,
+            };
+            let (names, entries) = consumer_shares(
+                cache,
+                z,
+                &req.window,
+                &req.partners,
+                Weight::OriginColumn(&local),
+            );
+            if entries.is_empty() {
+                continue;
+            }
+            out.push(FootprintShareResult {
+                zone: code.clone(),
+                footprint_type: ft,
+                scope: req.scope,
+                unit: ft.unit(),
+                series: source_entries(&names, entries),
+            });
+        }
+    }
+    out
+}
+
+/// `/impact-share`: the zone's global water impact split by source zone, X\[zone\]\[source\] / L_zone ×
+/// the source's local impact.
+pub fn impact_share(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareResult> {
+    let local = SeriesKey::Impact {
+        coverage: Coverage::Local,
+    };
+    let group = |z| {
+        let weight = Weight::OriginColumn(&local);
+        let (names, groups) = consumer_shares(cache, z, &req.window, &req.partners, weight);
+        source_entries(&names, groups)
+    };
+    per_zone(cache, &req.zones, group, |zone, series| ImpactShareResult {
+        zone,
+        impact_type: WATER,
+        scope: Scope::Operational,
+        unit: WATER_IMPACT_UNIT,
+        series,
+    })
+}
+
+/// `/flow-share`: location, `destination_*` location, time.
+pub struct FlowShare;
+
+impl EndpointDef for FlowShare {
+    type Request = ShareRequest;
+    type Response = Vec<FlowShareResult>;
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
+        let (zones, partners, window) = with_partners(p, ctx, "destination_")?;
+        Ok(ShareRequest {
+            zones,
+            window,
+            partners,
+        })
+    }
+
+    fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult> {
+        flow_share(cache, req)
+    }
+}
+
+/// `/mix-share`: location, `origin_*` location, time.
+pub struct MixShare;
+
+impl EndpointDef for MixShare {
+    type Request = ShareRequest;
+    type Response = Vec<MixShareResult>;
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
+        let (zones, partners, window) = with_partners(p, ctx, "origin_")?;
+        Ok(ShareRequest {
+            zones,
+            window,
+            partners,
+        })
+    }
+
+    fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<MixShareResult> {
+        mix_share(cache, req)
+    }
+}
+
+/// `/footprint-share`: location, `source_*` location, time, `footprint_type` (default both),
+/// `scope` (default life-cycle).
+pub struct FootprintShare;
+
+impl EndpointDef for FootprintShare {
+    type Request = FootprintShareRequest;
+    type Response = Vec<FootprintShareResult>;
+
+    fn parse(
+        p: &QueryParams<'_>,
+        ctx: &ParseContext<'_>,
+    ) -> Result<FootprintShareRequest, QueryError> {
+        let (zones, partners, window) = with_partners(p, ctx, "source_")?;
+        let footprint_types = footprint_types(p, "footprint_type")?;
+        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
+        Ok(FootprintShareRequest {
+            zones,
+            window,
+            partners,
+            footprint_types,
+            scope,
+        })
+    }
+
+    fn answer(cache: &DataCache, req: &FootprintShareRequest) -> Vec<FootprintShareResult> {
+        footprint_share(cache, req)
+    }
+}
+
+/// `/impact-share`: location, `source_*` location, time, `impact_type` (water), `scope` (operational).
+pub struct ImpactShare;
+
+impl EndpointDef for ImpactShare {
+    type Request = ShareRequest;
+    type Response = Vec<ImpactShareResult>;
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
+        let (zones, partners, window) = with_partners(p, ctx, "source_")?;
+        impact_type(p)?;
+        scope_operational(p, "impact shares")?;
+        Ok(ShareRequest {
+            zones,
+            window,
+            partners,
+        })
+    }
+
+    fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareResult> {
+        impact_share(cache, req)
+    }
+}

@@ -1,0 +1,38 @@
+//! `/zones`: every zone of the reference data (no parameters).
+
+use super::*;
+
+/// `/zones`: every zone of the reference data, sorted by code.
+pub fn zones(reference: &ReferenceData) -> Vec<ZoneInfo> {
+    let mut out: Vec<ZoneInfo> = reference
+        .zones
+        .iter()
+        .map(|z| ZoneInfo {
+            zone: z.code.clone(),
+            full_name: z.full_name.clone(),
+            eic_code: z.eic_code.clone(),
+            country_code: z.country_code.clone(),
+            country_name: z.country_name.clone(),
+            provider: z.provider.as_str(),
+            neighbours: z.neighbours.clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.zone.cmp(&b.zone));
+    out
+}
+
+/// `/zones`: no parameters.
+pub struct Zones;
+
+impl EndpointDef for Zones {
+    type Request = ();
+    type Response = Vec<ZoneInfo>;
+
+    fn parse(_: &QueryParams<'_>, _: &ParseContext<'_>) -> Result<(), QueryError> {
+        Ok(())
+    }
+
+    fn answer(cache: &DataCache, _: &()) -> Vec<ZoneInfo> {
+        zones(cache.reference())
+    }
+}

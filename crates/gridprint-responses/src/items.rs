@@ -1,0 +1,541 @@
+//! The response bodies of every `/v1` endpoint, with the field names of the API reference
+//! (docs/api.md, "Answers"). Each struct derives `Serialize` (the server writes it), `Deserialize`
+//! (the client reads it back) and `ToSchema` (the OpenAPI document publishes it); its doc comments
+//! are the schema's descriptions. Fields whose Rust type is a core type or a constant string name
+//! their published schema with `value_type` (see [`crate::schema`]).
+//!
+//! Series entries carry the flags `valid` and `zone_status`; aggregated answers (`aggregate=true`)
+//! use the `*Aggregate` structs, and the endpoints that have both answer a series-or-aggregates enum
+//! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]).
+
+use crate::schema::{self, any_of_arrays};
+use crate::values::{StaticStr, Values, serialize_round2, static_str};
+use gridprint_core::derived::Coverage;
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::{DataState, ZoneStatus};
+use gridprint_core::reference::{FootprintType, Scope};
+use gridprint_core::zone::ZoneCode;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa::openapi::{RefOr, Schema};
+
+/// A series entry with flags and values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FlagSeries {
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// A series without flags (factors are constant).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PlainSeries {
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// Declares a series entry: the flags and one list of blocks.
+macro_rules! flag_entry {
+    ($(#[$doc:meta])* $name:ident, $(#[$valid_doc:meta])* $field:ident: $block:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        pub struct $name {
+            $(#[$valid_doc])*
+            pub valid: bool,
+            #[schema(value_type = schema::ZoneStatus)]
+            pub zone_status: ZoneStatus,
+            pub $field: Vec<$block>,
+        }
+    };
+}
+
+/// Points of one production type with one data state and datasource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ProductionBlock {
+    #[schema(value_type = schema::ProductionType)]
+    pub production_type: ProductionType,
+    #[schema(value_type = schema::DataState)]
+    pub data_state: DataState,
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
+    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    pub datasource: String,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// Points with one data state and datasource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StateBlock {
+    #[schema(value_type = schema::DataState)]
+    pub data_state: DataState,
+    pub datasource: String,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// Imports from one source zone with one data state and datasource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImportBlock {
+    #[schema(value_type = String)]
+    pub source: ZoneCode,
+    #[schema(value_type = schema::DataState)]
+    pub data_state: DataState,
+    pub datasource: String,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// Exports to one destination zone with one data state and datasource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ExportBlock {
+    #[schema(value_type = String)]
+    pub destination: ZoneCode,
+    #[schema(value_type = schema::DataState)]
+    pub data_state: DataState,
+    pub datasource: String,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// Shares towards one destination zone (`%`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct DestinationBlock {
+    #[schema(value_type = String)]
+    pub destination: ZoneCode,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// Shares from one origin zone (`%`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct OriginBlock {
+    #[schema(value_type = String)]
+    pub origin: ZoneCode,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// The part of a footprint or impact coming from one source zone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SourceBlock {
+    #[schema(value_type = String)]
+    pub source: ZoneCode,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+flag_entry!(
+    /// Series entry of `/generation` and `/mix`: one per (valid, zone_status) in the window.
+    GenerationEntry,
+    /// Final (older than now − 4 h), or complete and newer.
+    production: ProductionBlock
+);
+flag_entry!(
+    /// Series entry of `/load`.
+    LoadEntry, blocks: StateBlock
+);
+flag_entry!(
+    /// Series entry of `/imports`.
+    ImportsEntry, imports: ImportBlock
+);
+flag_entry!(
+    /// Series entry of `/exports`.
+    ExportsEntry, exports: ExportBlock
+);
+flag_entry!(
+    /// Series entry of `/flow-share`.
+    FlowShareEntry, flows: DestinationBlock
+);
+flag_entry!(
+    /// Series entry of `/mix-share`.
+    MixShareEntry, shares: OriginBlock
+);
+flag_entry!(
+    /// Series entry of `/footprint-share` and `/impact-share`.
+    SourceEntry, blocks: SourceBlock
+);
+
+/// Item of `/generation` (provider data, MW) and `/mix` (MW of each type consumed in the zone
+/// after flow tracing; datasource `flow_tracing`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GenerationResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `MW`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<GenerationEntry>,
+}
+
+/// Item of `/mix`: MW of each type consumed in the zone after flow tracing.
+pub type MixResult = GenerationResult;
+
+/// Item of `/load`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LoadResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `MW`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<LoadEntry>,
+}
+
+/// Item of `/imports` (physical flows into the zone, MW).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImportsResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<ImportsEntry>,
+}
+
+/// Item of `/exports` (physical flows out of the zone, MW).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ExportsResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<ExportsEntry>,
+}
+
+/// Item of `/footprints`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FootprintResult {
+    #[schema(value_type = schema::FootprintType)]
+    pub footprint_type: FootprintType,
+    #[schema(value_type = schema::Scope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `gCO2/kWh` (carbon) or `l/kWh` (water).
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    pub series: Vec<FlagSeries>,
+}
+
+/// Item of `/footprints?aggregate=true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FootprintAggregate {
+    #[schema(value_type = schema::FootprintType)]
+    pub footprint_type: FootprintType,
+    #[schema(value_type = schema::Scope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    /// The request's `start`, in UTC.
+    #[schema(format = DateTime)]
+    pub start: String,
+    /// The request's `end`, in UTC.
+    #[schema(format = DateTime)]
+    pub end: String,
+    /// Time-weighted average, rounded to 2 decimals.
+    #[serde(serialize_with = "serialize_round2")]
+    pub value: f64,
+    /// `true` only if every point is valid.
+    pub valid: bool,
+    /// The worst status present (missing < preview < complete).
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::AggregationMethod)]
+    pub aggregation_method: StaticStr,
+}
+
+/// Item of `/impacts`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImpactResult {
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::ImpactType)]
+    pub impact_type: StaticStr,
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `stress-l/kWh`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    pub series: Vec<FlagSeries>,
+}
+
+/// Item of `/impacts?aggregate=true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImpactAggregate {
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::ImpactType)]
+    pub impact_type: StaticStr,
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    #[schema(format = DateTime)]
+    pub start: String,
+    #[schema(format = DateTime)]
+    pub end: String,
+    #[serde(serialize_with = "serialize_round2")]
+    pub value: f64,
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::AggregationMethod)]
+    pub aggregation_method: StaticStr,
+}
+
+/// Item of `/green-score` and `/environmental-score` (unitless 0–100, no `unit` field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ScoreResult {
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    pub series: Vec<FlagSeries>,
+}
+
+/// Item of the score endpoints with `aggregate=true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ScoreAggregate {
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    #[schema(format = DateTime)]
+    pub start: String,
+    #[schema(format = DateTime)]
+    pub end: String,
+    #[serde(serialize_with = "serialize_round2")]
+    pub value: f64,
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::AggregationMethod)]
+    pub aggregation_method: StaticStr,
+}
+
+/// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself
+/// included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FlowShareResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `%`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<FlowShareEntry>,
+}
+
+/// Item of `/mix-share`: share of the zone's consumption generated in each origin (itself
+/// included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MixShareResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<MixShareEntry>,
+}
+
+/// Item of `/footprint-share`: the blocks of a slot sum to the zone's global footprint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FootprintShareResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[schema(value_type = schema::FootprintType)]
+    pub footprint_type: FootprintType,
+    #[schema(value_type = schema::Scope)]
+    pub scope: Scope,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<SourceEntry>,
+}
+
+/// Item of `/impact-share`: the blocks of a slot sum to the zone's global water impact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImpactShareResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::ImpactType)]
+    pub impact_type: StaticStr,
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<SourceEntry>,
+}
+
+/// Item of `/factors`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FactorResult {
+    #[schema(value_type = schema::FootprintType)]
+    pub factor_type: FootprintType,
+    #[schema(value_type = schema::ProductionType)]
+    pub production_type: ProductionType,
+    #[schema(value_type = schema::Scope)]
+    pub scope: Scope,
+    pub unit: String,
+    /// Where the factor comes from.
+    pub source: String,
+    pub year: Option<i32>,
+    pub source_link: Option<String>,
+    pub series: Vec<PlainSeries>,
+}
+
+/// Item of `/factors?aggregate=true` with start and end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FactorAggregate {
+    #[schema(value_type = schema::FootprintType)]
+    pub factor_type: FootprintType,
+    #[schema(value_type = schema::ProductionType)]
+    pub production_type: ProductionType,
+    #[schema(value_type = schema::Scope)]
+    pub scope: Scope,
+    pub unit: String,
+    pub source: String,
+    pub year: Option<i32>,
+    pub source_link: Option<String>,
+    #[schema(format = DateTime)]
+    pub start: String,
+    #[schema(format = DateTime)]
+    pub end: String,
+    #[serde(serialize_with = "serialize_round2")]
+    pub value: f64,
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::AggregationMethod)]
+    pub aggregation_method: StaticStr,
+}
+
+/// Item of `/zones`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ZoneInfo {
+    /// Zone code, e.g. `DE-LU`.
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    pub full_name: String,
+    pub eic_code: String,
+    pub country_code: String,
+    pub country_name: String,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::Provider)]
+    pub provider: StaticStr,
+    /// Neighbouring zones (physical borders).
+    #[schema(value_type = Vec<String>)]
+    pub neighbours: Vec<ZoneCode>,
+}
+
+/// Body of `/status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Status)]
+pub struct StatusResponse {
+    // `up` or `down` (a plain comment: the schema `UpDown` says it).
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::UpDown)]
+    pub storage: StaticStr,
+    #[serde(rename = "entso-e")]
+    #[schema(value_type = schema::ProviderState)]
+    pub entsoe: String,
+    #[schema(value_type = schema::ProviderState)]
+    pub elexon: String,
+    #[schema(value_type = schema::ProviderState)]
+    pub epias: String,
+}
+
+/// Declares an answer that is a list of series or, with `aggregate=true`, a list of aggregates;
+/// published as `anyOf` the two arrays under the name `$schema`.
+macro_rules! series_or_aggregates {
+    ($(#[$doc:meta])* $name:ident, $schema:literal, $series:ty, $agg:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(untagged)]
+        pub enum $name {
+            Series(Vec<$series>),
+            Aggregate(Vec<$agg>),
+        }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                any_of_arrays::<$series, $agg>(
+                    "series (default) or, with `aggregate=true`, one aggregate per item",
+                )
+            }
+        }
+
+        impl ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                $schema.into()
+            }
+
+            fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+                schemas.push((<$series>::name().into(), <$series as utoipa::PartialSchema>::schema()));
+                <$series as ToSchema>::schemas(schemas);
+                schemas.push((<$agg>::name().into(), <$agg as utoipa::PartialSchema>::schema()));
+                <$agg as ToSchema>::schemas(schemas);
+            }
+        }
+    };
+}
+
+series_or_aggregates!(
+    /// `/footprints`: series, or aggregates with `aggregate=true`.
+    Footprints,
+    "FootprintsAnswer",
+    FootprintResult,
+    FootprintAggregate
+);
+series_or_aggregates!(
+    /// `/impacts`: series, or aggregates with `aggregate=true`.
+    Impacts,
+    "ImpactsAnswer",
+    ImpactResult,
+    ImpactAggregate
+);
+series_or_aggregates!(
+    /// Score endpoints: series, or aggregates with `aggregate=true`.
+    Scores,
+    "ScoresAnswer",
+    ScoreResult,
+    ScoreAggregate
+);
+series_or_aggregates!(
+    /// `/factors`: series, or aggregates with `aggregate=true` and dates.
+    Factors,
+    "FactorsAnswer",
+    FactorResult,
+    FactorAggregate
+);

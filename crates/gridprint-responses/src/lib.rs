@@ -1,0 +1,26 @@
+//! gridprint-responses: the answers of the `/v1` API as Rust types, shared by the server
+//! (`gridprint-query` builds them, `gridprint-api` publishes their schemas) and the client
+//! (`gridprint-client` reads answers back into them). It depends on the core types, serde and
+//! utoipa only: no cache, store, polygon index or CSV writer.
+//!
+//! - [`items`]: the response structs (serde + `ToSchema`), one per item of an answer;
+//! - [`values`]: points and their compact `[[timestamp, number], …]` form;
+//! - [`rows`]: the row-walking trait [`Rows`] (CSV columns and rows, point counts, finality) and
+//!   [`Answer`], any endpoint's whole answer;
+//! - [`json`]: the fast JSON writer of answers; [`schema`]: OpenAPI schemas the structs point to;
+//!   `stamp`: slot timestamps without allocation.
+//!
+//! The rules the answers follow are in the project's API reference, `docs/api.md`.
+
+#![forbid(unsafe_code)]
+
+pub mod items;
+pub mod json;
+pub mod rows;
+pub mod schema;
+pub mod stamp;
+pub mod values;
+
+pub use items::*;
+pub use rows::{Answer, Entry, RowSink, Rows};
+pub use values::{Point, StaticStr, TIME_WEIGHTED_AVERAGE, Values, round2, static_str};

@@ -1,0 +1,614 @@
+//! How an answer becomes rows: the one row-walking trait [`Rows`], implemented by every item type
+//! (the elements of an answer's top-level array), gives the CSV columns and rows, the number of
+//! points and whether every point is final; [`Answer`] lifts it to a whole answer (a list of items,
+//! or series-or-aggregates) and is what the server holds as "any endpoint's answer".
+//!
+//! Rows are long format (docs/api.md, "CSV"): one row per point, the item's descriptive fields, the
+//! entry's flags and the block's fields repeated as columns, then `timestamp,value`. Aggregates give
+//! one row: the descriptive fields, then `start,end,value,valid,zone_status,aggregation_method`. The
+//! writer itself (the `csv` crate) lives with the server; a [`RowSink`] receives the fields.
+
+use crate::items::*;
+use crate::values::{Values, round2};
+use gridprint_core::quality::ZoneStatus;
+use serde::Serialize;
+
+/// Receives the rows of an answer.
+pub trait RowSink {
+    /// One row per point of `values`: the `prefix` fields, then the point's timestamp and value.
+    fn points(&mut self, prefix: &[&str], values: &Values);
+    /// One row of fields.
+    fn row(&mut self, fields: &[&str]);
+}
+
+/// One item of an answer, walked as rows.
+pub trait Rows {
+    /// The CSV header.
+    const COLUMNS: &'static [&'static str];
+    /// Hands every row of the item to `out`.
+    fn rows(&self, out: &mut dyn RowSink);
+    /// Number of points in the item.
+    fn points(&self) -> usize;
+    /// Whether every point of the item is final (`valid=true`).
+    fn is_final(&self) -> bool;
+}
+
+/// Any endpoint's whole answer (its top-level JSON array).
+pub trait Answer: std::fmt::Debug + Send + Sync {
+    /// The answer as a plain list of items (series-or-aggregates answers pick their variant).
+    fn as_list(&self) -> &dyn Answer;
+    /// The JSON body (compact, see [`crate::json`]).
+    fn to_json(&self) -> Vec<u8>;
+    /// The CSV header.
+    fn columns(&self) -> &'static [&'static str] {
+        self.as_list().columns()
+    }
+    /// Hands every row to `out`.
+    fn rows(&self, out: &mut dyn RowSink) {
+        self.as_list().rows(out)
+    }
+    /// Number of points (to size output buffers).
+    fn points(&self) -> usize {
+        self.as_list().points()
+    }
+    /// Number of top-level items.
+    fn len(&self) -> usize {
+        self.as_list().len()
+    }
+    /// Whether the answer is `[]`.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Whether the answer is non-empty and every point in it is final, so it may be served with an
+    /// `ETag` and a long `Cache-Control`.
+    fn is_final(&self) -> bool {
+        self.as_list().is_final()
+    }
+}
+
+impl<T: Rows + Serialize + std::fmt::Debug + Send + Sync> Answer for Vec<T> {
+    fn as_list(&self) -> &dyn Answer {
+        self
+    }
+    fn to_json(&self) -> Vec<u8> {
+        crate::json::to_json(self, Answer::points(self))
+    }
+    fn columns(&self) -> &'static [&'static str] {
+        T::COLUMNS
+    }
+    fn rows(&self, out: &mut dyn RowSink) {
+        self.iter().for_each(|item| item.rows(out));
+    }
+    fn points(&self) -> usize {
+        self.iter().map(Rows::points).sum()
+    }
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn is_final(&self) -> bool {
+        !Vec::is_empty(self) && self.iter().all(Rows::is_final)
+    }
+}
+
+/// Series-or-aggregates answers are the list of their variant.
+macro_rules! either_answer {
+    ($($name:ident),*) => {$(
+        impl Answer for $name {
+            fn as_list(&self) -> &dyn Answer {
+                match self {
+                    $name::Series(v) => v,
+                    $name::Aggregate(v) => v,
+                }
+            }
+
+            fn to_json(&self) -> Vec<u8> {
+                crate::json::to_json(self, self.points())
+            }
+        }
+    )*};
+}
+
+either_answer!(Footprints, Impacts, Scores, Factors);
+
+/// A series entry: its flags, and blocks of points each with its own descriptive fields.
+pub trait Entry {
+    /// `valid` and `zone_status`.
+    fn flags(&self) -> (bool, ZoneStatus);
+    /// Calls `f(block fields, points)` for every block.
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values));
+}
+
+fn bool_str(v: bool) -> &'static str {
+    if v { "true" } else { "false" }
+}
+
+/// The rows of the entries of one item: `head`, the flags, the block's fields, then each point.
+fn series_rows<E: Entry>(head: &[&str], series: &[E], out: &mut dyn RowSink) {
+    for e in series {
+        let (valid, status) = e.flags();
+        e.blocks(&mut |fields, values| {
+            let mut prefix = Vec::with_capacity(head.len() + 2 + fields.len());
+            prefix.extend_from_slice(head);
+            prefix.push(bool_str(valid));
+            prefix.push(status.as_str());
+            prefix.extend_from_slice(fields);
+            out.points(&prefix, values);
+        });
+    }
+}
+
+fn series_points<E: Entry>(series: &[E]) -> usize {
+    let mut n = 0;
+    for e in series {
+        e.blocks(&mut |_, values| n += values.0.len());
+    }
+    n
+}
+
+fn series_final<E: Entry>(series: &[E]) -> bool {
+    series.iter().all(|e| e.flags().0)
+}
+
+/// The one row of an aggregate: `head`, then the aggregate's own columns.
+fn aggregate_row(
+    out: &mut dyn RowSink,
+    head: &[&str],
+    (start, end, value, valid, status, method): (&str, &str, f64, bool, ZoneStatus, &str),
+) {
+    let value = round2(value).to_string();
+    let mut fields = head.to_vec();
+    fields.extend_from_slice(&[start, end, &value, bool_str(valid), status.as_str(), method]);
+    out.row(&fields);
+}
+
+impl Entry for FlagSeries {
+    fn flags(&self) -> (bool, ZoneStatus) {
+        (self.valid, self.zone_status)
+    }
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+        f(&[], &self.values)
+    }
+}
+
+/// Implements [`Entry`] for an entry type: its list of blocks and the fields of a block.
+macro_rules! entry {
+    ($entry:ty, $field:ident, |$b:ident| $fields:expr) => {
+        impl Entry for $entry {
+            fn flags(&self) -> (bool, ZoneStatus) {
+                (self.valid, self.zone_status)
+            }
+            fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+                for $b in &self.$field {
+                    f(&$fields, &$b.values);
+                }
+            }
+        }
+    };
+}
+
+entry!(GenerationEntry, production, |b| [
+    b.production_type.as_str(),
+    b.data_state.as_str(),
+    b.datasource.as_str()
+]);
+entry!(LoadEntry, blocks, |b| [
+    b.data_state.as_str(),
+    b.datasource.as_str()
+]);
+entry!(ImportsEntry, imports, |b| [
+    b.source.as_str(),
+    b.data_state.as_str(),
+    b.datasource.as_str()
+]);
+entry!(ExportsEntry, exports, |b| [
+    b.destination.as_str(),
+    b.data_state.as_str(),
+    b.datasource.as_str()
+]);
+entry!(FlowShareEntry, flows, |b| [b.destination.as_str()]);
+entry!(MixShareEntry, shares, |b| [b.origin.as_str()]);
+entry!(SourceEntry, blocks, |b| [b.source.as_str()]);
+
+/// Implements [`Rows`] for an item with series: the head columns and fields, then the entries'.
+macro_rules! series_item {
+    ($item:ty, [$($col:literal),*], |$r:ident| $head:expr) => {
+        impl Rows for $item {
+            const COLUMNS: &'static [&'static str] = &[$($col),*];
+            fn rows(&self, out: &mut dyn RowSink) {
+                let $r = self;
+                series_rows(&$head, &self.series, out)
+            }
+            fn points(&self) -> usize {
+                series_points(&self.series)
+            }
+            fn is_final(&self) -> bool {
+                series_final(&self.series)
+            }
+        }
+    };
+}
+
+/// Implements [`Rows`] for an aggregate item: the head columns and fields, then the aggregate's.
+macro_rules! aggregate_item {
+    ($item:ty, [$($col:literal),*], |$a:ident| $head:expr) => {
+        impl Rows for $item {
+            const COLUMNS: &'static [&'static str] = &[
+                $($col,)* "start", "end", "value", "valid", "zone_status", "aggregation_method",
+            ];
+            fn rows(&self, out: &mut dyn RowSink) {
+                let $a = self;
+                let tail = (
+                    self.start.as_str(),
+                    self.end.as_str(),
+                    self.value,
+                    self.valid,
+                    self.zone_status,
+                    self.aggregation_method,
+                );
+                aggregate_row(out, &$head, tail)
+            }
+            fn points(&self) -> usize {
+                0
+            }
+            fn is_final(&self) -> bool {
+                self.valid
+            }
+        }
+    };
+}
+
+series_item!(
+    GenerationResult,
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "production_type",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value"
+    ],
+    |r| [r.zone.as_str(), r.unit]
+);
+series_item!(
+    LoadResult,
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value"
+    ],
+    |r| [r.zone.as_str(), r.unit]
+);
+series_item!(
+    ImportsResult,
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value"
+    ],
+    |r| [r.zone.as_str(), r.unit]
+);
+series_item!(
+    ExportsResult,
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "destination",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value"
+    ],
+    |r| [r.zone.as_str(), r.unit]
+);
+series_item!(
+    FootprintResult,
+    [
+        "zone",
+        "footprint_type",
+        "scope",
+        "unit",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value"
+    ],
+    |r| [
+        r.zone.as_str(),
+        r.footprint_type.as_str(),
+        r.scope.as_str(),
+        r.unit,
+        r.coverage.as_str()
+    ]
+);
+series_item!(
+    ImpactResult,
+    [
+        "zone",
+        "impact_type",
+        "scope",
+        "unit",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value"
+    ],
+    |r| [
+        r.zone.as_str(),
+        r.impact_type,
+        r.scope.as_str(),
+        r.unit,
+        r.coverage.as_str()
+    ]
+);
+series_item!(
+    ScoreResult,
+    [
+        "zone",
+        "scope",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value"
+    ],
+    |r| [r.zone.as_str(), r.scope.as_str(), r.coverage.as_str()]
+);
+series_item!(
+    FlowShareResult,
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "destination",
+        "timestamp",
+        "value"
+    ],
+    |r| [r.zone.as_str(), r.unit]
+);
+series_item!(
+    MixShareResult,
+    [
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "origin",
+        "timestamp",
+        "value"
+    ],
+    |r| [r.zone.as_str(), r.unit]
+);
+series_item!(
+    FootprintShareResult,
+    [
+        "zone",
+        "footprint_type",
+        "scope",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "timestamp",
+        "value"
+    ],
+    |r| [
+        r.zone.as_str(),
+        r.footprint_type.as_str(),
+        r.scope.as_str(),
+        r.unit
+    ]
+);
+series_item!(
+    ImpactShareResult,
+    [
+        "zone",
+        "impact_type",
+        "scope",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "timestamp",
+        "value"
+    ],
+    |r| [r.zone.as_str(), r.impact_type, r.scope.as_str(), r.unit]
+);
+
+aggregate_item!(
+    FootprintAggregate,
+    ["zone", "footprint_type", "scope", "unit", "coverage"],
+    |a| [
+        a.zone.as_str(),
+        a.footprint_type.as_str(),
+        a.scope.as_str(),
+        a.unit,
+        a.coverage.as_str()
+    ]
+);
+aggregate_item!(
+    ImpactAggregate,
+    ["zone", "impact_type", "scope", "unit", "coverage"],
+    |a| [
+        a.zone.as_str(),
+        a.impact_type,
+        a.scope.as_str(),
+        a.unit,
+        a.coverage.as_str()
+    ]
+);
+aggregate_item!(ScoreAggregate, ["zone", "scope", "coverage"], |a| [
+    a.zone.as_str(),
+    a.scope.as_str(),
+    a.coverage.as_str()
+]);
+
+/// The descriptive fields of a factor (`year` and `source_link` empty when unknown).
+fn factor_head<R>(
+    f: (
+        &gridprint_core::reference::FootprintType,
+        &gridprint_core::production::ProductionType,
+    ),
+    scope: gridprint_core::reference::Scope,
+    text: (&str, &str, Option<i32>, Option<&str>),
+    then: impl FnOnce(&[&str]) -> R,
+) -> R {
+    let year = text.2.map(|y| y.to_string()).unwrap_or_default();
+    then(&[
+        f.0.as_str(),
+        f.1.as_str(),
+        scope.as_str(),
+        text.0,
+        text.1,
+        &year,
+        text.3.unwrap_or(""),
+    ])
+}
+
+impl Rows for FactorResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "factor_type",
+        "production_type",
+        "scope",
+        "unit",
+        "source",
+        "year",
+        "source_link",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let text = (
+            self.unit.as_str(),
+            self.source.as_str(),
+            self.year,
+            self.source_link.as_deref(),
+        );
+        factor_head(
+            (&self.factor_type, &self.production_type),
+            self.scope,
+            text,
+            |head| {
+                for s in &self.series {
+                    out.points(head, &s.values);
+                }
+            },
+        )
+    }
+    fn points(&self) -> usize {
+        self.series.iter().map(|s| s.values.0.len()).sum()
+    }
+    /// Factors come from the reference data and are final.
+    fn is_final(&self) -> bool {
+        true
+    }
+}
+
+impl Rows for FactorAggregate {
+    const COLUMNS: &'static [&'static str] = &[
+        "factor_type",
+        "production_type",
+        "scope",
+        "unit",
+        "source",
+        "year",
+        "source_link",
+        "start",
+        "end",
+        "value",
+        "valid",
+        "zone_status",
+        "aggregation_method",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let text = (
+            self.unit.as_str(),
+            self.source.as_str(),
+            self.year,
+            self.source_link.as_deref(),
+        );
+        let tail = (
+            self.start.as_str(),
+            self.end.as_str(),
+            self.value,
+            self.valid,
+            self.zone_status,
+            self.aggregation_method,
+        );
+        factor_head(
+            (&self.factor_type, &self.production_type),
+            self.scope,
+            text,
+            |head| aggregate_row(out, head, tail),
+        )
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    /// Factors come from the reference data and are final.
+    fn is_final(&self) -> bool {
+        true
+    }
+}
+
+impl Rows for ZoneInfo {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "full_name",
+        "eic_code",
+        "country_code",
+        "country_name",
+        "provider",
+        "neighbours",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let ns: Vec<&str> = self.neighbours.iter().map(|c| c.as_str()).collect();
+        out.row(&[
+            self.zone.as_str(),
+            &self.full_name,
+            &self.eic_code,
+            &self.country_code,
+            &self.country_name,
+            self.provider,
+            &ns.join(";"),
+        ]);
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    /// Zones come from the reference data and are final.
+    fn is_final(&self) -> bool {
+        true
+    }
+}
+
+impl Rows for StatusResponse {
+    const COLUMNS: &'static [&'static str] = &["storage", "entso-e", "elexon", "epias"];
+    fn rows(&self, out: &mut dyn RowSink) {
+        out.row(&[self.storage, &self.entsoe, &self.elexon, &self.epias]);
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,173 @@
+//! Values of a series: [`Point`]s in [`Values`], serialized as `[["2024-06-15T12:00:00Z", 123.45], …]`
+//! with the timestamp written into a stack buffer and the number rounded by [`round2`] (so a one-year
+//! answer allocates no string per point); plus the `&'static str` fields ([`StaticStr`]) and how the
+//! client reads them back ([`static_str`]).
+
+use crate::stamp::with_slot_stamp;
+use gridprint_core::slot::Slot;
+use serde::ser::{SerializeSeq, SerializeTuple};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// `aggregation_method` of every aggregate.
+pub const TIME_WEIGHTED_AVERAGE: &str = "time-weighted-average";
+
+/// Rounds to 2 decimals as the API reference asks (docs/api.md, "Numbers"); `-0.0` becomes `0.0`.
+pub fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0 + 0.0
+}
+
+pub(crate) fn serialize_round2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round2(*v))
+}
+
+/// `&'static str` under another name, for the constant fields of the responses (units, providers, …).
+/// Same type; the alias only keeps serde's derive from inferring a borrow from a `&str` field, which
+/// would make the structs deserializable from `'static` input only.
+pub type StaticStr = &'static str;
+
+/// Reads a `&'static str` field: the strings the server writes are returned as constants; any other
+/// string (from another server of this interface) is leaked once and then reused, so memory stays
+/// bounded by the number of distinct values.
+pub fn static_str<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    const KNOWN: &[&str] = &[
+        "MW",
+        "%",
+        "gCO2/kWh",
+        "l/kWh",
+        "stress-l/kWh",
+        "water",
+        TIME_WEIGHTED_AVERAGE,
+        "ENTSO-E",
+        "Elexon",
+        "EPIAS",
+        "up",
+        "down",
+    ];
+    static INTERNED: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashSet<&'static str>>,
+    > = std::sync::OnceLock::new();
+    let s = String::deserialize(d)?;
+    if let Some(k) = KNOWN.iter().find(|k| **k == s) {
+        return Ok(k);
+    }
+    let mut set = INTERNED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = set.get(s.as_str()) {
+        return Ok(k);
+    }
+    let leaked: &'static str = Box::leak(s.into_boxed_str());
+    set.insert(leaked);
+    Ok(leaked)
+}
+
+/// One value at the start of a slot.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    pub slot: Slot,
+    /// Unrounded; rounded when serialized.
+    pub value: f64,
+}
+
+struct PointSer<'a>(&'a Point);
+
+impl Serialize for PointSer<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut t = s.serialize_tuple(2)?;
+        with_slot_stamp(self.0.slot, |stamp| t.serialize_element(stamp))?;
+        t.serialize_element(&round2(self.0.value))?;
+        t.end()
+    }
+}
+
+/// Points in ascending time, serialized as `[[timestamp, number], …]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Values(pub Vec<Point>);
+
+/// Reads `[[timestamp, number], …]`; a `null` number becomes `NaN` (this server never writes one).
+impl<'de> Deserialize<'de> for Values {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Values, D::Error> {
+        let raw = Vec::<(String, Option<f64>)>::deserialize(d)?;
+        raw.into_iter()
+            .map(|(stamp, value)| {
+                let t = gridprint_core::slot::parse_timestamp(&stamp)
+                    .map_err(serde::de::Error::custom)?;
+                Ok(Point {
+                    slot: Slot::containing(t),
+                    value: value.unwrap_or(f64::NAN),
+                })
+            })
+            .collect::<Result<Vec<Point>, D::Error>>()
+            .map(Values)
+    }
+}
+
+std::thread_local! {
+    /// Set while [`crate::json::to_json`] serializes: [`Values`] then pass their points to its
+    /// formatter in one `serialize_bytes` call instead of element by element.
+    static FAST_VALUES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Resets the fast-values flag when dropped (also on a panic inside serialization).
+pub(crate) struct FastGuard(bool);
+
+impl FastGuard {
+    /// Turns the fast path on until the guard is dropped.
+    pub(crate) fn on() -> FastGuard {
+        FastGuard(FAST_VALUES.replace(true))
+    }
+}
+
+impl Drop for FastGuard {
+    fn drop(&mut self) {
+        FAST_VALUES.set(self.0);
+    }
+}
+
+impl Serialize for Values {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if FAST_VALUES.get() {
+            // Inside `to_json`: hand the points to its formatter as bytes.
+            let mut b = Vec::with_capacity(self.0.len() * 16);
+            for p in &self.0 {
+                b.extend_from_slice(&p.slot.0.to_le_bytes());
+                b.extend_from_slice(&p.value.to_bits().to_le_bytes());
+            }
+            return s.serialize_bytes(&b);
+        }
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for p in &self.0 {
+            seq.serialize_element(&PointSer(p))?;
+        }
+        seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_serialize_as_pairs_rounded() {
+        let v = Values(vec![
+            Point {
+                slot: Slot(0),
+                value: 1.23456,
+            },
+            Point {
+                slot: Slot(1),
+                value: -0.001,
+            },
+            Point {
+                slot: Slot(2),
+                value: 123.45f32 as f64,
+            },
+        ]);
+        let s = serde_json::to_string(&v).unwrap();
+        assert_eq!(
+            s,
+            r#"[["1970-01-01T00:00:00Z",1.23],["1970-01-01T00:15:00Z",0.0],["1970-01-01T00:30:00Z",123.45]]"#
+        );
+    }
+}
