@@ -75,6 +75,11 @@ pub struct ServeArgs {
     /// Elexon API base URL checked for `/v1/status/elexon`.
     #[arg(long, env = "GRIDPRINT_ELEXON_URL", default_value = gridprint_ingest::elexon::DEFAULT_BASE_URL)]
     pub elexon_url: String,
+    /// The web dashboard at `/`: `public` (anyone may view it, through bounded, rate-limited data
+    /// routes), `login` (the page asks for email and password and reads `/v1` with a token) or `off`
+    /// (`/` is the links page).
+    #[arg(long, env = "GRIDPRINT_DASHBOARD", default_value = "public")]
+    pub dashboard: gridprint_dashboard::Mode,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -157,7 +162,10 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             shutdown_signal().await;
             signal.cancel();
         });
-        let server = gridprint_api::serve(listener, state, stop.clone().cancelled_owned());
+        let dashboard = gridprint_dashboard::DashboardConfig { mode: args.dashboard, ..Default::default() };
+        let home = gridprint_dashboard::router(&state, dashboard);
+        let app = gridprint_api::router_with_home(state.clone(), home);
+        let server = gridprint_api::serve_router(listener, app, config.header_read_timeout, stop.clone().cancelled_owned());
         tokio::pin!(server);
         let result = tokio::select! {
             r = &mut server => r,

@@ -1,0 +1,176 @@
+//! The dashboard page and its static files, compiled into the binary.
+//!
+//! `/` is the page (the mode written into a `<meta>` tag: the page never runs inline script, under a
+//! strict Content-Security-Policy that allows only same-origin scripts, styles and fetches, plus the
+//! `blob:` worker MapLibre starts). `/dashboard/static/…` serves our modules and stylesheet and the
+//! vendored MapLibre GL JS and uPlot builds with their licenses; `/dashboard/zones.geojson` is the
+//! reference zone polygons. Static files carry a strong `ETag` and `Cache-Control: no-cache`, so a
+//! browser revalidates them (304) instead of fetching them again. In debug builds,
+//! `GRIDPRINT_DASHBOARD_ASSETS_DIR=crates/gridprint-dashboard/assets` serves our own files from disk,
+//! to iterate on the page without rebuilding.
+
+use crate::Mode;
+use crate::cache::etag_of;
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use gridprint_api::AppState;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// Content-Security-Policy of the page.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data: blob:; connect-src 'self'; worker-src 'self' blob:; child-src 'self' blob:; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const INDEX_HTML: &str = include_str!("../assets/index.html");
+
+/// Static files: name under `/dashboard/static/`, media type, content.
+const FILES: &[(&str, &str, &[u8])] = &[
+    ("app.js", JS, include_bytes!("../assets/app.js")),
+    ("map.js", JS, include_bytes!("../assets/map.js")),
+    ("panel.js", JS, include_bytes!("../assets/panel.js")),
+    ("data.js", JS, include_bytes!("../assets/data.js")),
+    ("app.css", CSS, include_bytes!("../assets/app.css")),
+    ("favicon.svg", "image/svg+xml", include_bytes!("../assets/favicon.svg")),
+    (
+        "vendor/maplibre-gl/maplibre-gl.mjs",
+        JS,
+        include_bytes!("../assets/vendor/maplibre-gl/maplibre-gl.mjs"),
+    ),
+    (
+        "vendor/maplibre-gl/maplibre-gl-worker.mjs",
+        JS,
+        include_bytes!("../assets/vendor/maplibre-gl/maplibre-gl-worker.mjs"),
+    ),
+    (
+        "vendor/maplibre-gl/maplibre-gl.css",
+        CSS,
+        include_bytes!("../assets/vendor/maplibre-gl/maplibre-gl.css"),
+    ),
+    (
+        "vendor/maplibre-gl/LICENSE.txt",
+        TEXT,
+        include_bytes!("../assets/vendor/maplibre-gl/LICENSE.txt"),
+    ),
+    (
+        "vendor/uplot/uPlot.iife.min.js",
+        JS,
+        include_bytes!("../assets/vendor/uplot/uPlot.iife.min.js"),
+    ),
+    (
+        "vendor/uplot/uPlot.min.css",
+        CSS,
+        include_bytes!("../assets/vendor/uplot/uPlot.min.css"),
+    ),
+    (
+        "vendor/uplot/LICENSE",
+        TEXT,
+        include_bytes!("../assets/vendor/uplot/LICENSE"),
+    ),
+];
+
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const TEXT: &str = "text/plain; charset=utf-8";
+
+/// The page and static routes of `mode`.
+pub(crate) fn routes(mode: Mode) -> Router<AppState> {
+    Router::new()
+        .route("/", get(move |h: HeaderMap| async move { page(mode, &h) }))
+        .route("/dashboard/static/{*file}", get(file))
+        .route("/dashboard/zones.geojson", get(geojson))
+}
+
+fn etags() -> &'static Vec<String> {
+    static TAGS: OnceLock<Vec<String>> = OnceLock::new();
+    TAGS.get_or_init(|| FILES.iter().map(|(_, _, b)| etag_of(b)).collect())
+}
+
+fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim() == etag)
+}
+
+fn body_response(
+    headers: &HeaderMap,
+    content_type: &'static str,
+    body: Cow<'static, [u8]>,
+    etag: Cow<'_, str>,
+) -> Response {
+    let mut h = HeaderMap::new();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    if not_modified(headers, &etag) {
+        return (StatusCode::NOT_MODIFIED, h).into_response();
+    }
+    (h, body).into_response()
+}
+
+/// Our own files from `GRIDPRINT_DASHBOARD_ASSETS_DIR` (debug builds only).
+fn from_disk(name: &str) -> Option<Vec<u8>> {
+    if !cfg!(debug_assertions) || name.starts_with("vendor/") || name.contains("..") {
+        return None;
+    }
+    let dir = std::env::var_os("GRIDPRINT_DASHBOARD_ASSETS_DIR")?;
+    std::fs::read(std::path::Path::new(&dir).join(name)).ok()
+}
+
+async fn file(Path(name): Path<String>, headers: HeaderMap) -> Response {
+    let Some(i) = FILES.iter().position(|(n, _, _)| *n == name) else {
+        return gridprint_api::ApiError::not_found("no such file").into_response();
+    };
+    let (_, content_type, bytes) = FILES[i];
+    if let Some(disk) = from_disk(&name) {
+        let tag = etag_of(&disk);
+        return body_response(&headers, content_type, Cow::Owned(disk), Cow::Owned(tag));
+    }
+    body_response(
+        &headers,
+        content_type,
+        Cow::Borrowed(bytes),
+        Cow::Borrowed(&etags()[i]),
+    )
+}
+
+async fn geojson(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    static TAG: OnceLock<String> = OnceLock::new();
+    let body = state.reference().geojson.clone();
+    let tag = TAG.get_or_init(|| etag_of(body.as_bytes()));
+    body_response(
+        &headers,
+        "application/geo+json",
+        Cow::Owned(body.into_bytes()),
+        Cow::Borrowed(tag),
+    )
+}
+
+fn page(mode: Mode, headers: &HeaderMap) -> Response {
+    let html = from_disk("index.html")
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_else(|| INDEX_HTML.to_string())
+        .replace("{{MODE}}", mode.as_str());
+    let tag = etag_of(html.as_bytes());
+    let mut resp = body_response(
+        headers,
+        "text/html; charset=utf-8",
+        Cow::Owned(html.into_bytes()),
+        Cow::Owned(tag),
+    );
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    resp
+}
