@@ -153,7 +153,7 @@ async function loadDay() {
   }
   drawStrip();
   paint();
-  if (state.zone) panel.open(state.zone, state.date);
+  if (state.zone) { panel.open(state.zone, state.date); zmap.frame(true); }
 }
 
 function setSlot(i, how = 'set') {
@@ -178,7 +178,9 @@ function togglePlay(on = !playing) {
   clearInterval(playing); playing = null;
   if (on) playing = setInterval(() => setSlot(state.slot >= 95 ? 0 : state.slot + 1, 'step'), 400);
   $('#play').setAttribute('aria-pressed', String(!!playing));
-  $('#play').textContent = playing ? '❚❚ Pause' : '▶ Play';
+  $('#play').innerHTML = playing
+    ? '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 2h4v12H3zM9 2h4v12H9z"/></svg> Pause'
+    : '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 2v12l11-6z"/></svg> Play';
 }
 
 function syncControls() {
@@ -227,7 +229,7 @@ function bind() {
   });
 }
 
-function openZone(z) { state.zone = z; writeUrl(); panel.open(z, state.date); }
+function openZone(z) { state.zone = z; writeUrl(); panel.open(z, state.date); zmap.frame(true); }
 
 function showLogin() {
   const f = $('#login');
@@ -254,7 +256,7 @@ async function start() {
       onHover: (z, p) => showTooltip(z, p),
       onClick: (z) => openZone(z),
     });
-    panel = new ZonePanel($('#panel'), { meta, zoneNames, state, data, onClose: () => { state.zone = null; writeUrl(); } });
+    panel = new ZonePanel($('#panel'), { meta, zoneNames, state, data, onClose: () => { state.zone = null; writeUrl(); zmap.frame(false); } });
     syncControls();
     bind();
     await zmap.ready;

@@ -1,6 +1,6 @@
 // The map: zone polygons on a plain background (no tile server), coloured through feature state,
 // and the net cross-border flows as arrows at the midpoint of each border pair.
-import maplibregl from './vendor/maplibre-gl/maplibre-gl.mjs';
+import * as maplibregl from './vendor/maplibre-gl/maplibre-gl.mjs';
 
 /** Colour ramps per metric: [value, colour] stops; score is "higher is better". */
 export const METRICS = {
@@ -35,13 +35,15 @@ function centroid(geom) {
 const mercY = (lat) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
 
 function arrowImage() {
-  const s = 48, c = document.createElement('canvas');
+  // A white arrow pointing north with a dark outline (drawn at 2x for crisp edges).
+  const s = 40, c = document.createElement('canvas');
   c.width = c.height = s;
   const g = c.getContext('2d');
-  g.fillStyle = '#fff';
   g.beginPath();
-  g.moveTo(s / 2, 3); g.lineTo(s - 8, s / 2); g.lineTo(s / 2 + 6, s / 2); g.lineTo(s / 2 + 6, s - 3);
-  g.lineTo(s / 2 - 6, s - 3); g.lineTo(s / 2 - 6, s / 2); g.lineTo(8, s / 2); g.closePath(); g.fill();
+  g.moveTo(s / 2, 4); g.lineTo(s - 9, s / 2); g.lineTo(s / 2 + 5, s / 2); g.lineTo(s / 2 + 5, s - 5);
+  g.lineTo(s / 2 - 5, s - 5); g.lineTo(s / 2 - 5, s / 2); g.lineTo(9, s / 2); g.closePath();
+  g.lineJoin = 'round'; g.lineWidth = 3.5; g.strokeStyle = 'rgba(20, 28, 38, 0.9)'; g.stroke();
+  g.fillStyle = '#ffffff'; g.fill();
   return g.getImageData(0, 0, s, s);
 }
 
@@ -68,7 +70,7 @@ export class ZoneMap {
     this.map.touchZoomRotate.disableRotation();
     this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
     this.ready = new Promise((resolve) => this.map.on('load', () => {
-      this.map.addImage('arrow', arrowImage(), { sdf: true });
+      this.map.addImage('arrow', arrowImage(), { pixelRatio: 2 });
       this.map.addSource('zones', { type: 'geojson', data: geojson, promoteId: 'zoneName' });
       this.map.addSource('flows', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
       this.map.addLayer({ id: 'zones-fill', type: 'fill', source: 'zones', paint: { 'fill-color': '#ccc', 'fill-opacity': 1 } });
@@ -79,8 +81,8 @@ export class ZoneMap {
       this.map.addLayer({ id: 'flows', type: 'symbol', source: 'flows', layout: {
         'icon-image': 'arrow', 'icon-rotate': ['get', 'bearing'], 'icon-rotation-alignment': 'map',
         'icon-allow-overlap': true, 'icon-ignore-placement': true,
-        'icon-size': ['interpolate', ['linear'], ['get', 'mw'], 0, 0.22, 1000, 0.38, 3000, 0.6, 8000, 0.85],
-      }, paint: { 'icon-color': '#fff', 'icon-halo-color': '#1b2330', 'icon-halo-width': 1.4, 'icon-opacity': 0.95 } });
+        'icon-size': ['interpolate', ['linear'], ['get', 'mw'], 0, 0.45, 1000, 0.75, 3000, 1.1, 8000, 1.6],
+      }, paint: { 'icon-opacity': 0.95 } });
       this.applyTheme();
       resolve();
     }));
@@ -96,6 +98,13 @@ export class ZoneMap {
       const id = e.features?.[0]?.properties?.zoneName;
       if (this.codes.has(id)) handlers.onClick(id);
     });
+  }
+
+  /** Fits Europe beside the zone panel (when open and the window is wide) or in the whole map. */
+  frame(panelOpen) {
+    const wide = this.map.getContainer().clientWidth > 820;
+    const right = panelOpen && wide ? Math.min(470, this.map.getContainer().clientWidth / 2) : 12;
+    this.map.fitBounds([[-12, 34], [46, 71]], { padding: { top: 12, bottom: 12, left: 12, right }, duration: 0 });
   }
 
   hover(id) {

@@ -130,18 +130,19 @@ export class ZonePanel {
     const t0 = data.dayStart(this.date) / 1000;
     const xs = Array.from({ length: 96 }, (_, i) => t0 + i * 900);
     const acc = new Float64Array(96);
+    // A slot no type reports stays a gap (not a zero).
+    const any = Array.from(acc, (_, i) => this.types.some((t) => !Number.isNaN(this.gen.get(t).v[i])));
     const stacked = this.types.map((t) => {
       const v = this.gen.get(t).v;
-      return Array.from(acc, (a, i) => (acc[i] = a + (Number.isNaN(v[i]) ? 0 : v[i])));
+      return Array.from(acc, (a, i) => (any[i] ? (acc[i] = a + (Number.isNaN(v[i]) ? 0 : v[i])) : null));
     });
-    el.dataset.seriesCount = String(this.types.length);
     el.dataset.types = this.types.join(',');
     if (!this.types.length) { el.innerHTML = '<p class="muted">No generation reported for this day.</p>'; return; }
     // Drawn top of the stack first, each filled down to the axis: the visible bands are the types.
     const order = this.types.map((_, i) => i).reverse();
     const raw = (t) => (u, v, si, i) => { const x = this.gen.get(t).v[i]; return Number.isNaN(x) ? '–' : `${Math.round(x)}`; };
     const opts = {
-      width: this.width(), height: 190, legend: { live: true },
+      width: this.width(), height: 170, legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true } },
       axes: this.axes(),
@@ -153,6 +154,18 @@ export class ZonePanel {
     };
     this.mix = new uPlot(opts, [xs, ...order.map((i) => stacked[i])], el);
     this.charts.push(this.mix);
+    el.dataset.seriesCount = String(this.mix.series.length - 1);
+    const key = document.createElement('ul');
+    key.className = 'key';
+    key.setAttribute('aria-label', 'Production types');
+    for (const t of this.types) {
+      const li = document.createElement('li');
+      const sw = document.createElement('i');
+      sw.style.background = TYPE_COLOURS[t] ?? '#999';
+      li.append(sw, t.replaceAll('_', ' '));
+      key.append(li);
+    }
+    el.append(key);
   }
 
   renderHist() {
@@ -173,7 +186,7 @@ export class ZonePanel {
     const preview = Array.from(s.v, (v, i) => (Number.isNaN(v) || s.status[i] !== 'preview' || isFc(i) ? null : v));
     this.histData = { xs, s, isFc, now };
     const opts = {
-      width: this.width(), height: 170, cursor: { drag: { x: false, y: false } },
+      width: this.width(), height: 170, cursor: { drag: { x: false, y: false } }, legend: { show: false },
       scales: { x: { time: true } }, axes: this.axes(true),
       series: [{ value: (u, v) => (v == null ? '' : new Date(v * 1000).toISOString().slice(5, 16).replace('T', ' ')) },
         { label: 'complete/valid', stroke: cssVar('--accent'), width: 1.6, points: { show: false }, spanGaps: false },
@@ -183,6 +196,12 @@ export class ZonePanel {
     };
     this.histChart = new uPlot(opts, [xs, measured, preview, forecast], el);
     this.charts.push(this.histChart);
+    const legend = document.createElement('ul');
+    legend.className = 'key';
+    for (const [cls, label] of [['k-ok', 'complete'], ['k-preview', 'preview (estimated inputs)'], ['k-fc', 'forecast'], ['k-best', 'lowest window']]) {
+      const li = document.createElement('li'); const i = document.createElement('i'); i.className = cls; li.append(i, label); legend.append(li);
+    }
+    el.append(legend);
     this.renderBest(s);
   }
 
@@ -251,7 +270,8 @@ export class ZonePanel {
       { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, values: days
         ? (u, vals) => vals.map((v) => new Date(v * 1000).toISOString().slice(5, 10))
         : (u, vals) => vals.map((v) => hhmm(v * 1000)) },
-      { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 48 },
+      { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 50,
+        values: (u, vals) => vals.map((v) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${+v.toFixed(2)}`)) },
     ];
   }
 

@@ -401,28 +401,31 @@ fn parts_json(parts: &[Part]) -> serde_json::Value {
         .collect()
 }
 
-/// The most recent slot, not after `now`, at which at least 90 % as many zones have a footprint as at
-/// the best-covered slot of the last week of data; `None` without data.
+/// The most recent slot, not after `now`, at which most zones have data: among the days (up to
+/// today) held for at least 90 % as many zones as the best-covered day, the latest; within it and the
+/// day before, the latest slot at which at least 90 % as many zones have a carbon footprint as at the
+/// best-covered slot. `None` without data.
 pub fn opening_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
     let now = state.now();
     let today = Slot::containing(now).day();
     let cache = state.query().cache();
-    let latest = (0..state.reference().zones.len())
-        .filter_map(|z| {
-            cache
-                .derived(z)
-                .days()
-                .iter()
-                .copied()
-                .filter(|d| *d <= today)
-                .max()
-        })
-        .max();
-    let Some(latest) = latest else {
+    let mut zones_per_day: BTreeMap<i64, usize> = BTreeMap::new();
+    for z in 0..state.reference().zones.len() {
+        for d in cache.derived(z).days().iter().filter(|d| **d <= today) {
+            *zones_per_day.entry(*d).or_default() += 1;
+        }
+    }
+    let most = zones_per_day.values().copied().max().unwrap_or(0);
+    let Some(day) = zones_per_day
+        .iter()
+        .rev()
+        .find(|(_, n)| **n * 10 >= most * 9)
+        .map(|(d, _)| *d)
+    else {
         return Ok(None);
     };
-    let start = Slot::first_of_day(latest - 6).start();
-    let end = Slot::first_of_day(latest + 1).start();
+    let start = Slot::first_of_day(day - 1).start();
+    let end = Slot::first_of_day(day + 1).start();
     let pairs = vec![
         ("zone".to_string(), String::new()),
         ("footprint_type".to_string(), "carbon".to_string()),
