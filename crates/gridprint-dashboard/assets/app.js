@@ -62,21 +62,7 @@ function paint() {
   const values = new Map();
   for (const [z, s] of grid) values.set(z, s.v[state.slot]);
   zmap.setValues(values);
-  // Net flow per border pair at this slot.
-  const net = new Map();
-  for (const f of day?.flows ?? []) {
-    const mw = f.mw[state.slot];
-    if (Number.isNaN(mw)) continue;
-    const [a, b] = [f.from, f.to].sort();
-    const sign = f.from === a ? 1 : -1;
-    net.set(`${a}|${b}`, (net.get(`${a}|${b}`) ?? 0) + sign * mw);
-  }
-  const arrows = [];
-  for (const [k, mw] of net) {
-    const [a, b] = k.split('|');
-    if (Math.abs(mw) >= 1) arrows.push(mw > 0 ? { from: a, to: b, mw } : { from: b, to: a, mw: -mw });
-  }
-  zmap.setFlows(arrows, state.flows);
+  zmap.setFlowSlot(state.slot, state.flows);
   const t = slotTime(state.slot);
   const fc = isForecast(state.slot);
   $('#slot-label').innerHTML = `${new Date(t).toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })} · <b>${hhmm(t)}</b>${fc ? ' <span class="badge fc">forecast</span>' : ''}`;
@@ -84,6 +70,26 @@ function paint() {
   renderRank(values);
   panel?.setSlot(state.slot);
   refreshTooltip();
+}
+
+/** Net flow per border pair and slot: [{slot, from, to, mw}] with mw ≥ 1 MW, from → to. */
+function netFlows(flows) {
+  const out = [];
+  for (let slot = 0; slot < 96; slot++) {
+    const net = new Map();
+    for (const f of flows) {
+      const mw = f.mw[slot];
+      if (Number.isNaN(mw)) continue;
+      const [a, b] = [f.from, f.to].sort();
+      const k = `${a}|${b}`;
+      net.set(k, (net.get(k) ?? 0) + (f.from === a ? mw : -mw));
+    }
+    for (const [k, mw] of net) {
+      const [a, b] = k.split('|');
+      if (Math.abs(mw) >= 1) out.push(mw > 0 ? { slot, from: a, to: b, mw } : { slot, from: b, to: a, mw: -mw });
+    }
+  }
+  return out;
 }
 
 function renderRank(values) {
@@ -143,11 +149,13 @@ async function loadDay() {
   try {
     const bundle = await data.loadDay(meta, state.date);
     day = data.dayGrids(bundle);
+    zmap.setFlowsDay(netFlows(day.flows));
     setStatus('');
     const n = day.grids.get(metricKey())?.size ?? 0;
     if (!n) setStatus(`No data for ${state.date}.`, 'warn');
   } catch (e) {
     day = null;
+    zmap.setFlowsDay([]);
     setStatus(e.status === 429 ? 'Too many requests from your address; wait a few seconds.' : `Could not load ${state.date}: ${e.message}`, 'error');
     if (e.status === 401 && data.loginMode) showLogin();
   }
@@ -241,7 +249,7 @@ async function start() {
   readUrl();
   applyTheme();
   try {
-    const [m, geojson] = await Promise.all([data.loadMeta(), fetch('/dashboard/zones.geojson').then((r) => r.json())]);
+    const [m, geojson] = await Promise.all([data.loadMeta(), data.loadGeojson()]);
     meta = m; meta.loadedAt = performance.now();
     for (const z of meta.zones) zoneNames.set(z.zone, z.full_name);
     if (!state.date) {

@@ -54,11 +54,24 @@ async function viaV1(parts, zone, date) {
   return { date, zone, parts: Object.fromEntries(parts.map((p, i) => [p.name, answers[i]])) };
 }
 
-export const loadMeta = () => getJson('/dashboard/api/meta');
+/** The answer of a request boot.js already started, if it is the one wanted (used once). */
+async function booted(name, url) {
+  const boot = window.__gridprintBoot;
+  const p = boot?.[name];
+  if (!p) return null;
+  boot[name] = null;
+  const r = await p.catch(() => null);
+  if (!r || !r.ok || !r.url.endsWith(url)) return null;
+  return r.json();
+}
 
-export function loadDay(meta, date) {
+export const loadMeta = async () => (await booted('meta', '/dashboard/api/meta')) ?? getJson('/dashboard/api/meta');
+export const loadGeojson = async () => (await booted('geojson', '/dashboard/zones.geojson')) ?? getJson('/dashboard/zones.geojson');
+
+export async function loadDay(meta, date) {
   if (loginMode) return viaV1(meta.day_parts, '', date);
-  return getJson(`/dashboard/api/day?date=${date}`);
+  const url = `/dashboard/api/day?date=${date}`;
+  return (await booted('day', url)) ?? getJson(url);
 }
 
 export function loadZone(meta, zone, date) {

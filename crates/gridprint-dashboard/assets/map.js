@@ -55,7 +55,7 @@ export class ZoneMap {
     this.hovered = null;
     this.map = new maplibregl.Map({
       container: el,
-      style: { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } }] },
+      style: { version: 8, state: { slot: { default: 0 } }, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } }] },
       bounds: [[-12, 34], [46, 71]],
       fitBoundsOptions: { padding: 12 },
       attributionControl: false,
@@ -78,7 +78,7 @@ export class ZoneMap {
       this.map.addLayer({ id: 'zones-hover', type: 'line', source: 'zones', paint: {
         'line-color': '#000', 'line-width': ['case', ['boolean', ['feature-state', 'hover'], false], 2.5, 0],
       } });
-      this.map.addLayer({ id: 'flows', type: 'symbol', source: 'flows', layout: {
+      this.map.addLayer({ id: 'flows', type: 'symbol', source: 'flows', filter: ['==', ['get', 'slot'], ['global-state', 'slot']], layout: {
         'icon-image': 'arrow', 'icon-rotate': ['get', 'bearing'], 'icon-rotation-alignment': 'map',
         'icon-allow-overlap': true, 'icon-ignore-placement': true,
         'icon-size': ['interpolate', ['linear'], ['get', 'mw'], 0, 0.45, 1000, 0.75, 3000, 1.1, 8000, 1.6],
@@ -143,18 +143,23 @@ export class ZoneMap {
     }
   }
 
-  /** flows: [{from, to, mw}] net per pair (mw > 0, from → to); visible toggles the layer. */
-  setFlows(flows, visible) {
-    this.map.setLayoutProperty('flows', 'visibility', visible ? 'visible' : 'none');
+  /** The day's net flows, every slot at once: [{slot, from, to, mw}] (mw > 0, from → to). Scrubbing
+   * then only changes the layer's `slot` global state: no new data goes to the map's worker. */
+  setFlowsDay(flows) {
     const features = [];
     for (const f of flows) {
       const a = this.centroids.get(f.from), b = this.centroids.get(f.to);
       if (!a || !b) continue;
       const dx = (b[0] - a[0]) * Math.PI / 180, dy = mercY(b[1]) - mercY(a[1]);
-      features.push({ type: 'Feature', properties: { mw: f.mw, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to },
+      features.push({ type: 'Feature', properties: { slot: f.slot, mw: f.mw, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to },
         geometry: { type: 'Point', coordinates: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] } });
     }
     this.map.getSource('flows').setData({ type: 'FeatureCollection', features });
+  }
+
+  setFlowSlot(slot, visible) {
+    this.map.setLayoutProperty('flows', 'visibility', visible ? 'visible' : 'none');
+    this.map.setGlobalStateProperty('slot', slot);
   }
 
   /** Resolves when the map has drawn everything asked so far. */

@@ -5,7 +5,9 @@
 //! `blob:` worker MapLibre starts). `/dashboard/static/…` serves our modules and stylesheet and the
 //! vendored MapLibre GL JS and uPlot builds with their licenses; `/dashboard/zones.geojson` is the
 //! reference zone polygons. Static files carry a strong `ETag` and `Cache-Control: no-cache`, so a
-//! browser revalidates them (304) instead of fetching them again. In debug builds,
+//! browser revalidates them (304) instead of fetching them again. They are gzip-compressed once (in a
+//! background thread when the routes are built) and served compressed to clients that accept gzip,
+//! so no request pays for compressing MapLibre's megabyte again. In debug builds,
 //! `GRIDPRINT_DASHBOARD_ASSETS_DIR=crates/gridprint-dashboard/assets` serves our own files from disk,
 //! to iterate on the page without rebuilding.
 
@@ -29,12 +31,17 @@ const INDEX_HTML: &str = include_str!("../assets/index.html");
 
 /// Static files: name under `/dashboard/static/`, media type, content.
 const FILES: &[(&str, &str, &[u8])] = &[
+    ("boot.js", JS, include_bytes!("../assets/boot.js")),
     ("app.js", JS, include_bytes!("../assets/app.js")),
     ("map.js", JS, include_bytes!("../assets/map.js")),
     ("panel.js", JS, include_bytes!("../assets/panel.js")),
     ("data.js", JS, include_bytes!("../assets/data.js")),
     ("app.css", CSS, include_bytes!("../assets/app.css")),
-    ("favicon.svg", "image/svg+xml", include_bytes!("../assets/favicon.svg")),
+    (
+        "favicon.svg",
+        "image/svg+xml",
+        include_bytes!("../assets/favicon.svg"),
+    ),
     (
         "vendor/maplibre-gl/maplibre-gl.mjs",
         JS,
@@ -78,6 +85,11 @@ const TEXT: &str = "text/plain; charset=utf-8";
 
 /// The page and static routes of `mode`.
 pub(crate) fn routes(mode: Mode) -> Router<AppState> {
+    std::thread::spawn(|| {
+        for i in 0..FILES.len() {
+            gzipped(i);
+        }
+    });
     Router::new()
         .route("/", get(move |h: HeaderMap| async move { page(mode, &h) }))
         .route("/dashboard/static/{*file}", get(file))
@@ -87,6 +99,35 @@ pub(crate) fn routes(mode: Mode) -> Router<AppState> {
 fn etags() -> &'static Vec<String> {
     static TAGS: OnceLock<Vec<String>> = OnceLock::new();
     TAGS.get_or_init(|| FILES.iter().map(|(_, _, b)| etag_of(b)).collect())
+}
+
+/// The gzip encoding of static file `i`, computed once.
+fn gzipped(i: usize) -> &'static [u8] {
+    static GZ: OnceLock<Vec<OnceLock<Vec<u8>>>> = OnceLock::new();
+    let all = GZ.get_or_init(|| FILES.iter().map(|_| OnceLock::new()).collect());
+    all[i].get_or_init(|| gzip(FILES[i].2))
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(bytes).expect("writing to memory");
+    enc.finish().expect("writing to memory")
+}
+
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|e| {
+            let mut parts = e.split(';');
+            parts
+                .next()
+                .is_some_and(|n| n.trim().eq_ignore_ascii_case("gzip"))
+                && !parts.any(|p| p.trim().replace(' ', "") == "q=0")
+        })
 }
 
 fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
@@ -107,6 +148,7 @@ fn body_response(
     let mut h = HeaderMap::new();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
     if let Ok(v) = HeaderValue::from_str(&etag) {
         h.insert(header::ETAG, v);
     }
@@ -133,6 +175,19 @@ async fn file(Path(name): Path<String>, headers: HeaderMap) -> Response {
     if let Some(disk) = from_disk(&name) {
         let tag = etag_of(&disk);
         return body_response(&headers, content_type, Cow::Owned(disk), Cow::Owned(tag));
+    }
+    if accepts_gzip(&headers) {
+        // Another representation: another tag (`"…-gz"`).
+        let tag = etags()[i].trim_end_matches('"');
+        let mut resp = body_response(
+            &headers,
+            content_type,
+            Cow::Borrowed(gzipped(i)),
+            Cow::Owned(format!("{tag}-gz\"")),
+        );
+        resp.headers_mut()
+            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        return resp;
     }
     body_response(
         &headers,
@@ -173,4 +228,44 @@ fn page(mode: Mode, headers: &HeaderMap) -> Response {
     );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_is_negotiated_and_round_trips() {
+        let mut h = HeaderMap::new();
+        assert!(!accepts_gzip(&h));
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("br, gzip;q=0.8"),
+        );
+        assert!(accepts_gzip(&h));
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("gzip;q=0, br"),
+        );
+        assert!(!accepts_gzip(&h));
+        let i = FILES.iter().position(|f| f.0 == "app.js").unwrap();
+        let mut out = Vec::new();
+        use std::io::Read as _;
+        flate2::read::GzDecoder::new(gzipped(i))
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, FILES[i].2);
+    }
+
+    #[test]
+    fn every_vendored_library_ships_its_license() {
+        for lib in ["maplibre-gl", "uplot"] {
+            assert!(
+                FILES
+                    .iter()
+                    .any(|f| f.0.starts_with(&format!("vendor/{lib}/LICENSE"))),
+                "{lib}"
+            );
+        }
+    }
 }

@@ -106,7 +106,10 @@ mod tests {
         c.insert("a".into(), Bytes::from_static(b"1"), true, Duration::ZERO);
         c.insert("b".into(), Bytes::from_static(b"2"), false, Duration::ZERO);
         assert!(c.get("a").is_some(), "final answers do not expire");
-        assert!(c.get("b").is_none(), "a changing answer expires after its ttl");
+        assert!(
+            c.get("b").is_none(),
+            "a changing answer expires after its ttl"
+        );
         c.insert("c".into(), Bytes::from_static(b"3"), true, Duration::ZERO);
         assert_eq!(c.len(), 2, "the expired entry made room");
         assert!(c.get("a").is_some() && c.get("c").is_some());

@@ -66,7 +66,12 @@ pub struct Part {
     pub window: Window,
 }
 
-const fn part(name: &'static str, path: &'static str, params: &'static str, window: Window) -> Part {
+const fn part(
+    name: &'static str,
+    path: &'static str,
+    params: &'static str,
+    window: Window,
+) -> Part {
     Part {
         name,
         path,
@@ -77,10 +82,30 @@ const fn part(name: &'static str, path: &'static str, params: &'static str, wind
 
 /// What the map needs for a day, for every zone (`zone=`).
 pub const DAY_PARTS: [Part; 9] = [
-    part("footprints:global:life-cycle", "footprints", "use_global=true&scope=life-cycle", DAY),
-    part("footprints:global:operational", "footprints", "use_global=true&scope=operational", DAY),
-    part("footprints:local:life-cycle", "footprints", "use_global=false&scope=life-cycle", DAY),
-    part("footprints:local:operational", "footprints", "use_global=false&scope=operational", DAY),
+    part(
+        "footprints:global:life-cycle",
+        "footprints",
+        "use_global=true&scope=life-cycle",
+        DAY,
+    ),
+    part(
+        "footprints:global:operational",
+        "footprints",
+        "use_global=true&scope=operational",
+        DAY,
+    ),
+    part(
+        "footprints:local:life-cycle",
+        "footprints",
+        "use_global=false&scope=life-cycle",
+        DAY,
+    ),
+    part(
+        "footprints:local:operational",
+        "footprints",
+        "use_global=false&scope=operational",
+        DAY,
+    ),
     part("impacts:global", "impacts", "use_global=true", DAY),
     part("impacts:local", "impacts", "use_global=false", DAY),
     part("score:global", "green-score", "use_global=true", DAY),
@@ -94,10 +119,30 @@ pub const ZONE_PARTS: [Part; 8] = [
     part("imports", "imports", "", DAY),
     part("exports", "exports", "", DAY),
     part("mix-share", "mix-share", "", DAY),
-    part("footprints:global:life-cycle", "footprints", "use_global=true&scope=life-cycle", HISTORY),
-    part("footprints:global:operational", "footprints", "use_global=true&scope=operational", HISTORY),
-    part("footprints:local:life-cycle", "footprints", "use_global=false&scope=life-cycle", HISTORY),
-    part("footprints:local:operational", "footprints", "use_global=false&scope=operational", HISTORY),
+    part(
+        "footprints:global:life-cycle",
+        "footprints",
+        "use_global=true&scope=life-cycle",
+        HISTORY,
+    ),
+    part(
+        "footprints:global:operational",
+        "footprints",
+        "use_global=true&scope=operational",
+        HISTORY,
+    ),
+    part(
+        "footprints:local:life-cycle",
+        "footprints",
+        "use_global=false&scope=life-cycle",
+        HISTORY,
+    ),
+    part(
+        "footprints:local:operational",
+        "footprints",
+        "use_global=false&scope=operational",
+        HISTORY,
+    ),
 ];
 
 /// Shared by the dashboard's data handlers.
@@ -144,10 +189,7 @@ async fn admit(dash: &Dash, client: ClientAddr) -> Result<(), ApiError> {
 }
 
 /// The query parameters, each named at most once and all among `allowed`.
-fn params(
-    query: Option<&str>,
-    allowed: &[&str],
-) -> Result<BTreeMap<String, String>, ApiError> {
+fn params(query: Option<&str>, allowed: &[&str]) -> Result<BTreeMap<String, String>, ApiError> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query.unwrap_or(""))
         .map_err(|e| ApiError::bad_request(format!("unreadable query string: {e}")))?;
     let mut out = BTreeMap::new();
@@ -167,7 +209,9 @@ fn params(
     }
     for name in allowed {
         if !out.contains_key(*name) {
-            return Err(ApiError::bad_request(format!("parameter '{name}' is required")));
+            return Err(ApiError::bad_request(format!(
+                "parameter '{name}' is required"
+            )));
         }
     }
     Ok(out)
@@ -191,7 +235,12 @@ fn day_of(value: &str, now: OffsetDateTime) -> Result<Date, ApiError> {
 /// One zone code of the reference zones (no lists).
 fn zone_of(state: &AppState, value: &str) -> Result<String, ApiError> {
     let code = value.trim().to_ascii_uppercase();
-    if state.reference().zones.iter().any(|z| z.code.as_str() == code) {
+    if state
+        .reference()
+        .zones
+        .iter()
+        .any(|z| z.code.as_str() == code)
+    {
         Ok(code)
     } else {
         Err(ApiError::bad_request(
@@ -275,7 +324,12 @@ async fn cached(
         .insert(key, Bytes::from(body), is_final, crate::changing_ttl(state)))
 }
 
-fn respond(state: &AppState, entry: Entry, headers: &HeaderMap, content_type: &'static str) -> Response {
+fn respond(
+    state: &AppState,
+    entry: Entry,
+    headers: &HeaderMap,
+    content_type: &'static str,
+) -> Response {
     let cache_control = if entry.is_final {
         "public, max-age=3600".to_string()
     } else {
