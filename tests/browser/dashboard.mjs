@@ -150,7 +150,7 @@ try {
     await page.locator('#slider').focus();
     await page.keyboard.press('Home');
     await idle(page);
-    await page.evaluate(() => { window.__gridprint.stepTimes.length = 0; });
+    await page.evaluate(() => { window.__gridprint.stepTimes.length = 0; window.__gridprint.frameTimes.length = 0; });
     const labels = new Set();
     for (let i = 0; i < 24; i++) {
       await page.keyboard.press('ArrowRight');
@@ -159,10 +159,13 @@ try {
     }
     assert.equal(Number(params(page).slot), 24, 'slot 24 after 24 steps');
     assert.equal(labels.size, 24, 'the time label changes every step');
-    const times = await page.evaluate(() => window.__gridprint.stepTimes.slice());
-    times.sort((a, b) => a - b);
+    const sorted = (a) => a.slice().sort((x, y) => x - y);
+    const times = sorted(await page.evaluate(() => window.__gridprint.stepTimes));
+    const frames = sorted(await page.evaluate(() => window.__gridprint.frameTimes));
+    assert.equal(times.length, 24, 'every step measured');
     figures.stepMedianMs = times[Math.floor(times.length / 2)];
     figures.stepP90Ms = times[Math.floor(times.length * 0.9)];
+    figures.stepFrameMedianMs = frames[Math.floor(frames.length / 2)];
     await page.locator('#slider').fill(String(st.slot));
     await idle(page);
 
@@ -214,15 +217,21 @@ try {
     await page.keyboard.press('Escape');
 
     step('state in the URL: a shared link reopens the same view');
-    const shared = `${pub}/?date=${date}&slot=10&metric=water&coverage=local&scope=operational&zone=DE&theme=dark`;
+    const shared = `${pub}/?date=2017-02-01&slot=40&metric=water&coverage=local&scope=operational&zone=DE&theme=dark`;
     await page.goto(shared);
     await waitPainted(page);
     await panel.locator('[data-chart="hist"]').waitFor();
     assert.equal(await page.locator('input[name=metric]:checked').getAttribute('value'), 'water');
-    assert.equal(await page.locator('#slider').inputValue(), '10');
+    assert.equal(await page.locator('#slider').inputValue(), '40');
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     await idle(page);
     await page.screenshot({ path: join(shots, 'dashboard-dark-panel.png') });
+
+    await page.goto(`${pub}/?date=2017-02-01&slot=40&zone=DE&theme=dark`);
+    await waitPainted(page);
+    await panel.locator('[data-chart="hist"]').waitFor();
+    await idle(page);
+    await page.screenshot({ path: join(shots, 'dashboard-readme.png') });
 
     step('themes and widths: screenshots');
     await page.goto(`${pub}/`);
@@ -314,7 +323,7 @@ try {
     console.log(`  429 after ${first429.i} quick requests (Retry-After ${first429.retry} s)`);
   }
 
-  console.log(`MEASURED painted_map_ms=${figures.paintedMs.toFixed(0)} first_visit_bytes=${figures.firstVisitBytes} first_visit_requests=${figures.firstVisitRequests} slider_step_median_ms=${figures.stepMedianMs.toFixed(1)} slider_step_p90_ms=${figures.stepP90Ms.toFixed(1)}`);
+  console.log(`MEASURED painted_map_ms=${figures.paintedMs.toFixed(0)} first_visit_bytes=${figures.firstVisitBytes} first_visit_requests=${figures.firstVisitRequests} slider_step_median_ms=${figures.stepMedianMs.toFixed(1)} slider_step_p90_ms=${figures.stepP90Ms.toFixed(1)} slider_step_first_frame_median_ms=${figures.stepFrameMedianMs.toFixed(1)}`);
   writeFileSync(join(shots, 'dashboard-figures.json'), JSON.stringify(figures, null, 2));
   console.log('dashboard test passed');
 } catch (e) {

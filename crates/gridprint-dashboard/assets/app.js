@@ -4,7 +4,9 @@ import { ZoneMap, METRICS, renderLegend, colourOf } from './map.js';
 import { ZonePanel } from './panel.js';
 
 const $ = (s) => document.querySelector(s);
-const perf = (window.__gridprint = { stepTimes: [], painted: null, errors: [] });
+// Measurements read by the browser test: navigation → painted map, and per slider step the time
+// to the first frame drawn with the new slot (frameTimes) and until the map is idle (stepTimes).
+const perf = (window.__gridprint = { stepTimes: [], frameTimes: [], painted: null, errors: [] });
 
 const state = { date: null, slot: 0, metric: 'carbon', coverage: 'global', scope: 'life-cycle', flows: true, zone: null, theme: 'auto' };
 let meta = null, day = null, zmap = null, panel = null, zoneNames = new Map(), playing = null;
@@ -170,6 +172,7 @@ function setSlot(i, how = 'set') {
   const t0 = performance.now();
   paint();
   writeUrl();
+  if (how === 'step') zmap.map.once('render', () => perf.frameTimes.push(performance.now() - t0));
   zmap.idle().then(() => { if (how === 'step') perf.stepTimes.push(performance.now() - t0); });
 }
 

@@ -32,6 +32,9 @@ function centroid(geom) {
   return best?.c ?? [0, 0];
 }
 
+/** Upper bounds (MW) of the arrow width classes 0…6; class 7 is above the last. */
+const FLOW_CLASSES = [100, 250, 500, 1000, 2000, 3500, 6000];
+
 const mercY = (lat) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
 
 function arrowImage() {
@@ -55,7 +58,7 @@ export class ZoneMap {
     this.hovered = null;
     this.map = new maplibregl.Map({
       container: el,
-      style: { version: 8, state: { slot: { default: 0 } }, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } }] },
+      style: { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } }] },
       bounds: [[-12, 34], [46, 71]],
       fitBoundsOptions: { padding: 12 },
       attributionControl: false,
@@ -78,11 +81,14 @@ export class ZoneMap {
       this.map.addLayer({ id: 'zones-hover', type: 'line', source: 'zones', paint: {
         'line-color': '#000', 'line-width': ['case', ['boolean', ['feature-state', 'hover'], false], 2.5, 0],
       } });
-      this.map.addLayer({ id: 'flows', type: 'symbol', source: 'flows', filter: ['==', ['get', 'slot'], ['global-state', 'slot']], layout: {
+      this.map.addLayer({ id: 'flows', type: 'symbol', source: 'flows', layout: {
         'icon-image': 'arrow', 'icon-rotate': ['get', 'bearing'], 'icon-rotation-alignment': 'map',
         'icon-allow-overlap': true, 'icon-ignore-placement': true,
-        'icon-size': ['interpolate', ['linear'], ['get', 'mw'], 0, 0.45, 1000, 0.75, 3000, 1.1, 8000, 1.6],
-      }, paint: { 'icon-opacity': 0.95 } });
+        // Width ∝ MW (square-root-ish so small flows stay visible), smaller when zoomed out.
+        'icon-size': ['interpolate', ['linear'], ['zoom'],
+          2, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.3, 3, 0.5, 5, 0.75, 7, 1.05],
+          4, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.5, 3, 0.8, 5, 1.15, 7, 1.65]],
+      }, paint: { 'icon-opacity': ['case', ['boolean', ['feature-state', 'on'], false], 0.95, 0] } });
       this.applyTheme();
       resolve();
     }));
@@ -143,23 +149,35 @@ export class ZoneMap {
     }
   }
 
-  /** The day's net flows, every slot at once: [{slot, from, to, mw}] (mw > 0, from → to). Scrubbing
-   * then only changes the layer's `slot` global state: no new data goes to the map's worker. */
+  /** The day's net flows, every slot at once: [{slot, from, to, mw}] (mw > 0, from → to). One
+   * arrow feature per border, direction and width class is sent to the map once per day; a slider
+   * step only switches arrows on and off through feature state (no work for the map's worker). */
   setFlowsDay(flows) {
-    const features = [];
+    const features = [], ids = new Map();
+    this.flowSlots = Array.from({ length: 96 }, () => []);
     for (const f of flows) {
       const a = this.centroids.get(f.from), b = this.centroids.get(f.to);
       if (!a || !b) continue;
-      const dx = (b[0] - a[0]) * Math.PI / 180, dy = mercY(b[1]) - mercY(a[1]);
-      features.push({ type: 'Feature', properties: { slot: f.slot, mw: f.mw, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to },
-        geometry: { type: 'Point', coordinates: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] } });
+      const cls = FLOW_CLASSES.findIndex((c) => f.mw < c) === -1 ? FLOW_CLASSES.length : FLOW_CLASSES.findIndex((c) => f.mw < c);
+      const key = `${f.from}|${f.to}|${cls}`;
+      if (!ids.has(key)) {
+        const dx = (b[0] - a[0]) * Math.PI / 180, dy = mercY(b[1]) - mercY(a[1]);
+        ids.set(key, features.length);
+        features.push({ type: 'Feature', id: features.length,
+          properties: { cls, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to },
+          geometry: { type: 'Point', coordinates: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] } });
+      }
+      this.flowSlots[f.slot].push(ids.get(key));
     }
+    this.flowOn = [];
     this.map.getSource('flows').setData({ type: 'FeatureCollection', features });
   }
 
   setFlowSlot(slot, visible) {
     this.map.setLayoutProperty('flows', 'visibility', visible ? 'visible' : 'none');
-    this.map.setGlobalStateProperty('slot', slot);
+    for (const id of this.flowOn ?? []) this.map.setFeatureState({ source: 'flows', id }, { on: false });
+    this.flowOn = this.flowSlots?.[slot] ?? [];
+    for (const id of this.flowOn) this.map.setFeatureState({ source: 'flows', id }, { on: true });
   }
 
   /** Resolves when the map has drawn everything asked so far. */

@@ -185,9 +185,13 @@ export class ZonePanel {
     const forecast = Array.from(s.v, (v, i) => (Number.isNaN(v) || !isFc(i) ? null : v));
     const preview = Array.from(s.v, (v, i) => (Number.isNaN(v) || s.status[i] !== 'preview' || isFc(i) ? null : v));
     this.histData = { xs, s, isFc, now };
+    // The axis covers the data held (with the chosen day), not empty days around it.
+    let first = s.v.findIndex((v) => !Number.isNaN(v)), last = s.v.findLastIndex((v) => !Number.isNaN(v));
+    first = Math.min(first < 0 ? 6 * 96 : first, 6 * 96); last = Math.max(last, 7 * 96 - 1);
+    const xRange = [xs[first], xs[last] + 900];
     const opts = {
       width: this.width(), height: 170, cursor: { drag: { x: false, y: false } }, legend: { show: false },
-      scales: { x: { time: true } }, axes: this.axes(true),
+      scales: { x: { time: true, range: () => xRange } }, axes: this.axes(true),
       series: [{ value: (u, v) => (v == null ? '' : new Date(v * 1000).toISOString().slice(5, 16).replace('T', ' ')) },
         { label: 'complete/valid', stroke: cssVar('--accent'), width: 1.6, points: { show: false }, spanGaps: false },
         { label: 'preview (estimated inputs)', stroke: cssVar('--warn'), width: 0, points: { show: true, size: 3, fill: cssVar('--warn') } },
