@@ -2,6 +2,9 @@
 // and the net cross-border flows as arrows at the midpoint of each border pair.
 import * as maplibregl from './vendor/maplibre-gl/maplibre-gl.mjs';
 
+// Start fetching and starting the map's worker now, while the data requests are in flight.
+maplibregl.prewarm();
+
 /** Colour ramps per metric: [value, colour] stops; score is "higher is better". */
 export const METRICS = {
   carbon: { label: 'Carbon footprint', unit: 'gCO₂eq/kWh', digits: 0,

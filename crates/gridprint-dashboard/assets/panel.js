@@ -272,7 +272,10 @@ export class ZonePanel {
     const fg = cssVar('--muted'), grid = cssVar('--grid');
     return [
       { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, values: days
-        ? (u, vals) => vals.map((v) => new Date(v * 1000).toISOString().slice(5, 10))
+        ? (u, vals) => vals.map((v) => {
+          const t = new Date(v * 1000).toISOString();
+          return u.scales.x.max - u.scales.x.min < 3 * 86400 ? `${t.slice(8, 10)}. ${t.slice(11, 16)}` : t.slice(5, 10);
+        })
         : (u, vals) => vals.map((v) => hhmm(v * 1000)) },
       { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 50,
         values: (u, vals) => vals.map((v) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${+v.toFixed(2)}`)) },

@@ -545,11 +545,15 @@ async fn meta(
             "day_parts": parts_json(&DAY_PARTS),
             "zone_parts": parts_json(&ZONE_PARTS),
         });
-        // Changes with "now" and the data: never final.
-        Ok((body.to_string().into_bytes(), false))
+        // Its key names the data version and the current slot, so it is kept as long as both hold;
+        // browsers revalidate it (below).
+        Ok((body.to_string().into_bytes(), true))
     })
     .await?;
-    Ok(respond(&state, entry, &headers, JSON))
+    let mut resp = respond(&state, entry, &headers, JSON);
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(resp)
 }
 
 #[cfg(test)]
