@@ -74,7 +74,7 @@ export class ZoneMap {
       minZoom: 1.5,
     });
     this.map.touchZoomRotate.disableRotation();
-    this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+    this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-left');
     this.ready = new Promise((resolve) => this.map.on('load', () => {
       this.map.addImage('arrow', arrowImage(), { pixelRatio: 2 });
       this.map.addSource('zones', { type: 'geojson', data: geojson, promoteId: 'zoneName' });
