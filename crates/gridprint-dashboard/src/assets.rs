@@ -197,15 +197,64 @@ async fn file(Path(name): Path<String>, headers: HeaderMap) -> Response {
     )
 }
 
+/// The zone polygons as served: coordinates rounded to 3 decimals (about 100 m, far below what
+/// the map shows), gzip-compressed once, and their tags.
+struct Polygons {
+    plain: Vec<u8>,
+    gz: Vec<u8>,
+    tag: String,
+}
+
+fn polygons(geojson: &str) -> Polygons {
+    fn round(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Array(items) => items.iter_mut().for_each(round),
+            serde_json::Value::Number(n) => {
+                if let Some(f) = n.as_f64().filter(|f| f.fract() != 0.0) {
+                    if let Some(r) = serde_json::Number::from_f64((f * 1000.0).round() / 1000.0) {
+                        *n = r;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let plain = match serde_json::from_str::<serde_json::Value>(geojson) {
+        Ok(mut doc) => {
+            for f in doc["features"].as_array_mut().into_iter().flatten() {
+                round(&mut f["geometry"]["coordinates"]);
+            }
+            doc.to_string().into_bytes()
+        }
+        Err(_) => geojson.as_bytes().to_vec(),
+    };
+    Polygons {
+        gz: gzip(&plain),
+        tag: etag_of(&plain),
+        plain,
+    }
+}
+
 async fn geojson(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    static TAG: OnceLock<String> = OnceLock::new();
-    let body = state.reference().geojson.clone();
-    let tag = TAG.get_or_init(|| etag_of(body.as_bytes()));
+    static POLYGONS: OnceLock<Polygons> = OnceLock::new();
+    let p = POLYGONS.get_or_init(|| polygons(&state.reference().geojson));
+    if accepts_gzip(&headers) {
+        let tag = p.tag.trim_end_matches('"');
+        let mut resp = body_response(
+            &headers,
+            "application/geo+json",
+            Cow::Owned(p.gz.clone()),
+            Cow::Owned(format!("{tag}-gz\"")),
+        );
+        resp.headers_mut()
+            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        return resp;
+    }
     body_response(
         &headers,
         "application/geo+json",
-        Cow::Owned(body.into_bytes()),
-        Cow::Borrowed(tag),
+        Cow::Owned(p.plain.clone()),
+        Cow::Borrowed(&p.tag),
     )
 }
 
@@ -255,6 +304,28 @@ mod tests {
             .read_to_end(&mut out)
             .unwrap();
         assert_eq!(out, FILES[i].2);
+    }
+
+    #[test]
+    fn polygons_are_rounded_and_keep_every_zone() {
+        let reference = gridprint_core::reference::ReferenceData::embedded(
+            gridprint_core::reference::ZoneSet::Selected2026,
+        );
+        let p = polygons(&reference.geojson);
+        assert!(p.plain.len() < reference.geojson.len(), "smaller");
+        let doc: serde_json::Value = serde_json::from_slice(&p.plain).unwrap();
+        let names: Vec<&str> = doc["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["properties"]["zoneName"].as_str())
+            .collect();
+        for z in reference.zones.iter() {
+            assert!(names.contains(&z.code.as_str()), "{}", z.code);
+        }
+        let first = &doc["features"][0]["geometry"]["coordinates"][0][0][0][0];
+        let x = first.as_f64().unwrap();
+        assert_eq!((x * 1000.0).round() / 1000.0, x);
     }
 
     #[test]
