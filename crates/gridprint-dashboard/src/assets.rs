@@ -210,10 +210,12 @@ fn polygons(geojson: &str) -> Polygons {
         match v {
             serde_json::Value::Array(items) => items.iter_mut().for_each(round),
             serde_json::Value::Number(n) => {
-                if let Some(f) = n.as_f64().filter(|f| f.fract() != 0.0) {
-                    if let Some(r) = serde_json::Number::from_f64((f * 1000.0).round() / 1000.0) {
-                        *n = r;
-                    }
+                if let Some(r) = n
+                    .as_f64()
+                    .filter(|f| f.fract() != 0.0)
+                    .and_then(|f| serde_json::Number::from_f64((f * 1000.0).round() / 1000.0))
+                {
+                    *n = r;
                 }
             }
             _ => {}
