@@ -12,7 +12,7 @@
 //! to iterate on the page without rebuilding.
 
 use crate::Mode;
-use crate::cache::etag_of;
+use crate::cache::{etag_of, if_none_match};
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -130,15 +130,6 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
         })
 }
 
-fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
-    headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|t| t.trim() == etag)
-}
-
 fn body_response(
     headers: &HeaderMap,
     content_type: &'static str,
@@ -152,7 +143,7 @@ fn body_response(
     if let Ok(v) = HeaderValue::from_str(&etag) {
         h.insert(header::ETAG, v);
     }
-    if not_modified(headers, &etag) {
+    if if_none_match(headers, &etag) {
         return (StatusCode::NOT_MODIFIED, h).into_response();
     }
     (h, body).into_response()

@@ -90,6 +90,16 @@ impl ResponseCache {
     }
 }
 
+/// Whether `If-None-Match` names `etag` (weak comparison: a `W/` prefix is ignored).
+pub fn if_none_match(headers: &axum::http::HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(axum::http::header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim().trim_start_matches("W/") == etag)
+}
+
 /// A strong entity tag of a body (SHA-256, 16 bytes in hex).
 pub fn etag_of(body: &[u8]) -> String {
     use sha2::{Digest, Sha256};

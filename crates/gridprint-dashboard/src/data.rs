@@ -21,7 +21,7 @@
 //! until evicted, others for the refresh interval) and carry an `ETag` (`If-None-Match` → 304).
 
 use crate::DashboardConfig;
-use crate::cache::{Entry, ResponseCache};
+use crate::cache::{Entry, ResponseCache, if_none_match};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
@@ -346,12 +346,7 @@ fn respond(
     if let Ok(v) = HeaderValue::from_str(&entry.etag) {
         h.insert(header::ETAG, v);
     }
-    let matched = headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|t| t.trim().trim_start_matches("W/") == entry.etag);
+    let matched = if_none_match(headers, &entry.etag);
     if matched {
         return (StatusCode::NOT_MODIFIED, h).into_response();
     }
