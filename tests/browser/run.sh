@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Browser test of the token page: real headless Chromium against a real `gridprint serve`.
+# Browser tests: real headless Chromium against real `gridprint serve` processes.
 #
 # Installs Debian's chromium if missing, installs playwright-core (npm), builds the gridprint binary,
-# grants an email on a throw-away SQLite database, starts the server on a free port and runs
-# token_page.mjs against it. Exits non-zero on any failure; the server is always stopped.
+# then (1) grants an email on a throw-away SQLite database, starts the server on a free port and runs
+# token_page.mjs against it; (2) serves the demo data three times from one database — `--dashboard
+# public`, `login` and `off` — and runs dashboard.mjs (map, panel, CSV, docs page, modes, limits).
+# Screenshots go to target/browser-screenshots/ (SCREENSHOT_DIR). Exits non-zero on any failure;
+# the servers are always stopped.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -32,14 +35,20 @@ if [ -z "$bin" ]; then
   bin="$target_dir/debug/gridprint"
 fi
 
+export SCREENSHOT_DIR="${SCREENSHOT_DIR:-$target_dir/browser-screenshots}"
+mkdir -p "$SCREENSHOT_DIR"
+
 tmp="$(mktemp -d)"
 db="sqlite://$tmp/gridprint.db"
 server_pid=""
+extra_pids=()
 cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  for pid in "$server_pid" "${extra_pids[@]}"; do
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -81,5 +90,52 @@ fi
 if [ "$status" -ne 0 ]; then
   echo "--- server log ---" >&2
   cat "$tmp/server.log" >&2
+  exit "$status"
 fi
+
+# --- dashboard: the demo data served as `public`, `login` and `off` ---
+# Starts `gridprint serve ARGS…` in the background with its log in $tmp/$1.log; sets $started_url.
+start_server() {
+  local name="$1"; shift
+  "$bin" "$@" --listen 127.0.0.1:0 --check-providers false 2>"$tmp/$name.log" &
+  local pid=$!
+  extra_pids+=("$pid")
+  started_url=""
+  for _ in $(seq 1 600); do
+    started_url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$tmp/$name.log" | head -n 1)"
+    [ -n "$started_url" ] && return 0
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "$name server exited before listening:" >&2
+      cat "$tmp/$name.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "$name server did not report its address within 60 s:" >&2
+  cat "$tmp/$name.log" >&2
+  exit 1
+}
+
+demo_db="sqlite://$tmp/demo.db"
+password="a long browser-test password"
+start_server public --database "$demo_db" serve --demo
+public_url="$started_url"
+"$bin" --database "$demo_db" access grant "$email"
+curl -fsS -X POST "$public_url/token-request/register" -H 'Content-Type: application/json' \
+  -d "{\"email\":\"$email\",\"password\":\"$password\"}" >/dev/null
+start_server login --database "$demo_db" serve --dashboard login
+login_url="$started_url"
+GRIDPRINT_DASHBOARD=off start_server off --database "$demo_db" serve
+off_url="$started_url"
+echo "dashboard servers: public $public_url, login $login_url, off $off_url"
+
+status=0
+node "$here/dashboard.mjs" "$public_url" "$login_url" "$off_url" "$email" "$password" || status=$?
+if [ "$status" -ne 0 ]; then
+  for name in public login off; do
+    echo "--- $name server log ---" >&2
+    tail -n 40 "$tmp/$name.log" >&2
+  done
+fi
+echo "screenshots in $SCREENSHOT_DIR"
 exit "$status"

@@ -22,11 +22,14 @@ const INDEX_HTML: &str = include_str!("../assets/index.html");
 const DOCS_JS: &str = include_str!("../assets/docs.js");
 const DOCS_CSS: &str = include_str!("../assets/docs.css");
 
-/// The documentation routes (public; per-client rate limit).
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/", get(index))
-        .route("/v1", get(|| async { Redirect::permanent("/v1/docs") }))
+/// The documentation routes (public; per-client rate limit), with the index page at `/` when `index`.
+pub(crate) fn routes(index: bool) -> Router<AppState> {
+    let root = if index {
+        Router::new().route("/", get(self::index))
+    } else {
+        Router::new()
+    };
+    root.route("/v1", get(|| async { Redirect::permanent("/v1/docs") }))
         .route("/v1/", get(|| async { Redirect::permanent("/v1/docs") }))
         .route("/v1/openapi.json", get(openapi_json))
         .route("/v1/docs", get(docs))

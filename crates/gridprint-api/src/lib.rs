@@ -380,6 +380,12 @@ fn token_routes() -> Router<AppState> {
 /// limits, rate limits (per token on data routes, per client elsewhere), security headers and, when
 /// configured, CORS for one origin.
 pub fn router(state: AppState) -> Router {
+    router_with_home(state, None)
+}
+
+/// [`router`] with `home` (the dashboard, `gridprint-dashboard`) mounted at `/` in place of the
+/// links page, under the same public per-client limit and layers.
+pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let (data_routes, _spec) = data::data_router().split_for_parts();
     let protected = data_routes.route_layer(middleware::from_fn_with_state(
@@ -389,7 +395,8 @@ pub fn router(state: AppState) -> Router {
     let public = Router::new()
         .merge(token_routes())
         .merge(status::routes())
-        .merge(docs::routes())
+        .merge(docs::routes(home.is_none()))
+        .merge(home.unwrap_or_default())
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             limit::client_rate_limit,
@@ -457,4 +464,14 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let header_read_timeout = state.config().header_read_timeout;
     server::serve(listener, router(state), header_read_timeout, shutdown).await
+}
+
+/// [`serve`] for a router already built (e.g. by [`router_with_home`]).
+pub async fn serve_router(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    header_read_timeout: Duration,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    server::serve(listener, app, header_read_timeout, shutdown).await
 }

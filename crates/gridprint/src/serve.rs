@@ -114,6 +114,11 @@ pub struct ServeArgs {
     /// EPIAS login service URL checked for `/v1/status/epias` (`/cas/v1/tickets`, without credentials).
     #[arg(long, env = "GRIDPRINT_EPIAS_AUTH_URL", default_value = gridprint_ingest::epias::DEFAULT_AUTH_URL)]
     pub epias_auth_url: String,
+    /// The web dashboard at `/`: `public` (anyone may view it, through bounded, rate-limited data
+    /// routes), `login` (the page asks for email and password and reads `/v1` with a token) or `off`
+    /// (`/` is the links page).
+    #[arg(long, env = "GRIDPRINT_DASHBOARD", default_value = "public")]
+    pub dashboard: gridprint_dashboard::Mode,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -202,7 +207,10 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
             shutdown_signal().await;
             signal.cancel();
         });
-        let server = gridprint_api::serve(listener, state, stop.clone().cancelled_owned());
+        let dashboard = gridprint_dashboard::DashboardConfig { mode: args.dashboard, ..Default::default() };
+        let home = gridprint_dashboard::router(&state, dashboard);
+        let app = gridprint_api::router_with_home(state.clone(), home);
+        let server = gridprint_api::serve_router(listener, app, config.header_read_timeout, stop.clone().cancelled_owned());
         tokio::pin!(server);
         let result = tokio::select! {
             r = &mut server => r,

@@ -1,0 +1,303 @@
+// The dashboard: state (kept in the URL), controls, the map and the zone panel.
+import * as data from './data.js';
+import { ZoneMap, METRICS, renderLegend, colourOf } from './map.js';
+import { ZonePanel } from './panel.js';
+
+const $ = (s) => document.querySelector(s);
+// Measurements read by the browser test: navigation → painted map, and per slider step the time
+// to the first frame drawn with the new slot (frameTimes) and until the map is idle (stepTimes).
+const perf = (window.__gridprint = { stepTimes: [], frameTimes: [], painted: null, errors: [] });
+
+const state = { date: null, slot: 0, metric: 'carbon', coverage: 'global', scope: 'life-cycle', flows: true, zone: null, theme: 'auto' };
+let meta = null, day = null, zmap = null, panel = null, zoneNames = new Map(), playing = null;
+
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(q.get('date') ?? '')) state.date = q.get('date');
+  const s = Number(q.get('slot'));
+  if (Number.isInteger(s) && s >= 0 && s < 96 && q.has('slot')) state.slot = s;
+  if (METRICS[q.get('metric')]) state.metric = q.get('metric');
+  if (['global', 'local'].includes(q.get('coverage'))) state.coverage = q.get('coverage');
+  if (['life-cycle', 'operational'].includes(q.get('scope'))) state.scope = q.get('scope');
+  if (q.has('flows')) state.flows = q.get('flows') !== '0';
+  if (q.get('zone')) state.zone = q.get('zone').toUpperCase();
+  if (['auto', 'light', 'dark', 'contrast'].includes(q.get('theme'))) state.theme = q.get('theme');
+  return q.has('date');
+}
+
+function writeUrl() {
+  const q = new URLSearchParams({ date: state.date, slot: state.slot, metric: state.metric, coverage: state.coverage, scope: state.scope });
+  if (!state.flows) q.set('flows', '0');
+  if (state.zone) q.set('zone', state.zone);
+  if (state.theme !== 'auto') q.set('theme', state.theme);
+  history.replaceState(null, '', `?${q}`);
+}
+
+/** The grid key of the current metric (impact and score are operational only). */
+export function metricKey(s = state) {
+  if (s.metric === 'impact') return `impact:${s.coverage}`;
+  if (s.metric === 'score') return `score:${s.coverage}`;
+  return `${s.metric}:${s.coverage}:${s.scope}`;
+}
+
+const slotTime = (i) => data.dayStart(state.date) + i * data.SLOT_MS;
+const hhmm = (ms) => new Date(ms).toISOString().slice(11, 16);
+const nowMs = () => Date.parse(meta.now) + (performance.now() - meta.loadedAt);
+const isForecast = (i) => slotTime(i) > nowMs();
+
+function setStatus(msg, kind = '') { const el = $('#status'); el.textContent = msg; el.className = `status ${kind}`; el.hidden = !msg; }
+
+function applyTheme() {
+  const t = state.theme === 'auto' ? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light') : state.theme;
+  document.documentElement.dataset.theme = t;
+  zmap?.applyTheme();
+}
+
+function fmt(v, metric = state.metric) {
+  if (v === undefined || Number.isNaN(v)) return '–';
+  return v.toLocaleString('en-GB', { maximumFractionDigits: METRICS[metric].digits, minimumFractionDigits: METRICS[metric].digits });
+}
+
+/** Colours the map, flows, list, labels for the current slot. */
+function paint() {
+  const grid = day?.grids.get(metricKey()) ?? new Map();
+  const values = new Map();
+  for (const [z, s] of grid) values.set(z, s.v[state.slot]);
+  zmap.setValues(values);
+  zmap.setFlowSlot(state.slot, state.flows);
+  const t = slotTime(state.slot);
+  const fc = isForecast(state.slot);
+  $('#slot-label').innerHTML = `${new Date(t).toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })} · <b>${hhmm(t)}</b>${fc ? ' <span class="badge fc">forecast</span>' : ''}`;
+  $('#slider').setAttribute('aria-valuetext', `${state.date} ${hhmm(t)} UTC${fc ? ', forecast' : ''}`);
+  renderRank(values);
+  panel?.setSlot(state.slot);
+  refreshTooltip();
+}
+
+/** Net flow per border pair and slot: [{slot, from, to, mw}] with mw ≥ 1 MW, from → to. */
+function netFlows(flows) {
+  const out = [];
+  for (let slot = 0; slot < 96; slot++) {
+    const net = new Map();
+    for (const f of flows) {
+      const mw = f.mw[slot];
+      if (Number.isNaN(mw)) continue;
+      const [a, b] = [f.from, f.to].sort();
+      const k = `${a}|${b}`;
+      net.set(k, (net.get(k) ?? 0) + (f.from === a ? mw : -mw));
+    }
+    for (const [k, mw] of net) {
+      const [a, b] = k.split('|');
+      if (Math.abs(mw) >= 1) out.push(mw > 0 ? { slot, from: a, to: b, mw } : { slot, from: b, to: a, mw: -mw });
+    }
+  }
+  return out;
+}
+
+function renderRank(values) {
+  const withData = [...values].filter(([, v]) => !Number.isNaN(v));
+  const better = state.metric === 'score' ? -1 : 1;
+  withData.sort((a, b) => better * (a[1] - b[1]));
+  $('#rank-sub').textContent = `${withData.length} of ${zoneNames.size} with data · ${state.metric === 'score' ? 'best' : 'lowest'} first`;
+  const ol = $('#rank');
+  ol.replaceChildren(...withData.map(([z, v]) => {
+    const li = document.createElement('li');
+    const b = document.createElement('button');
+    b.type = 'button'; b.dataset.zone = z;
+    b.innerHTML = `<i class="sw"></i><span class="z">${z}</span><span class="n">${zoneNames.get(z) ?? ''}</span><span class="v">${fmt(v)}</span>`;
+    b.querySelector('.sw').style.background = colourOf(state.metric, v);
+    li.append(b); return li;
+  }));
+}
+
+let tipZone = null, tipPoint = null;
+function showTooltip(zone, point) { tipZone = zone; tipPoint = point; refreshTooltip(); }
+function refreshTooltip() {
+  const el = $('#tooltip');
+  if (!tipZone || !day || !zoneNames.has(tipZone)) { el.hidden = true; return; }
+  const s = day.grids.get(metricKey())?.get(tipZone);
+  const i = state.slot, m = METRICS[state.metric];
+  const v = s?.v[i];
+  el.innerHTML = `<div class="tt-name">${zoneNames.get(tipZone)} <span class="muted">${tipZone}</span></div>
+    <div class="tt-val"><b data-value>${v === undefined || Number.isNaN(v) ? 'no data' : v}</b> ${Number.isNaN(v) || v === undefined ? '' : m.unit}</div>
+    <div class="tt-flags">zone_status <b data-status>${s?.status[i] ?? '–'}</b> · valid <b data-valid>${s?.valid[i] ?? '–'}</b>${isForecast(i) ? ' · <span class="badge fc">forecast</span>' : ''}</div>`;
+  el.hidden = false;
+  const r = $('#map').getBoundingClientRect();
+  const x = Math.min(tipPoint.x + 14, r.width - el.offsetWidth - 8), y = Math.min(tipPoint.y + 14, r.height - el.offsetHeight - 8);
+  el.style.transform = `translate(${Math.max(4, x)}px, ${Math.max(4, y)}px)`;
+}
+
+function drawStrip() {
+  const strip = $('#strip');
+  const cells = [];
+  const covered = new Set();
+  for (const s of day?.grids.get(metricKey())?.values() ?? []) s.v.forEach((v, i) => { if (!Number.isNaN(v)) covered.add(i); });
+  for (let i = 0; i < 96; i++) {
+    const c = document.createElement('i');
+    c.className = isForecast(i) ? 'fc' : covered.has(i) ? 'data' : 'none';
+    cells.push(c);
+  }
+  const n = nowMs(), t0 = data.dayStart(state.date);
+  if (n >= t0 && n < t0 + data.DAY_MS) {
+    const mark = document.createElement('b');
+    mark.className = 'now'; mark.style.left = `${((n - t0) / data.DAY_MS) * 100}%`; mark.title = 'now';
+    cells.push(mark);
+  }
+  strip.replaceChildren(...cells);
+}
+
+async function loadDay() {
+  setStatus('Loading…');
+  try {
+    const bundle = await data.loadDay(meta, state.date);
+    day = data.dayGrids(bundle);
+    zmap.setFlowsDay(netFlows(day.flows));
+    setStatus('');
+    const n = day.grids.get(metricKey())?.size ?? 0;
+    if (!n) setStatus(`No data for ${state.date}.`, 'warn');
+  } catch (e) {
+    day = null;
+    zmap.setFlowsDay([]);
+    setStatus(e.status === 429 ? 'Too many requests from your address; wait a few seconds.' : `Could not load ${state.date}: ${e.message}`, 'error');
+    if (e.status === 401 && data.loginMode) showLogin();
+  }
+  drawStrip();
+  paint();
+  if (state.zone) { panel.open(state.zone, state.date); zmap.frame(true); }
+}
+
+function setSlot(i, how = 'set') {
+  state.slot = Math.max(0, Math.min(95, i));
+  $('#slider').value = state.slot;
+  const t0 = performance.now();
+  paint();
+  writeUrl();
+  if (how === 'step') zmap.map.once('render', () => perf.frameTimes.push(performance.now() - t0));
+  zmap.idle().then(() => { if (how === 'step') perf.stepTimes.push(performance.now() - t0); });
+}
+
+async function setDate(d) {
+  if (!d || d === state.date) return;
+  state.date = d; $('#date').value = d;
+  writeUrl();
+  await loadDay();
+}
+
+const shiftDate = (d, n) => new Date(data.dayStart(d) + n * data.DAY_MS).toISOString().slice(0, 10);
+
+function togglePlay(on = !playing) {
+  clearInterval(playing); playing = null;
+  if (on) playing = setInterval(() => setSlot(state.slot >= 95 ? 0 : state.slot + 1, 'step'), 400);
+  $('#play').setAttribute('aria-pressed', String(!!playing));
+  $('#play').innerHTML = playing
+    ? '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 2h4v12H3zM9 2h4v12H9z"/></svg> Pause'
+    : '<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 2v12l11-6z"/></svg> Play';
+}
+
+function syncControls() {
+  for (const n of ['metric', 'coverage', 'scope']) document.querySelector(`input[name=${n}][value="${state[n]}"]`).checked = true;
+  const opOnly = state.metric === 'impact' || state.metric === 'score';
+  for (const r of document.querySelectorAll('input[name=scope]')) r.disabled = opOnly;
+  $('#scope-set').title = opOnly ? 'Water impact and the score are operational by definition' : '';
+  $('#flows').checked = state.flows;
+  $('#theme').value = state.theme;
+  renderLegend($('#legend'), state.metric);
+}
+
+function bind() {
+  $('#slider').addEventListener('input', (e) => setSlot(Number(e.target.value), 'step'));
+  $('#step-back').onclick = () => setSlot(state.slot - 1, 'step');
+  $('#step-fwd').onclick = () => setSlot(state.slot + 1, 'step');
+  $('#play').onclick = () => togglePlay();
+  $('#date').addEventListener('change', (e) => setDate(e.target.value));
+  $('#prev-day').onclick = () => setDate(shiftDate(state.date, -1));
+  $('#next-day').onclick = () => setDate(shiftDate(state.date, 1));
+  $('#now-btn').onclick = async () => {
+    const n = nowMs();
+    await setDate(new Date(n).toISOString().slice(0, 10));
+    setSlot(Math.floor((n - data.dayStart(state.date)) / data.SLOT_MS));
+  };
+  for (const n of ['metric', 'coverage', 'scope']) {
+    for (const r of document.querySelectorAll(`input[name=${n}]`)) r.addEventListener('change', () => {
+      state[n] = r.value; syncControls(); zmap.setMetric(state.metric); drawStrip(); paint(); writeUrl();
+      panel?.setMetric(state);
+    });
+  }
+  $('#flows').addEventListener('change', (e) => { state.flows = e.target.checked; paint(); writeUrl(); });
+  $('#theme').addEventListener('change', (e) => { state.theme = e.target.value; applyTheme(); panel?.redraw(); writeUrl(); });
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', applyTheme);
+  const rank = $('#rank');
+  rank.addEventListener('click', (e) => { const z = e.target.closest('button')?.dataset.zone; if (z) openZone(z); });
+  rank.addEventListener('focusin', (e) => {
+    const z = e.target.closest('button')?.dataset.zone;
+    if (z) { zmap.hover(z); showTooltip(z, zmap.point(z)); }
+  });
+  rank.addEventListener('focusout', () => { zmap.hover(null); showTooltip(null); });
+  document.addEventListener('keydown', (e) => {
+    if (e.target.matches('input, select, textarea')) return;
+    if (e.key === ' ' && e.target === document.body) { e.preventDefault(); togglePlay(); }
+    if (e.key === 'Escape' && state.zone) panel.close();
+  });
+}
+
+function openZone(z) { state.zone = z; writeUrl(); panel.open(z, state.date); zmap.frame(true); }
+
+function showLogin() {
+  const f = $('#login');
+  f.hidden = false;
+  f.querySelector('input[name=email]').focus();
+}
+
+async function start() {
+  readUrl();
+  applyTheme();
+  try {
+    const [m, geojson] = await Promise.all([data.loadMeta(), data.loadGeojson()]);
+    meta = m; meta.loadedAt = performance.now();
+    for (const z of meta.zones) zoneNames.set(z.zone, z.full_name);
+    if (!state.date) {
+      const open = meta.opening_slot ?? meta.now;
+      state.date = open.slice(0, 10);
+      state.slot = Math.floor((Date.parse(open) - data.dayStart(state.date)) / data.SLOT_MS);
+    }
+    $('#date').value = state.date;
+    $('#date').max = shiftDate(meta.now.slice(0, 10), 4);
+    $('#slider').value = state.slot;
+    zmap = new ZoneMap($('#map'), geojson, meta.zones.map((z) => z.zone), {
+      onHover: (z, p) => showTooltip(z, p),
+      onClick: (z) => openZone(z),
+    });
+    panel = new ZonePanel($('#panel'), { meta, zoneNames, state, data, onClose: () => { state.zone = null; writeUrl(); zmap.frame(false); } });
+    syncControls();
+    bind();
+    await zmap.ready;
+    perf.map = zmap.map;
+    perf.point = (z) => zmap.point(z);
+    zmap.setMetric(state.metric);
+    writeUrl();
+    if (data.loginMode && !data.hasToken()) {
+      showLogin();
+      setStatus('Sign in to see the data.');
+      $('#login').addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const fd = new FormData(e.target);
+        try {
+          await data.signIn(fd.get('email'), fd.get('password'));
+          e.target.hidden = true;
+          await loadDay();
+        } catch (err) { $('#login-msg').textContent = err.message; }
+      });
+      await zmap.idle();
+      perf.painted = performance.now();
+      return;
+    }
+    await loadDay();
+    await zmap.idle();
+    perf.painted = performance.now();
+  } catch (e) {
+    perf.errors.push(String(e?.stack ?? e));
+    setStatus(`The dashboard could not start: ${e.message}`, 'error');
+  }
+}
+
+start();

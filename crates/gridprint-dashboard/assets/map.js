@@ -1,0 +1,216 @@
+// The map: zone polygons on a plain background (no tile server), coloured through feature state,
+// and the net cross-border flows as arrows at the midpoint of each border pair.
+import * as maplibregl from './vendor/maplibre-gl/maplibre-gl.mjs';
+
+// Start fetching and starting the map's worker now, while the data requests are in flight.
+maplibregl.prewarm();
+
+/** Colour ramps per metric: [value, colour] stops; score is "higher is better". */
+export const METRICS = {
+  carbon: { label: 'Carbon footprint', unit: 'gCO₂eq/kWh', digits: 0,
+    stops: [[0, '#2a9d5c'], [100, '#8cc63f'], [250, '#f2d43d'], [400, '#f39c34'], [600, '#d9442b'], [800, '#7b1e3a']] },
+  water: { label: 'Water footprint', unit: 'l/kWh', digits: 2,
+    stops: [[0, '#e3f4fb'], [2, '#9fd4ec'], [5, '#4fa9d8'], [10, '#2473b5'], [20, '#173f8a'], [30, '#1a1450']] },
+  impact: { label: 'Water impact', unit: 'stress-l/kWh', digits: 2,
+    stops: [[0, '#f4f1e1'], [0.5, '#e9d58a'], [1, '#d9a441'], [2.5, '#b86a2b'], [5, '#8a3b22'], [15, '#4a1c17']] },
+  score: { label: 'Green score', unit: '0–100, higher is better', digits: 0,
+    stops: [[30, '#b2182b'], [50, '#ef8a62'], [65, '#f7e07a'], [80, '#91cf60'], [100, '#1a9850']] },
+};
+
+const cssVar = (n) => getComputedStyle(document.documentElement).getPropertyValue(n).trim();
+
+function centroid(geom) {
+  // Area-weighted centroid of the largest polygon (lon/lat plane; good enough for label anchors).
+  const polys = geom.type === 'Polygon' ? [geom.coordinates] : geom.coordinates;
+  let best = null;
+  for (const p of polys) {
+    const ring = p[0];
+    let a = 0, cx = 0, cy = 0;
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const f = ring[j][0] * ring[i][1] - ring[i][0] * ring[j][1];
+      a += f; cx += (ring[j][0] + ring[i][0]) * f; cy += (ring[j][1] + ring[i][1]) * f;
+    }
+    if (a !== 0 && (!best || Math.abs(a) > best.a)) best = { a: Math.abs(a), c: [cx / (3 * a), cy / (3 * a)] };
+  }
+  return best?.c ?? [0, 0];
+}
+
+/** Upper bounds (MW) of the arrow width classes 0…6; class 7 is above the last. */
+const FLOW_CLASSES = [100, 250, 500, 1000, 2000, 3500, 6000];
+
+const mercY = (lat) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
+
+function arrowImage() {
+  // A white arrow pointing north with a dark outline (drawn at 2x for crisp edges).
+  const s = 40, c = document.createElement('canvas');
+  c.width = c.height = s;
+  const g = c.getContext('2d');
+  g.beginPath();
+  g.moveTo(s / 2, 4); g.lineTo(s - 9, s / 2); g.lineTo(s / 2 + 5, s / 2); g.lineTo(s / 2 + 5, s - 5);
+  g.lineTo(s / 2 - 5, s - 5); g.lineTo(s / 2 - 5, s / 2); g.lineTo(9, s / 2); g.closePath();
+  g.lineJoin = 'round'; g.lineWidth = 3.5; g.strokeStyle = 'rgba(20, 28, 38, 0.9)'; g.stroke();
+  g.fillStyle = '#ffffff'; g.fill();
+  return g.getImageData(0, 0, s, s);
+}
+
+export class ZoneMap {
+  constructor(el, geojson, zoneCodes, handlers) {
+    this.codes = new Set(zoneCodes);
+    this.centroids = new Map();
+    for (const f of geojson.features) this.centroids.set(f.properties.zoneName, centroid(f.geometry));
+    this.hovered = null;
+    this.map = new maplibregl.Map({
+      container: el,
+      style: { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } }] },
+      bounds: [[-12, 34], [46, 71]],
+      fitBoundsOptions: { padding: 12 },
+      attributionControl: false,
+      dragRotate: false,
+      pitchWithRotate: false,
+      renderWorldCopies: false,
+      maxZoom: 7,
+      // Tests read the drawn pixels back (window.__gridprintTest is set before the page's scripts).
+      canvasContextAttributes: { preserveDrawingBuffer: !!window.__gridprintTest },
+      minZoom: 1.5,
+    });
+    this.map.touchZoomRotate.disableRotation();
+    this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-left');
+    this.ready = new Promise((resolve) => this.map.on('load', () => {
+      this.map.addImage('arrow', arrowImage(), { pixelRatio: 2 });
+      this.map.addSource('zones', { type: 'geojson', data: geojson, promoteId: 'zoneName' });
+      this.map.addSource('flows', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+      this.map.addLayer({ id: 'zones-fill', type: 'fill', source: 'zones', paint: { 'fill-color': '#ccc', 'fill-opacity': 1 } });
+      this.map.addLayer({ id: 'zones-line', type: 'line', source: 'zones', paint: { 'line-color': '#fff', 'line-width': 0.6 } });
+      this.map.addLayer({ id: 'zones-hover', type: 'line', source: 'zones', paint: {
+        'line-color': '#000', 'line-width': ['case', ['boolean', ['feature-state', 'hover'], false], 2.5, 0],
+      } });
+      this.map.addLayer({ id: 'flows', type: 'symbol', source: 'flows', layout: {
+        'icon-image': 'arrow', 'icon-rotate': ['get', 'bearing'], 'icon-rotation-alignment': 'map',
+        'icon-allow-overlap': true, 'icon-ignore-placement': true,
+        // Width ∝ MW (square-root-ish so small flows stay visible), smaller when zoomed out.
+        'icon-size': ['interpolate', ['linear'], ['zoom'],
+          2, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.3, 3, 0.5, 5, 0.75, 7, 1.05],
+          4, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.5, 3, 0.8, 5, 1.15, 7, 1.65]],
+      }, paint: { 'icon-opacity': ['case', ['boolean', ['feature-state', 'on'], false], 0.95, 0] } });
+      this.applyTheme();
+      resolve();
+    }));
+    const tip = handlers.onHover;
+    this.map.on('mousemove', 'zones-fill', (e) => {
+      const id = e.features?.[0]?.properties?.zoneName;
+      this.hover(id);
+      this.map.getCanvas().style.cursor = this.codes.has(id) ? 'pointer' : '';
+      tip(id, e.point);
+    });
+    this.map.on('mouseleave', 'zones-fill', () => { this.hover(null); this.map.getCanvas().style.cursor = ''; tip(null); });
+    this.map.on('click', 'zones-fill', (e) => {
+      const id = e.features?.[0]?.properties?.zoneName;
+      if (this.codes.has(id)) handlers.onClick(id);
+    });
+  }
+
+  /** Fits Europe beside the zone panel (when open and the window is wide) or in the whole map. */
+  frame(panelOpen) {
+    const wide = this.map.getContainer().clientWidth > 820;
+    const right = panelOpen && wide ? Math.min(470, this.map.getContainer().clientWidth / 2) : 12;
+    this.map.fitBounds([[-12, 34], [46, 71]], { padding: { top: 12, bottom: 12, left: 12, right }, duration: 0 });
+  }
+
+  hover(id) {
+    if (this.hovered === id) return;
+    if (this.hovered) this.map.setFeatureState({ source: 'zones', id: this.hovered }, { hover: false });
+    this.hovered = id;
+    if (id) this.map.setFeatureState({ source: 'zones', id }, { hover: true });
+  }
+
+  /** Screen position of a zone's centroid (for keyboard tooltips). */
+  point(id) { const c = this.centroids.get(id); return c ? this.map.project(c) : null; }
+
+  applyTheme() {
+    if (!this.map.getLayer('zones-line')) return;
+    this.map.setPaintProperty('bg', 'background-color', cssVar('--sea'));
+    this.map.setPaintProperty('zones-line', 'line-color', cssVar('--border-line'));
+    this.map.setPaintProperty('zones-hover', 'line-color', cssVar('--fg'));
+    this.nodata = cssVar('--nodata');
+    if (this.metric) this.setMetric(this.metric);
+  }
+
+  setMetric(metric) {
+    this.metric = metric;
+    const stops = METRICS[metric].stops.flat();
+    this.map.setPaintProperty('zones-fill', 'fill-color', [
+      'case', ['<', ['coalesce', ['feature-state', 'v'], -1], 0], this.nodata ?? '#9aa3ad',
+      ['interpolate', ['linear'], ['feature-state', 'v'], ...stops],
+    ]);
+  }
+
+  /** values: Map zone → number (NaN: no data). */
+  setValues(values) {
+    for (const id of this.centroids.keys()) {
+      const v = values.get(id);
+      this.map.setFeatureState({ source: 'zones', id }, { v: v === undefined || Number.isNaN(v) ? -1 : v });
+    }
+  }
+
+  /** The day's net flows, every slot at once: [{slot, from, to, mw}] (mw > 0, from → to). One
+   * arrow feature per border, direction and width class is sent to the map once per day; a slider
+   * step only switches arrows on and off through feature state (no work for the map's worker). */
+  setFlowsDay(flows) {
+    const features = [], ids = new Map();
+    this.flowSlots = Array.from({ length: 96 }, () => []);
+    for (const f of flows) {
+      const a = this.centroids.get(f.from), b = this.centroids.get(f.to);
+      if (!a || !b) continue;
+      const cls = FLOW_CLASSES.findIndex((c) => f.mw < c) === -1 ? FLOW_CLASSES.length : FLOW_CLASSES.findIndex((c) => f.mw < c);
+      const key = `${f.from}|${f.to}|${cls}`;
+      if (!ids.has(key)) {
+        const dx = (b[0] - a[0]) * Math.PI / 180, dy = mercY(b[1]) - mercY(a[1]);
+        ids.set(key, features.length);
+        features.push({ type: 'Feature', id: features.length,
+          properties: { cls, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to },
+          geometry: { type: 'Point', coordinates: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] } });
+      }
+      this.flowSlots[f.slot].push(ids.get(key));
+    }
+    this.flowOn = [];
+    this.map.getSource('flows').setData({ type: 'FeatureCollection', features });
+  }
+
+  setFlowSlot(slot, visible) {
+    this.map.setLayoutProperty('flows', 'visibility', visible ? 'visible' : 'none');
+    for (const id of this.flowOn ?? []) this.map.setFeatureState({ source: 'flows', id }, { on: false });
+    this.flowOn = this.flowSlots?.[slot] ?? [];
+    for (const id of this.flowOn) this.map.setFeatureState({ source: 'flows', id }, { on: true });
+  }
+
+  /** Resolves when the map has drawn everything asked so far. */
+  idle() { return new Promise((r) => (this.map.loaded() && !this.map.isMoving() ? this.map.once('idle', r) && this.map.triggerRepaint() : this.map.once('idle', r))); }
+}
+
+/** Legend: gradient bar with ticks and units. */
+export function renderLegend(el, metric) {
+  const m = METRICS[metric];
+  const lo = m.stops[0][0], hi = m.stops[m.stops.length - 1][0];
+  const grad = m.stops.map(([v, c]) => `${c} ${(((v - lo) / (hi - lo)) * 100).toFixed(1)}%`).join(', ');
+  el.innerHTML = `<div class="lg-title">${m.label} <span class="muted">(${m.unit})</span></div>
+    <div class="lg-bar" data-grad></div>
+    <div class="lg-ticks">${m.stops.map(([v]) => `<span>${v}</span>`).join('')}</div>
+    <div class="lg-nodata"><i></i> no data</div>`;
+  el.querySelector('[data-grad]').style.background = `linear-gradient(to right, ${grad})`;
+}
+
+/** The colour of a value (for swatches in lists), same ramp as the map. */
+export function colourOf(metric, v) {
+  const s = METRICS[metric].stops;
+  if (Number.isNaN(v) || v === undefined) return null;
+  if (v <= s[0][0]) return s[0][1];
+  for (let i = 1; i < s.length; i++) {
+    if (v <= s[i][0]) {
+      const t = (v - s[i - 1][0]) / (s[i][0] - s[i - 1][0]);
+      const a = hex(s[i - 1][1]), b = hex(s[i][1]);
+      return `rgb(${a.map((x, k) => Math.round(x + (b[k] - x) * t)).join(',')})`;
+    }
+  }
+  return s[s.length - 1][1];
+}
+const hex = (h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));

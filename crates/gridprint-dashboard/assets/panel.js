@@ -1,0 +1,322 @@
+// The zone panel: production mix (stacked), footprint over past days + forecast with flags,
+// imports/exports by neighbour, mix-share, the lowest-footprint window, CSV downloads.
+import { METRICS } from './map.js';
+
+const TYPE_COLOURS = {
+  nuclear: '#a05fd1', hydro_river: '#3f8fd6', hydro_reservoir: '#2563a8', hydro_pumped_storage: '#7aa9d8',
+  wind_onshore: '#5fc5c0', wind_offshore: '#2a9d9a', solar: '#f4c542', biomass: '#6a9b3d', geothermal: '#b46b3a',
+  marine: '#1f6f8b', other_renewable: '#8fbf6a', waste: '#8d7b68', gas: '#e48f53', coal: '#4b4b4b', oil: '#8b3a3a', other: '#a8a8a8',
+};
+const STACK_ORDER = ['nuclear', 'hydro_river', 'hydro_reservoir', 'hydro_pumped_storage', 'geothermal', 'biomass', 'other_renewable',
+  'marine', 'wind_offshore', 'wind_onshore', 'solar', 'waste', 'other', 'gas', 'oil', 'coal'];
+const WINDOWS = [[4, '1 h'], [8, '2 h'], [12, '3 h'], [16, '4 h'], [24, '6 h'], [32, '8 h']];
+const cssVar = (n) => getComputedStyle(document.documentElement).getPropertyValue(n).trim();
+const hhmm = (ms) => new Date(ms).toISOString().slice(11, 16);
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+
+export class ZonePanel {
+  constructor(el, ctx) {
+    this.el = el; this.ctx = ctx; this.charts = []; this.bundle = null; this.winLen = 12;
+    new ResizeObserver(() => this.resize()).observe(el);
+  }
+
+  async open(zone, date) {
+    const { data, meta } = this.ctx;
+    this.zone = zone; this.date = date;
+    this.el.hidden = false;
+    this.el.innerHTML = `<div class="p-head"><h2 id="panel-title">${esc(this.ctx.zoneNames.get(zone) ?? zone)} <span class="muted">${zone}</span></h2>
+      <button type="button" class="icon close" aria-label="Close the zone panel">✕</button></div><p class="muted">Loading…</p>`;
+    this.el.querySelector('.close').onclick = () => this.close();
+    this.el.focus();
+    try {
+      const b = await data.loadZone(meta, zone, date);
+      if (this.zone !== zone || this.date !== date) return;
+      this.bundle = b;
+      this.prepare();
+      this.render();
+    } catch (e) {
+      this.el.querySelector('p').textContent = e.status === 429 ? 'Too many requests; wait a few seconds.' : `Could not load: ${e.message}`;
+    }
+  }
+
+  close() {
+    this.el.hidden = true; this.zone = null; this.destroyCharts();
+    this.ctx.onClose();
+  }
+
+  destroyCharts() { for (const c of this.charts) c.destroy(); this.charts = []; }
+
+  prepare() {
+    const { data } = this.ctx;
+    const p = this.bundle.parts, t0 = data.dayStart(this.date);
+    // Production mix: one series per production type present.
+    const gen = new Map();
+    for (const r of p.generation) for (const e of r.series) for (const b of e.production) {
+      if (!gen.has(b.production_type)) gen.set(b.production_type, data.emptySeries(96));
+      data.fillSeries(gen.get(b.production_type), t0, [{ ...e, values: b.values }]);
+    }
+    this.types = STACK_ORDER.filter((t) => gen.has(t)).concat([...gen.keys()].filter((t) => !STACK_ORDER.includes(t)));
+    this.gen = gen;
+    this.imports = data.flowsOf(p.imports, t0, 96);
+    this.exports = [];
+    for (const r of p.exports) for (const e of r.series) for (const b of e.exports) {
+      let x = this.exports.find((f) => f.to === b.destination);
+      if (!x) { x = { to: b.destination, s: data.emptySeries(96) }; this.exports.push(x); }
+      data.fillSeries(x.s, t0, [{ ...e, values: b.values }]);
+    }
+    this.shares = new Map();
+    for (const r of p['mix-share']) for (const e of r.series) for (const b of e.shares) {
+      if (!this.shares.has(b.origin)) this.shares.set(b.origin, data.emptySeries(96));
+      data.fillSeries(this.shares.get(b.origin), t0, [{ ...e, values: b.values }]);
+    }
+    // Footprint history: 6 days before … 4 after, per footprint type, coverage and scope.
+    const h0 = t0 - 6 * data.DAY_MS, n = 11 * 96;
+    this.h0 = h0;
+    this.hist = new Map();
+    for (const [name, answer] of Object.entries(p)) {
+      if (!name.startsWith('footprints:')) continue;
+      const [, cov, scope] = name.split(':');
+      for (const r of answer) this.hist.set(`${r.footprint_type}:${cov}:${scope}`, data.fillSeries(data.emptySeries(n), h0, r.series));
+    }
+  }
+
+  histKey() {
+    const s = this.ctx.state;
+    const type = s.metric === 'water' || s.metric === 'impact' ? 'water' : 'carbon';
+    const scope = s.metric === 'impact' || s.metric === 'score' ? 'operational' : s.scope;
+    return { key: `${type}:${s.coverage}:${scope}`, type, scope };
+  }
+
+  render() {
+    this.destroyCharts();
+    const z = this.zone, { state } = this.ctx;
+    const parts = this.ctx.meta.zone_parts.map((p) => `<option value="${p.name}">${p.name}</option>`).join('');
+    this.el.innerHTML = `<div class="p-head"><h2 id="panel-title">${esc(this.ctx.zoneNames.get(z) ?? z)} <span class="muted">${z}</span></h2>
+      <button type="button" class="icon close" aria-label="Close the zone panel">✕</button></div>
+      <div class="cards" data-cards></div>
+      <h3>Production mix <span class="muted">(MW, stacked by type)</span></h3>
+      <div class="chart" data-chart="mix"></div>
+      <h3 data-hist-title></h3>
+      <div class="chart" data-chart="hist"></div>
+      <div class="best">
+        <label>Lowest-footprint window of <select data-win>${WINDOWS.map(([n, l]) => `<option value="${n}"${n === this.winLen ? ' selected' : ''}>${l}</option>`).join('')}</select></label>
+        <p data-best aria-live="polite"></p>
+      </div>
+      <div class="two">
+        <div><h3>Imports / exports <span class="muted">(MW)</span></h3><div data-flows class="bars"></div></div>
+        <div><h3>Where the consumption comes from</h3><div data-share class="bars"></div></div>
+      </div>
+      <div class="csv"><label>Download as CSV <select data-part>${parts}</select></label>
+        <a class="button" data-csv href="#" download>Download</a></div>`;
+    this.el.querySelector('.close').onclick = () => this.close();
+    this.el.querySelector('[data-win]').onchange = (e) => { this.winLen = Number(e.target.value); this.renderHist(); };
+    const csv = this.el.querySelector('[data-csv]'), sel = this.el.querySelector('[data-part]');
+    sel.value = `footprints:${state.coverage}:${state.metric === 'impact' || state.metric === 'score' ? 'operational' : state.scope}`;
+    const setHref = async () => {
+      csv.href = await this.ctx.data.csvHref(this.ctx.meta, z, this.date, sel.value);
+      csv.download = `gridprint-${sel.value.replaceAll(':', '-')}-${z}-${this.date}.csv`;
+    };
+    sel.onchange = setHref; setHref();
+    this.renderMix();
+    this.renderHist();
+    this.setSlot(state.slot);
+  }
+
+  width() { return Math.max(260, this.el.clientWidth - 36); }
+
+  renderMix() {
+    const el = this.el.querySelector('[data-chart="mix"]');
+    const { data } = this.ctx;
+    const t0 = data.dayStart(this.date) / 1000;
+    const xs = Array.from({ length: 96 }, (_, i) => t0 + i * 900);
+    const acc = new Float64Array(96);
+    // A slot no type reports stays a gap (not a zero).
+    const any = Array.from(acc, (_, i) => this.types.some((t) => !Number.isNaN(this.gen.get(t).v[i])));
+    const stacked = this.types.map((t) => {
+      const v = this.gen.get(t).v;
+      return Array.from(acc, (a, i) => (any[i] ? (acc[i] = a + (Number.isNaN(v[i]) ? 0 : v[i])) : null));
+    });
+    el.dataset.types = this.types.join(',');
+    if (!this.types.length) { el.innerHTML = '<p class="muted">No generation reported for this day.</p>'; return; }
+    // Drawn top of the stack first, each filled down to the axis: the visible bands are the types.
+    const order = this.types.map((_, i) => i).reverse();
+    const raw = (t) => (u, v, si, i) => { const x = this.gen.get(t).v[i]; return Number.isNaN(x) ? '–' : `${Math.round(x)}`; };
+    const opts = {
+      width: this.width(), height: 170, legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: { x: { time: true } },
+      axes: this.axes(),
+      series: [{ value: (u, v) => (v == null ? '' : hhmm(v * 1000)) }, ...order.map((i) => ({
+        label: this.types[i].replaceAll('_', ' '), stroke: TYPE_COLOURS[this.types[i]] ?? '#999',
+        fill: TYPE_COLOURS[this.types[i]] ?? '#999', width: 0, points: { show: false }, value: raw(this.types[i]),
+      }))],
+      hooks: { draw: [(u) => this.marker(u)] },
+    };
+    this.mix = new uPlot(opts, [xs, ...order.map((i) => stacked[i])], el);
+    this.charts.push(this.mix);
+    el.dataset.seriesCount = String(this.mix.series.length - 1);
+    const key = document.createElement('ul');
+    key.className = 'key';
+    key.setAttribute('aria-label', 'Production types');
+    for (const t of this.types) {
+      const li = document.createElement('li');
+      const sw = document.createElement('i');
+      sw.style.background = TYPE_COLOURS[t] ?? '#999';
+      li.append(sw, t.replaceAll('_', ' '));
+      key.append(li);
+    }
+    el.append(key);
+  }
+
+  renderHist() {
+    this.charts = this.charts.filter((c) => (c === this.histChart ? (c.destroy(), false) : true));
+    const el = this.el.querySelector('[data-chart="hist"]');
+    el.innerHTML = '';
+    const { key, type, scope } = this.histKey();
+    const s = this.hist.get(key);
+    const m = METRICS[type];
+    const { state } = this.ctx;
+    this.el.querySelector('[data-hist-title]').innerHTML = `${m.label} <span class="muted">(${m.unit}, ${state.coverage}, ${scope}) — past 6 days, the day, forecast</span>`;
+    if (!s) { el.innerHTML = '<p class="muted">No footprint for this window.</p>'; this.renderBest(null); return; }
+    const now = Date.parse(this.ctx.meta.now) / 1000;
+    const xs = Array.from(s.v, (_, i) => this.h0 / 1000 + i * 900);
+    const isFc = (i) => xs[i] > now || s.status[i] === 'missing';
+    const measured = Array.from(s.v, (v, i) => (Number.isNaN(v) || isFc(i) ? null : v));
+    const forecast = Array.from(s.v, (v, i) => (Number.isNaN(v) || !isFc(i) ? null : v));
+    const preview = Array.from(s.v, (v, i) => (Number.isNaN(v) || s.status[i] !== 'preview' || isFc(i) ? null : v));
+    this.histData = { xs, s, isFc, now };
+    // The axis covers the data held (with the chosen day), not empty days around it.
+    let first = s.v.findIndex((v) => !Number.isNaN(v)), last = s.v.findLastIndex((v) => !Number.isNaN(v));
+    first = Math.min(first < 0 ? 6 * 96 : first, 6 * 96); last = Math.max(last, 7 * 96 - 1);
+    const xRange = [xs[first], xs[last] + 900];
+    const opts = {
+      width: this.width(), height: 170, cursor: { drag: { x: false, y: false } }, legend: { show: false },
+      scales: { x: { time: true, range: () => xRange } }, axes: this.axes(true),
+      series: [{ value: (u, v) => (v == null ? '' : new Date(v * 1000).toISOString().slice(5, 16).replace('T', ' ')) },
+        { label: 'complete/valid', stroke: cssVar('--accent'), width: 1.6, points: { show: false }, spanGaps: false },
+        { label: 'preview (estimated inputs)', stroke: cssVar('--warn'), width: 0, points: { show: true, size: 3, fill: cssVar('--warn') } },
+        { label: 'forecast', stroke: cssVar('--fc'), width: 1.6, dash: [5, 4], points: { show: false } }],
+      hooks: { drawClear: [(u) => this.shadeHist(u)], draw: [(u) => this.marker(u, true)] },
+    };
+    this.histChart = new uPlot(opts, [xs, measured, preview, forecast], el);
+    this.charts.push(this.histChart);
+    const legend = document.createElement('ul');
+    legend.className = 'key';
+    for (const [cls, label] of [['k-ok', 'complete'], ['k-preview', 'preview (estimated inputs)'], ['k-fc', 'forecast'], ['k-best', 'lowest window']]) {
+      const li = document.createElement('li'); const i = document.createElement('i'); i.className = cls; li.append(i, label); legend.append(li);
+    }
+    el.append(legend);
+    this.renderBest(s);
+  }
+
+  renderBest(s) {
+    const p = this.el.querySelector('[data-best]');
+    if (!s) { p.textContent = ''; this.best = null; return; }
+    const { data } = this.ctx;
+    const { xs, now } = this.histData;
+    // The forecast ahead when there is one; else the chosen day.
+    let from = xs.findIndex((x) => x >= now);
+    let where = 'in the forecast';
+    const dayFrom = 6 * 96;
+    let v = s.v;
+    if (from < 0 || from >= xs.length - this.winLen) { from = dayFrom; v = s.v.slice(0, dayFrom + 96); where = 'on this day'; }
+    const b = data.bestWindow(v, this.winLen, from);
+    this.best = b;
+    if (!b) { p.textContent = `No complete ${this.winLen / 4} h window ${where}.`; return; }
+    const m = METRICS[this.histKey().type];
+    const t = (i) => new Date(xs[i] * 1000).toISOString().slice(0, 16).replace('T', ' ');
+    p.innerHTML = `Lowest ${where}: <b>${t(b.start)}–${hhmm(xs[b.start] * 1000 + this.winLen * 900000)} UTC</b>, average <b>${b.mean.toFixed(m.digits || 1)}</b> ${m.unit}`;
+    this.histChart?.redraw(false, false);
+  }
+
+  shadeHist(u) {
+    const { xs, now } = this.histData, ctx = u.ctx;
+    const { top, height } = u.bbox;
+    const x = (t) => u.valToPos(t, 'x', true);
+    ctx.save();
+    const nx = x(now);
+    if (nx < u.bbox.left + u.bbox.width) {
+      ctx.fillStyle = cssVar('--fc-bg');
+      const from = Math.max(u.bbox.left, nx);
+      ctx.fillRect(from, top, u.bbox.left + u.bbox.width - from, height);
+    }
+    // The chosen day.
+    const d0 = xs[6 * 96];
+    ctx.fillStyle = cssVar('--day-bg');
+    ctx.fillRect(x(d0), top, x(d0 + 86400) - x(d0), height);
+    if (this.best) {
+      ctx.fillStyle = cssVar('--best-bg');
+      ctx.fillRect(x(xs[this.best.start]), top, x(xs[this.best.start] + this.winLen * 900) - x(xs[this.best.start]), height);
+    }
+    ctx.restore();
+  }
+
+  marker(u, hist = false) {
+    const { data, state } = this.ctx;
+    const t = data.dayStart(this.date) / 1000 + state.slot * 900;
+    const x = u.valToPos(t, 'x', true);
+    const ctx = u.ctx;
+    ctx.save(); ctx.strokeStyle = cssVar('--fg'); ctx.lineWidth = 1.5 * devicePixelRatio; ctx.setLineDash([]);
+    ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke();
+    if (hist) {
+      const n = u.valToPos(this.histData.now, 'x', true);
+      if (n >= u.bbox.left && n <= u.bbox.left + u.bbox.width) {
+        ctx.strokeStyle = cssVar('--now'); ctx.setLineDash([3, 3]);
+        ctx.beginPath(); ctx.moveTo(n, u.bbox.top); ctx.lineTo(n, u.bbox.top + u.bbox.height); ctx.stroke();
+      }
+    }
+    ctx.restore();
+  }
+
+  axes(days = false) {
+    const fg = cssVar('--muted'), grid = cssVar('--grid');
+    return [
+      { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, values: days
+        ? (u, vals) => vals.map((v) => {
+          const t = new Date(v * 1000).toISOString();
+          return u.scales.x.max - u.scales.x.min < 3 * 86400 ? `${t.slice(8, 10)}. ${t.slice(11, 16)}` : t.slice(5, 10);
+        })
+        : (u, vals) => vals.map((v) => hhmm(v * 1000)) },
+      { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 50,
+        values: (u, vals) => vals.map((v) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${+v.toFixed(2)}`)) },
+    ];
+  }
+
+  setSlot(i) {
+    if (this.el.hidden || !this.bundle) return;
+    for (const c of this.charts) c.redraw(false, false);
+    const { state } = this.ctx;
+    // Cards: the zone's values at this slot for every metric are on the map's day; show the panel's.
+    const cards = this.el.querySelector('[data-cards]');
+    const { key, type } = this.histKey();
+    const s = this.hist.get(key);
+    const j = 6 * 96 + i;
+    const v = s?.v[j];
+    const m = METRICS[type];
+    cards.innerHTML = `<div class="card-v"><span class="muted">${m.label}</span><b>${v === undefined || Number.isNaN(v) ? '–' : v.toFixed(m.digits || 1)}</b><span class="muted">${m.unit}</span></div>
+      <div class="card-v"><span class="muted">zone_status</span><b class="st-${s?.status[j] ?? 'none'}">${s?.status[j] ?? '–'}</b><span class="muted">valid: ${s?.valid[j] ?? '–'}</span></div>`;
+    // Imports (+) and exports (−) by neighbour at this slot.
+    const rows = [];
+    for (const f of this.imports) if (!Number.isNaN(f.mw[i]) && f.mw[i] > 0) rows.push([f.from, f.mw[i]]);
+    for (const f of this.exports) if (!Number.isNaN(f.s.v[i]) && f.s.v[i] > 0) rows.push([f.to, -f.s.v[i]]);
+    const max = Math.max(1, ...rows.map((r) => Math.abs(r[1])));
+    this.el.querySelector('[data-flows]').innerHTML = rows.length ? rows.sort((a, b) => b[1] - a[1]).map(([z, mw]) =>
+      `<div class="bar ${mw >= 0 ? 'in' : 'out'}"><span class="l">${mw >= 0 ? '← from' : '→ to'} ${z}</span><span class="track"><i data-w="${(Math.abs(mw) / max) * 100}"></i></span><span class="r">${Math.round(Math.abs(mw))} MW</span></div>`).join('')
+      : '<p class="muted">No flows reported at this time.</p>';
+    const shares = [...this.shares].map(([o, s2]) => [o, s2.v[i]]).filter(([, x]) => !Number.isNaN(x) && x > 0.05).sort((a, b) => b[1] - a[1]);
+    this.el.querySelector('[data-share]').innerHTML = shares.length ? shares.map(([o, x]) =>
+      `<div class="bar share"><span class="l">${o}${o === this.zone ? ' (own)' : ''}</span><span class="track"><i data-w="${x}"></i></span><span class="r">${x.toFixed(1)} %</span></div>`).join('')
+      : '<p class="muted">No mix-share at this time.</p>';
+    for (const i2 of this.el.querySelectorAll('.bars i[data-w]')) i2.style.width = `${i2.dataset.w}%`;
+    void state;
+  }
+
+  setMetric() { if (!this.el.hidden && this.bundle) { this.renderHist(); this.setSlot(this.ctx.state.slot); } }
+
+  redraw() { if (!this.el.hidden && this.bundle) this.render(); }
+
+  resize() {
+    if (this.el.hidden) return;
+    for (const c of this.charts) c.setSize({ width: this.width(), height: c.height });
+  }
+}

@@ -1,0 +1,604 @@
+//! The dashboard's public data routes (mode `public`): exactly what the page shows, nothing more.
+//!
+//! - `GET /dashboard/api/meta`: the zones (the `/v1/zones` answer), the slot the page opens on (the
+//!   most recent slot, not in the future, at which most zones have data), "now", the mode and the
+//!   [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page asks `/v1` for the same
+//!   answers itself.
+//! - `GET /dashboard/api/day?date=YYYY-MM-DD`: every zone's footprints (carbon and water, global and
+//!   local, life-cycle and operational), water impacts, scores and border flows of that UTC day, in
+//!   one answer, so scrubbing the day never waits on the network.
+//! - `GET /dashboard/api/zone?zone=Z&date=D`: one zone's generation, imports, exports and mix-share
+//!   of the day, and its footprints from 6 days before to 4 days after (the forecast).
+//! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one of those zone series as CSV, byte for byte
+//!   the `/v1` CSV answer for the same zone and window.
+//!
+//! Each part is answered by [`QueryService::query`](gridprint_query::QueryService::query) from the
+//! path and query string a `/v1` client would send, and embedded verbatim, so the page's numbers are
+//! the API's. Any other parameter, a repeated one, a date outside [2000-01-01, today + 5 days), a zone
+//! list or an unknown zone is refused with 400: no wider window and no bulk CSV than the page's.
+//! Every request counts against its client address ([`client_of`]); past the limit → 429 with
+//! `Retry-After`. Answers are kept in a [`ResponseCache`] keyed by the data version (final answers
+//! until evicted, others for the refresh interval) and carry an `ETag` (`If-None-Match` → 304).
+
+use crate::DashboardConfig;
+use crate::cache::{Entry, ResponseCache, if_none_match};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use gridprint_api::{ApiError, AppState, ClientAddr};
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
+use gridprint_query::Endpoint;
+use gridprint_ratelimit::RateLimit;
+use std::collections::{BTreeMap, HashSet};
+use std::net::IpAddr;
+use std::sync::Arc;
+use time::{Date, Duration, OffsetDateTime};
+
+/// The window a part covers around the chosen day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Days before the chosen day.
+    pub days_before: i64,
+    /// Days after the chosen day's start (1: the day itself).
+    pub days_after: i64,
+}
+
+/// The chosen UTC day.
+pub const DAY: Window = Window {
+    days_before: 0,
+    days_after: 1,
+};
+/// The zone's footprint history: 6 days before, the day, and 4 days of forecast after it.
+pub const HISTORY: Window = Window {
+    days_before: 6,
+    days_after: 5,
+};
+
+/// One `/v1` answer the page reads: the path under `/v1/`, the fixed parameters, the window.
+#[derive(Debug, Clone, Copy)]
+pub struct Part {
+    pub name: &'static str,
+    pub path: &'static str,
+    pub params: &'static str,
+    pub window: Window,
+}
+
+const fn part(
+    name: &'static str,
+    path: &'static str,
+    params: &'static str,
+    window: Window,
+) -> Part {
+    Part {
+        name,
+        path,
+        params,
+        window,
+    }
+}
+
+/// What the map needs for a day, for every zone (`zone=`).
+pub const DAY_PARTS: [Part; 9] = [
+    part(
+        "footprints:global:life-cycle",
+        "footprints",
+        "use_global=true&scope=life-cycle",
+        DAY,
+    ),
+    part(
+        "footprints:global:operational",
+        "footprints",
+        "use_global=true&scope=operational",
+        DAY,
+    ),
+    part(
+        "footprints:local:life-cycle",
+        "footprints",
+        "use_global=false&scope=life-cycle",
+        DAY,
+    ),
+    part(
+        "footprints:local:operational",
+        "footprints",
+        "use_global=false&scope=operational",
+        DAY,
+    ),
+    part("impacts:global", "impacts", "use_global=true", DAY),
+    part("impacts:local", "impacts", "use_global=false", DAY),
+    part("score:global", "green-score", "use_global=true", DAY),
+    part("score:local", "green-score", "use_global=false", DAY),
+    part("imports", "imports", "", DAY),
+];
+
+/// What the zone panel needs, for one zone.
+pub const ZONE_PARTS: [Part; 8] = [
+    part("generation", "generation", "", DAY),
+    part("imports", "imports", "", DAY),
+    part("exports", "exports", "", DAY),
+    part("mix-share", "mix-share", "", DAY),
+    part(
+        "footprints:global:life-cycle",
+        "footprints",
+        "use_global=true&scope=life-cycle",
+        HISTORY,
+    ),
+    part(
+        "footprints:global:operational",
+        "footprints",
+        "use_global=true&scope=operational",
+        HISTORY,
+    ),
+    part(
+        "footprints:local:life-cycle",
+        "footprints",
+        "use_global=false&scope=life-cycle",
+        HISTORY,
+    ),
+    part(
+        "footprints:local:operational",
+        "footprints",
+        "use_global=false&scope=operational",
+        HISTORY,
+    ),
+];
+
+/// Shared by the dashboard's data handlers.
+struct Dash {
+    limit: RateLimit,
+    cache: ResponseCache,
+}
+
+type Shared = axum::Extension<Arc<Dash>>;
+
+/// The data routes (public mode: all four; login mode: `meta` only, the page reads `/v1`).
+pub(crate) fn routes(_state: &AppState, config: DashboardConfig) -> Router<AppState> {
+    let dash = Arc::new(Dash {
+        limit: RateLimit::local(config.rate_per_second, config.burst),
+        cache: ResponseCache::new(config.cache_entries),
+    });
+    let mut r = Router::new().route("/dashboard/api/meta", get(meta));
+    if config.mode == crate::Mode::Public {
+        r = r
+            .route("/dashboard/api/day", get(day))
+            .route("/dashboard/api/zone", get(zone))
+            .route("/dashboard/api/csv", get(csv));
+    }
+    r.layer(axum::Extension(dash))
+}
+
+/// The address a request is limited by: the API's client address (today the socket peer; the
+/// address resolved behind trusted proxies once the API provides it).
+pub fn client_of(client: ClientAddr) -> IpAddr {
+    client.0
+}
+
+async fn admit(dash: &Dash, client: ClientAddr) -> Result<(), ApiError> {
+    let ip = client_of(client);
+    let d = dash.limit.check(&format!("dash:{ip}")).await;
+    if d.allowed {
+        Ok(())
+    } else {
+        Err(ApiError::too_many_requests(
+            "too many dashboard requests from this address; slow down",
+            d.retry_after_secs,
+        ))
+    }
+}
+
+/// The query parameters, each named at most once and all among `allowed`.
+fn params(query: Option<&str>, allowed: &[&str]) -> Result<BTreeMap<String, String>, ApiError> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query.unwrap_or(""))
+        .map_err(|e| ApiError::bad_request(format!("unreadable query string: {e}")))?;
+    let mut out = BTreeMap::new();
+    for (k, v) in pairs {
+        if !allowed.contains(&k.as_str()) {
+            return Err(ApiError::bad_request(format!(
+                "parameter '{}' is not accepted here: the dashboard routes take only {}; use /v1 with a token for other queries",
+                k.chars().take(40).collect::<String>(),
+                allowed.join(", ")
+            )));
+        }
+        if out.insert(k.clone(), v).is_some() {
+            return Err(ApiError::bad_request(format!(
+                "parameter '{k}' given twice"
+            )));
+        }
+    }
+    for name in allowed {
+        if !out.contains_key(*name) {
+            return Err(ApiError::bad_request(format!(
+                "parameter '{name}' is required"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// A `YYYY-MM-DD` day within [2000-01-01, today + 5 days).
+fn day_of(value: &str, now: OffsetDateTime) -> Result<Date, ApiError> {
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    let date = Date::parse(value.trim(), &fmt).map_err(|_| {
+        ApiError::bad_request("date must be one UTC day written YYYY-MM-DD (one day at a time)")
+    })?;
+    let first = Date::from_calendar_date(2000, time::Month::January, 1).expect("valid date");
+    if date < first || date >= now.date() + Duration::days(5) {
+        return Err(ApiError::bad_request(
+            "date must lie between 2000-01-01 and the end of the forecast (today + 4 days)",
+        ));
+    }
+    Ok(date)
+}
+
+/// One zone code of the reference zones (no lists).
+fn zone_of(state: &AppState, value: &str) -> Result<String, ApiError> {
+    let code = value.trim().to_ascii_uppercase();
+    if state
+        .reference()
+        .zones
+        .iter()
+        .any(|z| z.code.as_str() == code)
+    {
+        Ok(code)
+    } else {
+        Err(ApiError::bad_request(
+            "zone must be one zone code (see /dashboard/api/meta)",
+        ))
+    }
+}
+
+/// The `/v1` query pairs of a part for `zone` ("" = all zones) and day `date`.
+pub fn part_pairs(part: &Part, zone: &str, date: Date) -> Vec<(String, String)> {
+    let midnight = date.midnight().assume_utc();
+    let start = midnight - Duration::days(part.window.days_before);
+    let end = midnight + Duration::days(part.window.days_after);
+    let mut pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(part.params).expect("static parameters");
+    pairs.push(("zone".into(), zone.into()));
+    pairs.push(("start".into(), format_timestamp(start)));
+    pairs.push(("end".into(), format_timestamp(end)));
+    pairs
+}
+
+fn ready(state: &AppState) -> Result<(), ApiError> {
+    if state.is_loaded() {
+        Ok(())
+    } else {
+        Err(ApiError::unavailable(
+            "the data is still loading; please retry",
+            5,
+        ))
+    }
+}
+
+/// Answers `parts` for `zone` and `date` as one JSON object `{"date", "zone", "parts": {name: answer}}`
+/// and whether every point is final.
+fn bundle(
+    state: &AppState,
+    parts: &[Part],
+    zone: &str,
+    date: Date,
+) -> Result<(Vec<u8>, bool), ApiError> {
+    let now = state.now();
+    let mut body = format!(
+        "{{\"date\":\"{date}\",\"zone\":{},\"parts\":{{",
+        serde_json::Value::from(zone)
+    )
+    .into_bytes();
+    let mut all_final = true;
+    for (i, p) in parts.iter().enumerate() {
+        let endpoint = Endpoint::from_path(p.path).expect("parts name /v1 endpoints");
+        let answer = state
+            .query()
+            .query(endpoint, &part_pairs(p, zone, date), now)?;
+        all_final &= answer.is_final();
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(format!("\"{}\":", p.name).as_bytes());
+        body.extend_from_slice(&answer.to_json());
+    }
+    body.extend_from_slice(b"}}");
+    Ok((body, all_final))
+}
+
+/// Serves `key` from the cache or builds it (off the async workers) and keeps it.
+async fn cached(
+    state: &AppState,
+    dash: &Dash,
+    key: String,
+    build: impl FnOnce(AppState) -> Result<(Vec<u8>, bool), ApiError> + Send + 'static,
+) -> Result<Entry, ApiError> {
+    let key = format!("{}|{key}", state.query().cache().data_version());
+    if let Some(e) = dash.cache.get(&key) {
+        return Ok(e);
+    }
+    let s = state.clone();
+    let (body, is_final) = tokio::task::spawn_blocking(move || build(s))
+        .await
+        .map_err(ApiError::internal)??;
+    Ok(dash
+        .cache
+        .insert(key, Bytes::from(body), is_final, crate::changing_ttl(state)))
+}
+
+fn respond(
+    state: &AppState,
+    entry: Entry,
+    headers: &HeaderMap,
+    content_type: &'static str,
+) -> Response {
+    let cache_control = if entry.is_final {
+        "public, max-age=3600".to_string()
+    } else {
+        format!(
+            "public, max-age={}",
+            crate::changing_ttl(state).as_secs().max(1)
+        )
+    };
+    let mut h = HeaderMap::new();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Ok(v) = HeaderValue::from_str(&cache_control) {
+        h.insert(header::CACHE_CONTROL, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&entry.etag) {
+        h.insert(header::ETAG, v);
+    }
+    let matched = if_none_match(headers, &entry.etag);
+    if matched {
+        return (StatusCode::NOT_MODIFIED, h).into_response();
+    }
+    (h, entry.body).into_response()
+}
+
+const JSON: &str = "application/json";
+
+async fn day(
+    State(state): State<AppState>,
+    axum::Extension(dash): Shared,
+    client: ClientAddr,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    admit(&dash, client).await?;
+    ready(&state)?;
+    let p = params(query.as_deref(), &["date"])?;
+    let date = day_of(&p["date"], state.now())?;
+    let entry = cached(&state, &dash, format!("day|{date}"), move |s| {
+        bundle(&s, &DAY_PARTS, "", date)
+    })
+    .await?;
+    Ok(respond(&state, entry, &headers, JSON))
+}
+
+async fn zone(
+    State(state): State<AppState>,
+    axum::Extension(dash): Shared,
+    client: ClientAddr,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    admit(&dash, client).await?;
+    ready(&state)?;
+    let p = params(query.as_deref(), &["date", "zone"])?;
+    let date = day_of(&p["date"], state.now())?;
+    let zone = zone_of(&state, &p["zone"])?;
+    let key = format!("zone|{zone}|{date}");
+    let entry = cached(&state, &dash, key, move |s| {
+        bundle(&s, &ZONE_PARTS, &zone, date)
+    })
+    .await?;
+    Ok(respond(&state, entry, &headers, JSON))
+}
+
+async fn csv(
+    State(state): State<AppState>,
+    axum::Extension(dash): Shared,
+    client: ClientAddr,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    admit(&dash, client).await?;
+    ready(&state)?;
+    let p = params(query.as_deref(), &["date", "part", "zone"])?;
+    let date = day_of(&p["date"], state.now())?;
+    let zone = zone_of(&state, &p["zone"])?;
+    let part = *ZONE_PARTS
+        .iter()
+        .find(|z| z.name == p["part"])
+        .ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "part must be one of {}",
+                ZONE_PARTS.map(|z| z.name).join(", ")
+            ))
+        })?;
+    let key = format!("csv|{zone}|{date}|{}", part.name);
+    let z = zone.clone();
+    let entry = cached(&state, &dash, key, move |s| {
+        let endpoint = Endpoint::from_path(part.path).expect("parts name /v1 endpoints");
+        let answer = s
+            .query()
+            .query(endpoint, &part_pairs(&part, &z, date), s.now())?;
+        Ok((answer.to_csv(), answer.is_final()))
+    })
+    .await?;
+    let mut resp = respond(&state, entry, &headers, "text/csv; charset=utf-8");
+    let name = format!(
+        "attachment; filename=\"gridprint-{}-{zone}-{date}.csv\"",
+        part.name.replace(':', "-")
+    );
+    if let Ok(v) = HeaderValue::from_str(&name) {
+        resp.headers_mut().insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(resp)
+}
+
+fn parts_json(parts: &[Part]) -> serde_json::Value {
+    parts
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "name": p.name,
+                "path": p.path,
+                "params": p.params,
+                "days_before": p.window.days_before,
+                "days_after": p.window.days_after,
+            })
+        })
+        .collect()
+}
+
+/// The most recent slot, not after `now`, at which most zones have data: among the days (up to
+/// today) held for at least 90 % as many zones as the best-covered day, the latest; within it and the
+/// day before, the latest slot at which at least 90 % as many zones have a carbon footprint as at the
+/// best-covered slot. `None` without data.
+pub fn opening_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
+    let now = state.now();
+    let today = Slot::containing(now).day();
+    let cache = state.query().cache();
+    let mut zones_per_day: BTreeMap<i64, usize> = BTreeMap::new();
+    for z in 0..state.reference().zones.len() {
+        for d in cache.derived(z).days().iter().filter(|d| **d <= today) {
+            *zones_per_day.entry(*d).or_default() += 1;
+        }
+    }
+    let most = zones_per_day.values().copied().max().unwrap_or(0);
+    let Some(day) = zones_per_day
+        .iter()
+        .rev()
+        .find(|(_, n)| **n * 10 >= most * 9)
+        .map(|(d, _)| *d)
+    else {
+        return Ok(None);
+    };
+    let start = Slot::first_of_day(day - 1).start();
+    let end = Slot::first_of_day(day + 1).start();
+    let pairs = vec![
+        ("zone".to_string(), String::new()),
+        ("footprint_type".to_string(), "carbon".to_string()),
+        ("start".to_string(), format_timestamp(start)),
+        ("end".to_string(), format_timestamp(end)),
+    ];
+    let answer = state.query().query(Endpoint::Footprints, &pairs, now)?;
+    let parsed: serde_json::Value =
+        serde_json::from_slice(&answer.to_json()).map_err(ApiError::internal)?;
+    // Zones with a value, per slot (each zone's series hold each slot at most once).
+    let mut counts: BTreeMap<i64, HashSet<&str>> = BTreeMap::new();
+    for result in parsed.as_array().into_iter().flatten() {
+        let zone = result["zone"].as_str().unwrap_or("");
+        for series in result["series"].as_array().into_iter().flatten() {
+            for point in series["values"].as_array().into_iter().flatten() {
+                let Some(t) = point[0]
+                    .as_str()
+                    .and_then(|t| gridprint_core::slot::parse_timestamp(t).ok())
+                else {
+                    continue;
+                };
+                if t <= now {
+                    counts
+                        .entry(Slot::containing(t).0)
+                        .or_default()
+                        .insert(zone);
+                }
+            }
+        }
+    }
+    let best = counts.values().map(HashSet::len).max().unwrap_or(0);
+    Ok(counts
+        .iter()
+        .rev()
+        .find(|(_, z)| z.len() * 10 >= best * 9)
+        .map(|(s, _)| Slot(*s)))
+}
+
+async fn meta(
+    State(state): State<AppState>,
+    axum::Extension(dash): Shared,
+    client: ClientAddr,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    admit(&dash, client).await?;
+    let now = state.now();
+    let key = format!("meta|{}", Slot::containing(now).0);
+    let entry = cached(&state, &dash, key, move |s| {
+        let opening = if s.is_loaded() {
+            opening_slot(&s)?
+        } else {
+            None
+        };
+        let zones = s.query().query(Endpoint::Zones, &[], s.now())?.to_json();
+        let zones: serde_json::Value =
+            serde_json::from_slice(&zones).map_err(ApiError::internal)?;
+        let body = serde_json::json!({
+            "now": format_timestamp(s.now()),
+            "opening_slot": opening.map(|o| format_timestamp(o.start())),
+            "slots_per_day": SLOTS_PER_DAY,
+            "refresh_seconds": crate::changing_ttl(&s).as_secs_f64(),
+            "zones": zones,
+            "day_parts": parts_json(&DAY_PARTS),
+            "zone_parts": parts_json(&ZONE_PARTS),
+        });
+        // Its key names the data version and the current slot, so it is kept as long as both hold;
+        // browsers revalidate it (below).
+        Ok((body.to_string().into_bytes(), true))
+    })
+    .await?;
+    let mut resp = respond(&state, entry, &headers, JSON);
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_page_parameters_are_accepted() {
+        assert!(params(Some("date=2017-02-01"), &["date"]).is_ok());
+        for bad in [
+            "date=2017-02-01&end=2017-03-01",
+            "date=2017-02-01&date=2017-02-02",
+            "date=2017-02-01&format=csv",
+            "",
+        ] {
+            let e = params(Some(bad), &["date"]).unwrap_err();
+            assert_eq!(e.status(), StatusCode::BAD_REQUEST, "{bad}");
+        }
+    }
+
+    #[test]
+    fn one_day_within_the_forecast_horizon() {
+        let now = time::macros::datetime!(2026-11-26 07:00 UTC);
+        assert!(day_of("2017-02-01", now).is_ok());
+        assert!(day_of("2026-11-30", now).is_ok());
+        for bad in [
+            "2026-12-01",
+            "1999-12-31",
+            "2017-02-01/2017-03-01",
+            "2017-02",
+            "2017-02-01T00:00Z",
+        ] {
+            assert!(day_of(bad, now).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parts_ask_v1_for_one_day_or_the_history() {
+        let d = time::macros::date!(2017 - 02 - 01);
+        let pairs = part_pairs(&DAY_PARTS[1], "", d);
+        let get = |k: &str| pairs.iter().find(|(n, _)| n == k).unwrap().1.clone();
+        assert_eq!(get("start"), "2017-02-01T00:00:00Z");
+        assert_eq!(get("end"), "2017-02-02T00:00:00Z");
+        assert_eq!(get("scope"), "operational");
+        assert_eq!(get("zone"), "");
+        let h = part_pairs(&ZONE_PARTS[4], "ES", d);
+        assert!(h.contains(&("start".into(), "2017-01-26T00:00:00Z".into())));
+        assert!(h.contains(&("end".into(), "2017-02-06T00:00:00Z".into())));
+        for p in DAY_PARTS.iter().chain(&ZONE_PARTS) {
+            assert!(Endpoint::from_path(p.path).is_some(), "{}", p.path);
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! The dashboard's public routes end to end (in process, through the API's whole router) on the real
+//! 2017-02-01 ENTSO-E File Library extract: each part of a day or zone answer is byte for byte the
+//! `/v1` answer a token holder gets; CSV equals `/v1`'s CSV; wider windows and other parameters are
+//! refused; past the per-address limit → 429; `off` keeps the links page at `/`.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use gridprint_api::testing::MutableClock;
+use gridprint_api::{ApiConfig, AppState, router_with_home};
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_dashboard::{DashboardConfig, Mode};
+use gridprint_store::{SharedStore, TokenRecord};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use time::macros::datetime;
+use tower::ServiceExt;
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+const FILES: &[&str] = &[
+    "2017_02_01_AM_AggregGen.csv",
+    "2017_02_01_PM_AggregGen.csv",
+    "2017_02_01_AM_PhysicalFlows.csv",
+    "2017_02_01_PM_PhysicalFlows.csv",
+];
+
+async fn app(mode: Mode, burst: u32) -> Router {
+    let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
+    let now = datetime!(2026-03-01 12:00:00 UTC);
+    let store: SharedStore =
+        Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap());
+    let mut days = BTreeSet::new();
+    for f in FILES {
+        let path = format!(
+            "{}/../../data/fixtures/entsoe-file-library/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let doc =
+            gridprint_ingest::detect_and_parse(&std::fs::read(path).unwrap(), &reference.zones)
+                .unwrap();
+        days.extend(doc.points.iter().map(|p| p.slot.day()));
+        store.upsert_inputs(&doc.points, 1).unwrap();
+    }
+    let ranges: Vec<SlotRange> = days
+        .iter()
+        .map(|&d| SlotRange::new(Slot::first_of_day(d), Slot::first_of_day(d + 1)))
+        .collect();
+    gridprint_compute::compute_ranges(&*store, &reference, &ranges, now, &mut |_, _| {}).unwrap();
+    store
+        .grant("ada@example.org", now.unix_timestamp())
+        .unwrap();
+    store
+        .register(
+            "ada@example.org",
+            "$argon2id$not-a-real-hash",
+            now.unix_timestamp(),
+        )
+        .unwrap();
+    store
+        .insert_token(&TokenRecord {
+            token_hash: gridprint_api::auth::token_hash(TOKEN),
+            email: "ada@example.org".into(),
+            issued_at: now.unix_timestamp(),
+            expires_at: now.unix_timestamp() + 86_400,
+        })
+        .unwrap();
+    let config = ApiConfig {
+        rate_limit_per_second: 0.0,
+        ..ApiConfig::default()
+    };
+    let state = AppState::new(store, reference, Arc::new(MutableClock::new(now)), config);
+    gridprint_api::refresh::load(&state).await.unwrap();
+    let dash = DashboardConfig {
+        mode,
+        rate_per_second: 0.001,
+        burst,
+        ..DashboardConfig::default()
+    };
+    let home = gridprint_dashboard::router(&state, dash);
+    router_with_home(state, home)
+}
+
+async fn get(app: &Router, uri: &str, token: bool) -> (StatusCode, Vec<(String, String)>, Vec<u8>) {
+    let mut req = Request::get(uri);
+    if token {
+        req = req.header(header::AUTHORIZATION, format!("Bearer {TOKEN}"));
+    }
+    let resp = app
+        .clone()
+        .oneshot(req.body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status();
+    let headers = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let body = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (status, headers, body.to_vec())
+}
+
+fn v1_uri(part: &serde_json::Value, zone: &str, date: &str, extra: &str) -> String {
+    let start = time::Date::parse(
+        date,
+        time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .unwrap()
+    .midnight()
+    .assume_utc();
+    let fmt = |d: i64| gridprint_core::slot::format_timestamp(start + time::Duration::days(d));
+    let params = part["params"].as_str().unwrap();
+    format!(
+        "/v1/{}?{params}{}zone={zone}&start={}&end={}{extra}",
+        part["path"].as_str().unwrap(),
+        if params.is_empty() { "" } else { "&" },
+        fmt(-part["days_before"].as_i64().unwrap()),
+        fmt(part["days_after"].as_i64().unwrap()),
+    )
+}
+
+#[tokio::test]
+async fn public_routes_serve_the_v1_answers_of_one_day_and_nothing_more() {
+    let app = app(Mode::Public, 1000).await;
+    let (s, _, meta) = get(&app, "/dashboard/api/meta", false).await;
+    assert_eq!(s, StatusCode::OK);
+    let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
+    assert_eq!(meta["zones"].as_array().unwrap().len(), 52);
+    let opening = meta["opening_slot"].as_str().unwrap();
+    assert!(opening.starts_with("2017-02-0"), "{opening}");
+
+    // The day: every part equals the /v1 answer (same bytes once re-serialized).
+    let (s, h, day) = get(&app, "/dashboard/api/day?date=2017-02-01", false).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        h.iter()
+            .any(|(k, v)| k == "cache-control" && v == "public, max-age=3600")
+    );
+    let day: serde_json::Value = serde_json::from_slice(&day).unwrap();
+    // Revalidation: the same tag → 304.
+    let tag = &h.iter().find(|(k, _)| k == "etag").unwrap().1;
+    let req = Request::get("/dashboard/api/day?date=2017-02-01")
+        .header(header::IF_NONE_MATCH, tag.as_str())
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(
+        app.clone().oneshot(req).await.unwrap().status(),
+        StatusCode::NOT_MODIFIED
+    );
+    for part in meta["day_parts"].as_array().unwrap() {
+        let (s, _, v1) = get(&app, &v1_uri(part, "", "2017-02-01", ""), true).await;
+        assert_eq!(s, StatusCode::OK);
+        let v1: serde_json::Value = serde_json::from_slice(&v1).unwrap();
+        let name = part["name"].as_str().unwrap();
+        assert_eq!(day["parts"][name], v1, "{name}");
+        assert!(!v1.as_array().unwrap().is_empty(), "{name} has data");
+    }
+
+    // A zone, and its CSV = /v1's CSV.
+    let (s, _, zone) = get(&app, "/dashboard/api/zone?zone=fr&date=2017-02-01", false).await;
+    assert_eq!(s, StatusCode::OK);
+    let zone: serde_json::Value = serde_json::from_slice(&zone).unwrap();
+    for part in meta["zone_parts"].as_array().unwrap() {
+        let name = part["name"].as_str().unwrap();
+        let (_, _, v1) = get(&app, &v1_uri(part, "FR", "2017-02-01", ""), true).await;
+        assert_eq!(
+            zone["parts"][name],
+            serde_json::from_slice::<serde_json::Value>(&v1).unwrap(),
+            "{name}"
+        );
+        let (s, h, csv) = get(
+            &app,
+            &format!("/dashboard/api/csv?zone=FR&date=2017-02-01&part={name}"),
+            false,
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK);
+        assert!(
+            h.iter()
+                .any(|(k, v)| k == "content-disposition" && v.starts_with("attachment"))
+        );
+        let (_, _, v1csv) = get(&app, &v1_uri(part, "FR", "2017-02-01", "&format=csv"), true).await;
+        assert_eq!(csv, v1csv, "{name} CSV");
+        assert!(
+            csv.split(|b| *b == b'\n').count() > 2,
+            "{name} CSV has rows"
+        );
+    }
+
+    // Anything wider or other is refused.
+    for uri in [
+        "/dashboard/api/day?date=2017-02-01&end=2017-03-01",
+        "/dashboard/api/day?start=2017-01-01&end=2017-02-01",
+        "/dashboard/api/day?date=2017-02-01&zone=FR",
+        "/dashboard/api/day?date=2017-02-01&format=csv",
+        "/dashboard/api/day?date=2017-02-01&date=2017-02-02",
+        "/dashboard/api/day?date=2017-02",
+        "/dashboard/api/day?date=2030-01-01",
+        "/dashboard/api/zone?zone=FR,DE&date=2017-02-01",
+        "/dashboard/api/zone?zone=&date=2017-02-01",
+        "/dashboard/api/csv?zone=FR&date=2017-02-01&part=footprints:global:life-cycle&days=30",
+        "/dashboard/api/csv?zone=FR&date=2017-02-01&part=imports:all",
+    ] {
+        let (s, _, _) = get(&app, uri, false).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{uri}");
+    }
+    // /v1 stays protected.
+    let (s, _, _) = get(&app, "/v1/footprints?zone=FR", false).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    // The page is at /.
+    let (s, h, page) = get(&app, "/", false).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&page).contains(r#"content="public""#));
+    assert!(
+        h.iter()
+            .any(|(k, v)| k == "content-security-policy" && v.contains("default-src 'none'"))
+    );
+}
+
+#[tokio::test]
+async fn past_the_per_address_limit_the_routes_answer_429() {
+    let app = app(Mode::Public, 3).await;
+    for _ in 0..3 {
+        let (s, _, _) = get(&app, "/dashboard/api/day?date=2017-02-01", false).await;
+        assert_eq!(s, StatusCode::OK);
+    }
+    let (s, h, _) = get(&app, "/dashboard/api/day?date=2017-02-01", false).await;
+    assert_eq!(s, StatusCode::TOO_MANY_REQUESTS);
+    assert!(
+        h.iter()
+            .any(|(k, v)| k == "retry-after" && v.parse::<u64>().unwrap() >= 1)
+    );
+    let (s, _, _) = get(&app, "/dashboard/api/meta", false).await;
+    assert_eq!(
+        s,
+        StatusCode::TOO_MANY_REQUESTS,
+        "one budget per address for every data route"
+    );
+}
+
+#[tokio::test]
+async fn login_serves_the_page_without_public_data_and_off_keeps_the_links_page() {
+    let login = app(Mode::Login, 100).await;
+    let (s, _, page) = get(&login, "/", false).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&page).contains(r#"content="login""#));
+    let (s, _, _) = get(&login, "/dashboard/api/day?date=2017-02-01", false).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    let off = app(Mode::Off, 100).await;
+    let (s, _, page) = get(&off, "/", false).await;
+    assert_eq!(s, StatusCode::OK);
+    let page = String::from_utf8_lossy(&page);
+    assert!(page.contains("/v1/docs") && !page.contains("gridprint-dashboard"));
+    for uri in ["/dashboard/api/meta", "/dashboard/static/app.js"] {
+        let (s, _, _) = get(&off, uri, false).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{uri}");
+    }
+}
