@@ -4,8 +4,8 @@
 //! Checks: a token from replica A works on B; data computed by the worker appears on both replicas;
 //! requests of one token split over both replicas are limited at the configured total rate (± 10 %);
 //! killing the active worker (SIGKILL) makes the standby take over and run the next cycle within 30 s;
-//! a revocation stops the token on both replicas within 60 s. Needs PostgreSQL and Redis (`.ci/run`
-//! makes sure both run); it fails, never skips, without them.
+//! a revocation stops the token on both replicas within 60 s. Needs PostgreSQL and Redis (throwaway
+//! servers are started when none answers at the configured URLs); it fails, never skips, without them.
 
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_ingest::replay::{Replay, ReplayResponder};
@@ -123,8 +123,7 @@ fn cli_blocking(db: &str, args: &[&str]) {
 async fn replicas_and_workers_share_one_postgres() {
     let db = tokio::task::block_in_place(|| TestDb::new("scale"));
     let url = db.url.clone();
-    let redis = std::env::var("GRIDPRINT_TEST_REDIS_URL")
-        .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let redis = tokio::task::block_in_place(gridprint_testsvc::redis_url);
 
     // ENTSO-E stand-in with the real NL generation of 2024-09-02.
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
