@@ -180,13 +180,7 @@ fn print_report(r: &ImportReport) {
         r.summary.updated,
         r.summary.unchanged
     );
-    let skipped: usize = r.document.skipped.values().sum();
-    if skipped > 0 {
-        eprintln!("skipped {skipped} points:");
-        for (k, v) in &r.document.skipped {
-            eprintln!("  {v:>7}  {k}");
-        }
-    }
+    gridprint_ingest::skip::log(&r.document.skipped);
 }
 
 /// Imports the demo set into the configured database and computes it.
