@@ -93,8 +93,9 @@ token = json.load(urllib.request.urlopen(req, timeout=30))["access_token"]
 now = dt.datetime.now(dt.timezone.utc)
 slot = now.replace(minute=now.minute - now.minute % 15, second=0, microsecond=0)
 want = (slot + dt.timedelta(hours=94)).strftime("%Y-%m-%dT%H:%M:%SZ")
+until = (slot + dt.timedelta(hours=94, minutes=15)).strftime("%Y-%m-%dT%H:%M:%SZ")
 for _ in range(240):
-    q = f"{url}/v1/footprints?footprint_type=carbon&zone=DE&start={want}"
+    q = f"{url}/v1/footprints?footprint_type=carbon&zone=DE&start={want}&end={until}"
     r = urllib.request.Request(q, headers={"Authorization": f"Bearer {token}"})
     if json.load(urllib.request.urlopen(r, timeout=30)):
         sys.exit(0)
