@@ -316,7 +316,7 @@ async fn do_get_token(
     Ok(TokenResponse {
         access_token: token,
         token_type: "bearer".into(),
-        expires_at: format_timestamp(expires_at).trim_end_matches('Z').to_string(),
+        expires_at: format_timestamp(expires_at),
         expires_in: TOKEN_TTL_SECS,
     })
 }
