@@ -39,8 +39,10 @@ fn main() {
     let end = Slot::containing(until.unwrap_or(now - time::Duration::hours(1)));
     let start = end.offset(-days * 96);
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    let store = SqliteStore::open(std::path::Path::new(database.trim_start_matches("sqlite://")))
-        .expect("open the database");
+    let store = SqliteStore::open(std::path::Path::new(
+        database.trim_start_matches("sqlite://"),
+    ))
+    .expect("open the database");
     let mut n = 0usize;
     let mut day_start = start;
     while day_start < end {

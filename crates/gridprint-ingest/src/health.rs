@@ -249,10 +249,19 @@ mod tests {
             }
         });
         assert_eq!(lines.len(), 3, "{lines:?}");
-        assert!(lines[0].contains("WARN") && lines[0].contains("provider is down"), "{lines:?}");
-        assert!(lines[1].contains("INFO") && lines[1].contains("provider is up"), "{lines:?}");
+        assert!(
+            lines[0].contains("WARN") && lines[0].contains("provider is down"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].contains("INFO") && lines[1].contains("provider is up"),
+            "{lines:?}"
+        );
         assert!(lines[2].contains("provider is down"), "{lines:?}");
-        assert!(lines.iter().all(|l| l.contains("provider=\"entso-e\"")), "{lines:?}");
+        assert!(
+            lines.iter().all(|l| l.contains("provider=\"entso-e\"")),
+            "{lines:?}"
+        );
         assert_eq!(health.state(), Down);
     }
 }

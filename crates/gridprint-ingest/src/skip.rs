@@ -186,7 +186,9 @@ mod tests {
         let debug = capture::lines(tracing::Level::DEBUG, || log(&skipped));
         assert_eq!(debug.len(), 1 + skipped.len(), "{debug:?}");
         assert!(
-            debug.iter().any(|l| l.contains("skipped not-a-zone:RU") && l.contains("count=8")),
+            debug
+                .iter()
+                .any(|l| l.contains("skipped not-a-zone:RU") && l.contains("count=8")),
             "{debug:?}"
         );
         assert!(capture::lines(tracing::Level::INFO, || log(&BTreeMap::new())).is_empty());

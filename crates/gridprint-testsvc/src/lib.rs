@@ -42,14 +42,22 @@ struct Service {
 /// Panics with one line when neither is possible.
 pub fn postgres_url() -> String {
     static PG: OnceLock<Result<Service, String>> = OnceLock::new();
-    shared(&PG, || resolve(&configured(POSTGRES_ENV, POSTGRES_DEFAULT), 5432, start_postgres))
+    shared(&PG, || {
+        resolve(
+            &configured(POSTGRES_ENV, POSTGRES_DEFAULT),
+            5432,
+            start_postgres,
+        )
+    })
 }
 
 /// The URL of the tests' Redis server: the configured one when it answers, else a throwaway
 /// `redis-server` shared by this process. Panics with one line when neither is possible.
 pub fn redis_url() -> String {
     static REDIS: OnceLock<Result<Service, String>> = OnceLock::new();
-    shared(&REDIS, || resolve(&configured(REDIS_ENV, REDIS_DEFAULT), 6379, start_redis))
+    shared(&REDIS, || {
+        resolve(&configured(REDIS_ENV, REDIS_DEFAULT), 6379, start_redis)
+    })
 }
 
 fn shared(
@@ -228,10 +236,15 @@ fn start_postgres() -> Result<Service, String> {
     if root {
         let mut chown = Command::new("chown");
         chown.args(["postgres:", &dir_s]);
-        run_checked(chown, "chown postgres (the `postgres` user comes with the package `postgresql`)")?;
+        run_checked(
+            chown,
+            "chown postgres (the `postgres` user comes with the package `postgresql`)",
+        )?;
     }
     let mut initdb = pg_command(root, &bin.join("initdb"));
-    initdb.args(["-D", &data, "-A", "trust", "-U", "postgres", "-N", "-E", "UTF8"]);
+    initdb.args([
+        "-D", &data, "-A", "trust", "-U", "postgres", "-N", "-E", "UTF8",
+    ]);
     initdb.args(["--locale", "C"]);
     run_checked(initdb, "initdb")?;
     // A free port can be taken between the check and the start: try a few.
@@ -290,7 +303,9 @@ fn start_redis() -> Result<Service, String> {
         ..
     } = server;
     let redis::ConnectionAddr::Tcp(host, port) = addr else {
-        return Err(format!("unexpected throwaway Redis address {addr:?} (REDISRS_SERVER_TYPE?)"));
+        return Err(format!(
+            "unexpected throwaway Redis address {addr:?} (REDISRS_SERVER_TYPE?)"
+        ));
     };
     let (host, port) = (host.clone(), *port);
     let guard = watchdog(
@@ -323,7 +338,10 @@ mod tests {
             (REDIS_MISSING, "`redis-server`"),
         ] {
             assert!(!msg.contains('\n'), "{msg}");
-            assert!(msg.contains(&format!("install the Debian package {package}")), "{msg}");
+            assert!(
+                msg.contains(&format!("install the Debian package {package}")),
+                "{msg}"
+            );
         }
     }
 

@@ -45,7 +45,10 @@ fn child(test: &str) -> Command {
 fn dead_urls_start_throwaway_servers_that_stop_with_the_process() {
     let dead = dead_port();
     let out = child("services_answer")
-        .env(POSTGRES_ENV, format!("postgres://postgres@127.0.0.1:{dead}/postgres"))
+        .env(
+            POSTGRES_ENV,
+            format!("postgres://postgres@127.0.0.1:{dead}/postgres"),
+        )
         .env(REDIS_ENV, format!("redis://127.0.0.1:{dead}"))
         .output()
         .unwrap();

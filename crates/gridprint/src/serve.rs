@@ -285,9 +285,15 @@ mod tests {
     fn startup_line_names_the_url_the_docs_and_the_next_step() {
         let line = super::startup_line("127.0.0.1:8000".parse().unwrap());
         assert!(!line.contains('\n'));
-        assert!(line.starts_with("listening on http://127.0.0.1:8000 "), "{line}");
+        assert!(
+            line.starts_with("listening on http://127.0.0.1:8000 "),
+            "{line}"
+        );
         assert!(line.contains("http://127.0.0.1:8000/v1/docs"), "{line}");
         assert!(line.contains("gridprint access grant EMAIL"), "{line}");
-        assert!(line.contains("http://127.0.0.1:8000/token-request/"), "{line}");
+        assert!(
+            line.contains("http://127.0.0.1:8000/token-request/"),
+            "{line}"
+        );
     }
 }
