@@ -171,7 +171,19 @@ pub fn touched_day_ranges(doc: &ParsedDocument) -> Vec<SlotRange> {
     out
 }
 
+/// The report of `gridprint import`: counts, and every skip key with its count.
 fn print_report(r: &ImportReport) {
+    print_counts(r);
+    let skipped: usize = r.document.skipped.values().sum();
+    if skipped > 0 {
+        eprintln!("skipped {skipped} points:");
+        for (k, v) in &r.document.skipped {
+            eprintln!("  {v:>7}  {k}");
+        }
+    }
+}
+
+fn print_counts(r: &ImportReport) {
     eprintln!(
         "imported {} files: {} points ({} new, {} changed, {} unchanged)",
         r.files,
@@ -180,7 +192,6 @@ fn print_report(r: &ImportReport) {
         r.summary.updated,
         r.summary.unchanged
     );
-    gridprint_ingest::skip::log(&r.document.skipped);
 }
 
 /// Imports the demo set into the configured database and computes it.
@@ -212,7 +223,9 @@ pub fn run_demo(g: &Global) -> anyhow::Result<()> {
         return Ok(());
     }
     let r = import_demo(&*store, &reference, time::OffsetDateTime::now_utc())?;
-    print_report(&r);
+    // Before a server starts: the skip list as one summary line (details at debug).
+    print_counts(&r);
+    gridprint_ingest::skip::log(&r.document.skipped);
     Ok(())
 }
 
