@@ -203,7 +203,8 @@ impl ProviderHealth {
     }
 }
 
-/// Stores a report if anyone still holds the cache; `false` when nobody does.
+/// Stores a report if anyone still holds the cache; `false` when nobody does. Logs only a change of
+/// state (once when a provider goes down, once when it is back), never every check.
 fn store(weak: &Weak<ArcSwap<HealthReport>>, name: &str, report: HealthReport) -> bool {
     let Some(cell) = weak.upgrade() else {
         return false;
@@ -216,11 +217,8 @@ fn store(weak: &Weak<ArcSwap<HealthReport>>, name: &str, report: HealthReport) -
                 detail = report.detail.as_deref().unwrap_or(""),
                 "provider is down"
             ),
-            _ => tracing::info!(
-                provider = name,
-                state = report.state.as_str(),
-                "provider health"
-            ),
+            HealthState::Up => tracing::info!(provider = name, "provider is up"),
+            HealthState::Unknown => {}
         }
     }
     cell.store(Arc::new(report));
@@ -261,5 +259,44 @@ pub async fn check(client: &reqwest::Client, url: &reqwest::Url) -> HealthReport
                 detail: Some(detail),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skip::capture;
+
+    #[test]
+    fn a_provider_state_is_logged_only_when_it_changes() {
+        let health = ProviderHealth::fixed("entso-e", HealthState::Unknown);
+        let weak = Arc::downgrade(&health.current);
+        let report = |state| HealthReport {
+            state,
+            checked_at: Some(OffsetDateTime::now_utc()),
+            latency: Some(Duration::from_millis(3)),
+            detail: (state == HealthState::Down).then(|| "connection failed".to_string()),
+        };
+        use HealthState::{Down, Up};
+        let lines = capture::lines(tracing::Level::INFO, || {
+            for state in [Down, Down, Down, Up, Up, Up, Down, Down] {
+                assert!(store(&weak, "entso-e", report(state)));
+            }
+        });
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(
+            lines[0].contains("WARN") && lines[0].contains("provider is down"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].contains("INFO") && lines[1].contains("provider is up"),
+            "{lines:?}"
+        );
+        assert!(lines[2].contains("provider is down"), "{lines:?}");
+        assert!(
+            lines.iter().all(|l| l.contains("provider=\"entso-e\"")),
+            "{lines:?}"
+        );
+        assert_eq!(health.state(), Down);
     }
 }

@@ -19,6 +19,9 @@
 //! | `negative-value:<area>` | a negative generation or load value (negative flows are an error) |
 //! | `internal-flow:<area>` | a flow whose both ends are the same zone |
 //! | `duplicate:<area>` | a second value for the same series and slot (the later value is kept) |
+//!
+//! [`log`] reports a skip list as one summary line at info (the total and the count per reason) and
+//! each key at debug.
 
 /// The area is not one of our zones.
 pub fn not_a_zone(eic: &str) -> String {
@@ -73,4 +76,121 @@ pub fn duplicate(area: &str) -> String {
 /// The area detail of a flow key: `OUT->IN`.
 pub fn flow_area(out_eic: &str, in_eic: &str) -> String {
     format!("{out_eic}->{in_eic}")
+}
+
+/// Reason of a key: the part before the first `:` (`not-a-zone`, `superseded-CTA`…).
+pub fn reason(key: &str) -> &str {
+    key.split_once(':').map_or(key, |(r, _)| r)
+}
+
+/// One line for a skip list: the total and the count per reason, largest first (`6238 source values
+/// skipped: not-a-zone 1558, consumption 2322…`); `None` when nothing was skipped.
+pub fn summary(skipped: &std::collections::BTreeMap<String, usize>) -> Option<String> {
+    let total: usize = skipped.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let mut by_reason: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (key, n) in skipped {
+        *by_reason.entry(reason(key)).or_insert(0) += n;
+    }
+    let mut reasons: Vec<(&str, usize)> = by_reason.into_iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let parts: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    Some(format!(
+        "{total} source values skipped ({}); per area at debug level (GRIDPRINT_LOG=gridprint_ingest=debug)",
+        parts.join(", ")
+    ))
+}
+
+/// Logs a skip list: [`summary`] as one line at info, then each key with its count at debug.
+pub fn log(skipped: &std::collections::BTreeMap<String, usize>) {
+    let Some(line) = summary(skipped) else {
+        return;
+    };
+    tracing::info!("{line}");
+    for (key, n) in skipped {
+        tracing::debug!(count = n, "skipped {key}");
+    }
+}
+
+/// Log capture for this crate's tests.
+#[cfg(test)]
+pub(crate) mod capture {
+    use std::sync::{Arc, Mutex};
+
+    /// Runs `f` with a subscriber at `level` and returns the lines it logged (no colours, no time).
+    pub(crate) fn lines(level: tracing::Level, f: impl FnOnce()) -> Vec<String> {
+        let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let writer = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(level)
+            .with_ansi(false)
+            .without_time()
+            .with_writer(move || Writer(writer.clone()))
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let text = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
+        text.lines().map(str::to_string).collect()
+    }
+
+    struct Writer(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Writer {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn demo_like() -> BTreeMap<String, usize> {
+        let mut m = BTreeMap::new();
+        for (k, n) in [
+            (not_a_zone("10YIT-GRTN-----B"), 1146),
+            (not_a_zone("RU"), 8),
+            (consumption("10YNL----------L"), 1920),
+            (superseded("CTA", "10YAT-APG------L"), 1274),
+            (empty_value("10YBE----------2"), 1),
+        ] {
+            m.insert(k, n);
+        }
+        m
+    }
+
+    #[test]
+    fn summary_is_one_line_with_the_total_and_each_reason() {
+        let line = summary(&demo_like()).unwrap();
+        assert_eq!(
+            line,
+            "4349 source values skipped (consumption 1920, superseded-CTA 1274, not-a-zone 1154, \
+             empty-value 1); per area at debug level (GRIDPRINT_LOG=gridprint_ingest=debug)"
+        );
+        assert_eq!(summary(&BTreeMap::new()), None);
+    }
+
+    #[test]
+    fn one_line_at_info_and_the_details_at_debug() {
+        let skipped = demo_like();
+        let info = capture::lines(tracing::Level::INFO, || log(&skipped));
+        assert_eq!(info.len(), 1, "{info:?}");
+        assert!(info[0].contains("4349 source values skipped"), "{info:?}");
+        let debug = capture::lines(tracing::Level::DEBUG, || log(&skipped));
+        assert_eq!(debug.len(), 1 + skipped.len(), "{debug:?}");
+        assert!(
+            debug
+                .iter()
+                .any(|l| l.contains("skipped not-a-zone:RU") && l.contains("count=8")),
+            "{debug:?}"
+        );
+        assert!(capture::lines(tracing::Level::INFO, || log(&BTreeMap::new())).is_empty());
+    }
 }

@@ -41,8 +41,9 @@ pub const METHOD: &str = "seasonal-blend";
 pub const DATASOURCE: &str = "gridprint-forecast:seasonal-blend";
 /// Slots per week.
 pub const SLOTS_PER_WEEK: i64 = 7 * SLOTS_PER_DAY;
-/// Default horizon: 72 hours ahead of the current slot, plus the current hour.
-pub const DEFAULT_HORIZON_SLOTS: usize = 72 * 4 + 4;
+/// Default horizon: 96 hours from the current slot (the reference service answers about 4 days ahead;
+/// CATS searches up to 2,820 minutes plus its duration, about 94 h). `worker --horizon` overrides it.
+pub const DEFAULT_HORIZON_SLOTS: usize = 96 * 4;
 
 /// How the recent level corrects the seasonal blend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 //!    affected series simply lack provider data.
 //! 3. **Estimate** the gaps of every series in the window ([`crate::estimate`]) from its official
 //!    values of the last 8 days.
-//! 4. **Forecast** every series with recent history from `current` to the horizon (73 h by default)
+//! 4. **Forecast** every series with recent history from `current` to the horizon (96 h by default)
 //!    ([`crate::forecast`]), from its official and estimated values.
 //! 5. Store estimates and forecasts in one transaction (the store never lets them replace better data)
 //!    and **recompute** from the start of the window (or `B`, whichever is earlier) to the horizon.

@@ -1,6 +1,6 @@
 //! The limiter allows the burst, then the sustained rate; the Redis backend shares one budget between
-//! limiters (replicas). Needs Redis at `GRIDPRINT_TEST_REDIS_URL` (default `redis://127.0.0.1:6379`);
-//! without it the shared test fails, never skips.
+//! limiters (replicas). Uses Redis at `GRIDPRINT_TEST_REDIS_URL` (default `redis://127.0.0.1:6379`), or
+//! a throwaway `redis-server` when none answers there; without either the shared test fails, never skips.
 
 use gridprint_ratelimit::RateLimit;
 use std::time::{Duration, Instant};
@@ -30,7 +30,7 @@ async fn disabled_with_zero_rate() {
 }
 
 fn redis_url() -> String {
-    std::env::var("GRIDPRINT_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+    gridprint_testsvc::redis_url()
 }
 
 #[tokio::test]

@@ -1,13 +1,13 @@
 //! Test support: a throwaway PostgreSQL database per test, created on the server named by
 //! `GRIDPRINT_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`) and dropped
-//! afterwards. A test using it fails (never skips) when no server answers.
+//! afterwards. When no server answers there, `gridprint-testsvc` starts a throwaway cluster for the
+//! test process; a test fails (never skips) when neither is possible.
 
 use crate::PgStore;
 
 /// The administrative URL tests create their databases from.
 pub fn admin_url() -> String {
-    std::env::var("GRIDPRINT_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+    gridprint_testsvc::postgres_url()
 }
 
 /// A fresh database for one test, dropped on drop.

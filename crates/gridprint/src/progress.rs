@@ -18,7 +18,8 @@ pub struct Bars {
 }
 
 impl Bars {
-    /// Bars for a run; `show_parsing` draws a parsing bar for large imports.
+    /// Bars for a run; `show_parsing` (an interactive import) draws a parsing bar for large imports
+    /// and lists every skip key, otherwise the skips are logged as one summary line.
     pub fn new(show_parsing: bool) -> Bars {
         Bars {
             show_parsing,
@@ -60,7 +61,10 @@ impl Observer for Bars {
             r.stored.unchanged
         );
         let skipped = r.document.skipped_total();
-        if skipped > 0 {
+        if !self.show_parsing {
+            // serve --demo and other quiet runs: one summary line at info, each key at debug
+            gridprint_ingest::skip::log(&r.document.skipped);
+        } else if skipped > 0 {
             eprintln!("skipped {skipped} points:");
             for (k, v) in &r.document.skipped {
                 eprintln!("  {v:>7}  {k}");

@@ -5,8 +5,8 @@
 //! computed day into memory; starts the background refresh (new computed data is served within a few
 //! seconds) and, unless disabled, the provider health checks; then serves [`gridprint_api::router`]
 //! until SIGTERM or Ctrl-C, lets in-flight requests finish (at most `--shutdown-grace`), and exits 0.
-//! The bound address is printed to stderr as `listening on http://ADDR` once the data is loaded, so
-//! scripts can start it on port 0 and read the port. Every flag has a `GRIDPRINT_*` variable.
+//! Once the data is loaded, one line on stderr starts with `listening on http://ADDR` (scripts start it
+//! on port 0 and read the port there) and names the docs page and the next step ([`startup_line`]). Every flag has a `GRIDPRINT_*` variable.
 
 use crate::open::ServerArgs;
 use anyhow::Context;
@@ -200,8 +200,8 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         }
         let refresher = gridprint_api::refresh::spawn_refresher(state.clone());
 
-        tracing::info!(%addr, database = %description, "serving the token service and the data API");
-        eprintln!("listening on http://{addr}");
+        tracing::debug!(%addr, database = %description, "serving the token service and the data API");
+        eprintln!("{}", startup_line(addr));
         let signal = stop.clone();
         tokio::spawn(async move {
             shutdown_signal().await;
@@ -224,6 +224,15 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         tracing::info!("stopped");
         Ok(())
     })
+}
+
+/// The one line printed once `serve` answers: where, the docs page and the next step. It starts
+/// with `listening on http://ADDR` (scripts and tests read the address from it).
+pub fn startup_line(addr: std::net::SocketAddr) -> String {
+    format!(
+        "listening on http://{addr} — API docs: http://{addr}/v1/docs — next: grant access with \
+         `gridprint access grant EMAIL` (same --database), then get a token at http://{addr}/token-request/"
+    )
 }
 
 /// Background health checks of the providers this binary fetches from.
@@ -327,4 +336,23 @@ async fn shutdown_signal() {
         () = terminate => {},
     }
     tracing::info!("shutting down: finishing in-flight requests");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn startup_line_names_the_url_the_docs_and_the_next_step() {
+        let line = super::startup_line("127.0.0.1:8000".parse().unwrap());
+        assert!(!line.contains('\n'));
+        assert!(
+            line.starts_with("listening on http://127.0.0.1:8000 "),
+            "{line}"
+        );
+        assert!(line.contains("http://127.0.0.1:8000/v1/docs"), "{line}");
+        assert!(line.contains("gridprint access grant EMAIL"), "{line}");
+        assert!(
+            line.contains("http://127.0.0.1:8000/token-request/"),
+            "{line}"
+        );
+    }
 }

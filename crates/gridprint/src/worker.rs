@@ -1,5 +1,5 @@
 //! `gridprint worker`: the live ingestion loop. Every interval it fetches the last day from ENTSO-E,
-//! Elexon and EPIAS, estimates gaps, extends the forecast 73 hours ahead and recomputes every slot that is
+//! Elexon and EPIAS, estimates gaps, extends the forecast 96 hours ahead and recomputes every slot that is
 //! not final, logging one line per cycle ([`gridprint_pipeline::worker`] does the work).
 //!
 //! Provider outages never stop it (the affected zones show `preview` or `missing` until data comes),
@@ -28,7 +28,7 @@ pub struct WorkerArgs {
     #[arg(long, env = "GRIDPRINT_WORKER_WINDOW", default_value = "24h", value_parser = parse_duration)]
     pub window: Duration,
     /// How far ahead inputs are forecast (at least 72h).
-    #[arg(long, env = "GRIDPRINT_FORECAST_HORIZON", default_value = "73h", value_parser = parse_duration)]
+    #[arg(long, env = "GRIDPRINT_FORECAST_HORIZON", default_value = "96h", value_parser = parse_duration)]
     pub horizon: Duration,
     /// Only these zones (comma-separated codes; their generation, load and borders). Default: all.
     #[arg(long, env = "GRIDPRINT_ZONES", value_delimiter = ',')]

@@ -106,7 +106,7 @@ impl Server {
             if let Ok(line) = s.lines.recv_timeout(Duration::from_millis(100)) {
                 s.seen.push(line.clone());
                 if let Some(a) = line.split("listening on http://").nth(1) {
-                    s.addr = a.trim().parse().unwrap();
+                    s.addr = a.split_whitespace().next().unwrap().parse().unwrap();
                     return s;
                 }
             }

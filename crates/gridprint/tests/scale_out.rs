@@ -7,8 +7,9 @@
 //! an account tier set with `gridprint access set-limit` is applied on both replicas within 60 s, and
 //! two tokens of the account (one from each replica) share that one budget across both; the
 //! brute-force guard counts across replicas (10 failures for one email from one address, split
-//! over A and B, lock that pair on both); a revocation stops the token on both replicas within 60 s. Needs PostgreSQL and Redis (`.ci/run`
-//! makes sure both run); it fails, never skips, without them.
+//! over A and B, lock that pair on both); a revocation stops the token on both replicas within 60 s. Needs PostgreSQL and Redis
+//! (throwaway servers are started when none answers at the configured URLs); it fails, never skips,
+//! without them.
 
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_ingest::replay::{Replay, ReplayResponder};
@@ -128,8 +129,7 @@ fn cli_blocking(db: &str, args: &[&str]) -> String {
 async fn replicas_and_workers_share_one_postgres() {
     let db = tokio::task::block_in_place(|| TestDb::new("scale"));
     let url = db.url.clone();
-    let redis = std::env::var("GRIDPRINT_TEST_REDIS_URL")
-        .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let redis = tokio::task::block_in_place(gridprint_testsvc::redis_url);
 
     // ENTSO-E stand-in with the real NL generation of 2024-09-02.
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);

@@ -1,0 +1,65 @@
+//! Writes synthetic provider data (official, datasource `ENTSO-E`: 7 production types and a load per
+//! zone, a flow on every border) for every zone of the selected set into a SQLite database, for the
+//! `--days` days before `--until` (default: one hour before now, on a slot boundary), as ENTSO-E would
+//! have delivered it with its usual lag. Nothing is computed: run `gridprint worker --once
+//! --no-entsoe --no-elexon` afterwards to estimate the gap up to now, forecast and compute, as a live
+//! deployment would. The CATS compatibility test (`tests/cats/run.sh`) starts from this state.
+//!
+//! ```sh
+//! cargo run -p gridprint-api --example synth_recent -- --database /tmp/recent.db [--days 9] [--until 2026-11-26T06:00Z]
+//! ```
+
+use gridprint_compute::synthetic::inputs_of_slot;
+use gridprint_core::inputs::InputPoint;
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_core::slot::{Slot, parse_timestamp};
+use gridprint_store::InputStore as _;
+use gridprint_store_sqlite::SqliteStore;
+use time::OffsetDateTime;
+
+fn main() {
+    let mut database = None;
+    let mut days: i64 = 9;
+    let mut until = None;
+    let mut it = std::env::args().skip(1);
+    let usage = "usage: synth_recent --database PATH [--days N] [--until TIMESTAMP]";
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--database" => database = it.next(),
+            "--days" => days = it.next().and_then(|v| v.parse().ok()).expect(usage),
+            "--until" => until = Some(parse_timestamp(&it.next().expect(usage)).expect("--until")),
+            _ => {
+                eprintln!("{usage}");
+                std::process::exit(2);
+            }
+        }
+    }
+    let database = database.expect(usage);
+    let now = OffsetDateTime::now_utc();
+    let end = Slot::containing(until.unwrap_or(now - time::Duration::hours(1)));
+    let start = end.offset(-days * 96);
+    let reference = ReferenceData::embedded(ZoneSet::Selected2026);
+    let store = SqliteStore::open(std::path::Path::new(
+        database.trim_start_matches("sqlite://"),
+    ))
+    .expect("open the database");
+    let mut n = 0usize;
+    let mut day_start = start;
+    while day_start < end {
+        let day_end = day_start.offset(96).min(end);
+        let points: Vec<InputPoint> = (day_start.0..day_end.0)
+            .flat_map(|s| inputs_of_slot(&reference, Slot(s), true))
+            .collect();
+        n += points.len();
+        store
+            .upsert_inputs(&points, now.unix_timestamp())
+            .expect("store inputs");
+        day_start = day_end;
+    }
+    eprintln!(
+        "stored {n} synthetic input points for {} zones, slots {} to {} (exclusive)",
+        reference.zones.len(),
+        start.start(),
+        end.start()
+    );
+}
