@@ -136,7 +136,15 @@ pub trait DerivedStore {
     /// The zone-days whose last change (write or deletion) was published after data version
     /// `since`, with that version, ordered by (day, zone); `i64::MIN` lists every zone-day ever
     /// published. The answer is complete for `since >= floor` only (see [`DerivedChanges`]).
-    fn derived_changes(&self, since: i64) -> Result<DerivedChanges>;
+    /// The default is a store without a change log (floor `i64::MAX`): caches reload everything and
+    /// entity tags follow the data version.
+    fn derived_changes(&self, since: i64) -> Result<DerivedChanges> {
+        let _ = since;
+        Ok(DerivedChanges {
+            floor: i64::MAX,
+            changes: Vec::new(),
+        })
+    }
 }
 
 /// The change log of derived days since some version ([`DerivedStore::derived_changes`]).

@@ -98,6 +98,36 @@ pub struct DataCache {
     stale_chunks: usize,
     /// Incremental refreshes since the last full load.
     incremental_updates: usize,
+    /// Fingerprint of what answers may read beyond the days of their window: the series columns
+    /// of each zone, the exchange destinations and the raw-input index ([`shape_of`]).
+    shape: u64,
+    /// The data version since which `shape` holds: the version of the full load, or of the
+    /// incremental refresh that changed it. Entity tags take it into account.
+    shape_version: i64,
+}
+
+/// The fingerprint of a cache's shape (the `shape` field of [`DataCache`]).
+fn shape_of(derived: &[DerivedZone], destinations: &[Vec<ZoneIdx>], inputs: &[ZoneInputs]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for d in derived {
+        for (k, _) in d.columns() {
+            k.hash(&mut h);
+        }
+        0xffu8.hash(&mut h);
+    }
+    destinations.hash(&mut h);
+    for zi in inputs {
+        for (t, _) in &zi.generation {
+            t.hash(&mut h);
+        }
+        zi.load.is_some().hash(&mut h);
+        for (z, _) in zi.imports.iter().chain(&zi.exports) {
+            z.hash(&mut h);
+        }
+        0xffu8.hash(&mut h);
+    }
+    h.finish()
 }
 
 /// Stale chunks always tolerated before a full load compacts the pool (about 20 MiB of chunks;
@@ -434,6 +464,7 @@ impl DataCache {
             s.pool = pool.clone();
         }
         let destinations = exchange_destinations(&reference, &derived);
+        let shape = shape_of(&derived, &destinations, &inputs);
         DataCache {
             reference,
             version,
@@ -447,6 +478,8 @@ impl DataCache {
             day_versions,
             stale_chunks,
             incremental_updates,
+            shape,
+            shape_version: version.data_version,
         }
     }
 
@@ -523,7 +556,7 @@ impl DataCache {
             }
         }
         let day_versions = fold_day_versions(self.day_versions.clone(), &log.changes);
-        Ok(Some(DataCache::assemble(
+        let mut new = DataCache::assemble(
             self.reference.clone(),
             version,
             options,
@@ -532,7 +565,11 @@ impl DataCache {
             inputs,
             day_versions,
             (stale, self.incremental_updates + 1),
-        )))
+        );
+        if new.shape == self.shape {
+            new.shape_version = self.shape_version;
+        }
+        Ok(Some(new))
     }
 
     /// A cache without any data (start-up before the first load, tests).
@@ -554,6 +591,8 @@ impl DataCache {
             day_versions: BTreeMap::new(),
             stale_chunks: 0,
             incremental_updates: 0,
+            shape: 0,
+            shape_version: i64::MIN,
         }
     }
 
@@ -576,18 +615,18 @@ impl DataCache {
         DataCache::load_with(store, self.reference.clone(), self.options.clone())
     }
 
-    /// The entity-tag version of the days `days`: the latest data version that changed one of
-    /// their zone-days (0 when none was ever published). Unlike [`DataCache::data_version`], it
-    /// stays the same when a publication touches only other days.
+    /// The entity-tag version of an answer over the days `days`: the latest data version that
+    /// changed one of their zone-days (0 when none was ever published), or the version since which
+    /// the cache's shape holds (the columns, destinations and input series answers may list beyond
+    /// their window), whichever is later. Unlike [`DataCache::data_version`], it stays the same
+    /// when a publication touches only other days and keeps the shape.
     pub fn window_version(&self, days: Range<i64>) -> i64 {
-        if days.start >= days.end {
-            return 0;
-        }
-        self.day_versions
-            .range(days)
-            .map(|(_, v)| *v)
-            .max()
-            .unwrap_or(0)
+        let window = if days.start < days.end {
+            self.day_versions.range(days).map(|(_, v)| *v).max()
+        } else {
+            None
+        };
+        window.unwrap_or(0).max(self.shape_version)
     }
 
     /// The reference data the cache was built with.
