@@ -1474,7 +1474,10 @@ async fn republished_day_is_served_and_other_tags_survive(kind: Kind) {
     }
     for (i, (r, _)) in replicas.iter().enumerate() {
         let cache = r.state.query().cache();
-        assert!(cache.stats().incremental_updates >= 1, "incremental refresh");
+        assert!(
+            cache.stats().incremental_updates >= 1,
+            "incremental refresh"
+        );
         let reply = get(&r.app, &uri17).await;
         assert_eq!(reply.header("etag"), tags[i], "the 2017 tag survives");
         let reply = send(
@@ -1506,7 +1509,10 @@ async fn republished_day_is_served_and_other_tags_survive(kind: Kind) {
         if reply.header("etag") != tags[1] {
             break;
         }
-        assert!(published.elapsed() < Duration::from_secs(3), "tag unchanged");
+        assert!(
+            published.elapsed() < Duration::from_secs(3),
+            "tag unchanged"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     for (_, task) in replicas {
@@ -1655,7 +1661,10 @@ impl gridprint_store::DerivedStore for Flaky {
         self.check()?;
         self.inner().data_version()
     }
-    fn derived_changes(&self, since: i64) -> gridprint_store::Result<gridprint_store::DerivedChanges> {
+    fn derived_changes(
+        &self,
+        since: i64,
+    ) -> gridprint_store::Result<gridprint_store::DerivedChanges> {
         self.check()?;
         self.inner().derived_changes(since)
     }

@@ -11,8 +11,8 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
-    DayChange, DerivedChanges, DerivedStore, InputStore, Result, Store, StoreError, StoredInput, UpsertSummary, key_columns,
-    key_from_columns,
+    DayChange, DerivedChanges, DerivedStore, InputStore, Result, Store, StoreError, StoredInput,
+    UpsertSummary, key_columns, key_from_columns,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::path::{Path, PathBuf};

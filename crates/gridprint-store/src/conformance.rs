@@ -266,7 +266,11 @@ pub fn derived_change_log(store: &dyn Store) {
     let v0 = store.data_version().unwrap();
     let log = store.derived_changes(v0).unwrap();
     assert!(log.floor <= v0, "a fresh store's log reaches back");
-    assert_eq!(log.changes, vec![], "nothing changed after the current version");
+    assert_eq!(
+        log.changes,
+        vec![],
+        "nothing changed after the current version"
+    );
     let mut a = DerivedDay::new(z("DE"), 30_000);
     a.set(SeriesKey::Mix(ProductionType::Solar), 0, 1.0);
     let mut b = DerivedDay::new(z("FR"), 30_001);

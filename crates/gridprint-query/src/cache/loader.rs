@@ -532,7 +532,10 @@ impl DataCache {
             for s in &mut b.series {
                 stale += s.remove_days(a..z);
             }
-            if let Some(Some(r)) = input_days.as_ref().map(|i| intersect(a..z, &Some(i.clone()))) {
+            if let Some(Some(r)) = input_days
+                .as_ref()
+                .map(|i| intersect(a..z, &Some(i.clone())))
+            {
                 b.load_days(store, &mut pool, r)?;
             }
         }

@@ -102,10 +102,16 @@ fn many_publications(store: &dyn Store) {
     let before = value_of(&svc, d0 + 1);
 
     // 1. Day 1 republished with new values.
-    store.replace_derived_days(&scaled(store, d0 + 1, 2.0)).unwrap();
+    store
+        .replace_derived_days(&scaled(store, d0 + 1, 2.0))
+        .unwrap();
     assert!(svc.refresh(store).unwrap());
     assert_eq!(svc.cache().stats().incremental_updates, 1);
-    assert_eq!(value_of(&svc, d0 + 1), before * 2.0, "served with the new value");
+    assert_eq!(
+        value_of(&svc, d0 + 1),
+        before * 2.0,
+        "served with the new value"
+    );
     assert_eq!(
         svc.cache().window_version(d0..d0 + 1),
         tag_d0,
@@ -115,7 +121,9 @@ fn many_publications(store: &dyn Store) {
     assert_same_as_fresh(store, &svc, d0, d0 + 2);
 
     // 2. New inputs for day 1 (other values) and its recomputation; a zone-day deleted on day 2.
-    store.upsert_inputs(&inputs(d0 + 1..d0 + 2, 1.25), 2).unwrap();
+    store
+        .upsert_inputs(&inputs(d0 + 1..d0 + 2, 1.25), 2)
+        .unwrap();
     compute(store, d0 + 1..d0 + 2);
     store
         .replace_derived_days(&[DerivedDay::new(z("FR"), d0 + 2)])
@@ -136,7 +144,8 @@ fn many_publications(store: &dyn Store) {
     // A derived series removed from a day (its column may disappear).
     let mut days = store.derived_days(d0 + 4..d0 + 5).unwrap();
     for d in &mut days {
-        d.series.retain(|k, _| !matches!(k, SeriesKey::Exchange { .. }));
+        d.series
+            .retain(|k, _| !matches!(k, SeriesKey::Exchange { .. }));
     }
     store.replace_derived_days(&days).unwrap();
     assert!(svc.refresh(store).unwrap());
