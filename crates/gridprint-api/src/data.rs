@@ -8,8 +8,9 @@
 //! - **Format**: `format=json|csv`, else `Accept: text/csv` → CSV (`text/csv; charset=utf-8`);
 //!   `Vary: Accept, Authorization` (with the compression layer's `Accept-Encoding`).
 //! - **Caching**: an answer whose every point is final ([`QueryResponse::is_final`]) gets a weak
-//!   `ETag` (a hash of the cache's data version, the endpoint, the sorted query pairs and the format,
-//!   plus the current slot when no window was given) and `Cache-Control: private, max-age=3600`
+//!   `ETag` (a hash of the data version of the window's days — the latest publication that changed
+//!   one of them, so publishing other days keeps the tag — or, without a window, of the cache's data
+//!   version plus the current slot; the endpoint, the sorted query pairs and the format) and `Cache-Control: private, max-age=3600`
 //!   (answers are token-protected, so never `public`);
 //!   `If-None-Match` with a matching tag → 304 before serializing. Other answers: `no-cache`.
 //! - **Availability**: while the store is down, or before the cache was first loaded, data answers
@@ -65,6 +66,31 @@ fn is_long(pairs: &[(String, String)]) -> bool {
     match (get("start"), get("end")) {
         (Some(s), Some(e)) => (e - s).whole_days() > BLOCKING_ABOVE_DAYS,
         _ => false,
+    }
+}
+
+/// The days an explicit window (`start`, `end`) touches, one day of margin on each side (answers
+/// grouped by local day or month reach a few hours beyond the window); `None` without a window.
+fn window_days(pairs: &[(String, String)]) -> Option<std::ops::Range<i64>> {
+    let get = |name: &str| {
+        pairs
+            .iter()
+            .find(|(k, v)| k == name && !v.trim().is_empty())
+            .and_then(|(_, v)| parse_timestamp(v.trim()).ok())
+    };
+    let (s, e) = (get("start")?, get("end")?);
+    let day = |t: OffsetDateTime| t.unix_timestamp().div_euclid(86_400);
+    Some(day(s) - 1..day(e) + 2)
+}
+
+/// The data version an answer's tag names: with an explicit window, the latest version that
+/// changed one of its days ([`gridprint_query::DataCache::window_version`]), so a publication of
+/// other days keeps the tag (and the rendered answer in the response cache); otherwise the
+/// cache's data version.
+fn tag_version(cache: &gridprint_query::DataCache, pairs: &[(String, String)]) -> i64 {
+    match window_days(pairs) {
+        Some(days) => cache.window_version(days),
+        None => cache.data_version(),
     }
 }
 
@@ -219,7 +245,7 @@ pub(crate) async fn answer(
     // One snapshot for the tag and the answer, so the tag names the data it was computed from.
     let cache = state.query().cache();
     let etag = entity_tag(
-        cache.data_version(),
+        tag_version(&cache, &ask.pairs),
         ask.endpoint,
         &ask.pairs,
         ask.format,

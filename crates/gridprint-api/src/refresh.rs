@@ -3,8 +3,10 @@
 //! [`load`] fills the query service's cache at start-up (on the blocking pool; a year of 52 zones takes
 //! seconds). [`spawn_refresher`] then runs a background task that, every
 //! [`ApiConfig::refresh_interval`](crate::ApiConfig) (2 s by default), asks the store for its data
-//! version and, when a computation has published new days, rebuilds the cache and swaps it in
-//! atomically (`QueryService::refresh`; requests in flight finish on the snapshot they hold). So every
+//! version and, when a computation has published new days, loads only the days changed since the
+//! cache's version (the store's change log; a full reload when the log does not reach back) and
+//! swaps the new cache in atomically (`QueryService::refresh`; requests in flight finish on the
+//! snapshot they hold). So every
 //! replica serves newly computed data within a few seconds, and no request ever waits for the store.
 //! The outcome of each check is the storage health `/v1/status/storage` reports and the data routes
 //! obey (503 while down). A check is bounded by `ApiConfig::storage_timeout` (5 s by default): a
@@ -136,6 +138,7 @@ fn finish_reload(
             data_version = state.query().cache().data_version(),
             zone_days = stats.derived_zone_days,
             megabytes = stats.bytes / (1 << 20),
+            incremental_updates = stats.incremental_updates,
             millis = started.elapsed().as_millis() as u64,
             "data cache refreshed"
         );

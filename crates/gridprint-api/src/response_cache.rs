@@ -1,11 +1,13 @@
 //! A bounded, in-memory cache of rendered answers whose every point is final.
 //!
 //! A final answer ([`QueryResponse::is_final`](gridprint_query::QueryResponse::is_final)) never
-//! changes while the store's data version stays the same: frozen slots are never recomputed, and
-//! `valid` only ever turns from false to true as time passes. So the rendered body can be kept under
-//! its entity tag — which already hashes the data version, the endpoint, the normalized query and the
-//! format — and served again without running the query or serializing anything. A new data version
-//! gives new tags; the old entries simply age out.
+//! changes while the days it covers stay the same: frozen slots are never recomputed, and `valid`
+//! only ever turns from false to true as time passes. So the rendered body can be kept under its
+//! entity tag — which already hashes the version of the window's days (the latest publication that
+//! changed one of them, see `data.rs`), the endpoint, the normalized query and the format — and
+//! served again without running the query or serializing anything. A publication of other days
+//! keeps the tag and the entry; one of the window's days gives a new tag, and the old entry simply
+//! ages out.
 //!
 //! Eviction is least-recently-used by total body bytes ([`ApiConfig::response_cache_bytes`]
 //! (crate::ApiConfig); 0 disables the cache); a body larger than a quarter of the budget is not kept.

@@ -1397,6 +1397,129 @@ async fn new_computed_data_is_served_within_seconds(kind: Kind) {
     drop(env);
 }
 
+/// A day republished with new values is served with them by every replica within the refresh
+/// interval (an incremental refresh), while the tag and the kept rendering of an answer over
+/// another day survive the publication.
+async fn republished_day_is_served_and_other_tags_survive(kind: Kind) {
+    let db = new_db(kind, "apirepublish");
+    let store = db.store.clone();
+    blocking(|| {
+        import_demo(&*store);
+        insert_tokens(&*store);
+    });
+    let config = ApiConfig {
+        refresh_interval: Duration::from_millis(200),
+        ..test_config()
+    };
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let r = env_on(db.store.clone(), None, config.clone());
+        gridprint_api::refresh::load(&r.state).await.unwrap();
+        let task = gridprint_api::refresh::spawn_refresher(r.state.clone());
+        replicas.push((r, task));
+    }
+    let uri17 = format!("/v1/footprints?zone=DE&footprint_type=carbon&{DAY_2017}");
+    let mut tags = Vec::new();
+    for (r, _) in &replicas {
+        let reply = get(&r.app, &uri17).await;
+        assert!(reply.header("etag").starts_with("W/"), "final answer");
+        tags.push(reply.header("etag").to_string());
+    }
+    assert_eq!(tags[0], tags[1], "replicas on the same data agree on tags");
+    let kept = replicas[0].0.state.response_cache().usage().0;
+    // A later day of the demo, republished with every value doubled.
+    let later = blocking(|| {
+        let d17 = Slot::containing(datetime!(2017-02-01 00:00 UTC)).day();
+        let day = store.derived_days(d17 + 3..i64::MAX).unwrap()[0].day;
+        let mut days = store.derived_days(day..day + 1).unwrap();
+        for d in &mut days {
+            for v in d.series.values_mut() {
+                v.iter_mut().for_each(|x| *x *= 2.0);
+            }
+        }
+        (day, days)
+    });
+    let start = time::OffsetDateTime::from_unix_timestamp(later.0 * 86_400).unwrap();
+    let fmt = |t: time::OffsetDateTime| {
+        t.format(&time::format_description::well_known::Rfc3339)
+            .unwrap()
+    };
+    let uri = format!(
+        "/v1/footprints?zone=DE&footprint_type=carbon&start={}&end={}",
+        fmt(start),
+        fmt(start + Duration::from_secs(86_400))
+    );
+    let old = values(&get_ok(&replicas[0].0.app, &uri).await[0]["series"][0]["values"]);
+    assert!(old.iter().any(|(_, x)| *x > 1.0), "{old:?}");
+    blocking(|| store.replace_derived_days(&later.1).unwrap());
+    let published = std::time::Instant::now();
+    for (r, _) in &replicas {
+        loop {
+            let v = get_ok(&r.app, &uri).await;
+            let new = values(&v[0]["series"][0]["values"]);
+            let doubled = new.len() == old.len()
+                && new
+                    .iter()
+                    .zip(&old)
+                    .all(|((t, n), (u, o))| t == u && (n - 2.0 * o).abs() <= 0.02);
+            if doubled {
+                break;
+            }
+            assert!(
+                published.elapsed() < Duration::from_secs(3),
+                "new values not served within 3 s: {new:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    for (i, (r, _)) in replicas.iter().enumerate() {
+        let cache = r.state.query().cache();
+        assert!(
+            cache.stats().incremental_updates >= 1,
+            "incremental refresh"
+        );
+        let reply = get(&r.app, &uri17).await;
+        assert_eq!(reply.header("etag"), tags[i], "the 2017 tag survives");
+        let reply = send(
+            &r.app,
+            request(&uri17, Some(TOKEN), &[("if-none-match", &tags[i])]),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::NOT_MODIFIED);
+    }
+    assert_eq!(
+        replicas[0].0.state.response_cache().usage().0,
+        kept + 2,
+        "the 2017 rendering is reused (two more: the republished day's answer before and after)"
+    );
+    // Republishing 2017 changes its tag.
+    blocking(|| {
+        let d17 = Slot::containing(datetime!(2017-02-01 00:00 UTC)).day();
+        let mut days = store.derived_days(d17..d17 + 1).unwrap();
+        for d in &mut days {
+            for v in d.series.values_mut() {
+                v.iter_mut().for_each(|x| *x *= 3.0);
+            }
+        }
+        store.replace_derived_days(&days).unwrap();
+    });
+    let published = std::time::Instant::now();
+    loop {
+        let reply = get(&replicas[1].0.app, &uri17).await;
+        if reply.header("etag") != tags[1] {
+            break;
+        }
+        assert!(
+            published.elapsed() < Duration::from_secs(3),
+            "tag unchanged"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for (_, task) in replicas {
+        task.abort();
+    }
+}
+
 async fn over_a_real_socket(kind: Kind) {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let env = demo_env(kind);
@@ -1538,6 +1661,13 @@ impl gridprint_store::DerivedStore for Flaky {
         self.check()?;
         self.inner().data_version()
     }
+    fn derived_changes(
+        &self,
+        since: i64,
+    ) -> gridprint_store::Result<gridprint_store::DerivedChanges> {
+        self.check()?;
+        self.inner().derived_changes(since)
+    }
 }
 
 impl gridprint_store::AccessStore for Flaky {
@@ -1618,6 +1748,7 @@ on_both_backends!(
     rate_limit_per_token,
     storage_down_is_reported_and_answered_503,
     new_computed_data_is_served_within_seconds,
+    republished_day_is_served_and_other_tags_survive,
     over_a_real_socket,
 );
 

@@ -131,6 +131,9 @@ impl DerivedStore for SyntheticInputs {
     fn data_version(&self) -> Result<i64> {
         self.inner.data_version()
     }
+    fn derived_changes(&self, since: i64) -> Result<gridprint_store::DerivedChanges> {
+        self.inner.derived_changes(since)
+    }
 }
 
 impl AccessStore for SyntheticInputs {

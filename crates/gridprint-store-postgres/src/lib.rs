@@ -17,8 +17,8 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
-    DerivedStore, InputStore, Result, Store, StoreError, StoredInput, UpsertSummary, key_columns,
-    key_from_columns,
+    DayChange, DerivedChanges, DerivedStore, InputStore, Result, Store, StoreError, StoredInput,
+    UpsertSummary, key_columns, key_from_columns,
 };
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
@@ -34,6 +34,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_inputs_and_derived.sql"),
     include_str!("../migrations/0002_access.sql"),
     include_str!("../migrations/0003_account_limits.sql"),
+    include_str!("../migrations/0004_derived_change.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).
@@ -375,17 +376,28 @@ impl DerivedStore for PgStore {
             &[&run],
         )
         .map_err(map_err)?;
-        let staged = tx
-            .execute("DELETE FROM derived_stage WHERE run = $1", &[&run])
+        // The new version, and the zone-days it changed (written or deleted), in the change log.
+        let bumped = tx
+            .execute(
+                "UPDATE meta SET value = value + 1 WHERE key = 'data_version'
+                 AND EXISTS (SELECT 1 FROM derived_stage WHERE run = $1)",
+                &[&run],
+            )
             .map_err(map_err)?;
-        if staged > 0 {
+        if bumped > 0 {
             tx.execute(
-                "UPDATE meta SET value = value + 1 WHERE key = 'data_version'",
-                &[],
+                "INSERT INTO derived_change (day, zone, version)
+                 SELECT DISTINCT day, zone, (SELECT value FROM meta WHERE key = 'data_version')
+                 FROM derived_stage WHERE run = $1
+                 ON CONFLICT (day, zone) DO UPDATE SET version = excluded.version",
+                &[&run],
             )
             .map_err(map_err)?;
             tx.execute("NOTIFY gridprint_data", &[]).map_err(map_err)?;
         }
+        let staged = tx
+            .execute("DELETE FROM derived_stage WHERE run = $1", &[&run])
+            .map_err(map_err)?;
         tx.commit().map_err(map_err)?;
         Ok(staged as usize)
     }
@@ -407,6 +419,31 @@ impl DerivedStore for PgStore {
                 .map_err(map_err)?
                 .get(0),
         )
+    }
+
+    fn derived_changes(&self, since: i64) -> Result<DerivedChanges> {
+        let mut c = self.conn()?;
+        let floor = c
+            .query_one(
+                "SELECT value FROM meta WHERE key = 'derived_change_floor'",
+                &[],
+            )
+            .map_err(map_err)?
+            .get(0);
+        let changes = c
+            .query(
+                "SELECT day, zone, version FROM derived_change WHERE version > $1 ORDER BY day, zone",
+                &[&since],
+            )
+            .map_err(map_err)?
+            .iter()
+            .map(|r| DayChange {
+                day: r.get(0),
+                zone: r.get(1),
+                version: r.get(2),
+            })
+            .collect();
+        Ok(DerivedChanges { floor, changes })
     }
 }
 

@@ -11,8 +11,8 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
-    DerivedStore, InputStore, Result, Store, StoreError, StoredInput, UpsertSummary, key_columns,
-    key_from_columns,
+    DayChange, DerivedChanges, DerivedStore, InputStore, Result, Store, StoreError, StoredInput,
+    UpsertSummary, key_columns, key_from_columns,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_inputs_and_derived.sql"),
     include_str!("../migrations/0002_access.sql"),
     include_str!("../migrations/0003_account_limits.sql"),
+    include_str!("../migrations/0004_derived_change.sql"),
 ];
 
 /// The SQLite store. One connection behind a mutex: the API serves from memory, so the store sees
@@ -328,33 +329,38 @@ impl DerivedStore for SqliteStore {
         let now = time_now();
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(map_err)?;
-        let n = tx
-            .execute(
-                "INSERT INTO derived_day (day, zone, payload, updated_at)
-                 SELECT day, zone, payload, ?2 FROM derived_stage WHERE run = ?1 AND payload IS NOT NULL
-                 ON CONFLICT (day, zone) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
-                params![run, now],
-            )
-            .map_err(map_err)?;
-        let d = tx
-            .execute(
-                "DELETE FROM derived_day WHERE (day, zone) IN
-                 (SELECT day, zone FROM derived_stage WHERE run = ?1 AND payload IS NULL)",
-                params![run],
-            )
-            .map_err(map_err)?;
+        tx.execute(
+            "INSERT INTO derived_day (day, zone, payload, updated_at)
+             SELECT day, zone, payload, ?2 FROM derived_stage WHERE run = ?1 AND payload IS NOT NULL
+             ON CONFLICT (day, zone) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
+            params![run, now],
+        )
+        .map_err(map_err)?;
+        tx.execute(
+            "DELETE FROM derived_day WHERE (day, zone) IN
+             (SELECT day, zone FROM derived_stage WHERE run = ?1 AND payload IS NULL)",
+            params![run],
+        )
+        .map_err(map_err)?;
+        // The new version, and the zone-days it changed (written or deleted), in the change log.
+        tx.execute(
+            "UPDATE meta SET value = value + 1 WHERE key = 'data_version'
+             AND EXISTS (SELECT 1 FROM derived_stage WHERE run = ?1)",
+            params![run],
+        )
+        .map_err(map_err)?;
+        tx.execute(
+            "INSERT INTO derived_change (day, zone, version)
+             SELECT day, zone, (SELECT value FROM meta WHERE key = 'data_version')
+             FROM derived_stage WHERE run = ?1
+             ON CONFLICT (day, zone) DO UPDATE SET version = excluded.version",
+            params![run],
+        )
+        .map_err(map_err)?;
         let staged = tx
             .execute("DELETE FROM derived_stage WHERE run = ?1", params![run])
             .map_err(map_err)?;
-        if staged > 0 {
-            tx.execute(
-                "UPDATE meta SET value = value + 1 WHERE key = 'data_version'",
-                [],
-            )
-            .map_err(map_err)?;
-        }
         tx.commit().map_err(map_err)?;
-        let _ = (n, d);
         Ok(staged)
     }
 
@@ -376,6 +382,34 @@ impl DerivedStore for SqliteStore {
             |r| r.get(0),
         )
         .map_err(map_err)
+    }
+
+    fn derived_changes(&self, since: i64) -> Result<DerivedChanges> {
+        let conn = self.lock();
+        let floor = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'derived_change_floor'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(map_err)?;
+        let mut st = conn
+            .prepare_cached(
+                "SELECT day, zone, version FROM derived_change WHERE version > ?1 ORDER BY day, zone",
+            )
+            .map_err(map_err)?;
+        let changes = st
+            .query_map(params![since], |r| {
+                Ok(DayChange {
+                    day: r.get(0)?,
+                    zone: r.get(1)?,
+                    version: r.get(2)?,
+                })
+            })
+            .map_err(map_err)?
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(map_err)?;
+        Ok(DerivedChanges { floor, changes })
     }
 }
 

@@ -72,6 +72,7 @@ pub fn run_all(store: &dyn Store) {
     inputs_roundtrip_and_idempotence(store);
     quality_never_degrades(store);
     derived_days_roundtrip(store);
+    derived_change_log(store);
     access_lifecycle(store);
     store.ping().expect("ping");
 }
@@ -252,6 +253,60 @@ pub fn derived_days_roundtrip(store: &dyn Store) {
         vec![c],
         "AT published, DE deleted"
     );
+}
+
+/// Every publication records the zone-days it wrote or deleted at its new data version, and
+/// `derived_changes(v)` lists exactly those changed after `v` (a deleted day included).
+pub fn derived_change_log(store: &dyn Store) {
+    let change = |day: i64, zone: &str, version: i64| crate::DayChange {
+        day,
+        zone: zone.to_string(),
+        version,
+    };
+    let v0 = store.data_version().unwrap();
+    let log = store.derived_changes(v0).unwrap();
+    assert!(log.floor <= v0, "a fresh store's log reaches back");
+    assert_eq!(
+        log.changes,
+        vec![],
+        "nothing changed after the current version"
+    );
+    let mut a = DerivedDay::new(z("DE"), 30_000);
+    a.set(SeriesKey::Mix(ProductionType::Solar), 0, 1.0);
+    let mut b = DerivedDay::new(z("FR"), 30_001);
+    b.set(SeriesKey::Mix(ProductionType::Solar), 3, 2.0);
+    store.replace_derived_days(&[a.clone(), b.clone()]).unwrap();
+    let v1 = store.data_version().unwrap();
+    assert_eq!(
+        store.derived_changes(v0).unwrap().changes,
+        vec![change(30_000, "DE", v1), change(30_001, "FR", v1)]
+    );
+    // Republish DE, delete FR: both move to the new version; v1 → only those.
+    a.set(SeriesKey::Mix(ProductionType::Solar), 1, 5.0);
+    store
+        .replace_derived_days(&[a.clone(), DerivedDay::new(z("FR"), 30_001)])
+        .unwrap();
+    let v2 = store.data_version().unwrap();
+    assert!(v2 > v1);
+    assert_eq!(
+        store.derived_changes(v1).unwrap().changes,
+        vec![change(30_000, "DE", v2), change(30_001, "FR", v2)],
+        "a deleted day stays in the log"
+    );
+    let mut c = DerivedDay::new(z("AT"), 29_999);
+    c.set(SeriesKey::Mix(ProductionType::Solar), 0, 3.0);
+    store.replace_derived_days(&[c]).unwrap();
+    let v3 = store.data_version().unwrap();
+    assert_eq!(
+        store.derived_changes(v2).unwrap().changes,
+        vec![change(29_999, "AT", v3)]
+    );
+    assert_eq!(store.derived_changes(v3).unwrap().changes, vec![]);
+    // An empty commit changes nothing.
+    assert_eq!(store.commit_staged(crate::new_run_id()).unwrap(), 0);
+    assert_eq!(store.data_version().unwrap(), v3);
+    let all = store.derived_changes(i64::MIN).unwrap().changes;
+    assert!(all.contains(&change(30_001, "FR", v2)));
 }
 
 /// Grants, registration, tokens, reset and revoke.

@@ -132,6 +132,38 @@ pub trait DerivedStore {
 
     /// A number that changes whenever derived data changes, so caches can poll cheaply.
     fn data_version(&self) -> Result<i64>;
+
+    /// The zone-days whose last change (write or deletion) was published after data version
+    /// `since`, with that version, ordered by (day, zone); `i64::MIN` lists every zone-day ever
+    /// published. The answer is complete for `since >= floor` only (see [`DerivedChanges`]).
+    /// The default is a store without a change log (floor `i64::MAX`): caches reload everything and
+    /// entity tags follow the data version.
+    fn derived_changes(&self, since: i64) -> Result<DerivedChanges> {
+        let _ = since;
+        Ok(DerivedChanges {
+            floor: i64::MAX,
+            changes: Vec::new(),
+        })
+    }
+}
+
+/// The change log of derived days since some version ([`DerivedStore::derived_changes`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DerivedChanges {
+    /// The log is complete after this version: changes published at or before it may be missing
+    /// (a database migrated with data records its days at the version of the migration). A cache
+    /// built from a version older than the floor must reload everything.
+    pub floor: i64,
+    /// The changed zone-days, ordered by (day, zone).
+    pub changes: Vec<DayChange>,
+}
+
+/// One zone-day and the data version of the publication that last wrote or deleted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayChange {
+    pub day: i64,
+    pub zone: String,
+    pub version: i64,
 }
 
 /// A fresh identifier for a staging run (time-based, unique enough within one database).

@@ -3,6 +3,7 @@
 
 use gridprint_core::slot::SLOTS_PER_DAY;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Values per chunk: the slots of one day.
 pub(super) const N: usize = SLOTS_PER_DAY as usize;
@@ -38,17 +39,30 @@ pub type Chunk = [f32; N];
 /// Chunks are appended to pages that never grow (loading a year neither reallocates nor fragments
 /// the heap; one doubling vector per zone left a load's RSS at 2.4 times the live bytes); a chunk
 /// never straddles two pages, and only the last page is shrunk when the load ends. Chunk numbers
-/// grow with the pages: `offsets` maps a chunk number to its byte offset in its page, `first`
-/// gives each page's first chunk number.
+/// grow with the pages: each page keeps the byte offsets of its chunks, `first` gives each page's
+/// first chunk number.
+///
+/// Pages are shared: [`ChunkPool::extend`] starts a pool holding the same pages (no copy) to which
+/// an incremental refresh appends the chunks of the changed days on new pages, so a refresh costs
+/// the changed days, not the history. Chunks of replaced days stay in the shared pages unreferenced
+/// until the next full load.
 #[derive(Debug)]
 pub struct ChunkPool {
     /// Page size ([`PAGE_BYTES`]; smaller in tests).
     page_bytes: usize,
-    pub(super) pages: Vec<Vec<u8>>,
+    pub(super) pages: Vec<Arc<Page>>,
     first: Vec<u32>,
-    offsets: Vec<u32>,
+    /// Chunks held, all pages together.
+    count: u32,
     /// Constant chunks stored during the load, by bit pattern: shared instead of repeated.
     constants: HashMap<u32, u32>,
+}
+
+/// One page of a [`ChunkPool`]: packed chunks and the byte offset of each.
+#[derive(Debug, Default)]
+pub(super) struct Page {
+    pub(super) bytes: Vec<u8>,
+    offsets: Vec<u32>,
 }
 
 impl Default for ChunkPool {
@@ -63,7 +77,19 @@ impl ChunkPool {
             page_bytes,
             pages: Vec::new(),
             first: Vec::new(),
-            offsets: Vec::new(),
+            count: 0,
+            constants: HashMap::new(),
+        }
+    }
+
+    /// A pool holding the chunks of this one (its pages shared, not copied); chunks pushed to it
+    /// go to new pages and get the numbers after this pool's.
+    pub(super) fn extend(&self) -> ChunkPool {
+        ChunkPool {
+            page_bytes: self.page_bytes,
+            pages: self.pages.clone(),
+            first: self.first.clone(),
+            count: self.count,
             constants: HashMap::new(),
         }
     }
@@ -92,22 +118,34 @@ impl ChunkPool {
         }
         let len = 5 + if sentinel.is_some() { 4 } else { 0 } + (N * width as usize).div_ceil(8);
         // Every page ends with PAGE_TAIL zero bytes; the next chunk of the page goes over them.
-        let page = match self.pages.last_mut() {
-            Some(p) if p.len() + len <= self.page_bytes => {
-                p.truncate(p.len() - PAGE_TAIL);
-                p
-            }
-            _ => {
-                self.pages.push(Vec::with_capacity(self.page_bytes));
-                self.first.push(self.offsets.len() as u32);
-                self.pages.last_mut().expect("just pushed")
-            }
-        };
-        let at = page.len();
-        page.push(width as u8 | if sentinel.is_some() { HAS_SENTINEL } else { 0 });
-        page.extend_from_slice(&base.to_le_bytes());
+        // A page shared with another pool is never written to: a new page starts instead.
+        let fits = self
+            .pages
+            .last_mut()
+            .and_then(Arc::get_mut)
+            .is_some_and(|p| p.bytes.len() + len <= self.page_bytes);
+        if !fits {
+            self.pages.push(Arc::new(Page {
+                bytes: Vec::with_capacity(self.page_bytes),
+                offsets: Vec::new(),
+            }));
+            self.first.push(self.count);
+        }
+        let page = self
+            .pages
+            .last_mut()
+            .and_then(Arc::get_mut)
+            .expect("the last page is this pool's own");
+        if fits {
+            page.bytes.truncate(page.bytes.len() - PAGE_TAIL);
+        }
+        let at = page.bytes.len();
+        page.offsets.push(at as u32);
+        let bytes = &mut page.bytes;
+        bytes.push(width as u8 | if sentinel.is_some() { HAS_SENTINEL } else { 0 });
+        bytes.extend_from_slice(&base.to_le_bytes());
         if let Some(s) = sentinel {
-            page.extend_from_slice(&s.to_le_bytes());
+            bytes.extend_from_slice(&s.to_le_bytes());
         }
         let all_ones = (1u64 << width) - 1;
         // Codes little-endian, bit after bit; at most 7 + 33 bits wait in `acc`.
@@ -121,16 +159,16 @@ impl ChunkPool {
             acc |= code << held;
             held += width;
             while held >= 8 {
-                page.push(acc as u8);
+                bytes.push(acc as u8);
                 (acc, held) = (acc >> 8, held - 8);
             }
         }
         if held > 0 {
-            page.push(acc as u8);
+            bytes.push(acc as u8);
         }
-        page.extend_from_slice(&[0; PAGE_TAIL]);
-        let c = self.offsets.len() as u32;
-        self.offsets.push(at as u32);
+        bytes.extend_from_slice(&[0; PAGE_TAIL]);
+        let c = self.count;
+        self.count += 1;
         if width == 0 {
             self.constants.insert(base, c);
         }
@@ -139,8 +177,13 @@ impl ChunkPool {
 
     /// The 96 values of a chunk.
     pub(super) fn get(&self, c: u32) -> Option<Chunk> {
-        let at = *self.offsets.get(c as usize)? as usize;
-        let page = &self.pages[self.first.partition_point(|&f| f <= c) - 1];
+        if c >= self.count {
+            return None;
+        }
+        let k = self.first.partition_point(|&f| f <= c) - 1;
+        let page = &self.pages[k];
+        let at = page.offsets[(c - self.first[k]) as usize] as usize;
+        let page = &page.bytes;
         let word = |i: usize| u64::from_le_bytes(page[i..i + 8].try_into().expect("8 bytes"));
         let head = page[at];
         let width = (head & !HAS_SENTINEL) as usize;
@@ -164,23 +207,27 @@ impl ChunkPool {
     }
 
     pub(super) fn shrink(&mut self) {
-        if let Some(p) = self.pages.last_mut() {
-            p.shrink_to_fit();
+        if let Some(p) = self.pages.last_mut().and_then(Arc::get_mut) {
+            p.bytes.shrink_to_fit();
+            p.offsets.shrink_to_fit();
         }
         self.pages.shrink_to_fit();
         self.first.shrink_to_fit();
-        self.offsets.shrink_to_fit();
         self.constants = HashMap::new();
     }
 
     /// Chunks held (a shared constant chunk counts once).
     pub(super) fn chunks(&self) -> usize {
-        self.offsets.len()
+        self.count as usize
     }
 
     pub(super) fn memory_bytes(&self) -> usize {
-        self.pages.capacity() * 24
-            + self.pages.iter().map(|p| p.capacity()).sum::<usize>()
-            + (self.first.capacity() + self.offsets.capacity()) * 4
+        self.pages.capacity() * 8
+            + self
+                .pages
+                .iter()
+                .map(|p| 48 + p.bytes.capacity() + p.offsets.capacity() * 4)
+                .sum::<usize>()
+            + self.first.capacity() * 4
     }
 }

@@ -89,31 +89,79 @@ impl DerivedZone {
     pub(super) fn add_day(&mut self, pool: &mut ChunkPool, day: &DerivedDay) {
         let pos = self.days.len();
         self.days.push(day.day);
-        if day.flags.len() == N {
-            self.flags.extend_from_slice(&day.flags);
-        } else {
-            self.flags
-                .extend(std::iter::repeat_n(SlotFlags::default(), N));
-        }
+        self.flags
+            .extend(std::iter::repeat_n(SlotFlags::default(), N));
         for col in self.columns.values_mut() {
             col.push(NO_CHUNK);
+        }
+        self.write_day(pool, pos, day);
+    }
+
+    /// Writes the flags and series of `day` at position `pos`, whose columns hold [`NO_CHUNK`].
+    fn write_day(&mut self, pool: &mut ChunkPool, pos: usize, day: &DerivedDay) {
+        if day.flags.len() == N {
+            self.flags[pos * N..(pos + 1) * N].copy_from_slice(&day.flags);
         }
         for (key, vals) in &day.series {
             if vals.len() != N || !vals.iter().any(|v| v.is_finite()) {
                 continue;
             }
             let chunk = pool.push(vals);
+            let len = self.days.len();
             let col = self
                 .columns
                 .entry(key.clone())
-                .or_insert_with(|| vec![NO_CHUNK; pos + 1]);
+                .or_insert_with(|| vec![NO_CHUNK; len]);
             col[pos] = chunk;
         }
     }
 
-    /// Sorts days that arrived out of order; of a day given twice the last one wins.
+    /// Replaces the zone's day `day` with `new` (inserting it in order, or removing it when `None`),
+    /// as a load would have built it; returns the chunk references dropped. Call
+    /// [`DerivedZone::finish`] after the last replacement.
+    pub(super) fn replace_day(
+        &mut self,
+        pool: &mut ChunkPool,
+        day: i64,
+        new: Option<&DerivedDay>,
+    ) -> usize {
+        let mut dropped = 0;
+        match (self.days.binary_search(&day), new) {
+            (Err(_), None) => {}
+            (Ok(pos), None) => {
+                self.days.remove(pos);
+                self.flags.drain(pos * N..(pos + 1) * N);
+                for col in self.columns.values_mut() {
+                    dropped += usize::from(col.remove(pos) != NO_CHUNK);
+                }
+            }
+            (Ok(pos), Some(d)) => {
+                self.flags[pos * N..(pos + 1) * N].fill(SlotFlags::default());
+                for col in self.columns.values_mut() {
+                    dropped += usize::from(std::mem::replace(&mut col[pos], NO_CHUNK) != NO_CHUNK);
+                }
+                self.write_day(pool, pos, d);
+            }
+            (Err(pos), Some(d)) => {
+                self.days.insert(pos, day);
+                self.flags.splice(
+                    pos * N..pos * N,
+                    std::iter::repeat_n(SlotFlags::default(), N),
+                );
+                for col in self.columns.values_mut() {
+                    col.insert(pos, NO_CHUNK);
+                }
+                self.write_day(pool, pos, d);
+            }
+        }
+        dropped
+    }
+
+    /// Sorts days that arrived out of order (of a day given twice the last one wins) and drops
+    /// columns without any chunk.
     pub(super) fn finish(&mut self) {
         if self.days.windows(2).all(|w| w[0] < w[1]) {
+            self.columns.retain(|_, c| c.iter().any(|&x| x != NO_CHUNK));
             self.shrink();
             return;
         }

@@ -160,6 +160,26 @@ impl InputSeries {
         }
     }
 
+    /// Removes the days in `days` (an incremental refresh then writes their points again);
+    /// returns how many were removed.
+    pub(super) fn remove_days(&mut self, days: std::ops::Range<i64>) -> usize {
+        let lo = self.days.partition_point(|&d| d < days.start);
+        let hi = self.days.partition_point(|&d| d < days.end);
+        if lo == hi {
+            return 0;
+        }
+        let run_start = if lo == 0 { 0 } else { self.run_ends[lo - 1] };
+        let run_end = self.run_ends[hi - 1];
+        self.runs.drain(run_start as usize..run_end as usize);
+        for e in &mut self.run_ends[hi..] {
+            *e -= run_end - run_start;
+        }
+        self.run_ends.drain(lo..hi);
+        self.chunks.drain(lo..hi);
+        self.days.drain(lo..hi);
+        hi - lo
+    }
+
     fn push_day(&mut self, pool: &mut ChunkPool, day: i64, d: &PlainDay) {
         self.days.push(day);
         self.chunks.push(pool.push(&d.values));

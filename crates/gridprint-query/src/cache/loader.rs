@@ -9,8 +9,9 @@ use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::ZoneIdx;
-use gridprint_store::{Result as StoreResult, Store};
-use std::collections::HashMap;
+use gridprint_store::{DayChange, Result as StoreResult, Store};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// What a cache was built from; a refresh reloads when the store reports something else.
@@ -68,6 +69,11 @@ pub struct CacheStats {
     pub datasources: usize,
     /// Approximate bytes held (heap and inline).
     pub bytes: usize,
+    /// Incremental refreshes since the last full load (0 right after one).
+    pub incremental_updates: usize,
+    /// Chunk references those refreshes dropped (their chunks stay in the pool until the next
+    /// full load).
+    pub stale_chunks: usize,
 }
 
 /// Everything the query functions read: derived outputs and raw inputs of every zone.
@@ -83,6 +89,92 @@ pub struct DataCache {
     inputs: Vec<ZoneInputs>,
     series: Vec<InputSeries>,
     datasources: Vec<String>,
+    /// Per day, the data version of the last publication that changed one of its zone-days (from
+    /// the store's change log): the entity tags of answers follow it.
+    day_versions: BTreeMap<i64, i64>,
+    /// Chunk references dropped by incremental refreshes since the last full load (their chunks
+    /// stay in the shared pages); past an eighth of the pool (and
+    /// [`MIN_STALE_CHUNKS`]), the next refresh is a full load.
+    stale_chunks: usize,
+    /// Incremental refreshes since the last full load.
+    incremental_updates: usize,
+    /// Fingerprint of what answers may read beyond the days of their window: the series columns
+    /// of each zone, the exchange destinations and the raw-input index ([`shape_of`]).
+    shape: u64,
+    /// The data version since which `shape` holds: the version of the full load, or of the
+    /// incremental refresh that changed it. Entity tags take it into account.
+    shape_version: i64,
+}
+
+/// The fingerprint of a cache's shape (the `shape` field of [`DataCache`]).
+fn shape_of(derived: &[DerivedZone], destinations: &[Vec<ZoneIdx>], inputs: &[ZoneInputs]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for d in derived {
+        for (k, _) in d.columns() {
+            k.hash(&mut h);
+        }
+        0xffu8.hash(&mut h);
+    }
+    destinations.hash(&mut h);
+    for zi in inputs {
+        for (t, _) in &zi.generation {
+            t.hash(&mut h);
+        }
+        zi.load.is_some().hash(&mut h);
+        for (z, _) in zi.imports.iter().chain(&zi.exports) {
+            z.hash(&mut h);
+        }
+        0xffu8.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Stale chunks always tolerated before a full load compacts the pool (about 20 MiB of chunks;
+/// otherwise a small cache would fall back to full loads after a few publications).
+const MIN_STALE_CHUNKS: usize = 1 << 16;
+
+/// Folds change-log rows into per-day versions (the latest change of any zone of the day).
+fn fold_day_versions(mut into: BTreeMap<i64, i64>, changes: &[DayChange]) -> BTreeMap<i64, i64> {
+    for c in changes {
+        let v = into.entry(c.day).or_insert(c.version);
+        *v = (*v).max(c.version);
+    }
+    into
+}
+
+/// The days whose inputs a load reads: the input extent, clipped to the load window.
+fn input_days(version: &CacheVersion, options: &LoadOptions) -> Option<Range<i64>> {
+    version
+        .input_extent
+        .map(|e| clip_days(e.days(), options.days.as_ref()))
+}
+
+/// The days whose derived rows a load reads: the load window, else the input days; `None`: every
+/// stored day.
+fn derived_span(options: &LoadOptions, input_days: &Option<Range<i64>>) -> Option<Range<i64>> {
+    options.days.clone().or_else(|| input_days.clone())
+}
+
+/// Contiguous runs of `days`, each cut into batches of at most `size` days.
+fn day_runs(days: &BTreeSet<i64>, size: i64) -> Vec<(i64, i64)> {
+    let mut runs: Vec<Range<i64>> = Vec::new();
+    for &d in days {
+        match runs.last_mut() {
+            Some(r) if r.end == d => r.end = d + 1,
+            _ => runs.push(d..d + 1),
+        }
+    }
+    runs.into_iter().flat_map(|r| batches(r, size)).collect()
+}
+
+/// The part of `days` inside `span` (`None`: everything), if any.
+fn intersect(days: Range<i64>, span: &Option<Range<i64>>) -> Option<Range<i64>> {
+    let r = match span {
+        Some(s) => days.start.max(s.start)..days.end.min(s.end),
+        None => days,
+    };
+    (r.start < r.end).then_some(r)
 }
 
 /// For each origin zone, the zones that hold an exchange column naming it.
@@ -120,6 +212,97 @@ impl<'r> InputsBuilder<'r> {
             datasources: Vec::new(),
             ds_ids: HashMap::new(),
         }
+    }
+
+    /// Continues from the raw inputs of a loaded cache (an incremental refresh writes the changed
+    /// days into copies of its series).
+    fn resume(
+        reference: &'r ReferenceData,
+        inputs: Vec<ZoneInputs>,
+        series: Vec<InputSeries>,
+        datasources: Vec<String>,
+    ) -> Self {
+        let zones = &reference.zones;
+        let mut by_key = HashMap::new();
+        for (z, zi) in inputs.iter().enumerate() {
+            let zone = zones.code(z).clone();
+            for (t, id) in &zi.generation {
+                let key = InputKey::Generation {
+                    zone: zone.clone(),
+                    production_type: *t,
+                };
+                by_key.insert(key, *id);
+            }
+            if let Some(id) = zi.load {
+                by_key.insert(InputKey::Load { zone: zone.clone() }, id);
+            }
+            for (to, id) in &zi.exports {
+                let key = InputKey::Flow {
+                    from: zone.clone(),
+                    to: to.clone(),
+                };
+                by_key.insert(key, *id);
+            }
+            for (from, id) in &zi.imports {
+                let key = InputKey::Flow {
+                    from: from.clone(),
+                    to: zone.clone(),
+                };
+                by_key.insert(key, *id);
+            }
+        }
+        let ds_ids = datasources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.clone(), i as u16))
+            .collect();
+        InputsBuilder {
+            reference,
+            inputs,
+            series,
+            by_key,
+            datasources,
+            ds_ids,
+        }
+    }
+
+    /// Reads the input points of `days` from the store and packs them.
+    fn load_days(
+        &mut self,
+        store: &dyn Store,
+        pool: &mut ChunkPool,
+        days: Range<i64>,
+    ) -> StoreResult<()> {
+        let range = SlotRange::new(Slot::first_of_day(days.start), Slot::first_of_day(days.end));
+        for p in store.inputs_in_range(range)? {
+            self.add(pool, p.point);
+        }
+        self.flush(pool);
+        Ok(())
+    }
+
+    /// The zone index (series without any day left out, sorted) and the series, shrunk.
+    fn finish(self) -> (Vec<ZoneInputs>, Vec<InputSeries>, Vec<String>) {
+        let InputsBuilder {
+            mut inputs,
+            mut series,
+            datasources,
+            ..
+        } = self;
+        let held = |id: &u32| !series[*id as usize].days.is_empty();
+        for zi in &mut inputs {
+            zi.generation.retain(|(_, id)| held(id));
+            zi.imports.retain(|(_, id)| held(id));
+            zi.exports.retain(|(_, id)| held(id));
+            zi.load = zi.load.filter(held);
+            zi.generation.sort_by_key(|(t, _)| *t);
+            zi.imports.sort();
+            zi.exports.sort();
+        }
+        for s in &mut series {
+            s.shrink();
+        }
+        (inputs, series, datasources)
     }
 
     fn datasource(&mut self, s: &str) -> u16 {
@@ -205,38 +388,21 @@ impl DataCache {
         // The version is read first: a change published during the load shows up as a newer version
         // at the next refresh, never as a missed one.
         let version = CacheVersion::of(store)?;
+        let day_versions =
+            fold_day_versions(BTreeMap::new(), &store.derived_changes(i64::MIN)?.changes);
         let batch = options.batch_days.max(1);
         let zones = &reference.zones;
 
         // One pool for the chunks of derived columns and input series (constant chunks shared).
         let mut pool = ChunkPool::default();
         let mut b = InputsBuilder::new(&reference);
-        let input_days = version
-            .input_extent
-            .map(|e| clip_days(e.days(), options.days.as_ref()));
+        let input_days = input_days(&version, &options);
         if let Some(days) = &input_days {
             for (a, z) in batches(days.clone(), batch) {
-                let range = SlotRange::new(Slot::first_of_day(a), Slot::first_of_day(z));
-                for p in store.inputs_in_range(range)? {
-                    b.add(&pool, p.point);
-                }
-                b.flush(&mut pool);
+                b.load_days(store, &mut pool, a..z)?;
             }
         }
-        let InputsBuilder {
-            mut inputs,
-            mut series,
-            datasources,
-            ..
-        } = b;
-        for zi in &mut inputs {
-            zi.generation.sort_by_key(|(t, _)| *t);
-            zi.imports.sort();
-            zi.exports.sort();
-        }
-        for s in &mut series {
-            s.shrink();
-        }
+        let (inputs, series, datasources) = b.finish();
 
         let mut derived = vec![DerivedZone::default(); zones.len()];
         let mut add_days = |days: Vec<DerivedDay>| {
@@ -246,13 +412,13 @@ impl DataCache {
                 }
             }
         };
-        match (&options.days, &input_days) {
-            (Some(days), _) | (None, Some(days)) => {
-                for (a, z) in batches(days.clone(), batch) {
+        match derived_span(&options, &input_days) {
+            Some(days) => {
+                for (a, z) in batches(days, batch) {
                     add_days(store.derived_days(a..z)?);
                 }
             }
-            (None, None) => {
+            None => {
                 // No input extent to bound the read: scan the plausible span (1970 to two years
                 // from now) in batches, so a load never holds the decoded store at once, then read
                 // whatever lies outside it (normally nothing).
@@ -264,6 +430,30 @@ impl DataCache {
                 add_days(store.derived_days(span.end..i64::MAX)?);
             }
         }
+        Ok(DataCache::assemble(
+            reference,
+            version,
+            options,
+            derived,
+            pool,
+            (inputs, series, datasources),
+            day_versions,
+            (0, 0),
+        ))
+    }
+
+    /// Puts the parts of a load or a refresh together: every column and series reads `pool`.
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        reference: Arc<ReferenceData>,
+        version: CacheVersion,
+        options: LoadOptions,
+        mut derived: Vec<DerivedZone>,
+        mut pool: ChunkPool,
+        (inputs, mut series, datasources): (Vec<ZoneInputs>, Vec<InputSeries>, Vec<String>),
+        day_versions: BTreeMap<i64, i64>,
+        (stale_chunks, incremental_updates): (usize, usize),
+    ) -> DataCache {
         pool.shrink();
         let pool = Arc::new(pool);
         for d in &mut derived {
@@ -274,7 +464,8 @@ impl DataCache {
             s.pool = pool.clone();
         }
         let destinations = exchange_destinations(&reference, &derived);
-        Ok(DataCache {
+        let shape = shape_of(&derived, &destinations, &inputs);
+        DataCache {
             reference,
             version,
             options,
@@ -284,7 +475,104 @@ impl DataCache {
             inputs,
             series,
             datasources,
-        })
+            day_versions,
+            stale_chunks,
+            incremental_updates,
+            shape,
+            shape_version: version.data_version,
+        }
+    }
+
+    /// The cache brought to `version` by reloading only the days changed since this cache's
+    /// version: those the store's change log names and those the input extent grew over (with
+    /// the day of the old extent's edge, whose inputs may have grown). New chunks go to new pages
+    /// of a pool sharing this cache's pages, so the extra memory is the changed days plus copies
+    /// of the small per-day indexes. `None` when a full load is needed: no load yet, the change log
+    /// does not reach back to this cache's version, the input extent shrank, or the chunks of
+    /// replaced days would exceed an eighth of the pool (and [`MIN_STALE_CHUNKS`]).
+    fn update(&self, store: &dyn Store, version: CacheVersion) -> StoreResult<Option<DataCache>> {
+        let since = self.version.data_version;
+        if since == i64::MIN || self.stale_chunks > (self.pool.chunks() / 8).max(MIN_STALE_CHUNKS) {
+            return Ok(None);
+        }
+        let log = store.derived_changes(since)?;
+        if log.floor > since {
+            return Ok(None);
+        }
+        let mut days: BTreeSet<i64> = log.changes.iter().map(|c| c.day).collect();
+        match (self.version.input_extent, version.input_extent) {
+            (None, None) => {}
+            (Some(old), Some(new)) if new.start <= old.start && new.end >= old.end => {
+                if new.start < old.start {
+                    days.extend(new.start.day()..=old.start.day());
+                }
+                if new.end > old.end {
+                    days.extend(old.end.offset(-1).day()..=new.end.offset(-1).day());
+                }
+            }
+            _ => return Ok(None),
+        }
+        let options = self.options.clone();
+        if let Some(w) = &options.days {
+            days.retain(|d| w.contains(d));
+        }
+        let input_days = input_days(&version, &options);
+        let span = derived_span(&options, &input_days);
+        let runs = day_runs(&days, options.batch_days.max(1));
+        let mut pool = self.pool.extend();
+        let mut stale = self.stale_chunks;
+
+        let mut b = InputsBuilder::resume(
+            &self.reference,
+            self.inputs.clone(),
+            self.series.clone(),
+            self.datasources.clone(),
+        );
+        for &(a, z) in &runs {
+            for s in &mut b.series {
+                stale += s.remove_days(a..z);
+            }
+            if let Some(Some(r)) = input_days
+                .as_ref()
+                .map(|i| intersect(a..z, &Some(i.clone())))
+            {
+                b.load_days(store, &mut pool, r)?;
+            }
+        }
+        let inputs = b.finish();
+
+        let zones = &self.reference.zones;
+        let mut derived = self.derived.clone();
+        for &(a, z) in &runs {
+            let mut got: HashMap<(usize, i64), DerivedDay> = HashMap::new();
+            if let Some(r) = intersect(a..z, &span) {
+                for d in store.derived_days(r)? {
+                    if let Some(zi) = zones.index_of(&d.zone) {
+                        got.insert((zi, d.day), d);
+                    }
+                }
+            }
+            for day in a..z {
+                for (zi, dz) in derived.iter_mut().enumerate() {
+                    stale += dz.replace_day(&mut pool, day, got.remove(&(zi, day)).as_ref());
+                }
+            }
+        }
+        let day_versions = fold_day_versions(self.day_versions.clone(), &log.changes);
+        let mut new = DataCache::assemble(
+            self.reference.clone(),
+            version,
+            options,
+            derived,
+            pool,
+            inputs,
+            day_versions,
+            (stale, self.incremental_updates + 1),
+        );
+        if new.shape == self.shape {
+            new.shape_version = self.shape_version;
+        }
+        Ok(Some(new))
     }
 
     /// A cache without any data (start-up before the first load, tests).
@@ -303,16 +591,45 @@ impl DataCache {
             inputs: vec![ZoneInputs::default(); n],
             series: Vec::new(),
             datasources: Vec::new(),
+            day_versions: BTreeMap::new(),
+            stale_chunks: 0,
+            incremental_updates: 0,
+            shape: 0,
+            shape_version: i64::MIN,
         }
     }
 
-    /// Rebuilds from the store if its version differs from this cache's; `None` when unchanged.
-    /// (A full reload: cheap enough for a year of 52 zones, and always consistent.)
+    /// A cache for the store's current version if it differs from this cache's; `None` when
+    /// unchanged. Incremental when it can be (only the changed days are read, see `update`), a
+    /// full reload otherwise.
     pub fn refresh(&self, store: &dyn Store) -> StoreResult<Option<DataCache>> {
-        if CacheVersion::of(store)? == self.version {
+        let version = CacheVersion::of(store)?;
+        if version == self.version {
             return Ok(None);
         }
+        if let Some(new) = self.update(store, version)? {
+            return Ok(Some(new));
+        }
         DataCache::load_with(store, self.reference.clone(), self.options.clone()).map(Some)
+    }
+
+    /// Rebuilds everything from the store (what [`DataCache::refresh`] falls back to).
+    pub fn reload(&self, store: &dyn Store) -> StoreResult<DataCache> {
+        DataCache::load_with(store, self.reference.clone(), self.options.clone())
+    }
+
+    /// The entity-tag version of an answer over the days `days`: the latest data version that
+    /// changed one of their zone-days (0 when none was ever published), or the version since which
+    /// the cache's shape holds (the columns, destinations and input series answers may list beyond
+    /// their window), whichever is later. Unlike [`DataCache::data_version`], it stays the same
+    /// when a publication touches only other days and keeps the shape.
+    pub fn window_version(&self, days: Range<i64>) -> i64 {
+        let window = if days.start < days.end {
+            self.day_versions.range(days).map(|(_, v)| *v).max()
+        } else {
+            None
+        };
+        window.unwrap_or(0).max(self.shape_version)
     }
 
     /// The reference data the cache was built with.
@@ -368,6 +685,8 @@ impl DataCache {
             input_series_days: self.series.iter().map(|s| s.days.len()).sum(),
             datasources: self.datasources.len(),
             bytes: self.memory_bytes(),
+            incremental_updates: self.incremental_updates,
+            stale_chunks: self.stale_chunks,
         }
     }
 

@@ -26,15 +26,23 @@
 //!   once and indexed twice: as an export of `from` ([`ZoneInputs::exports`]) and an import of `to`
 //!   ([`ZoneInputs::imports`]). Points of zones that are not in the reference data are kept only as
 //!   the partner side of a known zone's flow.
-//! - The [`CacheVersion`] it was built from: the store's `data_version` and its input extent.
+//! - The [`CacheVersion`] it was built from: the store's `data_version` and its input extent; per
+//!   day, the data version of the last publication that changed it (the store's change log,
+//!   `DerivedStore::derived_changes`), which entity tags follow ([`DataCache::window_version`]).
 //!
 //! Loading reads inputs and derived days in batches of [`LoadOptions::batch_days`] days (one by
 //! default: with 7-day batches a year's load left ~15 MiB more RSS behind), so the transient
-//! memory of a load stays small. A reload builds the new cache beside the old one, so
-//! its peak is about twice the cache. [`SharedCache`] holds the current cache behind an
-//! `ArcSwap`: readers take an `Arc` snapshot without locking, [`SharedCache::refresh`] rebuilds when
-//! the store's version changed and swaps the new cache in atomically (a full reload; in-flight
-//! requests finish on the old snapshot).
+//! memory of a load stays small. [`SharedCache`] holds the current cache behind an `ArcSwap`:
+//! readers take an `Arc` snapshot without locking, [`SharedCache::refresh`] builds the cache of the
+//! store's new version and swaps it in atomically (in-flight requests finish on the old snapshot).
+//! A refresh is **incremental**: it reads only the days the change log names since the cache's
+//! version (and those the input extent grew over), appends their chunks to new pages of a pool
+//! that shares the old pool's pages, and replaces those days in copies of the per-day indexes
+//! (derived columns, input series); so its extra memory is the changed days plus the indexes (a
+//! few percent of the cache), not the history. It falls back to a full reload — built beside the
+//! old cache, peak about twice the cache — on the first load, when the log does not reach back to
+//! the cache's version, when the input extent shrank, and when the chunks of replaced days (left
+//! unreferenced in the shared pages) pass an eighth of the pool.
 
 //!
 //! The module is split by job: `chunk` (the value codec and its pool), `span` (days of a query

@@ -1,5 +1,5 @@
 //! The current cache behind an `ArcSwap`: readers take snapshots without locking, a refresh
-//! rebuilds beside the old cache and swaps the new one in.
+//! builds the new version beside the old cache (incrementally when it can) and swaps it in.
 
 use super::loader::DataCache;
 use arc_swap::ArcSwap;
@@ -39,7 +39,8 @@ impl SharedCache {
         self.current.store(Arc::new(cache));
     }
 
-    /// Reloads when the store's version changed; returns whether a new cache was swapped in.
+    /// Brings the cache to the store's version when it changed (incrementally when it can, see
+    /// [`DataCache::refresh`]); returns whether a new cache was swapped in.
     /// Concurrent calls are serialised, so only one reload runs at a time.
     pub fn refresh(&self, store: &dyn Store) -> StoreResult<bool> {
         let _guard = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());

@@ -111,9 +111,9 @@ fn chunk_pool_gives_back_the_exact_bits() {
     small.push(&cases[0]);
     small.shrink();
     assert!(
-        small.pages[0].len() < 96 * 3,
+        small.pages[0].bytes.len() < 96 * 3,
         "{} bytes",
-        small.pages[0].len()
+        small.pages[0].bytes.len()
     );
 }
 

@@ -3,5 +3,6 @@
 
 mod endpoints;
 mod fixture;
+mod incremental;
 mod params;
 mod scale;
