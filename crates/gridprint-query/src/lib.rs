@@ -8,6 +8,8 @@
 //! [`QueryService`] bundles it for the HTTP layer:
 //! `service.query(Endpoint::Footprints, &pairs, now)?.to_json()`.
 //!
+//! [`describe`] holds the OpenAPI side of the table (shared parameters, [`describe::Description`]).
+//!
 //! Nothing here does I/O per request; the only store access is loading and refreshing the cache.
 
 #![forbid(unsafe_code)]
@@ -15,6 +17,7 @@
 pub mod answer;
 pub mod cache;
 pub mod csv;
+pub mod describe;
 pub mod endpoints;
 pub mod error;
 pub mod geo;

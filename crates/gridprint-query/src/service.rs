@@ -11,6 +11,7 @@
 
 use crate::answer::QueryResponse;
 use crate::cache::{DataCache, SharedCache};
+use crate::describe::Description;
 use crate::endpoints::{self, EndpointDef};
 use crate::error::QueryError;
 use crate::geo::{GeoError, ZoneLocator};
@@ -48,6 +49,19 @@ macro_rules! endpoint_table {
             pub fn from_reference(self) -> bool {
                 match self {
                     $(Endpoint::$variant => endpoint_table!(@reference $($reference)?),)*
+                }
+            }
+
+            /// What the OpenAPI document publishes for the endpoint (docs per path, parameters,
+            /// body schema), from its [`EndpointDef`].
+            pub fn description(self) -> Description {
+                match self {
+                    $(Endpoint::$variant => {
+                        Description::new::<<$def as EndpointDef>::Response>(
+                            <$def as EndpointDef>::DOCS,
+                            <$def as EndpointDef>::parameters(),
+                        )
+                    })*
                 }
             }
 

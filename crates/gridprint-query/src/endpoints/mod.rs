@@ -47,22 +47,23 @@ mod shares;
 pub mod status;
 mod zones;
 
-pub use factors::{FactorsEndpoint, factors};
+pub use factors::{FactorParams, FactorsEndpoint, factors};
 pub use flows::{Exports, Imports, exports, imports};
-pub use footprints::{FootprintsEndpoint, footprints};
+pub use footprints::{FootprintParams, FootprintsEndpoint, footprints};
 pub use generation::{Generation, generation};
-pub use impacts::{ImpactsEndpoint, impacts};
+pub use impacts::{ImpactParams, ImpactsEndpoint, impacts};
 pub use load::{Load, load};
 pub use mix::{Mix, mix};
-pub use score::{Score, score};
+pub use score::{Score, ScoreParams, score};
 pub use shares::{
-    FlowShare, FootprintShare, ImpactShare, MixShare, flow_share, footprint_share, impact_share,
-    mix_share,
+    FlowShare, FootprintShare, FootprintShareParams, ImpactShare, ImpactShareParams, MixShare,
+    flow_share, footprint_share, impact_share, mix_share,
 };
 pub use status::{ProviderStates, status, status_component};
 pub use zones::{Zones, zones};
 
 use crate::cache::{ABSENT, DataCache, DerivedZone, day_spans};
+use crate::describe::*;
 use crate::error::QueryError;
 use crate::group::{FlagPair, GroupEntry, Grouper};
 use crate::params::*;
@@ -74,6 +75,8 @@ use gridprint_core::slot::{Slot, SlotRange, format_timestamp};
 use gridprint_core::zone::{ZoneCode, ZoneIdx};
 use gridprint_responses::*;
 use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
 
 /// One `/v1` data endpoint: how it reads its query parameters and how it answers from the cache.
 /// Implemented once per endpoint module; [`crate::service::Endpoint`] lists them.
@@ -81,7 +84,13 @@ pub trait EndpointDef {
     /// The typed request.
     type Request;
     /// The answer (a response type of `gridprint-responses`).
-    type Response: Answer + 'static;
+    type Response: Answer + BodySchema + 'static;
+    /// Per path of the endpoint (in the table's order), its OpenAPI summary (first paragraph) and
+    /// description (the rest).
+    const DOCS: &'static [&'static str];
+    /// The endpoint's query parameters in the OpenAPI document, in order (`IntoParams` structs of
+    /// [`crate::describe`] or of the module, through [`params_of`]; `format` is added for all).
+    fn parameters() -> Vec<Parameter>;
     /// Reads the request by the rules of [`crate::params`] (the first problem found is reported).
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
     /// Answers the request from a cache snapshot.
