@@ -47,6 +47,34 @@ mod shares;
 pub mod status;
 mod zones;
 
+/// The endpoint table: one line per endpoint (its `Endpoint` variant, the type implementing
+/// [`EndpointDef`], its paths under `/v1`, `reference` when it is answered from the reference data
+/// alone). It sits beside the `mod` lines so that adding an endpoint touches this file twice, in
+/// adjacent places; [`crate::service`] derives `Endpoint`, its lookups, its OpenAPI description and
+/// the dispatch from it (`$m` is the deriving macro).
+macro_rules! endpoint_list {
+    ($m:ident) => {
+        $m! {
+            Zones => $crate::endpoints::Zones, ["zones"], reference;
+            Generation => $crate::endpoints::Generation, ["generation"];
+            Load => $crate::endpoints::Load, ["load"];
+            Imports => $crate::endpoints::Imports, ["imports"];
+            Exports => $crate::endpoints::Exports, ["exports"];
+            Mix => $crate::endpoints::Mix, ["mix"];
+            Footprints => $crate::endpoints::FootprintsEndpoint, ["footprints"];
+            Impacts => $crate::endpoints::ImpactsEndpoint, ["impacts"];
+            /// `/green-score` and `/environmental-score`.
+            Score => $crate::endpoints::Score, ["green-score", "environmental-score"];
+            FlowShare => $crate::endpoints::FlowShare, ["flow-share"];
+            MixShare => $crate::endpoints::MixShare, ["mix-share"];
+            FootprintShare => $crate::endpoints::FootprintShare, ["footprint-share"];
+            ImpactShare => $crate::endpoints::ImpactShare, ["impact-share"];
+            Factors => $crate::endpoints::FactorsEndpoint, ["factors"], reference;
+        }
+    };
+}
+pub(crate) use endpoint_list;
+
 pub use factors::{FactorParams, FactorsEndpoint, factors};
 pub use flows::{Exports, Imports, exports, imports};
 pub use footprints::{FootprintParams, FootprintsEndpoint, footprints};
