@@ -45,7 +45,6 @@ mod mix;
 mod score;
 mod shares;
 pub mod status;
-pub mod zone_names;
 mod zones;
 
 /// The endpoint table: one line per endpoint (its `Endpoint` variant, the type implementing
@@ -71,7 +70,6 @@ macro_rules! endpoint_list {
             FootprintShare => $crate::endpoints::FootprintShare, ["footprint-share"];
             ImpactShare => $crate::endpoints::ImpactShare, ["impact-share"];
             Factors => $crate::endpoints::FactorsEndpoint, ["factors"], reference;
-            ZoneNames => $crate::endpoints::zone_names::ZoneNames, ["zone-names"], reference;
         }
     };
 }
