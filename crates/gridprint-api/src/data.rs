@@ -1,6 +1,8 @@
-//! Handlers of the `/v1` data API (docs/api.md §2–§3), thin over [`gridprint_query::QueryService`].
+//! The `/v1` data API (docs/api.md §2–§3), thin over [`gridprint_query::QueryService`]: one route
+//! and one OpenAPI operation per path of the endpoint table ([`data_router`]), all answered by
+//! [`answer`].
 //!
-//! Each handler takes [`AuthUser`] (so it is protected: [`crate::limit::data_guard`] has already
+//! Each route takes [`AuthUser`] (so it is protected: [`crate::limit::data_guard`] has already
 //! authenticated the token and counted it against the per-token rate limit), hands the raw query
 //! pairs to the query service and renders its answer; all parameter rules, lookups, grouping and
 //! aggregates live in `gridprint-query`. What this module adds is HTTP:

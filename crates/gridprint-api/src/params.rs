@@ -1,6 +1,6 @@
-//! The query parameters of the data and status routes as the OpenAPI document publishes them
-//! (`IntoParams` structs named by the handlers' `#[utoipa::path]`), and the schemas of the HTTP
-//! layer's own bodies (errors, the format parameter). The rules themselves: docs/api.md §2.
+//! The schemas of the HTTP layer's own bodies (errors) and the `format` parameter the status routes
+//! name. The data endpoints' parameters are declared with the endpoint table in `gridprint-query`
+//! (`describe.rs` and each endpoint's module). The rules themselves: docs/api.md §2.
 
 use utoipa::ToSchema;
 
