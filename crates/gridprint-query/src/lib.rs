@@ -43,4 +43,15 @@ mod tests {
         assert_send_sync::<crate::DataCache>();
         assert_send_sync::<crate::QueryResponse>();
     }
+
+    /// The HTTP layer publishes one operation per path: every path of the table has its docs.
+    #[test]
+    fn every_path_has_its_docs() {
+        for e in crate::Endpoint::ALL {
+            let d = e.description();
+            assert_eq!(d.docs.len(), e.paths().len(), "{e:?}");
+            assert!(d.docs.iter().all(|doc| !doc.trim().is_empty()), "{e:?}");
+            assert_eq!(d.parameters.last().map(|p| p.name.as_str()), Some("format"));
+        }
+    }
 }
