@@ -1,6 +1,8 @@
-//! Handlers of the `/v1` data API (docs/api.md §2–§3), thin over [`gridprint_query::QueryService`].
+//! The `/v1` data API (docs/api.md §2–§3), thin over [`gridprint_query::QueryService`]: one route
+//! and one OpenAPI operation per path of the endpoint table ([`data_router`]), all answered by
+//! [`answer`].
 //!
-//! Each handler takes [`AuthUser`] (so it is protected: [`crate::limit::data_guard`] has already
+//! Each route takes [`AuthUser`] (so it is protected: [`crate::limit::data_guard`] has already
 //! authenticated the token and counted it against the per-token rate limit), hands the raw query
 //! pairs to the query service and renders its answer; all parameter rules, lookups, grouping and
 //! aggregates live in `gridprint-query`. What this module adds is HTTP:
@@ -25,22 +27,19 @@ use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
-use crate::params::{
-    DestinationParams, FactorParams, FootprintParams, FootprintShareParams, FormatParam,
-    ImpactParams, ImpactShareParams, LocationParams, OriginParams, ProductionFilter, ScoreParams,
-    SourceParams, TimeParams,
-};
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use gridprint_core::slot::{Slot, parse_timestamp};
+use gridprint_query::describe::Description;
 use gridprint_query::{Endpoint, QueryResponse};
-use gridprint_responses::*;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::path::{HttpMethod, Operation, Paths};
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 /// `Cache-Control` of answers whose every point is final: `private`, since every data answer is
 /// token-protected (a shared cache must not hand it to a client without a token).
@@ -262,189 +261,86 @@ pub(crate) async fn answer(
     }
 }
 
-/// The protected data routes with their descriptions (paths include `/v1`).
+/// What every data operation shares: the tag, the Bearer requirement and the responses. The endpoint
+/// table fills in the rest per path ([`operation`]); this function is never routed.
+#[utoipa::path(
+    get,
+    path = "/v1/{endpoint}",
+    tag = "data",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The answer: a JSON array (possibly empty), or CSV with `format=csv`",
+            content((String = "application/json"), (String = "text/csv")),
+            headers(
+                ("ETag" = String, description = "Only when every point is final"),
+                ("Cache-Control" = String, description = "`private, max-age=3600` when every point is final, else `no-cache`"),
+                ("RateLimit-Limit" = u32, description = "Burst size of the per-token limit"),
+                ("RateLimit-Remaining" = u32, description = "Requests left right now"),
+                ("RateLimit-Reset" = u64, description = "Seconds until the allowance is full again"),
+            )),
+        (status = 304, description = "Not modified (`If-None-Match` matched the `ETag`)"),
+        (status = 400, description = "A rule of the contract is broken (see `detail`)", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, malformed, expired or revoked token (`WWW-Authenticate: Bearer`)", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "The coordinates lie in no supported zone", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A value cannot be read (number, boolean, timestamp) or is out of range", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Rate limit exceeded (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Storage unavailable or data still loading (`Retry-After`)", body = schemas::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[allow(dead_code)]
+async fn data_operation() {}
+
+/// The OpenAPI operation of one path of an endpoint: the shared parts of [`data_operation`], the
+/// operation id (the path with `_` for `-`), summary and description (first paragraph of the doc,
+/// then the rest), the parameters and the JSON body schema from the table.
+fn operation(path: &str, doc: &str, description: &Description) -> Operation {
+    let mut op = <__path_data_operation as utoipa::Path>::operation();
+    op.tags = Some(vec!["data".to_string()]);
+    op.operation_id = Some(path.replace('-', "_"));
+    let (summary, rest) = doc.split_once("\n\n").unwrap_or((doc, ""));
+    op.summary = Some(summary.to_string());
+    op.description = (!rest.is_empty()).then(|| rest.to_string());
+    op.parameters = Some(
+        description
+            .parameters
+            .iter()
+            .cloned()
+            .map(RefOr::T)
+            .collect(),
+    );
+    if let Some(RefOr::T(ok)) = op.responses.responses.get_mut("200")
+        && let Some(RefOr::T(json)) = ok.content.get_mut("application/json")
+    {
+        json.schema = Some(description.body.clone());
+    }
+    op
+}
+
+/// The protected data routes with their descriptions (paths include `/v1`), one per path of the
+/// endpoint table, all answered by [`answer`].
 pub fn data_router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(zones))
-        .routes(routes!(generation))
-        .routes(routes!(load))
-        .routes(routes!(imports))
-        .routes(routes!(exports))
-        .routes(routes!(mix))
-        .routes(routes!(footprints))
-        .routes(routes!(impacts))
-        .routes(routes!(green_score))
-        .routes(routes!(environmental_score))
-        .routes(routes!(flow_share))
-        .routes(routes!(mix_share))
-        .routes(routes!(footprint_share))
-        .routes(routes!(impact_share))
-        .routes(routes!(factors))
-}
-
-/// Declares a data handler: its OpenAPI description (`#[utoipa::path]`, shared responses and the
-/// Bearer requirement) and a body calling [`answer`].
-macro_rules! data_handler {
-    (
-        $(#[$doc:meta])*
-        $name:ident, $path:literal, $endpoint:expr, $op:literal,
-        params($($params:ty),* $(,)?),
-        body = $body:ty
-    ) => {
-        $(#[$doc])*
-        #[utoipa::path(
-            get,
-            path = $path,
-            tag = "data",
-            operation_id = $op,
-            params($($params),*),
-            security(("bearer" = [])),
-            responses(
-                (status = 200, description = "The answer: a JSON array (possibly empty), or CSV with `format=csv`",
-                    content(($body = "application/json"), (String = "text/csv")),
-                    headers(
-                        ("ETag" = String, description = "Only when every point is final"),
-                        ("Cache-Control" = String, description = "`private, max-age=3600` when every point is final, else `no-cache`"),
-                        ("RateLimit-Limit" = u32, description = "Burst size of the per-token limit"),
-                        ("RateLimit-Remaining" = u32, description = "Requests left right now"),
-                        ("RateLimit-Reset" = u64, description = "Seconds until the allowance is full again"),
-                    )),
-                (status = 304, description = "Not modified (`If-None-Match` matched the `ETag`)"),
-                (status = 400, description = "A rule of the contract is broken (see `detail`)", body = schemas::Problem, content_type = "application/problem+json"),
-                (status = 401, description = "Missing, malformed, expired or revoked token (`WWW-Authenticate: Bearer`)", body = schemas::Problem, content_type = "application/problem+json"),
-                (status = 404, description = "The coordinates lie in no supported zone", body = schemas::Problem, content_type = "application/problem+json"),
-                (status = 422, description = "A value cannot be read (number, boolean, timestamp) or is out of range", body = schemas::Problem, content_type = "application/problem+json"),
-                (status = 429, description = "Rate limit exceeded (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
-                (status = 503, description = "Storage unavailable or data still loading (`Retry-After`)", body = schemas::Problem, content_type = "application/problem+json"),
-            )
-        )]
-        pub(crate) async fn $name(
-            _user: AuthUser,
-            State(state): State<AppState>,
-            RawQuery(query): RawQuery,
-            headers: HeaderMap,
-        ) -> Result<Response, ApiError> {
-            answer(&state, $endpoint, query, &headers).await
+    let mut router = OpenApiRouter::new();
+    for endpoint in Endpoint::ALL {
+        let description = endpoint.description();
+        debug_assert_eq!(description.docs.len(), endpoint.paths().len());
+        for (path, doc) in endpoint.paths().iter().zip(description.docs) {
+            let mut paths = Paths::new();
+            paths.add_path_operation(
+                format!("/v1/{path}"),
+                vec![HttpMethod::Get],
+                operation(path, doc, &description),
+            );
+            let handler = move |_user: AuthUser,
+                                State(state): State<AppState>,
+                                RawQuery(query): RawQuery,
+                                headers: HeaderMap| async move {
+                answer(&state, endpoint, query, &headers).await
+            };
+            router = router.routes((description.schemas.clone(), paths, get(handler)));
         }
-    };
+    }
+    router
 }
-
-data_handler!(
-    /// Every zone: code, names, EIC code, provider and neighbours, sorted by zone.
-    zones, "/v1/zones", Endpoint::Zones, "zones",
-    params(FormatParam),
-    body = Vec<ZoneInfo>
-);
-
-data_handler!(
-    /// Generation per production type (MW), as reported by the provider or estimated.
-    ///
-    /// Each series entry holds one block per production type, data state and datasource.
-    generation, "/v1/generation", Endpoint::Generation, "generation",
-    params(LocationParams, TimeParams, ProductionFilter, FormatParam),
-    body = Vec<GenerationResult>
-);
-
-data_handler!(
-    /// Load (MW).
-    load, "/v1/load", Endpoint::Load, "load",
-    params(LocationParams, TimeParams, FormatParam),
-    body = Vec<LoadResult>
-);
-
-data_handler!(
-    /// Physical flows into the zone (MW), per source zone.
-    imports, "/v1/imports", Endpoint::Imports, "imports",
-    params(LocationParams, SourceParams, TimeParams, FormatParam),
-    body = Vec<ImportsResult>
-);
-
-data_handler!(
-    /// Physical flows out of the zone (MW), per destination zone.
-    exports, "/v1/exports", Endpoint::Exports, "exports",
-    params(LocationParams, DestinationParams, TimeParams, FormatParam),
-    body = Vec<ExportsResult>
-);
-
-data_handler!(
-    /// The consumed mix (MW of each production type consumed in the zone after flow tracing).
-    ///
-    /// Same shape as `/generation`, datasource `flow_tracing`.
-    mix, "/v1/mix", Endpoint::Mix, "mix",
-    params(LocationParams, TimeParams, ProductionFilter, FormatParam),
-    body = Vec<GenerationResult>
-);
-
-data_handler!(
-    /// Carbon (gCO2/kWh) and water (l/kWh) footprints of consumed electricity.
-    ///
-    /// Global (traced through imports, default) or local; life-cycle (default) or operational scope.
-    footprints, "/v1/footprints", Endpoint::Footprints, "footprints",
-    params(LocationParams, TimeParams, FootprintParams, FormatParam),
-    body = Footprints
-);
-
-data_handler!(
-    /// Water impact (stress-l/kWh): operational water footprint × AWARE 2.0 factor of the month.
-    impacts, "/v1/impacts", Endpoint::Impacts, "impacts",
-    params(LocationParams, TimeParams, ImpactParams, FormatParam),
-    body = Impacts
-);
-
-data_handler!(
-    /// The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).
-    ///
-    /// CF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).
-    /// Same answer as `/environmental-score`.
-    green_score, "/v1/green-score", Endpoint::Score, "green_score",
-    params(LocationParams, TimeParams, ScoreParams, FormatParam),
-    body = Scores
-);
-
-data_handler!(
-    /// The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).
-    ///
-    /// CF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).
-    /// Same answer as `/green-score`.
-    environmental_score, "/v1/environmental-score", Endpoint::Score, "environmental_score",
-    params(LocationParams, TimeParams, ScoreParams, FormatParam),
-    body = Scores
-);
-
-data_handler!(
-    /// Where the zone's generation is consumed: % per destination zone (itself included).
-    flow_share, "/v1/flow-share", Endpoint::FlowShare, "flow_share",
-    params(LocationParams, DestinationParams, TimeParams, FormatParam),
-    body = Vec<FlowShareResult>
-);
-
-data_handler!(
-    /// Where the zone's consumption is generated: % per origin zone (itself included).
-    mix_share, "/v1/mix-share", Endpoint::MixShare, "mix_share",
-    params(LocationParams, OriginParams, TimeParams, FormatParam),
-    body = Vec<MixShareResult>
-);
-
-data_handler!(
-    /// The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).
-    footprint_share, "/v1/footprint-share", Endpoint::FootprintShare, "footprint_share",
-    params(LocationParams, SourceParams, TimeParams, FootprintShareParams, FormatParam),
-    body = Vec<FootprintShareResult>
-);
-
-data_handler!(
-    /// The zone's global water impact split by the zone the power comes from.
-    impact_share, "/v1/impact-share", Endpoint::ImpactShare, "impact_share",
-    params(LocationParams, SourceParams, TimeParams, ImpactShareParams, FormatParam),
-    body = Vec<ImpactShareResult>
-);
-
-data_handler!(
-    /// Carbon and water factors per production type and scope (constant; no location).
-    factors, "/v1/factors", Endpoint::Factors, "factors",
-    params(TimeParams, FactorParams, FormatParam),
-    body = Factors
-);
 
 #[cfg(test)]
 mod tests {

@@ -1,10 +1,11 @@
 //! The OpenAPI 3.1 description of the data API, generated from the handlers (utoipa + utoipa-axum).
 //!
-//! Every data and status handler carries a `#[utoipa::path]` attribute; [`data_router`] and
-//! [`status_router`] register the handlers with `utoipa_axum::routes!`, which takes the path *and*
-//! the method from that same attribute, so a route cannot be served without being described (nor
-//! described under another path). [`spec`] merges the two with [`ApiDoc`] (title, the method and
-//! limits in the description, the Bearer scheme) and states the configured rate limit.
+//! The status handlers carry a `#[utoipa::path]` attribute and [`status_router`] registers them with
+//! `utoipa_axum::routes!`; [`data_router`] builds one route and one operation per path of the
+//! endpoint table (`gridprint_query::Endpoint`), so in both cases a route cannot be served without
+//! being described (nor described under another path). [`spec`] merges the two with [`ApiDoc`]
+//! (title, the method and limits in the description, the Bearer scheme) and states the configured
+//! rate limit.
 //!
 //! **Schemas.** The answers' schemas are derived from the very types the server serializes and the
 //! client reads (`gridprint-responses`, `ToSchema` beside `Serialize`), so they cannot drift from the

@@ -1,164 +1,11 @@
-//! The query parameters of the data and status routes as the OpenAPI document publishes them
-//! (`IntoParams` structs named by the handlers' `#[utoipa::path]`), and the schemas of the HTTP
-//! layer's own bodies (errors, the format parameter). The rules themselves: docs/api.md §2.
+//! The schemas of the HTTP layer's own bodies (errors) and the `format` parameter the status routes
+//! name. The data endpoints' parameters are declared with the endpoint table in `gridprint-query`
+//! (`describe.rs` and each endpoint's module). The rules themselves: docs/api.md §2.
 
-use gridprint_responses::schema;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
-/// `format`: the representation (JSON by default; also chosen by `Accept: text/csv`).
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FormatParam {
-    /// `json` (default) or `csv` (long format: one row per point, flags as columns). Without it,
-    /// `Accept: text/csv` also selects CSV. Case-insensitive.
-    pub format: Option<schemas::Format>,
-}
-
-/// The primary location: `zone` XOR `lat` + `lon`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct LocationParams {
-    /// A zone code or a comma-separated list (`ES` or `es,FR,DE`; case-insensitive, answered
-    /// upper-case). Absent or empty: all zones. Unknown codes select nothing (`200 []`). Not together
-    /// with `lat`/`lon` (400).
-    #[param(example = "ES")]
-    pub zone: Option<String>,
-    /// Latitude of a point in [-90, 90] (else 422); with `lon`, selects the zone whose polygon contains
-    /// the point (404 when none does). `lat` without `lon` or the reverse → 400.
-    #[param(example = 40.4)]
-    pub lat: Option<f64>,
-    /// Longitude of the point in [-180, 180] (else 422).
-    #[param(example = -3.7)]
-    pub lon: Option<f64>,
-}
-
-macro_rules! partner_params {
-    ($name:ident, $what:literal, $z:ident, $la:ident, $lo:ident) => {
-        #[doc = concat!("The ", $what, " filter (`", stringify!($z), "` XOR `", stringify!($la), "` + `", stringify!($lo), "`; same rules as the primary location).")]
-        #[derive(Debug, IntoParams)]
-        #[into_params(parameter_in = Query)]
-        pub struct $name {
-            #[doc = concat!("Only these ", $what, " zones (a code or a comma-separated list; unknown codes match nothing). Not together with `", stringify!($la), "`/`", stringify!($lo), "` (400).")]
-            pub $z: Option<String>,
-            #[doc = concat!("Latitude of a point inside the ", $what, " zone; with `", stringify!($lo), "`.")]
-            pub $la: Option<f64>,
-            #[doc = concat!("Longitude of a point inside the ", $what, " zone; with `", stringify!($la), "`.")]
-            pub $lo: Option<f64>,
-        }
-    };
-}
-
-partner_params!(SourceParams, "source", source_zone, source_lat, source_lon);
-partner_params!(
-    DestinationParams,
-    "destination",
-    destination_zone,
-    destination_lat,
-    destination_lon
-);
-partner_params!(OriginParams, "origin", origin_zone, origin_lat, origin_lon);
-
-/// The time window.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct TimeParams {
-    /// Start of the window: ISO 8601 with `Z` or an offset (converted to UTC), naive (taken as UTC) or
-    /// a date (`2024-06-15` = midnight UTC). `start` and `end` both or neither (one alone → 400;
-    /// start after end → 400). Neither: the current 15-minute slot. The window is
-    /// `[floor15(start), E)` with `E = end` on a slot boundary, else the end of `end`'s slot; an empty
-    /// window is one slot. At most 366 days for one zone, 31 days for several or all zones (400).
-    #[param(example = "2024-06-15T00:00:00Z")]
-    pub start: Option<String>,
-    /// End of the window (same formats as `start`).
-    #[param(example = "2024-06-16T00:00:00Z")]
-    pub end: Option<String>,
-}
-
-/// `/generation` and `/mix`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ProductionFilter {
-    /// Only this production type (case-insensitive). `hydro_pumped_storage` is not accepted as a
-    /// filter here (400): pumped storage is not counted as generation in the flow tracing.
-    pub production_type: Option<schema::ProductionFilterType>,
-}
-
-/// `/footprints`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FootprintParams {
-    /// `carbon` (gCO2/kWh) or `water` (l/kWh); default both.
-    pub footprint_type: Option<schema::FootprintType>,
-    /// `life-cycle` (default) or `operational`.
-    pub scope: Option<schema::Scope>,
-    /// `true`: one time-weighted average per zone and type over `[start, end]` instead of series
-    /// (start and end required, else 400).
-    pub aggregate: Option<bool>,
-    /// `true` (default): global values, traced through imports (`coverage: global`); `false`: local
-    /// values from the zone's own generation (`coverage: local`).
-    pub use_global: Option<bool>,
-}
-
-/// `/impacts`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ImpactParams {
-    /// Only `water` exists (default); `carbon` → 400.
-    pub impact_type: Option<schema::ImpactType>,
-    /// Only `operational` (default); `life-cycle` → 400.
-    pub scope: Option<schema::OperationalScope>,
-    /// `true`: time-weighted average over `[start, end]` (start and end required).
-    pub aggregate: Option<bool>,
-    /// `true` (default): global values; `false`: local.
-    pub use_global: Option<bool>,
-}
-
-/// `/green-score` and `/environmental-score`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ScoreParams {
-    /// Only `operational` (default); `life-cycle` → 400.
-    pub scope: Option<schema::OperationalScope>,
-    /// `true`: time-weighted average over `[start, end]` (start and end required).
-    pub aggregate: Option<bool>,
-    /// `true` (default): the score of the global values; `false`: of the local values.
-    pub use_global: Option<bool>,
-}
-
-/// `/footprint-share`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FootprintShareParams {
-    /// `carbon` or `water`; default both.
-    pub footprint_type: Option<schema::FootprintType>,
-    /// `life-cycle` (default) or `operational`.
-    pub scope: Option<schema::Scope>,
-}
-
-/// `/impact-share`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ImpactShareParams {
-    /// Only `water` (default); `carbon` → 400.
-    pub impact_type: Option<schema::ImpactType>,
-    /// Only `operational` (default); `life-cycle` → 400.
-    pub scope: Option<schema::OperationalScope>,
-}
-
-/// `/factors` (no location; `start`/`end` optional).
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FactorParams {
-    /// `carbon` or `water`; default both.
-    pub factor_type: Option<schema::FootprintType>,
-    /// `life-cycle` or `operational`; default both.
-    pub scope: Option<schema::Scope>,
-    /// Only this production type (pumped storage accepted here).
-    pub production_type: Option<schema::ProductionType>,
-    /// `true` with start and end: one time-weighted average per factor over the window; without
-    /// start and end the factors are answered as series.
-    pub aggregate: Option<bool>,
-}
+/// `format` (declared with the table's shared parameters; the status routes name it too).
+pub use gridprint_query::describe::FormatParam;
 
 /// The schemas of the HTTP layer's own bodies (errors, the format parameter); the answers' schemas
 /// come with their types from `gridprint-responses`.
@@ -181,11 +28,6 @@ pub mod schemas {
         pub detail: String,
     }
 
-    /// `json` or `csv`.
-    #[derive(Debug, ToSchema)]
-    #[serde(rename_all = "lowercase")]
-    pub enum Format {
-        Json,
-        Csv,
-    }
+    /// `json` or `csv` (declared with the table's shared parameters).
+    pub use gridprint_query::describe::Format;
 }

@@ -8,6 +8,8 @@
 //! [`QueryService`] bundles it for the HTTP layer:
 //! `service.query(Endpoint::Footprints, &pairs, now)?.to_json()`.
 //!
+//! [`describe`] holds the OpenAPI side of the table (shared parameters, [`describe::Description`]).
+//!
 //! Nothing here does I/O per request; the only store access is loading and refreshing the cache.
 
 #![forbid(unsafe_code)]
@@ -15,6 +17,7 @@
 pub mod answer;
 pub mod cache;
 pub mod csv;
+pub mod describe;
 pub mod endpoints;
 pub mod error;
 pub mod geo;
@@ -39,5 +42,16 @@ mod tests {
         assert_send_sync::<crate::QueryService>();
         assert_send_sync::<crate::DataCache>();
         assert_send_sync::<crate::QueryResponse>();
+    }
+
+    /// The HTTP layer publishes one operation per path: every path of the table has its docs.
+    #[test]
+    fn every_path_has_its_docs() {
+        for e in crate::Endpoint::ALL {
+            let d = e.description();
+            assert_eq!(d.docs.len(), e.paths().len(), "{e:?}");
+            assert!(d.docs.iter().all(|doc| !doc.trim().is_empty()), "{e:?}");
+            assert_eq!(d.parameters.last().map(|p| p.name.as_str()), Some("format"));
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! The endpoint table and the entry point for the HTTP layer. [`Endpoint`] is derived from the table
-//! below (one line per endpoint: its definition in [`crate::endpoints`], its paths, whether it needs
+//! The entry point for the HTTP layer. [`Endpoint`] is derived from the endpoint table of
+//! [`crate::endpoints`] (one line per endpoint: its definition in [`crate::endpoints`], its paths, whether it needs
 //! the data cache); [`QueryService`] holds the reference data, the polygon index and the swappable
 //! cache, and [`QueryService::query`] turns an [`Endpoint`] plus the raw query pairs into a
 //! [`QueryResponse`] (or a [`QueryError`]).
@@ -11,6 +11,7 @@
 
 use crate::answer::QueryResponse;
 use crate::cache::{DataCache, SharedCache};
+use crate::describe::Description;
 use crate::endpoints::{self, EndpointDef};
 use crate::error::QueryError;
 use crate::geo::{GeoError, ZoneLocator};
@@ -20,9 +21,10 @@ use gridprint_store::{Result as StoreResult, Store};
 use std::sync::Arc;
 use time::OffsetDateTime;
 
-/// Declares the endpoint table: one line per endpoint (its [`Endpoint`] variant, the module type
-/// implementing [`EndpointDef`], its paths under `/v1`, and whether it is answered from the reference
-/// data alone); the enum, its path lookups and the dispatch are derived from it.
+/// Derives everything from the endpoint table ([`endpoints::endpoint_list`], one line per endpoint:
+/// its [`Endpoint`] variant, the module type implementing [`EndpointDef`], its paths under `/v1`, and
+/// whether it is answered from the reference data alone): the enum, its path lookups, its OpenAPI
+/// description and the dispatch.
 macro_rules! endpoint_table {
     ($($(#[$doc:meta])* $variant:ident => $def:ty, [$($path:literal),+] $(, $reference:ident)?;)*) => {
         /// The data endpoints answered from the cache (`/status` is separate: see
@@ -51,6 +53,19 @@ macro_rules! endpoint_table {
                 }
             }
 
+            /// What the OpenAPI document publishes for the endpoint (docs per path, parameters,
+            /// body schema), from its [`EndpointDef`].
+            pub fn description(self) -> Description {
+                match self {
+                    $(Endpoint::$variant => {
+                        Description::new::<<$def as EndpointDef>::Response>(
+                            <$def as EndpointDef>::DOCS,
+                            <$def as EndpointDef>::parameters(),
+                        )
+                    })*
+                }
+            }
+
             fn run(
                 self,
                 cache: &DataCache,
@@ -67,23 +82,7 @@ macro_rules! endpoint_table {
     (@reference) => { false };
 }
 
-endpoint_table! {
-    Zones => endpoints::Zones, ["zones"], reference;
-    Generation => endpoints::Generation, ["generation"];
-    Load => endpoints::Load, ["load"];
-    Imports => endpoints::Imports, ["imports"];
-    Exports => endpoints::Exports, ["exports"];
-    Mix => endpoints::Mix, ["mix"];
-    Footprints => endpoints::FootprintsEndpoint, ["footprints"];
-    Impacts => endpoints::ImpactsEndpoint, ["impacts"];
-    /// `/green-score` and `/environmental-score`.
-    Score => endpoints::Score, ["green-score", "environmental-score"];
-    FlowShare => endpoints::FlowShare, ["flow-share"];
-    MixShare => endpoints::MixShare, ["mix-share"];
-    FootprintShare => endpoints::FootprintShare, ["footprint-share"];
-    ImpactShare => endpoints::ImpactShare, ["impact-share"];
-    Factors => endpoints::FactorsEndpoint, ["factors"], reference;
-}
+endpoints::endpoint_list!(endpoint_table);
 
 impl Endpoint {
     /// The endpoint of a path segment after `/v1/` (`green-score` and `environmental-score` are both

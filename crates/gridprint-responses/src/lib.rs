@@ -7,6 +7,7 @@
 //! - [`values`]: points and their compact `[[timestamp, number], …]` form;
 //! - [`rows`]: the row-walking trait [`Rows`] (CSV columns and rows, point counts, finality) and
 //!   [`Answer`], any endpoint's whole answer;
+//! - [`body`]: [`BodySchema`], an answer type as an OpenAPI response body;
 //! - [`json`]: the fast JSON writer of answers; [`schema`]: OpenAPI schemas the structs point to;
 //!   `stamp`: slot timestamps without allocation.
 //!
@@ -14,6 +15,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod body;
 pub mod items;
 pub mod json;
 pub mod rows;
@@ -21,6 +23,7 @@ pub mod schema;
 pub mod stamp;
 pub mod values;
 
+pub use body::{BodySchema, NamedSchemas};
 pub use items::*;
 pub use rows::{Answer, Entry, RowSink, Rows};
 pub use values::{Point, StaticStr, TIME_WEIGHTED_AVERAGE, Values, round2, static_str};

@@ -58,6 +58,12 @@ pub struct FactorsEndpoint;
 impl EndpointDef for FactorsEndpoint {
     type Request = FactorsRequest;
     type Response = Factors;
+    const DOCS: &'static [&'static str] =
+        &["Carbon and water factors per production type and scope (constant; no location)."];
+
+    fn parameters() -> Vec<Parameter> {
+        [params_of::<TimeParams>(), params_of::<FactorParams>()].concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
         let window = match dates(p)? {
@@ -84,4 +90,19 @@ impl EndpointDef for FactorsEndpoint {
     fn answer(cache: &DataCache, req: &FactorsRequest) -> Factors {
         factors(cache.reference(), req)
     }
+}
+
+/// `/factors` (no location; `start`/`end` optional).
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FactorParams {
+    /// `carbon` or `water`; default both.
+    pub factor_type: Option<schema::FootprintType>,
+    /// `life-cycle` or `operational`; default both.
+    pub scope: Option<schema::Scope>,
+    /// Only this production type (pumped storage accepted here).
+    pub production_type: Option<schema::ProductionType>,
+    /// `true` with start and end: one time-weighted average per factor over the window; without
+    /// start and end the factors are answered as series.
+    pub aggregate: Option<bool>,
 }

@@ -82,6 +82,16 @@ pub struct Imports;
 impl EndpointDef for Imports {
     type Request = FlowsRequest;
     type Response = Vec<ImportsResult>;
+    const DOCS: &'static [&'static str] = &["Physical flows into the zone (MW), per source zone."];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<SourceParams>(),
+            params_of::<TimeParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
         let (zones, partners, window) = with_partners(p, ctx, "source_")?;
@@ -103,6 +113,17 @@ pub struct Exports;
 impl EndpointDef for Exports {
     type Request = FlowsRequest;
     type Response = Vec<ExportsResult>;
+    const DOCS: &'static [&'static str] =
+        &["Physical flows out of the zone (MW), per destination zone."];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<DestinationParams>(),
+            params_of::<TimeParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
         let (zones, partners, window) = with_partners(p, ctx, "destination_")?;

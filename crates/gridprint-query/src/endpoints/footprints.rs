@@ -48,6 +48,18 @@ pub struct FootprintsEndpoint;
 impl EndpointDef for FootprintsEndpoint {
     type Request = FootprintsRequest;
     type Response = Footprints;
+    const DOCS: &'static [&'static str] = &[
+        "Carbon (gCO2/kWh) and water (l/kWh) footprints of consumed electricity.\n\nGlobal (traced through imports, default) or local; life-cycle (default) or operational scope.",
+    ];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<TimeParams>(),
+            params_of::<FootprintParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
@@ -68,4 +80,20 @@ impl EndpointDef for FootprintsEndpoint {
     fn answer(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
         footprints(cache, req)
     }
+}
+
+/// `/footprints`.
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FootprintParams {
+    /// `carbon` (gCO2/kWh) or `water` (l/kWh); default both.
+    pub footprint_type: Option<schema::FootprintType>,
+    /// `life-cycle` (default) or `operational`.
+    pub scope: Option<schema::Scope>,
+    /// `true`: one time-weighted average per zone and type over `[start, end]` instead of series
+    /// (start and end required, else 400).
+    pub aggregate: Option<bool>,
+    /// `true` (default): global values, traced through imports (`coverage: global`); `false`: local
+    /// values from the zone's own generation (`coverage: local`).
+    pub use_global: Option<bool>,
 }

@@ -45,6 +45,18 @@ pub struct Generation;
 impl EndpointDef for Generation {
     type Request = GenerationRequest;
     type Response = Vec<GenerationResult>;
+    const DOCS: &'static [&'static str] = &[
+        "Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource.",
+    ];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<TimeParams>(),
+            params_of::<ProductionFilter>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<GenerationRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;

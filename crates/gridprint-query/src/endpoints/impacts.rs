@@ -45,6 +45,18 @@ pub struct ImpactsEndpoint;
 impl EndpointDef for ImpactsEndpoint {
     type Request = ImpactsRequest;
     type Response = Impacts;
+    const DOCS: &'static [&'static str] = &[
+        "Water impact (stress-l/kWh): operational water footprint × AWARE 2.0 factor of the month.",
+    ];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<TimeParams>(),
+            params_of::<ImpactParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
@@ -63,4 +75,18 @@ impl EndpointDef for ImpactsEndpoint {
     fn answer(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
         impacts(cache, req)
     }
+}
+
+/// `/impacts`.
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ImpactParams {
+    /// Only `water` exists (default); `carbon` → 400.
+    pub impact_type: Option<schema::ImpactType>,
+    /// Only `operational` (default); `life-cycle` → 400.
+    pub scope: Option<schema::OperationalScope>,
+    /// `true`: time-weighted average over `[start, end]` (start and end required).
+    pub aggregate: Option<bool>,
+    /// `true` (default): global values; `false`: local.
+    pub use_global: Option<bool>,
 }

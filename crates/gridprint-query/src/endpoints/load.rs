@@ -44,6 +44,11 @@ pub struct Load;
 impl EndpointDef for Load {
     type Request = LoadRequest;
     type Response = Vec<LoadResult>;
+    const DOCS: &'static [&'static str] = &["Load (MW)."];
+
+    fn parameters() -> Vec<Parameter> {
+        [params_of::<LocationParams>(), params_of::<TimeParams>()].concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<LoadRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;

@@ -41,6 +41,18 @@ pub struct Mix;
 impl EndpointDef for Mix {
     type Request = MixRequest;
     type Response = Vec<MixResult>;
+    const DOCS: &'static [&'static str] = &[
+        "The consumed mix (MW of each production type consumed in the zone after flow tracing).\n\nSame shape as `/generation`, datasource `flow_tracing`.",
+    ];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<TimeParams>(),
+            params_of::<ProductionFilter>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<MixRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;

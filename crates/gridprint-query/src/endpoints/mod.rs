@@ -47,22 +47,51 @@ mod shares;
 pub mod status;
 mod zones;
 
-pub use factors::{FactorsEndpoint, factors};
+/// The endpoint table: one line per endpoint (its `Endpoint` variant, the type implementing
+/// [`EndpointDef`], its paths under `/v1`, `reference` when it is answered from the reference data
+/// alone). It sits beside the `mod` lines so that adding an endpoint touches this file twice, in
+/// adjacent places; [`crate::service`] derives `Endpoint`, its lookups, its OpenAPI description and
+/// the dispatch from it (`$m` is the deriving macro).
+macro_rules! endpoint_list {
+    ($m:ident) => {
+        $m! {
+            Zones => $crate::endpoints::Zones, ["zones"], reference;
+            Generation => $crate::endpoints::Generation, ["generation"];
+            Load => $crate::endpoints::Load, ["load"];
+            Imports => $crate::endpoints::Imports, ["imports"];
+            Exports => $crate::endpoints::Exports, ["exports"];
+            Mix => $crate::endpoints::Mix, ["mix"];
+            Footprints => $crate::endpoints::FootprintsEndpoint, ["footprints"];
+            Impacts => $crate::endpoints::ImpactsEndpoint, ["impacts"];
+            /// `/green-score` and `/environmental-score`.
+            Score => $crate::endpoints::Score, ["green-score", "environmental-score"];
+            FlowShare => $crate::endpoints::FlowShare, ["flow-share"];
+            MixShare => $crate::endpoints::MixShare, ["mix-share"];
+            FootprintShare => $crate::endpoints::FootprintShare, ["footprint-share"];
+            ImpactShare => $crate::endpoints::ImpactShare, ["impact-share"];
+            Factors => $crate::endpoints::FactorsEndpoint, ["factors"], reference;
+        }
+    };
+}
+pub(crate) use endpoint_list;
+
+pub use factors::{FactorParams, FactorsEndpoint, factors};
 pub use flows::{Exports, Imports, exports, imports};
-pub use footprints::{FootprintsEndpoint, footprints};
+pub use footprints::{FootprintParams, FootprintsEndpoint, footprints};
 pub use generation::{Generation, generation};
-pub use impacts::{ImpactsEndpoint, impacts};
+pub use impacts::{ImpactParams, ImpactsEndpoint, impacts};
 pub use load::{Load, load};
 pub use mix::{Mix, mix};
-pub use score::{Score, score};
+pub use score::{Score, ScoreParams, score};
 pub use shares::{
-    FlowShare, FootprintShare, ImpactShare, MixShare, flow_share, footprint_share, impact_share,
-    mix_share,
+    FlowShare, FootprintShare, FootprintShareParams, ImpactShare, ImpactShareParams, MixShare,
+    flow_share, footprint_share, impact_share, mix_share,
 };
 pub use status::{ProviderStates, status, status_component};
 pub use zones::{Zones, zones};
 
 use crate::cache::{ABSENT, DataCache, DerivedZone, day_spans};
+use crate::describe::*;
 use crate::error::QueryError;
 use crate::group::{FlagPair, GroupEntry, Grouper};
 use crate::params::*;
@@ -74,6 +103,8 @@ use gridprint_core::slot::{Slot, SlotRange, format_timestamp};
 use gridprint_core::zone::{ZoneCode, ZoneIdx};
 use gridprint_responses::*;
 use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
 
 /// One `/v1` data endpoint: how it reads its query parameters and how it answers from the cache.
 /// Implemented once per endpoint module; [`crate::service::Endpoint`] lists them.
@@ -81,7 +112,13 @@ pub trait EndpointDef {
     /// The typed request.
     type Request;
     /// The answer (a response type of `gridprint-responses`).
-    type Response: Answer + 'static;
+    type Response: Answer + BodySchema + 'static;
+    /// Per path of the endpoint (in the table's order), its OpenAPI summary (first paragraph) and
+    /// description (the rest).
+    const DOCS: &'static [&'static str];
+    /// The endpoint's query parameters in the OpenAPI document, in order (`IntoParams` structs of
+    /// [`crate::describe`] or of the module, through [`params_of`]; `format` is added for all).
+    fn parameters() -> Vec<Parameter>;
     /// Reads the request by the rules of [`crate::params`] (the first problem found is reported).
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
     /// Answers the request from a cache snapshot.

@@ -42,6 +42,19 @@ pub struct Score;
 impl EndpointDef for Score {
     type Request = ScoreRequest;
     type Response = Scores;
+    const DOCS: &'static [&'static str] = &[
+        "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/environmental-score`.",
+        "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/green-score`.",
+    ];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<TimeParams>(),
+            params_of::<ScoreParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
@@ -59,4 +72,16 @@ impl EndpointDef for Score {
     fn answer(cache: &DataCache, req: &ScoreRequest) -> Scores {
         score(cache, req)
     }
+}
+
+/// `/green-score` and `/environmental-score`.
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ScoreParams {
+    /// Only `operational` (default); `life-cycle` → 400.
+    pub scope: Option<schema::OperationalScope>,
+    /// `true`: time-weighted average over `[start, end]` (start and end required).
+    pub aggregate: Option<bool>,
+    /// `true` (default): the score of the global values; `false`: of the local values.
+    pub use_global: Option<bool>,
 }

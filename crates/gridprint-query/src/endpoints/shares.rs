@@ -259,6 +259,17 @@ pub struct FlowShare;
 impl EndpointDef for FlowShare {
     type Request = ShareRequest;
     type Response = Vec<FlowShareResult>;
+    const DOCS: &'static [&'static str] =
+        &["Where the zone's generation is consumed: % per destination zone (itself included)."];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<DestinationParams>(),
+            params_of::<TimeParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
         let (zones, partners, window) = with_partners(p, ctx, "destination_")?;
@@ -280,6 +291,17 @@ pub struct MixShare;
 impl EndpointDef for MixShare {
     type Request = ShareRequest;
     type Response = Vec<MixShareResult>;
+    const DOCS: &'static [&'static str] =
+        &["Where the zone's consumption is generated: % per origin zone (itself included)."];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<OriginParams>(),
+            params_of::<TimeParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
         let (zones, partners, window) = with_partners(p, ctx, "origin_")?;
@@ -302,6 +324,19 @@ pub struct FootprintShare;
 impl EndpointDef for FootprintShare {
     type Request = FootprintShareRequest;
     type Response = Vec<FootprintShareResult>;
+    const DOCS: &'static [&'static str] = &[
+        "The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).",
+    ];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<SourceParams>(),
+            params_of::<TimeParams>(),
+            params_of::<FootprintShareParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(
         p: &QueryParams<'_>,
@@ -330,6 +365,18 @@ pub struct ImpactShare;
 impl EndpointDef for ImpactShare {
     type Request = ShareRequest;
     type Response = Vec<ImpactShareResult>;
+    const DOCS: &'static [&'static str] =
+        &["The zone's global water impact split by the zone the power comes from."];
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            params_of::<LocationParams>(),
+            params_of::<SourceParams>(),
+            params_of::<TimeParams>(),
+            params_of::<ImpactShareParams>(),
+        ]
+        .concat()
+    }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
         let (zones, partners, window) = with_partners(p, ctx, "source_")?;
@@ -345,4 +392,24 @@ impl EndpointDef for ImpactShare {
     fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareResult> {
         impact_share(cache, req)
     }
+}
+
+/// `/footprint-share`.
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FootprintShareParams {
+    /// `carbon` or `water`; default both.
+    pub footprint_type: Option<schema::FootprintType>,
+    /// `life-cycle` (default) or `operational`.
+    pub scope: Option<schema::Scope>,
+}
+
+/// `/impact-share`.
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ImpactShareParams {
+    /// Only `water` (default); `carbon` → 400.
+    pub impact_type: Option<schema::ImpactType>,
+    /// Only `operational` (default); `life-cycle` → 400.
+    pub scope: Option<schema::OperationalScope>,
 }
