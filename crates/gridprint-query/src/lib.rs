@@ -14,6 +14,7 @@
 
 pub mod answer;
 pub mod cache;
+pub mod country;
 pub mod csv;
 pub mod endpoints;
 pub mod error;

@@ -63,6 +63,7 @@ pub use status::{ProviderStates, status, status_component};
 pub use zones::{Zones, zones};
 
 use crate::cache::{ABSENT, DataCache, DerivedZone, day_spans};
+use crate::country::{Source, ValueSource, countries};
 use crate::error::QueryError;
 use crate::group::{FlagPair, GroupEntry, Grouper};
 use crate::params::*;
@@ -206,7 +207,7 @@ fn raw_points(
 /// Pushes every kept value of a derived series into a grouper under `key`.
 fn push_derived<K: Copy + PartialEq>(
     g: &mut Grouper<K>,
-    derived: &DerivedZone,
+    derived: &impl ValueSource,
     series: &SeriesKey,
     window: &TimeWindow,
     keep: fn(f32) -> bool,
@@ -227,7 +228,11 @@ fn push_derived<K: Copy + PartialEq>(
 }
 
 /// The flag entries of one derived series (one block per entry).
-fn flag_series(derived: &DerivedZone, series: &SeriesKey, window: &TimeWindow) -> Vec<FlagSeries> {
+fn flag_series(
+    derived: &impl ValueSource,
+    series: &SeriesKey,
+    window: &TimeWindow,
+) -> Vec<FlagSeries> {
     let mut g = Grouper::new();
     push_derived(&mut g, derived, series, window, keep_non_negative, ());
     g.finish(|_, _| std::cmp::Ordering::Equal)
@@ -276,7 +281,7 @@ pub fn time_weighted_mean(points: &[(f64, f64)], start: f64, end: f64) -> Option
 }
 
 fn aggregate_derived(
-    derived: &DerivedZone,
+    derived: &impl ValueSource,
     series: &SeriesKey,
     window: &TimeWindow,
 ) -> Option<Aggregated> {
@@ -305,13 +310,14 @@ struct Window<'a> {
     a: Aggregated,
 }
 
-/// For each selected zone and each of `keys` (in order): the entries of the derived column
-/// `column(key)` as `series(zone, key, entries)`, or with `aggregate` its aggregate as
+/// For each selected zone and country (by code) and each of `keys` (in order): the entries of the
+/// derived column `column(key)` as `series(zone, key, entries)`, or with `aggregate` its aggregate as
 /// `aggregated(zone, key, window)`. Zones and keys without points are left out.
 #[allow(clippy::too_many_arguments)]
 fn derived_answer<T: Copy, S, A>(
     cache: &DataCache,
     sel: &ZoneSelection,
+    countries: &[Country],
     window: &TimeWindow,
     aggregate: bool,
     keys: &[T],
@@ -319,16 +325,16 @@ fn derived_answer<T: Copy, S, A>(
     series: impl Fn(ZoneCode, T, Vec<FlagSeries>) -> S,
     aggregated: impl Fn(ZoneCode, T, Window<'_>) -> A,
 ) -> Result<Vec<S>, Vec<A>> {
-    let items: Vec<(ZoneIdx, ZoneCode, T)> = zones_of(cache, sel)
+    let items: Vec<(Source<'_>, ZoneCode, T)> = sources(cache, sel, countries)
         .into_iter()
-        .flat_map(|(z, code)| keys.iter().map(move |&k| (z, code.clone(), k)))
+        .flat_map(|(src, code)| keys.iter().map(move |&k| (src, code.clone(), k)))
         .collect();
     if aggregate {
         let (start, end) = requested_strings(window);
         return Err(items
             .into_iter()
-            .filter_map(|(z, code, k)| {
-                let a = aggregate_derived(cache.derived(z), &column(k), window)?;
+            .filter_map(|(src, code, k)| {
+                let a = aggregate_derived(&src, &column(k), window)?;
                 Some(aggregated(
                     code,
                     k,
@@ -343,8 +349,8 @@ fn derived_answer<T: Copy, S, A>(
     }
     Ok(items
         .into_iter()
-        .filter_map(|(z, code, k)| {
-            let entries = flag_series(cache.derived(z), &column(k), window);
+        .filter_map(|(src, code, k)| {
+            let entries = flag_series(&src, &column(k), window);
             (!entries.is_empty()).then(|| series(code, k, entries))
         })
         .collect())
@@ -353,6 +359,25 @@ fn derived_answer<T: Copy, S, A>(
 fn requested_strings(window: &TimeWindow) -> (String, String) {
     let (s, e) = window.requested.expect("aggregates need start and end");
     (format_timestamp(s), format_timestamp(e))
+}
+
+/// The selected zones and the requested countries as value sources, by code.
+fn sources<'a>(
+    cache: &'a DataCache,
+    sel: &ZoneSelection,
+    countries: &'a [Country],
+) -> Vec<(Source<'a>, ZoneCode)> {
+    let mut out: Vec<(Source<'a>, ZoneCode)> = zones_of(cache, sel)
+        .into_iter()
+        .map(|(z, code)| (Source::Zone(cache.derived(z)), code))
+        .chain(
+            countries
+                .iter()
+                .map(|c| (Source::Country(cache, c), c.code.clone())),
+        )
+        .collect();
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
 }
 
 fn zones_of(cache: &DataCache, sel: &crate::params::ZoneSelection) -> Vec<(ZoneIdx, ZoneCode)> {
