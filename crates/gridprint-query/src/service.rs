@@ -83,6 +83,8 @@ endpoint_table! {
     FootprintShare => endpoints::FootprintShare, ["footprint-share"];
     ImpactShare => endpoints::ImpactShare, ["impact-share"];
     Factors => endpoints::FactorsEndpoint, ["factors"], reference;
+    /// `/best-window`: the best placements of a job over zones and the forecast.
+    BestWindow => endpoints::BestWindowEndpoint, ["best-window"];
 }
 
 impl Endpoint {
@@ -102,7 +104,7 @@ fn answer<E: EndpointDef>(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
 ) -> Result<QueryResponse, QueryError> {
-    Ok(E::answer(cache, &E::parse(p, ctx)?).into())
+    Ok(E::try_answer(cache, &E::parse(p, ctx)?)?.into())
 }
 
 /// Parses the request of one endpoint (without answering it).

@@ -35,6 +35,7 @@
 //! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (how it reads its
 //! parameters and how it answers); the table in [`crate::service`] names each once.
 
+mod best_window;
 mod factors;
 mod flows;
 mod footprints;
@@ -47,6 +48,7 @@ mod shares;
 pub mod status;
 mod zones;
 
+pub use best_window::{BestWindowEndpoint, BestWindowRequest, Metric, best_window};
 pub use factors::{FactorsEndpoint, factors};
 pub use flows::{Exports, Imports, exports, imports};
 pub use footprints::{FootprintsEndpoint, footprints};
@@ -87,6 +89,11 @@ pub trait EndpointDef {
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
     /// Answers the request from a cache snapshot.
     fn answer(cache: &DataCache, req: &Self::Request) -> Self::Response;
+    /// Answers, or refuses a request that can only be judged against the data (best-window: a job
+    /// longer than a window that ends where the data ends). Most endpoints never refuse here.
+    fn try_answer(cache: &DataCache, req: &Self::Request) -> Result<Self::Response, QueryError> {
+        Ok(Self::answer(cache, req))
+    }
 }
 
 /// Datasource of the flow-traced mix.
