@@ -171,7 +171,9 @@ pub fn parse_duration(s: &str) -> Result<u64, String> {
     if let iso8601::Duration::YMDHMS { year, month, .. } = d
         && (year != 0 || month != 0)
     {
-        return Err("duration in years or months has no fixed length: use days, hours or minutes".into());
+        return Err(
+            "duration in years or months has no fixed length: use days, hours or minutes".into(),
+        );
     }
     let secs = std::time::Duration::from(d).as_secs_f64().ceil() as u64;
     if secs == 0 {
@@ -185,9 +187,9 @@ pub fn parse_duration(s: &str) -> Result<u64, String> {
 fn reparses(s: &str) -> bool {
     s.starts_with('P')
         && s.len() > 1
-        && s[1..]
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, 'Y' | 'M' | 'W' | 'D' | 'T' | 'H' | 'S' | '.' | ','))
+        && s[1..].chars().all(|c| {
+            c.is_ascii_digit() || matches!(c, 'Y' | 'M' | 'W' | 'D' | 'T' | 'H' | 'S' | '.' | ',')
+        })
         && s.ends_with(|c: char| c.is_ascii_alphabetic())
 }
 

@@ -48,11 +48,21 @@ pub(crate) fn countries(
 /// Where derived values are read from: a zone's columns, or a country's weighted means.
 pub trait ValueSource {
     /// Calls `f(slot, flags, value)` for every slot of `range` with a finite value, in time order.
-    fn for_each_value(&self, key: &SeriesKey, range: SlotRange, f: impl FnMut(Slot, SlotFlags, f32));
+    fn for_each_value(
+        &self,
+        key: &SeriesKey,
+        range: SlotRange,
+        f: impl FnMut(Slot, SlotFlags, f32),
+    );
 }
 
 impl ValueSource for DerivedZone {
-    fn for_each_value(&self, key: &SeriesKey, range: SlotRange, f: impl FnMut(Slot, SlotFlags, f32)) {
+    fn for_each_value(
+        &self,
+        key: &SeriesKey,
+        range: SlotRange,
+        f: impl FnMut(Slot, SlotFlags, f32),
+    ) {
         DerivedZone::for_each_value(self, key, range, f)
     }
 }
@@ -157,7 +167,13 @@ pub fn country_slots(
                 coverage,
             };
             let cf = weighted(cache, c, &carbon, &weight(coverage), range);
-            let wi = weighted(cache, c, &SeriesKey::Impact { coverage }, &weight(coverage), range);
+            let wi = weighted(
+                cache,
+                c,
+                &SeriesKey::Impact { coverage },
+                &weight(coverage),
+                range,
+            );
             cf.into_iter()
                 .zip(wi)
                 .map(|(a, b)| {

@@ -20,7 +20,10 @@ pub(crate) fn serialize_round2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S:
     s.serialize_f64(round2(*v))
 }
 
-pub(crate) fn serialize_round2_opt<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_round2_opt<S: Serializer>(
+    v: &Option<f64>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     match v {
         Some(v) => s.serialize_f64(round2(*v)),
         None => s.serialize_none(),

@@ -116,7 +116,11 @@ fn data_end(cache: &DataCache, sources: &[(Source<'_>, ZoneCode)]) -> Option<Slo
         .iter()
         .filter_map(|(src, _)| match src {
             Source::Zone(d) => last(d),
-            Source::Country(_, c) => c.members.iter().filter_map(|&m| last(cache.derived(m))).max(),
+            Source::Country(_, c) => c
+                .members
+                .iter()
+                .filter_map(|&m| last(cache.derived(m)))
+                .max(),
         })
         .max()
 }
@@ -175,7 +179,10 @@ fn metric(p: &QueryParams<'_>) -> Result<Metric, QueryError> {
     match name.as_deref() {
         None | Some("footprint") => {
             let t = footprint_types(p, "footprint_type")?[0];
-            Ok(Metric::Footprint(t, scope_any(p)?.unwrap_or(Scope::LifeCycle)))
+            Ok(Metric::Footprint(
+                t,
+                scope_any(p)?.unwrap_or(Scope::LifeCycle),
+            ))
         }
         Some("impact") => {
             impact_type(p)?;
@@ -221,7 +228,11 @@ impl EndpointDef for BestWindowEndpoint {
         let (zones, _) = primary(p, ctx)?;
         let countries = countries(p, ctx)?;
         let seconds = match p.get("duration") {
-            None => return Err(QueryError::bad_request("duration is required (minutes or ISO 8601, e.g. PT2H)")),
+            None => {
+                return Err(QueryError::bad_request(
+                    "duration is required (minutes or ISO 8601, e.g. PT2H)",
+                ));
+            }
             Some(d) => parse_duration(d).map_err(QueryError::unprocessable)?,
         };
         let slots = slots_for(seconds);
@@ -271,7 +282,10 @@ impl EndpointDef for BestWindowEndpoint {
         best_window(cache, req).unwrap_or_default()
     }
 
-    fn try_answer(cache: &DataCache, req: &BestWindowRequest) -> Result<Vec<BestWindow>, QueryError> {
+    fn try_answer(
+        cache: &DataCache,
+        req: &BestWindowRequest,
+    ) -> Result<Vec<BestWindow>, QueryError> {
         best_window(cache, req)
     }
 }
