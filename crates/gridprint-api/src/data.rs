@@ -25,7 +25,7 @@ use crate::error::ApiError;
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
 use crate::params::{
-    DestinationParams, FactorParams, FootprintParams, FootprintShareParams, FormatParam,
+    BestWindowParams, DestinationParams, FactorParams, FootprintParams, FootprintShareParams, FormatParam,
     ImpactParams, ImpactShareParams, LocationParams, OriginParams, ProductionFilter, ScoreParams,
     SourceParams, TimeParams,
 };
@@ -254,6 +254,7 @@ pub fn data_router() -> OpenApiRouter<AppState> {
         .routes(routes!(footprint_share))
         .routes(routes!(impact_share))
         .routes(routes!(factors))
+        .routes(routes!(best_window))
 }
 
 /// Declares a data handler: its OpenAPI description (`#[utoipa::path]`, shared responses and the
@@ -479,3 +480,17 @@ mod tests {
         assert!(!is_long(&pairs("zone=ES")));
     }
 }
+
+data_handler!(
+    /// When and where a job of fixed length runs best: the best `n` placements over the requested
+    /// zones or countries (`zone`, a list, or `lat`/`lon`) and the forecast, best first.
+    ///
+    /// A job covers whole 15-minute slots and never spans a slot without data; its `value` is the mean
+    /// of its slot values (a step series). `now_value` is the same job starting at the window's start;
+    /// `saving_percent` is positive when the placement is better than starting now. `forecast` is true
+    /// when any slot of the job is a forecast (no provider data). Unlike the data endpoints `start`
+    /// and `end` may each be omitted (current slot; end of the data). Never cached (`no-cache`).
+    best_window, "/v1/best-window", Endpoint::BestWindow, "best_window",
+    params(LocationParams, BestWindowParams, FormatParam),
+    body = Vec<BestWindow>
+);

@@ -20,7 +20,9 @@ pub struct FormatParam {
 pub struct LocationParams {
     /// A zone code or a comma-separated list (`ES` or `es,FR,DE`; case-insensitive, answered
     /// upper-case). Absent or empty: all zones. Unknown codes select nothing (`200 []`). Not together
-    /// with `lat`/`lon` (400).
+    /// with `lat`/`lon` (400). `/footprints`, `/impacts`, the score endpoints and `/best-window` also
+    /// accept the country codes `DK`, `IT`, `NO`, `SE` (global: the members' consumption-weighted
+    /// mean; local: generation-weighted; flags of the worst member); a bidding-zone code always wins.
     #[param(example = "ES")]
     pub zone: Option<String>,
     /// Latitude of a point in [-90, 90] (else 422); with `lon`, selects the zone whose polygon contains
@@ -123,6 +125,42 @@ pub struct ScoreParams {
     pub aggregate: Option<bool>,
     /// `true` (default): the score of the global values; `false`: of the local values.
     pub use_global: Option<bool>,
+}
+
+/// `/best-window` (its own window rules: `start` and `end` may each be omitted).
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct BestWindowParams {
+    /// The job's length: whole minutes (`90`) or ISO 8601 (`PT2H`, `PT1H30M`, `P1D`; no years or
+    /// months). Rounded **up** to whole 15-minute slots; the answer says so (`duration_minutes`,
+    /// `duration_rounded_up`). Required (400); unreadable or 0 → 422; longer than the window → 400.
+    #[param(required = true, example = "PT2H")]
+    pub duration: Option<String>,
+    /// First moment the job may start (same formats as the data endpoints). Unlike them it may be
+    /// omitted alone: default the current 15-minute slot.
+    #[param(example = "2024-06-15T00:00:00Z")]
+    pub start: Option<String>,
+    /// When the job must be done. Unlike the data endpoints it may be omitted alone: default the end
+    /// of the data of the requested zones (the forecast's end), at most 31 days after `start`. An
+    /// explicit window longer than 31 days → 400.
+    #[param(example = "2024-06-16T00:00:00Z")]
+    pub end: Option<String>,
+    /// What the job is ranked by: `footprint` (default; lower is better), `impact` (water, lower is
+    /// better) or `score` (higher is better).
+    #[param(example = "footprint")]
+    pub metric: Option<String>,
+    /// With `metric=footprint`: `carbon` (default) or `water`.
+    pub footprint_type: Option<schema::FootprintType>,
+    /// With `metric=impact`: only `water`.
+    pub impact_type: Option<schema::ImpactType>,
+    /// `life-cycle` (default for footprints) or `operational` (the only scope of impact and score).
+    pub scope: Option<schema::Scope>,
+    /// `true` (default): global values; `false`: local.
+    pub use_global: Option<bool>,
+    /// How many placements, best first, over all requested zones together, never overlapping within a
+    /// zone: 1 to 100, default 3 (else 400).
+    #[param(example = 3)]
+    pub n: Option<u32>,
 }
 
 /// `/footprint-share`.
