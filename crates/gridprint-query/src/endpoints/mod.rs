@@ -31,6 +31,11 @@
 //! - `/factors`: factors are constant in time. Without dates the series is one point at the current
 //!   slot; with dates one point at the window's first slot; with dates and `aggregate=true` the
 //!   aggregate shape with the factor as value, `valid` true and `zone_status` complete.
+//! - Country codes (`DK`, `IT`, `NO`, `SE`) on footprints, impacts and scores read their values through
+//!   [`crate::country`] (weighted means of the members) and are ordered among the zones by code.
+//! - `/best-window` ranks placements of a job with `gridprint_core::best_window`; its window may
+//!   leave `start` or `end` open, and a job longer than the window is refused when answering
+//!   ([`EndpointDef::try_answer`]) since the default end depends on the data.
 //!
 //! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (how it reads its
 //! parameters and how it answers); the table in [`crate::service`] names each once.
