@@ -113,13 +113,24 @@ pub fn best_windows(
             }
         }
     }
-    candidates.sort_by(|a, b| {
+    let order = |a: &(f64, usize, usize), b: &(f64, usize, usize)| {
         let by_value = match goal {
             Goal::Minimise => a.0.total_cmp(&b.0),
             Goal::Maximise => b.0.total_cmp(&a.0),
         };
         by_value.then(a.2.cmp(&b.2)).then(a.1.cmp(&b.1))
-    });
+    };
+    // A taken job rules out at most 2·len − 1 starts of its zone (itself included), so the n-th pick
+    // lies among the best (n − 1)(2·len − 1) + 1 candidates: select those in linear time, sort only them.
+    let keep = (n - 1)
+        .saturating_mul(2 * len - 1)
+        .saturating_add(1)
+        .min(candidates.len());
+    if keep > 0 && keep < candidates.len() {
+        candidates.select_nth_unstable_by(keep - 1, order);
+        candidates.truncate(keep);
+    }
+    candidates.sort_by(order);
     let mut taken: Vec<Placement> = Vec::with_capacity(n);
     for (_, zone, start) in candidates {
         if taken.len() == n {
