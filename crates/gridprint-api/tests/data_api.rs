@@ -581,14 +581,21 @@ async fn best_window_over_http(kind: Kind) {
     let items = v.as_array().unwrap();
     assert!(!items.is_empty(), "{v}");
     for w in items.windows(2) {
-        assert!(w[0]["value"].as_f64() <= w[1]["value"].as_f64(), "best first: {v}");
+        assert!(
+            w[0]["value"].as_f64() <= w[1]["value"].as_f64(),
+            "best first: {v}"
+        );
     }
     assert_eq!(items[0]["duration_minutes"], 120);
     let example = spec()["components"]["schemas"]["BestWindow"]["example"].clone();
     schema_check(&uri, &json!([example]));
     let r = get(&app, &format!("{uri}&format=csv")).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert!(r.text().starts_with("zone,metric,start,end,value,unit"), "{}", r.text());
+    assert!(
+        r.text().starts_with("zone,metric,start,end,value,unit"),
+        "{}",
+        r.text()
+    );
     assert_eq!(r.header("cache-control"), "no-cache");
     let r = get(
         &app,

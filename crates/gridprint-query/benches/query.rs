@@ -127,9 +127,5 @@ fn lat_lon_lookup(b: divan::Bencher) {
 fn best_window_all_zones_four_days(b: divan::Bencher) {
     let svc = service();
     let p = pairs("duration=PT2H&footprint_type=carbon&start=2024-01-10&end=2024-01-14");
-    b.bench(|| {
-        svc.query(Endpoint::BestWindow, &p, NOW)
-            .unwrap()
-            .to_json()
-    });
+    b.bench(|| svc.query(Endpoint::BestWindow, &p, NOW).unwrap().to_json());
 }

@@ -324,7 +324,8 @@ fn query_pairs(args: &QueryArgs, now: OffsetDateTime) -> anyhow::Result<Vec<(Str
         pairs.push(("duration".into(), api_duration(d)));
     }
     if let Some(w) = &args.within {
-        let secs = parse_duration(&api_duration(w)).map_err(|e| anyhow::anyhow!("--within: {e}"))?;
+        let secs =
+            parse_duration(&api_duration(w)).map_err(|e| anyhow::anyhow!("--within: {e}"))?;
         let end = now + time::Duration::seconds(i64::try_from(secs).unwrap_or(i64::MAX / 2));
         pairs.push(("end".into(), format_timestamp(end)));
     }
@@ -545,7 +546,14 @@ mod tests {
             q: QueryArgs,
         }
         let cli = Cli::try_parse_from([
-            "q", "best-window", "--zone", "DE,FR", "--duration", "2h", "--within", "24h",
+            "q",
+            "best-window",
+            "--zone",
+            "DE,FR",
+            "--duration",
+            "2h",
+            "--within",
+            "24h",
         ])
         .unwrap();
         let now = time::macros::datetime!(2024-06-15 10:07 UTC);
