@@ -571,6 +571,41 @@ async fn empty_database_answers_empty_arrays(kind: Kind) {
     assert_eq!(r.header("etag"), "");
 }
 
+/// `/best-window` over HTTP on the demo data: best first, the published schema (and its example),
+/// CSV, a country code, and the 400 of a job longer than the window.
+async fn best_window_over_http(kind: Kind) {
+    let app = demo_env(kind).app;
+    let uri = format!("/v1/best-window?zone=DE,FR&duration=PT2H&n=3&{DAY_2017}");
+    let v = get_ok(&app, &uri).await;
+    schema_check(&uri, &v);
+    let items = v.as_array().unwrap();
+    assert!(!items.is_empty(), "{v}");
+    for w in items.windows(2) {
+        assert!(
+            w[0]["value"].as_f64() <= w[1]["value"].as_f64(),
+            "best first: {v}"
+        );
+    }
+    assert_eq!(items[0]["duration_minutes"], 120);
+    let example = spec()["components"]["schemas"]["BestWindow"]["example"].clone();
+    schema_check(&uri, &json!([example]));
+    let r = get(&app, &format!("{uri}&format=csv")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(
+        r.text().starts_with("zone,metric,start,end,value,unit"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(r.header("cache-control"), "no-cache");
+    let r = get(
+        &app,
+        "/v1/best-window?zone=DE&duration=PT3H&start=2017-02-01T00:00:00Z&end=2017-02-01T02:00:00Z",
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.text().contains("longer than the window"), "{}", r.text());
+}
+
 async fn known_values_with_the_documented_nesting(kind: Kind) {
     let app = demo_env(kind).app;
     // generation / mix: series[0].production[0].production_type
@@ -1739,6 +1774,7 @@ macro_rules! on_both_backends {
 on_both_backends!(
     empty_database_answers_empty_arrays,
     known_values_with_the_documented_nesting,
+    best_window_over_http,
     served_numbers_equal_the_engine,
     zone_codes_and_locations,
     parameter_rules,

@@ -48,10 +48,10 @@ pub use gridprint_core::reference::{FootprintType, Scope};
 pub use gridprint_core::slot::{Clock, SystemClock};
 pub use gridprint_responses as responses;
 pub use request::{
-    Aggregatable, Aggregate, ApiRequest, ExportsRequest, FactorsRequest, FlowShareRequest,
-    FootprintShareRequest, FootprintsRequest, GenerationRequest, ImpactShareRequest, ImpactType,
-    ImpactsRequest, ImportsRequest, LoadRequest, Location, MixRequest, MixShareRequest,
-    ScoreRequest, StatusRequest, TimeWindow, ZonesRequest,
+    Aggregatable, Aggregate, ApiRequest, BestWindowRequest, ExportsRequest, FactorsRequest,
+    FlowShareRequest, FootprintShareRequest, FootprintsRequest, GenerationRequest,
+    ImpactShareRequest, ImpactType, ImpactsRequest, ImportsRequest, LoadRequest, Location, Metric,
+    MixRequest, MixShareRequest, ScoreRequest, StatusRequest, TimeWindow, ZonesRequest,
 };
 pub use token::{AccessToken, FileTokenStore, Secret, TokenKey, TokenStore};
 
@@ -844,6 +844,11 @@ impl Client {
     /// `/impacts?aggregate=true`.
     pub async fn impacts_aggregate(&self, r: &ImpactsRequest) -> Result<Vec<ImpactAggregate>> {
         self.get(&Aggregate(r)).await
+    }
+
+    /// `/best-window`: the best placements of a job, best first.
+    pub async fn best_window(&self, r: &BestWindowRequest) -> Result<Vec<BestWindow>> {
+        self.get(r).await
     }
 
     /// `/green-score` (same answer as `/environmental-score`): 0–100 series.

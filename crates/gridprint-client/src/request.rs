@@ -312,6 +312,57 @@ api_request!(ScoreRequest, "green-score", |s| Query::default()
     .flag("use_global", s.use_global));
 impl Aggregatable for ScoreRequest {}
 
+/// What `/best-window` ranks a job by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Metric {
+    /// A footprint (`footprint_type`, `scope`); lower is better.
+    #[default]
+    Footprint,
+    /// The water impact; lower is better.
+    Impact,
+    /// The 0–100 score; higher is better.
+    Score,
+}
+
+impl Metric {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Footprint => "footprint",
+            Metric::Impact => "impact",
+            Metric::Score => "score",
+        }
+    }
+}
+
+/// `/best-window`: the best placements of a job of `duration` over the zones (or countries) and the
+/// forecast. `start` and `end` may each be left to the server (the current slot; the data's end).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BestWindowRequest {
+    pub location: Option<Location>,
+    /// Whole minutes (`"120"`) or ISO 8601 (`"PT2H"`); the server rounds up to whole slots.
+    pub duration: String,
+    pub start: Option<OffsetDateTime>,
+    pub end: Option<OffsetDateTime>,
+    /// `None`: footprint.
+    pub metric: Option<Metric>,
+    /// With the footprint metric; `None`: carbon.
+    pub footprint_type: Option<FootprintType>,
+    pub scope: Option<Scope>,
+    pub use_global: Option<bool>,
+    /// How many placements (1–100); `None`: 3.
+    pub n: Option<u32>,
+}
+api_request!(BestWindowRequest, "best-window", |s| Query::default()
+    .location("", &s.location)
+    .opt("duration", Some(s.duration.as_str()))
+    .opt("start", s.start.map(format_timestamp).as_deref())
+    .opt("end", s.end.map(format_timestamp).as_deref())
+    .opt("metric", s.metric.map(|m| m.as_str()))
+    .opt("footprint_type", s.footprint_type.map(|t| t.as_str()))
+    .opt("scope", s.scope.map(|t| t.as_str()))
+    .flag("use_global", s.use_global)
+    .opt("n", s.n.map(|n| n.to_string()).as_deref()));
+
 /// `/flow-share`: % of the zone's generation consumed in each destination.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FlowShareRequest {

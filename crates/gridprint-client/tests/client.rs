@@ -337,6 +337,24 @@ async fn every_endpoint_through_the_client() {
     assert!(csv.starts_with("zone,"), "{csv}");
     assert_eq!(csv.lines().count(), 1 + 16);
 
+    // Best window: the typed method reads the answer back (2 hours of DE data, a 30-minute job).
+    let june_w = june.unwrap();
+    let best = client
+        .best_window(&BestWindowRequest {
+            location: de.clone(),
+            duration: "PT30M".into(),
+            start: Some(june_w.start),
+            end: Some(june_w.end),
+            n: Some(2),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(best.len(), 2);
+    assert_eq!(best[0].zone.as_str(), "DE");
+    assert_eq!(best[0].duration_minutes, 30);
+    assert!(best[0].value <= best[1].value);
+
     // Status is public: a client without credentials may ask.
     let anonymous = Client::builder().base_url(&s.url).build().unwrap();
     let status = anonymous.status().await.unwrap();

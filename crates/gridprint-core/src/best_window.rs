@@ -113,13 +113,24 @@ pub fn best_windows(
             }
         }
     }
-    candidates.sort_by(|a, b| {
+    let order = |a: &(f64, usize, usize), b: &(f64, usize, usize)| {
         let by_value = match goal {
             Goal::Minimise => a.0.total_cmp(&b.0),
             Goal::Maximise => b.0.total_cmp(&a.0),
         };
         by_value.then(a.2.cmp(&b.2)).then(a.1.cmp(&b.1))
-    });
+    };
+    // A taken job rules out at most 2·len − 1 starts of its zone (itself included), so the n-th pick
+    // lies among the best (n − 1)(2·len − 1) + 1 candidates: select those in linear time, sort only them.
+    let keep = (n - 1)
+        .saturating_mul(2 * len - 1)
+        .saturating_add(1)
+        .min(candidates.len());
+    if keep > 0 && keep < candidates.len() {
+        candidates.select_nth_unstable_by(keep - 1, order);
+        candidates.truncate(keep);
+    }
+    candidates.sort_by(order);
     let mut taken: Vec<Placement> = Vec::with_capacity(n);
     for (_, zone, start) in candidates {
         if taken.len() == n {
@@ -145,6 +156,76 @@ pub fn saving_percent(value: f64, now: f64, goal: Goal) -> Option<f64> {
         Goal::Minimise => (now - value) / now * 100.0,
         Goal::Maximise => (value - now) / now * 100.0,
     })
+}
+
+/// A job length as the API and the CLI accept it: whole minutes (`90`) or an ISO 8601 duration
+/// (`PT2H`, `PT1H30M`, `P1D`, `PT40M`; parsed by the `iso8601` crate). Years and months (no fixed
+/// length) and zero are refused. The answer is in seconds.
+pub fn parse_duration(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    if let Ok(minutes) = s.parse::<u64>() {
+        return match minutes {
+            0 => Err("duration must be longer than 0 minutes".into()),
+            m => m
+                .checked_mul(60)
+                .ok_or_else(|| format!("duration {m} minutes is too long")),
+        };
+    }
+    let upper = s.to_ascii_uppercase();
+    let d = iso8601::duration(&upper)
+        .ok()
+        // the parser stops at the first character it cannot read: refuse trailing text
+        .filter(|_| reparses(&upper))
+        .ok_or_else(|| {
+            format!("duration must be whole minutes (90) or an ISO 8601 duration (PT2H), got '{s}'")
+        })?;
+    if let iso8601::Duration::YMDHMS { year, month, .. } = d
+        && (year != 0 || month != 0)
+    {
+        return Err(
+            "duration in years or months has no fixed length: use days, hours or minutes".into(),
+        );
+    }
+    let secs = std::time::Duration::from(d).as_secs_f64().ceil() as u64;
+    if secs == 0 {
+        return Err("duration must be longer than 0 minutes".into());
+    }
+    Ok(secs)
+}
+
+/// Whether an ISO 8601 duration is read whole: every designator the text holds is one the parser
+/// accepted, and nothing follows the last one.
+fn reparses(s: &str) -> bool {
+    s.starts_with('P')
+        && s.len() > 1
+        && s[1..].chars().all(|c| {
+            c.is_ascii_digit() || matches!(c, 'Y' | 'M' | 'W' | 'D' | 'T' | 'H' | 'S' | '.' | ',')
+        })
+        && s.ends_with(|c: char| c.is_ascii_alphabetic())
+}
+
+/// Whole 15-minute slots of a job of `seconds`, rounded up (40 min → 3 slots).
+pub fn slots_for(seconds: u64) -> usize {
+    seconds.div_ceil(crate::slot::SLOT_SECONDS as u64) as usize
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_minutes_and_iso_8601_round_up_to_slots() {
+        assert_eq!(parse_duration("120"), Ok(7200));
+        assert_eq!(parse_duration("PT2H"), Ok(7200));
+        assert_eq!(parse_duration("pt1h30m"), Ok(5400));
+        assert_eq!(parse_duration("P1D"), Ok(86_400));
+        assert_eq!(slots_for(parse_duration("PT40M").unwrap()), 3);
+        assert_eq!(slots_for(parse_duration("45").unwrap()), 3);
+        assert_eq!(slots_for(parse_duration("PT1M").unwrap()), 1);
+        for bad in ["0", "PT0M", "P1M", "P1Y", "2h", "PT2Hx", "-5", "", "PT"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Benchmarks of the query path on a cache loaded from an in-memory store: one zone, one year of
-//! footprints (35,040 points) answered and serialized to JSON and CSV, and a 31-day all-zones
-//! footprints answer. Run with `cargo bench -p gridprint-query --bench query`.
+//! footprints (35,040 points) answered and serialized to JSON and CSV, a 31-day all-zones
+//! footprints answer, and a best-window answer over 52 zones and 4 days. Run with
+//! `cargo bench -p gridprint-query --bench query`.
 
 use gridprint_core::derived::{Coverage, DerivedDay, SeriesKey, SlotFlags};
 use gridprint_core::quality::ZoneStatus;
@@ -118,4 +119,13 @@ fn lat_lon_lookup(b: divan::Bencher) {
         svc.locator()
             .locate(divan::black_box(40.4), divan::black_box(-3.7))
     });
+}
+
+/// `/best-window` over every zone of the set (52) and 4 days (384 slots each), one 2-hour job,
+/// the best 3 placements, answered and serialized (issue #17: under 1 ms median).
+#[divan::bench]
+fn best_window_all_zones_four_days(b: divan::Bencher) {
+    let svc = service();
+    let p = pairs("duration=PT2H&footprint_type=carbon&start=2024-01-10&end=2024-01-14");
+    b.bench(|| svc.query(Endpoint::BestWindow, &p, NOW).unwrap().to_json());
 }

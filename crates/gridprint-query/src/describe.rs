@@ -70,7 +70,9 @@ pub struct FormatParam {
 pub struct LocationParams {
     /// A zone code or a comma-separated list (`ES` or `es,FR,DE`; case-insensitive, answered
     /// upper-case). Absent or empty: all zones. Unknown codes select nothing (`200 []`). Not together
-    /// with `lat`/`lon` (400).
+    /// with `lat`/`lon` (400). `/footprints`, `/impacts`, the score endpoints and `/best-window` also
+    /// accept the country codes `DK`, `IT`, `NO`, `SE` (global: the members' consumption-weighted
+    /// mean; local: generation-weighted; flags of the worst member); a bidding-zone code always wins.
     #[param(example = "ES")]
     pub zone: Option<String>,
     /// Latitude of a point in [-90, 90] (else 422); with `lon`, selects the zone whose polygon contains

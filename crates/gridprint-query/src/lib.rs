@@ -16,6 +16,7 @@
 
 pub mod answer;
 pub mod cache;
+pub mod country;
 pub mod csv;
 pub mod describe;
 pub mod endpoints;

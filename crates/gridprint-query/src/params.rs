@@ -89,6 +89,14 @@ impl ZoneSelection {
     }
 }
 
+/// A requested country code split into several bidding zones (`DK`, `IT`, `NO`, `SE`) and its member
+/// zones of the set; read by [`crate::country`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Country {
+    pub code: ZoneCode,
+    pub members: Vec<ZoneIdx>,
+}
+
 /// A filter on partner zones (sources, destinations, origins).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PartnerFilter {
@@ -165,6 +173,8 @@ pub struct MixRequest {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FootprintsRequest {
     pub zones: ZoneSelection,
+    /// Country codes among `zone` (docs/methodology.md §5).
+    pub countries: Vec<Country>,
     pub window: TimeWindow,
     /// Carbon, water or both (default), in that order.
     pub footprint_types: Vec<FootprintType>,
@@ -177,6 +187,8 @@ pub struct FootprintsRequest {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImpactsRequest {
     pub zones: ZoneSelection,
+    /// Country codes among `zone` (docs/methodology.md §5).
+    pub countries: Vec<Country>,
     pub window: TimeWindow,
     pub aggregate: bool,
     pub coverage: Coverage,

@@ -101,7 +101,7 @@ fn answer<E: EndpointDef>(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
 ) -> Result<QueryResponse, QueryError> {
-    Ok(E::answer(cache, &E::parse(p, ctx)?).into())
+    Ok(E::try_answer(cache, &E::parse(p, ctx)?)?.into())
 }
 
 /// Parses the request of one endpoint (without answering it).

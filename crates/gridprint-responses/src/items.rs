@@ -9,7 +9,7 @@
 //! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]).
 
 use crate::schema::{self, any_of_arrays};
-use crate::values::{StaticStr, Values, serialize_round2, static_str};
+use crate::values::{StaticStr, Values, serialize_round2, serialize_round2_opt, static_str};
 use gridprint_core::derived::Coverage;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::{DataState, ZoneStatus};
@@ -339,6 +339,56 @@ pub struct ScoreAggregate {
     #[serde(deserialize_with = "static_str")]
     #[schema(value_type = schema::AggregationMethod)]
     pub aggregation_method: StaticStr,
+}
+
+/// Item of `/best-window`: one placement of the job, best first (docs/methodology.md §7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "zone": "FR", "metric": "footprint", "start": "2024-06-15T02:00:00Z",
+    "end": "2024-06-15T04:00:00Z", "value": 41.3, "unit": "gCO2/kWh", "now_value": 55.12,
+    "saving_percent": 25.07, "valid": true, "zone_status": "complete", "forecast": false,
+    "duration_minutes": 120, "duration_rounded_up": false
+}))]
+pub struct BestWindow {
+    /// The bidding zone or country code the job runs in.
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `footprint`, `impact` or `score`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub metric: StaticStr,
+    /// First slot of the job, in UTC.
+    #[schema(format = DateTime)]
+    pub start: String,
+    /// End of the job's last slot, in UTC.
+    #[schema(format = DateTime)]
+    pub end: String,
+    /// Mean over the job's whole slots of the step series, rounded to 2 decimals.
+    #[serde(serialize_with = "serialize_round2")]
+    pub value: f64,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    /// The same job starting at the window's start in the same zone; `null` when it cannot run there
+    /// (a slot without data).
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub now_value: Option<f64>,
+    /// Positive = better than starting now: (now − value)/now·100 for footprints and impacts,
+    /// (value − now)/now·100 for the score; `null` without `now_value` or when it is 0.
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub saving_percent: Option<f64>,
+    /// `true` only if every slot of the job is valid.
+    pub valid: bool,
+    /// The worst status over the job's slots.
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    /// `true` if any slot of the job is a forecast (its zone, or a member of the country, has
+    /// `zone_status` missing there: no provider data).
+    pub forecast: bool,
+    /// The job's length in minutes: the requested duration rounded up to whole 15-minute slots.
+    pub duration_minutes: u32,
+    /// Whether `duration` was rounded up to reach whole slots.
+    pub duration_rounded_up: bool,
 }
 
 /// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself

@@ -569,6 +569,49 @@ impl Rows for FactorAggregate {
     }
 }
 
+impl Rows for BestWindow {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "metric",
+        "start",
+        "end",
+        "value",
+        "unit",
+        "now_value",
+        "saving_percent",
+        "valid",
+        "zone_status",
+        "forecast",
+        "duration_minutes",
+        "duration_rounded_up",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let opt = |v: Option<f64>| v.map(|v| round2(v).to_string()).unwrap_or_default();
+        out.row(&[
+            self.zone.as_str(),
+            self.metric,
+            &self.start,
+            &self.end,
+            &round2(self.value).to_string(),
+            self.unit,
+            &opt(self.now_value),
+            &opt(self.saving_percent),
+            bool_str(self.valid),
+            self.zone_status.as_str(),
+            bool_str(self.forecast),
+            &self.duration_minutes.to_string(),
+            bool_str(self.duration_rounded_up),
+        ]);
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    /// A best-window answer depends on "now" (the default start): never final.
+    fn is_final(&self) -> bool {
+        false
+    }
+}
+
 impl Rows for ZoneInfo {
     const COLUMNS: &'static [&'static str] = &[
         "zone",

@@ -20,6 +20,16 @@ pub(crate) fn serialize_round2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S:
     s.serialize_f64(round2(*v))
 }
 
+pub(crate) fn serialize_round2_opt<S: Serializer>(
+    v: &Option<f64>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_f64(round2(*v)),
+        None => s.serialize_none(),
+    }
+}
+
 /// `&'static str` under another name, for the constant fields of the responses (units, providers, …).
 /// Same type; the alias only keeps serde's derive from inferring a borrow from a `&str` field, which
 /// would make the structs deserializable from `'static` input only.
@@ -36,6 +46,9 @@ pub fn static_str<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Er
         "l/kWh",
         "stress-l/kWh",
         "water",
+        "footprint",
+        "impact",
+        "score",
         TIME_WEIGHTED_AVERAGE,
         "ENTSO-E",
         "Elexon",

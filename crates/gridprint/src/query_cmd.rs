@@ -12,10 +12,13 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use gridprint_client::token::{create_private_dir, user_config_dir, write_private_file};
 use gridprint_client::{Client, Error, FileTokenStore, Format};
+use gridprint_core::best_window::parse_duration;
+use gridprint_core::slot::format_timestamp;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use time::OffsetDateTime;
 
 /// Server used when neither `--url`, `GRIDPRINT_URL` nor the config file names one.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8000";
@@ -54,10 +57,12 @@ pub enum OutputFormat {
   gridprint query footprints --zone DE --start 2024-06-15T00:00Z --end 2024-06-15T02:00Z
   gridprint query mix-share --zone ES --param origin_zone=FR --format csv
   gridprint query footprints --zone DE --start 2024-06-15 --end 2024-06-16 --param aggregate=true
+  gridprint query best-window --zone DE,FR,DK --duration 2h --within 24h
   GRIDPRINT_EMAIL=ada@example.org GRIDPRINT_PASSWORD=... gridprint query --save-config --register")]
 pub struct QueryArgs {
     /// Endpoint: zones, generation, load, imports, exports, mix, footprints, impacts, green-score,
-    /// environmental-score, flow-share, mix-share, footprint-share, impact-share, factors, status.
+    /// environmental-score, flow-share, mix-share, footprint-share, impact-share, factors,
+    /// best-window, status.
     #[arg(required_unless_present_any = ["save_config", "register"])]
     pub endpoint: Option<String>,
     /// Zone code, or several separated by commas (`ES,FR,DE`); omitted: every zone.
@@ -76,6 +81,14 @@ pub struct QueryArgs {
     /// End of the window (with --start).
     #[arg(long, requires = "start")]
     pub end: Option<String>,
+    /// best-window: the job's length, `2h`, `90m`, `1h30m`, whole minutes (`90`) or ISO 8601
+    /// (`PT2H`); the server rounds it up to whole 15-minute slots.
+    #[arg(long, env = "GRIDPRINT_QUERY_DURATION")]
+    pub duration: Option<String>,
+    /// best-window: the job must end within this long from now (`24h`, same forms as --duration);
+    /// sent as `end` (the server's default start is the current slot). Omitted: the forecast's end.
+    #[arg(long, env = "GRIDPRINT_QUERY_WITHIN", conflicts_with = "end")]
+    pub within: Option<String>,
     /// Any other query parameter, repeatable: `--param footprint_type=carbon --param aggregate=true`.
     #[arg(long = "param", short = 'p', value_name = "KEY=VALUE", value_parser = parse_pair)]
     pub params: Vec<(String, String)>,
@@ -249,7 +262,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         let Some(endpoint) = endpoint else {
             return Ok(());
         };
-        let pairs = query_pairs(args);
+        let pairs = query_pairs(args, OffsetDateTime::now_utc())?;
         let format = match args.format {
             OutputFormat::Csv => Format::Csv,
             OutputFormat::Json | OutputFormat::Table => Format::Json,
@@ -282,8 +295,19 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     })
 }
 
-/// The query parameters from the flags, in a stable order.
-fn query_pairs(args: &QueryArgs) -> Vec<(String, String)> {
+/// A duration as the CLI takes it (`2h`, `90m`, `1h30m`, `90`, `PT2H`) in the API's form: whole
+/// minutes and ISO 8601 pass unchanged, `2h` becomes `PT2H`.
+fn api_duration(s: &str) -> String {
+    let s = s.trim();
+    if s.is_empty() || s.chars().all(|c| c.is_ascii_digit()) || s.starts_with(['P', 'p']) {
+        s.to_string()
+    } else {
+        format!("PT{}", s.to_ascii_uppercase())
+    }
+}
+
+/// The query parameters from the flags, in a stable order (`--within` is counted from `now`).
+fn query_pairs(args: &QueryArgs, now: OffsetDateTime) -> anyhow::Result<Vec<(String, String)>> {
     let mut pairs = Vec::new();
     for (k, v) in [
         ("zone", &args.zone),
@@ -296,8 +320,17 @@ fn query_pairs(args: &QueryArgs) -> Vec<(String, String)> {
             pairs.push((k.to_string(), v.clone()));
         }
     }
+    if let Some(d) = &args.duration {
+        pairs.push(("duration".into(), api_duration(d)));
+    }
+    if let Some(w) = &args.within {
+        let secs =
+            parse_duration(&api_duration(w)).map_err(|e| anyhow::anyhow!("--within: {e}"))?;
+        let end = now + time::Duration::seconds(i64::try_from(secs).unwrap_or(i64::MAX / 2));
+        pairs.push(("end".into(), format_timestamp(end)));
+    }
     pairs.extend(args.params.iter().cloned());
-    pairs
+    Ok(pairs)
 }
 
 /// Descriptive columns placed first, in this order (the others follow alphabetically).
@@ -503,6 +536,39 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn best_window_flags_become_duration_and_end() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            q: QueryArgs,
+        }
+        let cli = Cli::try_parse_from([
+            "q",
+            "best-window",
+            "--zone",
+            "DE,FR",
+            "--duration",
+            "2h",
+            "--within",
+            "24h",
+        ])
+        .unwrap();
+        let now = time::macros::datetime!(2024-06-15 10:07 UTC);
+        let pairs = query_pairs(&cli.q, now).unwrap();
+        let get = |k: &str| pairs.iter().find(|p| p.0 == k).map(|p| p.1.as_str());
+        assert_eq!(get("duration"), Some("PT2H"));
+        assert_eq!(get("end"), Some("2024-06-16T10:07:00Z"));
+        assert_eq!(get("zone"), Some("DE,FR"));
+        assert_eq!(api_duration("90"), "90");
+        assert_eq!(api_duration("1h30m"), "PT1H30M");
+        assert_eq!(api_duration("PT45M"), "PT45M");
+        let bad = Cli::try_parse_from(["q", "best-window", "--duration", "2h", "--within", "soon"])
+            .unwrap();
+        assert!(query_pairs(&bad.q, now).is_err());
+    }
 
     #[test]
     fn endpoint_names_are_normalised() {

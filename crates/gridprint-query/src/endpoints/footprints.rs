@@ -12,6 +12,7 @@ pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
     let answer = derived_answer(
         cache,
         &req.zones,
+        &req.countries,
         &req.window,
         req.aggregate,
         &req.footprint_types,
@@ -63,12 +64,14 @@ impl EndpointDef for FootprintsEndpoint {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
+        let countries = countries(p, ctx)?;
         let footprint_types = footprint_types(p, "footprint_type")?;
         let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
         let coverage = coverage(p)?;
         let aggregate = aggregate(p, &window)?;
         Ok(FootprintsRequest {
             zones,
+            countries,
             window,
             footprint_types,
             scope,

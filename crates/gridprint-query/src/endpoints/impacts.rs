@@ -10,6 +10,7 @@ pub fn impacts(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
     let answer = derived_answer(
         cache,
         &req.zones,
+        &req.countries,
         &req.window,
         req.aggregate,
         &[()],
@@ -60,12 +61,14 @@ impl EndpointDef for ImpactsEndpoint {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
+        let countries = countries(p, ctx)?;
         impact_type(p)?;
         scope_operational(p, "impacts")?;
         let coverage = coverage(p)?;
         let aggregate = aggregate(p, &window)?;
         Ok(ImpactsRequest {
             zones,
+            countries,
             window,
             aggregate,
             coverage,

@@ -31,10 +31,16 @@
 //! - `/factors`: factors are constant in time. Without dates the series is one point at the current
 //!   slot; with dates one point at the window's first slot; with dates and `aggregate=true` the
 //!   aggregate shape with the factor as value, `valid` true and `zone_status` complete.
+//! - Country codes (`DK`, `IT`, `NO`, `SE`) on footprints, impacts and scores read their values through
+//!   [`crate::country`] (weighted means of the members) and are ordered among the zones by code.
+//! - `/best-window` ranks placements of a job with `gridprint_core::best_window`; its window may
+//!   leave `start` or `end` open, and a job longer than the window is refused when answering
+//!   ([`EndpointDef::try_answer`]) since the default end depends on the data.
 //!
 //! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (how it reads its
 //! parameters and how it answers); the table in [`crate::service`] names each once.
 
+mod best_window;
 mod factors;
 mod flows;
 mod footprints;
@@ -70,11 +76,14 @@ macro_rules! endpoint_list {
             FootprintShare => $crate::endpoints::FootprintShare, ["footprint-share"];
             ImpactShare => $crate::endpoints::ImpactShare, ["impact-share"];
             Factors => $crate::endpoints::FactorsEndpoint, ["factors"], reference;
+            /// `/best-window`: the best placements of a job over zones and the forecast.
+            BestWindow => $crate::endpoints::BestWindowEndpoint, ["best-window"];
         }
     };
 }
 pub(crate) use endpoint_list;
 
+pub use best_window::{BestWindowEndpoint, BestWindowRequest, Metric, best_window};
 pub use factors::{FactorParams, FactorsEndpoint, factors};
 pub use flows::{Exports, Imports, exports, imports};
 pub use footprints::{FootprintParams, FootprintsEndpoint, footprints};
@@ -91,6 +100,7 @@ pub use status::{ProviderStates, status, status_component};
 pub use zones::{Zones, zones};
 
 use crate::cache::{ABSENT, DataCache, DerivedZone, day_spans};
+use crate::country::{Source, ValueSource, countries};
 use crate::describe::*;
 use crate::error::QueryError;
 use crate::group::{FlagPair, GroupEntry, Grouper};
@@ -123,6 +133,11 @@ pub trait EndpointDef {
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
     /// Answers the request from a cache snapshot.
     fn answer(cache: &DataCache, req: &Self::Request) -> Self::Response;
+    /// Answers, or refuses a request that can only be judged against the data (best-window: a job
+    /// longer than a window that ends where the data ends). Most endpoints never refuse here.
+    fn try_answer(cache: &DataCache, req: &Self::Request) -> Result<Self::Response, QueryError> {
+        Ok(Self::answer(cache, req))
+    }
 }
 
 /// Datasource of the flow-traced mix.
@@ -243,7 +258,7 @@ fn raw_points(
 /// Pushes every kept value of a derived series into a grouper under `key`.
 fn push_derived<K: Copy + PartialEq>(
     g: &mut Grouper<K>,
-    derived: &DerivedZone,
+    derived: &impl ValueSource,
     series: &SeriesKey,
     window: &TimeWindow,
     keep: fn(f32) -> bool,
@@ -264,7 +279,11 @@ fn push_derived<K: Copy + PartialEq>(
 }
 
 /// The flag entries of one derived series (one block per entry).
-fn flag_series(derived: &DerivedZone, series: &SeriesKey, window: &TimeWindow) -> Vec<FlagSeries> {
+fn flag_series(
+    derived: &impl ValueSource,
+    series: &SeriesKey,
+    window: &TimeWindow,
+) -> Vec<FlagSeries> {
     let mut g = Grouper::new();
     push_derived(&mut g, derived, series, window, keep_non_negative, ());
     g.finish(|_, _| std::cmp::Ordering::Equal)
@@ -313,7 +332,7 @@ pub fn time_weighted_mean(points: &[(f64, f64)], start: f64, end: f64) -> Option
 }
 
 fn aggregate_derived(
-    derived: &DerivedZone,
+    derived: &impl ValueSource,
     series: &SeriesKey,
     window: &TimeWindow,
 ) -> Option<Aggregated> {
@@ -342,13 +361,14 @@ struct Window<'a> {
     a: Aggregated,
 }
 
-/// For each selected zone and each of `keys` (in order): the entries of the derived column
-/// `column(key)` as `series(zone, key, entries)`, or with `aggregate` its aggregate as
+/// For each selected zone and country (by code) and each of `keys` (in order): the entries of the
+/// derived column `column(key)` as `series(zone, key, entries)`, or with `aggregate` its aggregate as
 /// `aggregated(zone, key, window)`. Zones and keys without points are left out.
 #[allow(clippy::too_many_arguments)]
 fn derived_answer<T: Copy, S, A>(
     cache: &DataCache,
     sel: &ZoneSelection,
+    countries: &[Country],
     window: &TimeWindow,
     aggregate: bool,
     keys: &[T],
@@ -356,16 +376,16 @@ fn derived_answer<T: Copy, S, A>(
     series: impl Fn(ZoneCode, T, Vec<FlagSeries>) -> S,
     aggregated: impl Fn(ZoneCode, T, Window<'_>) -> A,
 ) -> Result<Vec<S>, Vec<A>> {
-    let items: Vec<(ZoneIdx, ZoneCode, T)> = zones_of(cache, sel)
+    let items: Vec<(Source<'_>, ZoneCode, T)> = sources(cache, sel, countries)
         .into_iter()
-        .flat_map(|(z, code)| keys.iter().map(move |&k| (z, code.clone(), k)))
+        .flat_map(|(src, code)| keys.iter().map(move |&k| (src, code.clone(), k)))
         .collect();
     if aggregate {
         let (start, end) = requested_strings(window);
         return Err(items
             .into_iter()
-            .filter_map(|(z, code, k)| {
-                let a = aggregate_derived(cache.derived(z), &column(k), window)?;
+            .filter_map(|(src, code, k)| {
+                let a = aggregate_derived(&src, &column(k), window)?;
                 Some(aggregated(
                     code,
                     k,
@@ -380,8 +400,8 @@ fn derived_answer<T: Copy, S, A>(
     }
     Ok(items
         .into_iter()
-        .filter_map(|(z, code, k)| {
-            let entries = flag_series(cache.derived(z), &column(k), window);
+        .filter_map(|(src, code, k)| {
+            let entries = flag_series(&src, &column(k), window);
             (!entries.is_empty()).then(|| series(code, k, entries))
         })
         .collect())
@@ -390,6 +410,25 @@ fn derived_answer<T: Copy, S, A>(
 fn requested_strings(window: &TimeWindow) -> (String, String) {
     let (s, e) = window.requested.expect("aggregates need start and end");
     (format_timestamp(s), format_timestamp(e))
+}
+
+/// The selected zones and the requested countries as value sources, by code.
+fn sources<'a>(
+    cache: &'a DataCache,
+    sel: &ZoneSelection,
+    countries: &'a [Country],
+) -> Vec<(Source<'a>, ZoneCode)> {
+    let mut out: Vec<(Source<'a>, ZoneCode)> = zones_of(cache, sel)
+        .into_iter()
+        .map(|(z, code)| (Source::Zone(cache.derived(z)), code))
+        .chain(
+            countries
+                .iter()
+                .map(|c| (Source::Country(cache, c), c.code.clone())),
+        )
+        .collect();
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
 }
 
 fn zones_of(cache: &DataCache, sel: &crate::params::ZoneSelection) -> Vec<(ZoneIdx, ZoneCode)> {

@@ -10,6 +10,7 @@ pub fn score(cache: &DataCache, req: &ImpactsRequest) -> Scores {
     let answer = derived_answer(
         cache,
         &req.zones,
+        &req.countries,
         &req.window,
         req.aggregate,
         &[()],
@@ -58,11 +59,13 @@ impl EndpointDef for Score {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
+        let countries = countries(p, ctx)?;
         scope_operational(p, "the score")?;
         let coverage = coverage(p)?;
         let aggregate = aggregate(p, &window)?;
         Ok(ImpactsRequest {
             zones,
+            countries,
             window,
             aggregate,
             coverage,
