@@ -83,7 +83,9 @@ macro_rules! endpoint_list {
 }
 pub(crate) use endpoint_list;
 
-pub use best_window::{BestWindowEndpoint, BestWindowRequest, Metric, best_window};
+pub use best_window::{
+    BestWindowEndpoint, BestWindowParams, BestWindowRequest, Metric, best_window,
+};
 pub use factors::{FactorParams, FactorsEndpoint, factors};
 pub use flows::{Exports, Imports, exports, imports};
 pub use footprints::{FootprintParams, FootprintsEndpoint, footprints};
