@@ -361,7 +361,9 @@ fn serve_binary(
         for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
             let Ok(line) = line else { break };
             if let Some(i) = line.find("listening on http://") {
-                let _ = tx.send(line[i + 20..].trim().to_string());
+                // the start-up line goes on after the address (docs page, next step)
+                let addr = line[i + 20..].split_whitespace().next().unwrap_or_default();
+                let _ = tx.send(addr.to_string());
             }
         }
     });
