@@ -411,8 +411,10 @@ fn compute_staged(
         let mut assumed: Vec<InputPoint> = Vec::new();
         for si in inputs.iter_mut() {
             let keep = kept(&out[(si.slot.day() - day) as usize], si.slot.index_in_day());
-            for (from, to) in si.assume_absent_flows(&reference.zones) {
-                if si.slot < current && !(keep[from] && keep[to]) {
+            let added = si.assume_absent_flows(&reference.zones);
+            let computed_now = |z: usize| si.generation[z].is_some() && !keep[z];
+            for (from, to) in added {
+                if si.slot < current && (computed_now(from) || computed_now(to)) {
                     assumed.push(assumed_zero(reference, from, to, si.slot));
                 }
             }
