@@ -83,6 +83,7 @@ endpoint_table! {
     FootprintShare => endpoints::FootprintShare, ["footprint-share"];
     ImpactShare => endpoints::ImpactShare, ["impact-share"];
     Factors => endpoints::FactorsEndpoint, ["factors"], reference;
+    Availability => endpoints::Availability, ["availability"];
 }
 
 impl Endpoint {

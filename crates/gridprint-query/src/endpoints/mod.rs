@@ -35,6 +35,7 @@
 //! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (how it reads its
 //! parameters and how it answers); the table in [`crate::service`] names each once.
 
+mod availability;
 mod factors;
 mod flows;
 mod footprints;
@@ -47,6 +48,7 @@ mod shares;
 pub mod status;
 mod zones;
 
+pub use availability::{Availability, AvailabilityRequest, availability};
 pub use factors::{FactorsEndpoint, factors};
 pub use flows::{Exports, Imports, exports, imports};
 pub use footprints::{FootprintsEndpoint, footprints};
