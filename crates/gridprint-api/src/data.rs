@@ -25,7 +25,7 @@ use crate::error::ApiError;
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
 use crate::params::{
-    DestinationParams, FactorParams, FootprintParams, FootprintShareParams, FormatParam,
+    AvailabilityWindow, DestinationParams, FactorParams, FootprintParams, FootprintShareParams, FormatParam,
     ImpactParams, ImpactShareParams, LocationParams, OriginParams, ProductionFilter, ScoreParams,
     SourceParams, TimeParams,
 };
@@ -254,6 +254,7 @@ pub fn data_router() -> OpenApiRouter<AppState> {
         .routes(routes!(footprint_share))
         .routes(routes!(impact_share))
         .routes(routes!(factors))
+        .routes(routes!(availability))
 }
 
 /// Declares a data handler: its OpenAPI description (`#[utoipa::path]`, shared responses and the
@@ -418,6 +419,16 @@ data_handler!(
     factors, "/v1/factors", Endpoint::Factors, "factors",
     params(TimeParams, FactorParams, FormatParam),
     body = Factors
+);
+
+data_handler!(
+    /// Which zones and time ranges hold data: per zone, per input (generation, load, the flow on
+    /// each direction of each border) and for the derived outputs, the ranges held as runs of
+    /// consecutive 15-minute slots with the same `data_state` (inputs) or `zone_status` (outputs),
+    /// plus the end of the forecast. Without `start`/`end`: everything held.
+    availability, "/v1/availability", Endpoint::Availability, "availability",
+    params(LocationParams, AvailabilityWindow, FormatParam),
+    body = Vec<AvailabilityResult>
 );
 
 #[cfg(test)]

@@ -74,6 +74,19 @@ pub struct TimeParams {
     pub end: Option<String>,
 }
 
+/// The window of `/availability` (optional: without it, everything held).
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AvailabilityWindow {
+    /// Only what is held from this instant on (same formats as for the data endpoints; `start` and
+    /// `end` both or neither, 400 otherwise). Neither: everything held, whatever its length.
+    #[param(example = "2024-06-15T00:00:00Z")]
+    pub start: Option<String>,
+    /// Only what is held before this instant.
+    #[param(example = "2024-06-16T00:00:00Z")]
+    pub end: Option<String>,
+}
+
 /// `/generation` and `/mix`.
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -1602,6 +1602,122 @@ impl Store for Flaky {
     }
 }
 
+
+/// Issue #13: `/v1/availability` on the demo lists exactly the coverage a scan of the data
+/// endpoints finds: per zone, generation (worst state over production types), load, each flow
+/// (from the zone's imports and exports) and the outputs (slots with a carbon footprint).
+async fn availability_matches_a_scan_of_the_endpoints(kind: Kind) {
+    use std::collections::BTreeMap;
+    type Coverage = BTreeMap<(String, String), BTreeMap<String, String>>;
+    let app = demo_env(kind).app;
+    let slot_secs = 900;
+    let ts = |s: &str| gridprint_core::slot::parse_timestamp(s).unwrap().unix_timestamp();
+    let fmt = |t: i64| {
+        gridprint_core::slot::format_timestamp(time::OffsetDateTime::from_unix_timestamp(t).unwrap())
+    };
+    // The availability, expanded into slots.
+    let avail = get_ok(&app, "/v1/availability").await;
+    assert!(!avail.as_array().unwrap().is_empty());
+    let mut listed: Coverage = BTreeMap::new();
+    let mut expand = |zone: &str, series: String, runs: &Value| {
+        for r in runs.as_array().unwrap() {
+            let (a, b) = (ts(r["start"].as_str().unwrap()), ts(r["end"].as_str().unwrap()));
+            assert!(a < b && (b - a) % slot_secs == 0, "{r}");
+            let slots = listed.entry((zone.to_string(), series.clone())).or_default();
+            for t in (a..b).step_by(slot_secs as usize) {
+                let before = slots.insert(fmt(t), r["state"].as_str().unwrap().to_string());
+                assert!(before.is_none(), "runs overlap: {zone} {series} {r}");
+            }
+        }
+    };
+    for z in avail.as_array().unwrap() {
+        let zone = z["zone"].as_str().unwrap();
+        for i in z["inputs"].as_array().unwrap() {
+            let series = match i["input"].as_str().unwrap() {
+                "flow" => format!("flow {}>{}", i["from"].as_str().unwrap(), i["to"].as_str().unwrap()),
+                other => other.to_string(),
+            };
+            expand(zone, series, &i["runs"]);
+        }
+        expand(zone, "outputs".into(), &z["outputs"]);
+    }
+    // The scan: every zone, month by month over windows that hold the demo (the listed runs must
+    // lie inside them, so the scan sees everything listed).
+    let windows = [
+        ("2017-01-15T00:00:00Z", "2017-02-15T00:00:00Z"),
+        ("2024-01-01T00:00:00Z", "2024-01-31T00:00:00Z"),
+        ("2024-06-01T00:00:00Z", "2024-07-01T00:00:00Z"),
+        ("2024-08-15T00:00:00Z", "2024-09-15T00:00:00Z"),
+    ];
+    for slots in listed.values() {
+        for t in slots.keys() {
+            let t = ts(t);
+            assert!(
+                windows.iter().any(|(a, b)| ts(a) <= t && t < ts(b)),
+                "{} is outside the scanned windows",
+                fmt(t)
+            );
+        }
+    }
+    let mut scanned: Coverage = BTreeMap::new();
+    let mut add = |zone: &str, series: String, state: &str, vals: &Value, worst: bool| {
+        let slots = scanned.entry((zone.to_string(), series)).or_default();
+        for (t, _) in values(vals) {
+            let e = slots.entry(t).or_insert_with(|| state.to_string());
+            let rank = |s: &str| ["official", "estimated", "missing"].iter().position(|x| *x == s);
+            if worst && rank(state) > rank(e) {
+                *e = state.to_string();
+            }
+        }
+    };
+    for (a, b) in windows {
+        let w = format!("start={a}&end={b}");
+        for r in get_ok(&app, &format!("/v1/generation?{w}")).await.as_array().unwrap() {
+            let zone = r["zone"].as_str().unwrap();
+            for e in r["series"].as_array().unwrap() {
+                for b in e["production"].as_array().unwrap() {
+                    add(zone, "generation".into(), b["data_state"].as_str().unwrap(), &b["values"], true);
+                }
+            }
+        }
+        for r in get_ok(&app, &format!("/v1/load?{w}")).await.as_array().unwrap() {
+            let zone = r["zone"].as_str().unwrap();
+            for e in r["series"].as_array().unwrap() {
+                for b in e["blocks"].as_array().unwrap() {
+                    add(zone, "load".into(), b["data_state"].as_str().unwrap(), &b["values"], false);
+                }
+            }
+        }
+        for (path, field, partner) in [("imports", "imports", "source"), ("exports", "exports", "destination")] {
+            for r in get_ok(&app, &format!("/v1/{path}?{w}")).await.as_array().unwrap() {
+                let zone = r["zone"].as_str().unwrap();
+                for e in r["series"].as_array().unwrap() {
+                    for b in e[field].as_array().unwrap() {
+                        let p = b[partner].as_str().unwrap();
+                        let series = if path == "imports" {
+                            format!("flow {p}>{zone}")
+                        } else {
+                            format!("flow {zone}>{p}")
+                        };
+                        add(zone, series, b["data_state"].as_str().unwrap(), &b["values"], false);
+                    }
+                }
+            }
+        }
+        let fp = get_ok(&app, &format!("/v1/footprints?footprint_type=carbon&{w}")).await;
+        for r in fp.as_array().unwrap() {
+            let zone = r["zone"].as_str().unwrap();
+            for e in r["series"].as_array().unwrap() {
+                add(zone, "outputs".into(), e["zone_status"].as_str().unwrap(), &e["values"], false);
+            }
+        }
+    }
+    assert_eq!(listed.keys().collect::<Vec<_>>(), scanned.keys().collect::<Vec<_>>());
+    for (k, v) in &listed {
+        assert_eq!(v, &scanned[k], "{k:?}");
+    }
+}
+
 macro_rules! on_both_backends {
     ($($case:ident),* $(,)?) => {
         mod sqlite {
@@ -1628,6 +1744,7 @@ on_both_backends!(
     storage_down_is_reported_and_answered_503,
     new_computed_data_is_served_within_seconds,
     over_a_real_socket,
+    availability_matches_a_scan_of_the_endpoints,
 );
 
 // ---------------------------------------------------------------------------------------------
