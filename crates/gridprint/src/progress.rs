@@ -61,9 +61,12 @@ impl Observer for Bars {
         );
         let skipped = r.document.skipped_total();
         if skipped > 0 {
-            eprintln!("skipped {skipped} points:");
+            eprintln!(
+                "skipped {skipped} points of {} kinds (details with --log-level debug)",
+                r.document.skipped.len()
+            );
             for (k, v) in &r.document.skipped {
-                eprintln!("  {v:>7}  {k}");
+                tracing::debug!(points = v, reason = %k, "skipped");
             }
         }
         self.started = Instant::now();
