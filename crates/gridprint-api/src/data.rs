@@ -25,9 +25,9 @@ use crate::error::ApiError;
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
 use crate::params::{
-    AvailabilityWindow, DestinationParams, FactorParams, FootprintParams, FootprintShareParams, FormatParam,
-    ImpactParams, ImpactShareParams, LocationParams, OriginParams, ProductionFilter, ScoreParams,
-    SourceParams, TimeParams,
+    AvailabilityWindow, DestinationParams, FactorParams, FootprintParams, FootprintShareParams,
+    FormatParam, ImpactParams, ImpactShareParams, LocationParams, OriginParams, ProductionFilter,
+    ScoreParams, SourceParams, TimeParams,
 };
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};

@@ -48,10 +48,10 @@ pub use gridprint_core::reference::{FootprintType, Scope};
 pub use gridprint_core::slot::{Clock, SystemClock};
 pub use gridprint_responses as responses;
 pub use request::{
-    Aggregatable, Aggregate, ApiRequest, AvailabilityRequest, ExportsRequest, FactorsRequest, FlowShareRequest,
-    FootprintShareRequest, FootprintsRequest, GenerationRequest, ImpactShareRequest, ImpactType,
-    ImpactsRequest, ImportsRequest, LoadRequest, Location, MixRequest, MixShareRequest,
-    ScoreRequest, StatusRequest, TimeWindow, ZonesRequest,
+    Aggregatable, Aggregate, ApiRequest, AvailabilityRequest, ExportsRequest, FactorsRequest,
+    FlowShareRequest, FootprintShareRequest, FootprintsRequest, GenerationRequest,
+    ImpactShareRequest, ImpactType, ImpactsRequest, ImportsRequest, LoadRequest, Location,
+    MixRequest, MixShareRequest, ScoreRequest, StatusRequest, TimeWindow, ZonesRequest,
 };
 pub use token::{AccessToken, FileTokenStore, Secret, TokenKey, TokenStore};
 

@@ -170,7 +170,12 @@ async fn every_endpoint_through_the_client() {
     };
     let availability = client.availability(&r).await.unwrap();
     assert_eq!(availability.len(), 1);
-    assert!(availability[0].inputs.iter().any(|i| i.input == "generation"));
+    assert!(
+        availability[0]
+            .inputs
+            .iter()
+            .any(|i| i.input == "generation")
+    );
     assert!(
         availability[0]
             .outputs

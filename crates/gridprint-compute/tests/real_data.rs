@@ -275,7 +275,13 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
         DataState::Official,
         "ENTSO-E",
     )];
-    official.extend(border_flows(&reference, "AT", None, slot, DataState::Official));
+    official.extend(border_flows(
+        &reference,
+        "AT",
+        None,
+        slot,
+        DataState::Official,
+    ));
     store.upsert_inputs(&official, 3).unwrap();
     gridprint_compute::compute_range(store, &reference, range, t2, &mut |_, _| {}).unwrap();
     assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
@@ -374,7 +380,13 @@ fn absent_border_flow_is_an_estimated_zero_until_the_border_reports(store: &dyn 
     let slot = Slot::containing(parse_timestamp("2025-03-01T12:00Z").unwrap());
     let range = SlotRange::new(slot, slot.offset(1));
     let mut inputs = vec![at_generation(slot, 120.0)];
-    inputs.extend(border_flows(&reference, "AT", Some("CH"), slot, DataState::Official));
+    inputs.extend(border_flows(
+        &reference,
+        "AT",
+        Some("CH"),
+        slot,
+        DataState::Official,
+    ));
     store.upsert_inputs(&inputs, 1).unwrap();
     let t1 = parse_timestamp("2025-03-01T12:30Z").unwrap();
     gridprint_compute::compute_range(store, &reference, range, t1, &mut |_, _| {}).unwrap();
@@ -421,7 +433,13 @@ fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
     let old_store = gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap();
     let old: &dyn Store = &old_store;
     let mut inputs = vec![at_generation(slot, 120.0)];
-    inputs.extend(border_flows(&reference, "AT", Some("CH"), slot, DataState::Official));
+    inputs.extend(border_flows(
+        &reference,
+        "AT",
+        Some("CH"),
+        slot,
+        DataState::Official,
+    ));
     let mut old_inputs = inputs.clone();
     for p in border_flows(&reference, "AT", None, slot, DataState::Official) {
         if let InputKey::Flow { from, to } = &p.key
@@ -438,8 +456,8 @@ fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
     // An existing database: the inputs without the AT–CH flow, the outputs of the old rule.
     store.upsert_inputs(&inputs, 1).unwrap();
     store.replace_derived_days(&published).unwrap();
-    let s = gridprint_compute::compute_range(store, &reference, range, late, &mut |_, _| {})
-        .unwrap();
+    let s =
+        gridprint_compute::compute_range(store, &reference, range, late, &mut |_, _| {}).unwrap();
     assert_eq!(s.computed, 0, "the worker never recomputes a final slot");
     assert_eq!(at_flags(store, slot), (ZoneStatus::Complete, true, true));
     assert!(at_ch_flows(store, slot).is_empty());

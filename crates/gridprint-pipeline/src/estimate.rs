@@ -210,11 +210,16 @@ pub fn fill_stored_gaps(
     for r in ranges {
         let mut start = r.start;
         while start < r.end.min(current) {
-            let end = start.offset(FILL_BATCH_DAYS * SLOTS_PER_DAY).min(r.end).min(current);
+            let end = start
+                .offset(FILL_BATCH_DAYS * SLOTS_PER_DAY)
+                .min(r.end)
+                .min(current);
             let target = SlotRange::new(start, end);
             let history = SlotRange::new(
                 start.offset(-PROFILE_DAYS * SLOTS_PER_DAY),
-                end.offset(PROFILE_MAX_GAP_SLOTS as i64).min(current).max(end),
+                end.offset(PROFILE_MAX_GAP_SLOTS as i64)
+                    .min(current)
+                    .max(end),
             );
             let stored = store.inputs_in_range(history)?;
             let known = stored

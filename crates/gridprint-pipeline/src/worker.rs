@@ -311,7 +311,8 @@ impl Worker {
                             (Some(o), k) => o.contains(k.zone()),
                         })
                         .collect();
-                    let mut out = estimate::estimate_points(points.iter().copied(), history, window);
+                    let mut out =
+                        estimate::estimate_points(points.iter().copied(), history, window);
                     // The forecast's history: official values and estimates, not the flows taken
                     // as 0 MW because nothing reported them.
                     let with_estimates = group(

@@ -616,7 +616,8 @@ impl Rows for StatusResponse {
 /// One row per run: inputs (`generation`, `load`, `flow` with `from`/`to`), then `output` runs,
 /// then a `forecast` row whose `end` is the forecast's end.
 impl Rows for AvailabilityResult {
-    const COLUMNS: &'static [&'static str] = &["zone", "series", "from", "to", "start", "end", "state"];
+    const COLUMNS: &'static [&'static str] =
+        &["zone", "series", "from", "to", "start", "end", "state"];
     fn rows(&self, out: &mut dyn RowSink) {
         let zone = self.zone.as_str();
         for i in &self.inputs {
@@ -630,7 +631,15 @@ impl Rows for AvailabilityResult {
             out.row(&[zone, "output", "", "", &r.start, &r.end, r.state.as_str()]);
         }
         if let Some(end) = &self.forecast_end {
-            out.row(&[zone, "forecast", "", "", "", end, DataState::Missing.as_str()]);
+            out.row(&[
+                zone,
+                "forecast",
+                "",
+                "",
+                "",
+                end,
+                DataState::Missing.as_str(),
+            ]);
         }
     }
     fn points(&self) -> usize {

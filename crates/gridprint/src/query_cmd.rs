@@ -52,12 +52,14 @@ pub enum OutputFormat {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   gridprint query footprints --zone DE --start 2024-06-15T00:00Z --end 2024-06-15T02:00Z
-  gridprint query mix-share --zone ES --param origin_zone=FR --format csv
+  gridprint query mix-share --zone CH --param origin_zone=FR --start 2017-02-01 --end 2017-02-02 --format csv
   gridprint query footprints --zone DE --start 2024-06-15 --end 2024-06-16 --param aggregate=true
+  gridprint query availability --zone DE
   GRIDPRINT_EMAIL=ada@example.org GRIDPRINT_PASSWORD=... gridprint query --save-config --register")]
 pub struct QueryArgs {
     /// Endpoint: zones, generation, load, imports, exports, mix, footprints, impacts, green-score,
-    /// environmental-score, flow-share, mix-share, footprint-share, impact-share, factors, status.
+    /// environmental-score, flow-share, mix-share, footprint-share, impact-share, factors,
+    /// availability, status.
     #[arg(required_unless_present_any = ["save_config", "register"])]
     pub endpoint: Option<String>,
     /// Zone code, or several separated by commas (`ES,FR,DE`); omitted: every zone.

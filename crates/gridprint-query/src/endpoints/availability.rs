@@ -43,11 +43,7 @@ fn stamp(s: Slot) -> String {
 }
 
 /// The slots of `range` (everything without one) where the raw series has a served point.
-fn for_each_served(
-    s: &InputSeries,
-    range: Option<SlotRange>,
-    mut f: impl FnMut(Slot, DataState),
-) {
+fn for_each_served(s: &InputSeries, range: Option<SlotRange>, mut f: impl FnMut(Slot, DataState)) {
     let Some(range) = range.or_else(|| held(s.days())) else {
         return;
     };
