@@ -12,6 +12,8 @@ const PARSE_BAR_MIN_BYTES: u64 = 4 << 20;
 /// Draws the bars and prints the reports of one import or compute.
 pub struct Bars {
     show_parsing: bool,
+    /// List the skipped points per reason (else one line; the reasons at debug level).
+    skip_details: bool,
     parsing: Option<ProgressBar>,
     computing: Option<ProgressBar>,
     started: Instant,
@@ -22,10 +24,17 @@ impl Bars {
     pub fn new(show_parsing: bool) -> Bars {
         Bars {
             show_parsing,
+            skip_details: true,
             parsing: None,
             computing: None,
             started: Instant::now(),
         }
+    }
+
+    /// The same, with the skipped points summarised in one line (`serve --demo`'s start-up).
+    pub fn summary_of_skips(mut self) -> Bars {
+        self.skip_details = false;
+        self
     }
 }
 
@@ -61,12 +70,19 @@ impl Observer for Bars {
         );
         let skipped = r.document.skipped_total();
         if skipped > 0 {
-            eprintln!(
-                "skipped {skipped} points of {} kinds (details with --log-level debug)",
-                r.document.skipped.len()
-            );
-            for (k, v) in &r.document.skipped {
-                tracing::debug!(points = v, reason = %k, "skipped");
+            if self.skip_details {
+                eprintln!("skipped {skipped} points:");
+                for (k, v) in &r.document.skipped {
+                    eprintln!("  {v:>7}  {k}");
+                }
+            } else {
+                eprintln!(
+                    "skipped {skipped} points of {} kinds (details at debug level)",
+                    r.document.skipped.len()
+                );
+                for (k, v) in &r.document.skipped {
+                    tracing::debug!(points = v, reason = %k, "skipped");
+                }
             }
         }
         self.started = Instant::now();
