@@ -588,4 +588,28 @@ mod tests {
         let v: Value = serde_json::from_str(r#"[{"zone":"XX","unit":"MW","series":[]}]"#).unwrap();
         assert!(Table::from_json(&v).rows.is_empty());
     }
+
+    #[test]
+    fn availability_prints_one_row_per_run() {
+        let v: Value = serde_json::from_str(
+            r#"[{"zone":"DE","inputs":[
+                {"input":"generation","runs":[
+                    {"start":"2024-06-15T00:00:00Z","end":"2024-06-15T22:00:00Z","state":"official"},
+                    {"start":"2024-06-15T22:00:00Z","end":"2024-06-16T00:00:00Z","state":"estimated"}]},
+                {"input":"flow","from":"AT","to":"DE","runs":[
+                    {"start":"2024-06-15T00:00:00Z","end":"2024-06-16T00:00:00Z","state":"estimated"}]}],
+                "outputs":[{"start":"2024-06-15T00:00:00Z","end":"2024-06-16T00:00:00Z","state":"preview"}],
+                "forecast_end":null}]"#,
+        )
+        .unwrap();
+        let t = Table::from_json(&v);
+        assert_eq!(t.rows.len(), 4, "{}", t.render());
+        for c in ["zone", "input", "from", "to", "start", "end", "state"] {
+            assert!(t.columns.contains(&c.to_string()), "{c}: {:?}", t.columns);
+        }
+        let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
+        let states: Vec<&str> = t.rows.iter().map(|r| r[col("state")].as_str()).collect();
+        assert_eq!(states, ["official", "estimated", "estimated", "preview"]);
+        assert_eq!(t.rows[2][col("from")], "AT");
+    }
 }
