@@ -198,7 +198,10 @@ const FILL_BATCH_DAYS: i64 = 7;
 /// Runs the estimators over the stored inputs of `ranges` (zones of the reference zone set) and
 /// stores the estimates at `now`; returns how many points were inserted or updated. Each batch
 /// looks [`PROFILE_DAYS`] back for the profile and up to 7 days ahead (never past `now`) for the
-/// official value that closes a gap.
+/// official value that closes a gap. Only gaps between two official values are filled here: after
+/// a series' last official value nothing is estimated (stored history does not end because the
+/// provider is late; the worker's cycle fills the recent trailing gap), so such a slot stays a hole
+/// that aggregates count as `missing`.
 pub fn fill_stored_gaps(
     store: &dyn Store,
     reference: &ReferenceData,
@@ -226,7 +229,14 @@ pub fn fill_stored_gaps(
                 .iter()
                 .map(|s| &s.point)
                 .filter(|p| reference.zones.index_of(p.key.zone()).is_some());
-            let estimates = estimate_points(known, history, target);
+            let known: Vec<&InputPoint> = known.collect();
+            let mut last_official: std::collections::HashMap<&InputKey, Slot> = Default::default();
+            for p in known.iter().filter(|p| p.state == DataState::Official) {
+                let e = last_official.entry(&p.key).or_insert(p.slot);
+                *e = (*e).max(p.slot);
+            }
+            let mut estimates = estimate_points(known.iter().copied(), history, target);
+            estimates.retain(|e| last_official.get(&e.key).is_some_and(|l| e.slot < *l));
             if !estimates.is_empty() {
                 let s = store.upsert_inputs(&estimates, now.unix_timestamp())?;
                 changed += s.inserted + s.updated;
