@@ -91,7 +91,36 @@ pub fn spec(rate: f64, burst: u32) -> Spec {
     if let Some(d) = doc.info.description.as_mut() {
         *d = d.replace("{RATE_LIMIT}", &limit);
     }
+    override_examples(&mut doc);
     doc
+}
+
+/// Parameter examples of a path that differ from the shared ones, so that the docs page's example
+/// of every data endpoint over a past window returns data on the demo set (the demo has load only
+/// for BE in January 2024 and NL on 2024-09-02).
+const EXAMPLE_OVERRIDES: &[(&str, &str, &str)] = &[
+    ("/v1/load", "zone", "NL"),
+    ("/v1/load", "start", "2024-09-02T00:00:00Z"),
+    ("/v1/load", "end", "2024-09-03T00:00:00Z"),
+];
+
+fn override_examples(doc: &mut Spec) {
+    for (path, name, value) in EXAMPLE_OVERRIDES {
+        let Some(op) = doc.paths.paths.get_mut(*path).and_then(|p| p.get.as_mut()) else {
+            continue;
+        };
+        for p in op.parameters.iter_mut().flatten() {
+            if let utoipa::openapi::RefOr::T(p) = p
+                && p.name == *name
+            {
+                #[allow(deprecated)]
+                let with_example = utoipa::openapi::path::ParameterBuilder::from(p.clone())
+                    .example(Some(serde_json::Value::from(*value)))
+                    .build();
+                *p = with_example;
+            }
+        }
+    }
 }
 
 /// The JSON of [`spec`] for a configuration, rendered once per process and configuration.

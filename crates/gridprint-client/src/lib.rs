@@ -48,8 +48,8 @@ pub use gridprint_core::reference::{FootprintType, Scope};
 pub use gridprint_core::slot::{Clock, SystemClock};
 pub use gridprint_responses as responses;
 pub use request::{
-    Aggregatable, Aggregate, ApiRequest, BestWindowRequest, ExportsRequest, FactorsRequest,
-    FlowShareRequest, FootprintShareRequest, FootprintsRequest, GenerationRequest,
+    Aggregatable, Aggregate, ApiRequest, AvailabilityRequest, BestWindowRequest, ExportsRequest,
+    FactorsRequest, FlowShareRequest, FootprintShareRequest, FootprintsRequest, GenerationRequest,
     ImpactShareRequest, ImpactType, ImpactsRequest, ImportsRequest, LoadRequest, Location, Metric,
     MixRequest, MixShareRequest, ScoreRequest, StatusRequest, TimeWindow, ZonesRequest,
 };
@@ -805,6 +805,12 @@ impl Client {
 
     /// `/load`: MW consumed.
     pub async fn load(&self, r: &LoadRequest) -> Result<Vec<LoadResult>> {
+        self.get(r).await
+    }
+
+    /// `/availability`: the time ranges held per zone, input and for the outputs, as runs of one
+    /// state, and the forecast's end.
+    pub async fn availability(&self, r: &AvailabilityRequest) -> Result<Vec<AvailabilityResult>> {
         self.get(r).await
     }
 

@@ -219,6 +219,17 @@ api_request!(LoadRequest, "load", |s| Query::default()
     .location("", &s.location)
     .window(&s.window));
 
+/// `/availability`: which time ranges each zone holds, per input and for its outputs. Without a
+/// window: everything held.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AvailabilityRequest {
+    pub location: Option<Location>,
+    pub window: Option<TimeWindow>,
+}
+api_request!(AvailabilityRequest, "availability", |s| Query::default()
+    .location("", &s.location)
+    .window(&s.window));
+
 /// `/imports`: MW received from each neighbour.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ImportsRequest {

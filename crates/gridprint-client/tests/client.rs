@@ -163,6 +163,27 @@ async fn every_endpoint_through_the_client() {
             .all(|b| b.production_type == ProductionType::Solar)
     );
 
+    // Availability: DE's 2024-06-15 is held, its outputs preview (its borders did not report).
+    let r = AvailabilityRequest {
+        location: de.clone(),
+        window: june,
+    };
+    let availability = client.availability(&r).await.unwrap();
+    assert_eq!(availability.len(), 1);
+    assert!(
+        availability[0]
+            .inputs
+            .iter()
+            .any(|i| i.input == "generation")
+    );
+    assert!(
+        availability[0]
+            .outputs
+            .iter()
+            .all(|o| o.state == gridprint_core::quality::ZoneStatus::Preview)
+    );
+    round_trips(&client, &r, &availability).await;
+
     let r = LoadRequest {
         location: nl.clone(),
         window: sept,

@@ -4,7 +4,14 @@
 //! engine on every slot (in parallel), decides each zone's `zone_status` and `valid` flag (contract §6),
 //! and stages the resulting [`DerivedDay`]s in batches before publishing them all at once, so a crash
 //! leaves the previous outputs intact. Slots that were already computed and are older than
-//! `floor15(now) − 4 h` are frozen: they are kept as stored and never recomputed.
+//! `floor15(now) − 4 h` are frozen: they are kept as stored and never recomputed, except by
+//! [`recompute_ranges`] (`gridprint compute --force`, after an upgrade or a data correction).
+//!
+//! An absent input is never a silent zero: where a border inside the zone set has no flow in a
+//! slot computed now (no provider value, no estimate), the flow is taken as 0 MW and stored as an
+//! estimated input point ([`DATASOURCE_ASSUMED_ZERO`]), so both zones are `preview` and
+//! `/v1/imports`/`/v1/exports` show the estimated blocks. The engine ignores 0 MW flows: with full
+//! data the numbers are the same as without this rule.
 //! [`compute_days_with_inputs`] covers only the days of a range that hold stored inputs (what
 //! `gridprint compute` does without a range). Orchestration (imports, the worker) lives in
 //! `gridprint-pipeline`, which calls this crate.
@@ -13,7 +20,8 @@ pub mod synthetic;
 
 use gridprint_core::derived::{DayBuilder, DerivedDay, SlotFlags, write_slot};
 use gridprint_core::engine::trace_slot;
-use gridprint_core::inputs::{FlowInput, InputKey, SlotInputs};
+pub use gridprint_core::inputs::DATASOURCE_ASSUMED_ZERO;
+use gridprint_core::inputs::{FlowInput, InputKey, InputPoint, SlotInputs};
 use gridprint_core::production::N_TYPES;
 use gridprint_core::quality::{DataState, ZoneStatus, is_frozen, valid_flag};
 use gridprint_core::reference::ReferenceData;
@@ -186,6 +194,20 @@ pub fn slot_flags(
         .collect()
 }
 
+/// The stored point of a border flow taken as 0 MW because nothing reported or estimated it.
+fn assumed_zero(reference: &ReferenceData, from: usize, to: usize, slot: Slot) -> InputPoint {
+    InputPoint {
+        key: InputKey::Flow {
+            from: reference.zones.code(from).clone(),
+            to: reference.zones.code(to).clone(),
+        },
+        slot,
+        mw: 0.0,
+        state: DataState::Estimated,
+        datasource: DATASOURCE_ASSUMED_ZERO.to_string(),
+    }
+}
+
 /// Computes and publishes every slot of `range` (widened to whole UTC days for storage; slots outside
 /// `range` keep their stored values). `progress(done_days, total_days)` is called after each batch.
 pub fn compute_range(
@@ -206,7 +228,28 @@ pub fn compute_ranges(
     now: OffsetDateTime,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
-    compute_publish(store, reference, ranges, Days::All, now, progress)
+    let mode = Mode {
+        days: Days::All,
+        frozen: Frozen::Keep,
+    };
+    compute_publish(store, reference, ranges, mode, now, progress)
+}
+
+/// Like [`compute_ranges`], but final (frozen) slots are recomputed too, from the stored inputs and
+/// under today's rules; they stay final. The worker never does this; `gridprint compute --force`
+/// does (after an upgrade or a data correction).
+pub fn recompute_ranges(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    ranges: &[SlotRange],
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ComputeSummary, ComputeError> {
+    let mode = Mode {
+        days: Days::All,
+        frozen: Frozen::Recompute,
+    };
+    compute_publish(store, reference, ranges, mode, now, progress)
 }
 
 /// Like [`compute_range`], but only the UTC days of `range` that hold at least one stored input
@@ -220,7 +263,11 @@ pub fn compute_days_with_inputs(
     now: OffsetDateTime,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
-    compute_publish(store, reference, &[range], Days::WithInputs, now, progress)
+    let mode = Mode {
+        days: Days::WithInputs,
+        frozen: Frozen::Keep,
+    };
+    compute_publish(store, reference, &[range], mode, now, progress)
 }
 
 /// Which days of a range a compute covers.
@@ -232,11 +279,27 @@ enum Days {
     WithInputs,
 }
 
+/// What happens to final slots that were already computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frozen {
+    /// Kept as stored.
+    Keep,
+    /// Recomputed (`--force`).
+    Recompute,
+}
+
+/// How a compute run treats days and final slots.
+#[derive(Debug, Clone, Copy)]
+struct Mode {
+    days: Days,
+    frozen: Frozen,
+}
+
 fn compute_publish(
     store: &dyn Store,
     reference: &ReferenceData,
     ranges: &[SlotRange],
-    which: Days,
+    mode: Mode,
     now: OffsetDateTime,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
@@ -249,7 +312,7 @@ fn compute_publish(
     let mut result: Result<ComputeSummary, ComputeError> = Ok(ComputeSummary::default());
     for r in ranges {
         let base = done;
-        match compute_staged(store, reference, *r, which, now, run, &mut |d, _| {
+        match compute_staged(store, reference, *r, mode, now, run, &mut |d, _| {
             progress(base + d, total)
         }) {
             Ok(s) => {
@@ -282,11 +345,12 @@ fn compute_staged(
     store: &dyn Store,
     reference: &ReferenceData,
     range: SlotRange,
-    which: Days,
+    mode: Mode,
     now: OffsetDateTime,
     run: i64,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
+    let which = mode.days;
     let n = reference.zones.len();
     let days = range.days();
     let total = (days.end - days.start).max(0) as u64;
@@ -318,11 +382,6 @@ fn compute_staged(
             inputs.retain(|si| wanted(si.slot.day()));
             summary.slots += inputs.len();
         }
-        let results: Vec<_> = inputs
-            .par_iter()
-            .map(|si| trace_slot(reference, si))
-            .collect();
-
         // Start every zone-day from what is stored, then overwrite the slots computed now; frozen
         // slots that were already computed are kept as stored.
         let mut out: Vec<Vec<DayBuilder>> = (day..batch_end)
@@ -339,11 +398,40 @@ fn compute_staged(
                     .collect()
             })
             .collect();
+        // Final slots already computed are kept as stored (unless forced).
+        let kept = |zone_days: &[DayBuilder], idx: usize| -> Vec<bool> {
+            zone_days
+                .iter()
+                .map(|zd| mode.frozen == Frozen::Keep && zd.is_frozen_slot(idx))
+                .collect()
+        };
+        // Absent border flows of the zone-slots computed now: 0 MW, estimated, and stored as such
+        // (past slots only; the future is the forecast's).
+        let current = Slot::containing(now);
+        let mut assumed: Vec<InputPoint> = Vec::new();
+        for si in inputs.iter_mut() {
+            let keep = kept(&out[(si.slot.day() - day) as usize], si.slot.index_in_day());
+            let added = si.assume_absent_flows(&reference.zones);
+            let computed_now = |z: usize| si.generation[z].is_some() && !keep[z];
+            for (from, to) in added {
+                if si.slot < current && (computed_now(from) || computed_now(to)) {
+                    assumed.push(assumed_zero(reference, from, to, si.slot));
+                }
+            }
+        }
+        if !assumed.is_empty() {
+            store.upsert_inputs(&assumed, now.unix_timestamp())?;
+        }
+        let results: Vec<_> = inputs
+            .par_iter()
+            .map(|si| trace_slot(reference, si))
+            .collect();
+
         for (si, res) in inputs.iter().zip(&results) {
             let d = (si.slot.day() - day) as usize;
             let idx = si.slot.index_in_day();
             let zone_days = &mut out[d];
-            let keep: Vec<bool> = zone_days.iter().map(|zd| zd.is_frozen_slot(idx)).collect();
+            let keep = kept(zone_days, idx);
             let mut flags = slot_flags(si, res, now);
             for (i, k) in keep.iter().enumerate() {
                 if *k {

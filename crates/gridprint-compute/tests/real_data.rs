@@ -265,20 +265,24 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
         .unwrap();
     gridprint_compute::compute_range(store, &reference, range, t1, &mut |_, _| {}).unwrap();
     assert_eq!(flags(store), (ZoneStatus::Preview, false, Some(110.0)));
-    // 3. Provider data: complete, valid.
+    // 3. Provider data, and every border of AT reported (issue #13: a border without a flow is
+    //    never a silent zero): complete, valid.
     let t2 = parse_timestamp("2025-03-01T13:00Z").unwrap();
-    store
-        .upsert_inputs(
-            &[point(
-                gen_key.clone(),
-                slot,
-                120.0,
-                DataState::Official,
-                "ENTSO-E",
-            )],
-            3,
-        )
-        .unwrap();
+    let mut official = vec![point(
+        gen_key.clone(),
+        slot,
+        120.0,
+        DataState::Official,
+        "ENTSO-E",
+    )];
+    official.extend(border_flows(
+        &reference,
+        "AT",
+        None,
+        slot,
+        DataState::Official,
+    ));
+    store.upsert_inputs(&official, 3).unwrap();
     gridprint_compute::compute_range(store, &reference, range, t2, &mut |_, _| {}).unwrap();
     assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
     // 4. After 4 h the slot is frozen; late data no longer changes it.
@@ -291,6 +295,187 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
     let s = gridprint_compute::compute_range(store, &reference, range, t4, &mut |_, _| {}).unwrap();
     assert_eq!(s.computed, 0);
     assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
+}
+
+/// Flow points of `state` (0 MW, ENTSO-E: a border that reports no exchange, so the neighbours
+/// without data need no repair) on every direction of every border of `zone` inside
+/// the zone set, except those with `except`.
+fn border_flows(
+    reference: &ReferenceData,
+    zone: &str,
+    except: Option<&str>,
+    slot: Slot,
+    state: DataState,
+) -> Vec<InputPoint> {
+    let z = &reference.zones;
+    let i = z.index_of_str(zone).unwrap();
+    let skip = except.map(|e| z.index_of_str(e).unwrap());
+    z.borders()
+        .into_iter()
+        .filter(|&(a, b)| (a == i || b == i) && skip.is_none_or(|x| a != x && b != x))
+        .map(|(a, b)| {
+            point(
+                InputKey::Flow {
+                    from: z.code(a).clone(),
+                    to: z.code(b).clone(),
+                },
+                slot,
+                0.0,
+                state,
+                "ENTSO-E",
+            )
+        })
+        .collect()
+}
+
+/// AT's generation at `slot` (official, ENTSO-E).
+fn at_generation(slot: Slot, mw: f64) -> InputPoint {
+    point(
+        InputKey::Generation {
+            zone: ZoneCode::parse("AT").unwrap(),
+            production_type: ProductionType::HydroRiver,
+        },
+        slot,
+        mw,
+        DataState::Official,
+        "ENTSO-E",
+    )
+}
+
+/// AT's flags at `slot`: (status, valid, frozen).
+fn at_flags(store: &dyn Store, slot: Slot) -> (ZoneStatus, bool, bool) {
+    let d = store
+        .derived_days(slot.day()..slot.day() + 1)
+        .unwrap()
+        .into_iter()
+        .find(|d| d.zone.as_str() == "AT")
+        .expect("AT computed");
+    let f = d.flags[slot.index_in_day()];
+    (f.status(), f.valid(), f.frozen())
+}
+
+/// The stored flow points between AT and CH at `slot`.
+fn at_ch_flows(store: &dyn Store, slot: Slot) -> Vec<InputPoint> {
+    store
+        .inputs_in_range(SlotRange::new(slot, slot.offset(1)))
+        .unwrap()
+        .into_iter()
+        .map(|s| s.point)
+        .filter(|p| match &p.key {
+            InputKey::Flow { from, to } => {
+                let mut pair = [from.as_str(), to.as_str()];
+                pair.sort();
+                pair == ["AT", "CH"]
+            }
+            _ => false,
+        })
+        .collect()
+}
+
+/// Issue #13: AT has generation and all borders but AT–CH reported. The absent flow is taken as
+/// 0 MW and stored as estimated (both directions), so AT is `preview`, never `complete`; when the
+/// border reports (the slot is still within the last 4 h), AT becomes `complete`.
+fn absent_border_flow_is_an_estimated_zero_until_the_border_reports(store: &dyn Store) {
+    let reference = ReferenceData::embedded(ZoneSet::Selected2026);
+    let slot = Slot::containing(parse_timestamp("2025-03-01T12:00Z").unwrap());
+    let range = SlotRange::new(slot, slot.offset(1));
+    let mut inputs = vec![at_generation(slot, 120.0)];
+    inputs.extend(border_flows(
+        &reference,
+        "AT",
+        Some("CH"),
+        slot,
+        DataState::Official,
+    ));
+    store.upsert_inputs(&inputs, 1).unwrap();
+    let t1 = parse_timestamp("2025-03-01T12:30Z").unwrap();
+    gridprint_compute::compute_range(store, &reference, range, t1, &mut |_, _| {}).unwrap();
+    assert_eq!(at_flags(store, slot), (ZoneStatus::Preview, false, false));
+    let assumed = at_ch_flows(store, slot);
+    assert_eq!(assumed.len(), 2, "both directions stored: {assumed:?}");
+    for p in &assumed {
+        assert_eq!(p.mw, 0.0);
+        assert_eq!(p.state, DataState::Estimated);
+        assert_eq!(p.datasource, gridprint_compute::DATASOURCE_ASSUMED_ZERO);
+    }
+    // Recomputing changes nothing: the stored estimate is now an input like any other.
+    let before = store.derived_days(range.days()).unwrap();
+    gridprint_compute::compute_range(store, &reference, range, t1, &mut |_, _| {}).unwrap();
+    assert_eq!(store.derived_days(range.days()).unwrap(), before);
+
+    // The border reports (the official points replace the estimates): complete and valid.
+    let reported: Vec<InputPoint> = border_flows(&reference, "CH", None, slot, DataState::Official)
+        .into_iter()
+        .filter(|p| matches!(&p.key, InputKey::Flow { from, to } if from.as_str() == "AT" || to.as_str() == "AT"))
+        .collect();
+    assert_eq!(reported.len(), 2);
+    store.upsert_inputs(&reported, 2).unwrap();
+    let t2 = parse_timestamp("2025-03-01T14:00Z").unwrap();
+    gridprint_compute::compute_range(store, &reference, range, t2, &mut |_, _| {}).unwrap();
+    assert_eq!(at_flags(store, slot), (ZoneStatus::Complete, true, false));
+    assert!(
+        at_ch_flows(store, slot)
+            .iter()
+            .all(|p| p.state == DataState::Official && p.datasource == "ENTSO-E")
+    );
+}
+
+/// Issue #13: a final slot computed under the old rule (an absent flow was a silent zero, the
+/// zone `complete`) stays as it is for the worker's compute, and `recompute_ranges`
+/// (`gridprint compute --force`) turns it into `preview` (still final), with the same numbers.
+fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
+    let reference = ReferenceData::embedded(ZoneSet::Selected2026);
+    let slot = Slot::containing(parse_timestamp("2025-03-01T12:00Z").unwrap());
+    let range = SlotRange::new(slot, slot.offset(1));
+    let late = parse_timestamp("2025-03-02T00:00Z").unwrap();
+    // The old rule's result: the same inputs with the absent AT–CH flows as official 0 MW
+    // (the engine ignores 0 MW flows, so the numbers are those the old rule published).
+    let old_store = gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap();
+    let old: &dyn Store = &old_store;
+    let mut inputs = vec![at_generation(slot, 120.0)];
+    inputs.extend(border_flows(
+        &reference,
+        "AT",
+        Some("CH"),
+        slot,
+        DataState::Official,
+    ));
+    let mut old_inputs = inputs.clone();
+    for p in border_flows(&reference, "AT", None, slot, DataState::Official) {
+        if let InputKey::Flow { from, to } = &p.key
+            && (from.as_str() == "CH" || to.as_str() == "CH")
+        {
+            old_inputs.push(p);
+        }
+    }
+    old.upsert_inputs(&old_inputs, 1).unwrap();
+    gridprint_compute::compute_range(old, &reference, range, late, &mut |_, _| {}).unwrap();
+    assert_eq!(at_flags(old, slot), (ZoneStatus::Complete, true, true));
+    let published = old.derived_days(range.days()).unwrap();
+
+    // An existing database: the inputs without the AT–CH flow, the outputs of the old rule.
+    store.upsert_inputs(&inputs, 1).unwrap();
+    store.replace_derived_days(&published).unwrap();
+    let s =
+        gridprint_compute::compute_range(store, &reference, range, late, &mut |_, _| {}).unwrap();
+    assert_eq!(s.computed, 0, "the worker never recomputes a final slot");
+    assert_eq!(at_flags(store, slot), (ZoneStatus::Complete, true, true));
+    assert!(at_ch_flows(store, slot).is_empty());
+
+    let s = gridprint_compute::recompute_ranges(store, &reference, &[range], late, &mut |_, _| {})
+        .unwrap();
+    assert!(s.computed > 0 && s.frozen_kept == 0, "{s:?}");
+    assert_eq!(at_flags(store, slot), (ZoneStatus::Preview, true, true));
+    assert_eq!(at_ch_flows(store, slot).len(), 2);
+    let key = carbon(Coverage::Global);
+    let value = |days: &[DerivedDay]| {
+        days.iter()
+            .find(|d| d.zone.as_str() == "AT")
+            .and_then(|d| d.value(&key, slot.index_in_day()))
+    };
+    let recomputed = store.derived_days(range.days()).unwrap();
+    assert!(value(&published).is_some());
+    assert_eq!(value(&recomputed), value(&published), "same numbers");
 }
 
 /// `compute_days_with_inputs` over the whole extent (a day in 2017, a slot in 2025) computes those
@@ -379,5 +564,7 @@ on_both_backends!(
     shares_from_stored_exchanges_add_up,
     recompute_is_idempotent_and_frozen_slots_stay,
     life_of_a_slot_forecast_estimate_official_frozen,
-    only_days_with_inputs_are_computed
+    only_days_with_inputs_are_computed,
+    absent_border_flow_is_an_estimated_zero_until_the_border_reports,
+    forced_recompute_turns_an_old_final_slot_into_preview
 );

@@ -1,6 +1,9 @@
 //! Computing what is stored: a set of slot ranges, or every UTC day that holds inputs, published in
-//! one transaction, with the progress reported to an [`Observer`].
+//! one transaction, with the progress reported to an [`Observer`]. The worker's gap estimators run
+//! first ([`fill_stored_gaps`]), so a compute after an import fills the same gaps the worker would;
+//! the flows still absent are then taken as 0 MW, estimated (`gridprint-compute`).
 
+use crate::estimate::fill_stored_gaps;
 use crate::observer::Observer;
 use gridprint_compute::{ComputeError, ComputeSummary};
 use gridprint_core::reference::ReferenceData;
@@ -8,7 +11,8 @@ use gridprint_core::slot::SlotRange;
 use gridprint_store::Store;
 use time::OffsetDateTime;
 
-/// Computes and publishes `ranges` (widened to whole UTC days) at `now`.
+/// Estimates the gaps of `ranges`, then computes and publishes them (widened to whole UTC days) at
+/// `now`; final slots already computed are kept.
 pub fn compute_ranges(
     store: &dyn Store,
     reference: &ReferenceData,
@@ -16,9 +20,28 @@ pub fn compute_ranges(
     now: OffsetDateTime,
     observer: &mut dyn Observer,
 ) -> Result<ComputeSummary, ComputeError> {
+    fill_stored_gaps(store, reference, ranges, now)?;
     let summary = gridprint_compute::compute_ranges(store, reference, ranges, now, &mut |d, t| {
         observer.computing(d, t)
     })?;
+    observer.computed(&summary);
+    Ok(summary)
+}
+
+/// Like [`compute_ranges`], but final slots are recomputed too, under today's rules
+/// (`gridprint compute --force`); the worker never does this.
+pub fn recompute_ranges(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    ranges: &[SlotRange],
+    now: OffsetDateTime,
+    observer: &mut dyn Observer,
+) -> Result<ComputeSummary, ComputeError> {
+    fill_stored_gaps(store, reference, ranges, now)?;
+    let summary =
+        gridprint_compute::recompute_ranges(store, reference, ranges, now, &mut |d, t| {
+            observer.computing(d, t)
+        })?;
     observer.computed(&summary);
     Ok(summary)
 }
@@ -34,6 +57,7 @@ pub fn compute_stored(
     let Some(extent) = store.input_extent()? else {
         return Ok(None);
     };
+    fill_stored_gaps(store, reference, &[extent], now)?;
     let summary =
         gridprint_compute::compute_days_with_inputs(store, reference, extent, now, &mut |d, t| {
             observer.computing(d, t)

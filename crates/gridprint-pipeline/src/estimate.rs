@@ -18,11 +18,18 @@
 //! falls back to the linear interpolation (interior gaps) or to holding the last value (trailing
 //! gaps). Estimates never replace official data: they are produced only where the series has none,
 //! and the store refuses to downgrade a point anyway.
+//!
+//! [`estimate_points`] runs the estimators over a set of stored points (the worker's cycle);
+//! [`fill_stored_gaps`] does it over the store for given ranges and stores the estimates (imports
+//! and `gridprint compute`, before the compute assumes 0 MW for the flows still absent).
 
-use crate::series::Series;
+use crate::series::{Series, group};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::quality::DataState;
+use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_store::{Store, StoreError};
+use time::OffsetDateTime;
 
 /// Longest gap filled by linear interpolation (2 hours).
 pub const LINEAR_MAX_GAP_SLOTS: usize = 8;
@@ -169,6 +176,75 @@ pub fn to_points(key: &InputKey, estimates: &[Estimate]) -> Vec<InputPoint> {
             datasource: e.method.datasource().to_string(),
         })
         .collect()
+}
+
+/// The estimates of every series among `points` for the slots of `target`, anchored on the
+/// official values. `history` is the span the series cover: from [`PROFILE_DAYS`] before `target`
+/// to where provider data could end (a trailing gap is filled up to its end).
+pub fn estimate_points<'a>(
+    points: impl IntoIterator<Item = &'a InputPoint>,
+    history: SlotRange,
+    target: SlotRange,
+) -> Vec<InputPoint> {
+    group(points, history, |p| p.state == DataState::Official)
+        .iter()
+        .flat_map(|(key, series)| to_points(key, &estimate_gaps(series, target)))
+        .collect()
+}
+
+/// Days estimated per batch by [`fill_stored_gaps`] (bounds memory on long ranges).
+const FILL_BATCH_DAYS: i64 = 7;
+
+/// Runs the estimators over the stored inputs of `ranges` (zones of the reference zone set) and
+/// stores the estimates at `now`; returns how many points were inserted or updated. Each batch
+/// looks [`PROFILE_DAYS`] back for the profile and up to 7 days ahead (never past `now`) for the
+/// official value that closes a gap. Only gaps between two official values are filled here: after
+/// a series' last official value nothing is estimated (stored history does not end because the
+/// provider is late; the worker's cycle fills the recent trailing gap), so such a slot stays a hole
+/// that aggregates count as `missing`.
+pub fn fill_stored_gaps(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    ranges: &[SlotRange],
+    now: OffsetDateTime,
+) -> Result<usize, StoreError> {
+    let current = Slot::containing(now);
+    let mut changed = 0;
+    for r in ranges {
+        let mut start = r.start;
+        while start < r.end.min(current) {
+            let end = start
+                .offset(FILL_BATCH_DAYS * SLOTS_PER_DAY)
+                .min(r.end)
+                .min(current);
+            let target = SlotRange::new(start, end);
+            let history = SlotRange::new(
+                start.offset(-PROFILE_DAYS * SLOTS_PER_DAY),
+                end.offset(PROFILE_MAX_GAP_SLOTS as i64)
+                    .min(current)
+                    .max(end),
+            );
+            let stored = store.inputs_in_range(history)?;
+            let known = stored
+                .iter()
+                .map(|s| &s.point)
+                .filter(|p| reference.zones.index_of(p.key.zone()).is_some());
+            let known: Vec<&InputPoint> = known.collect();
+            let mut last_official: std::collections::HashMap<&InputKey, Slot> = Default::default();
+            for p in known.iter().filter(|p| p.state == DataState::Official) {
+                let e = last_official.entry(&p.key).or_insert(p.slot);
+                *e = (*e).max(p.slot);
+            }
+            let mut estimates = estimate_points(known.iter().copied(), history, target);
+            estimates.retain(|e| last_official.get(&e.key).is_some_and(|l| e.slot < *l));
+            if !estimates.is_empty() {
+                let s = store.upsert_inputs(&estimates, now.unix_timestamp())?;
+                changed += s.inserted + s.updated;
+            }
+            start = end;
+        }
+    }
+    Ok(changed)
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use crate::forecast::{self, ForecastConfig, LevelAdjust};
 use crate::series::group;
 use futures_util::StreamExt as _;
 use gridprint_compute::ComputeSummary;
-use gridprint_core::inputs::InputPoint;
+use gridprint_core::inputs::{DATASOURCE_ASSUMED_ZERO, InputPoint};
 use gridprint_core::quality::{DataState, freeze_boundary};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{Clock, SLOTS_PER_DAY, Slot, SlotRange};
@@ -311,22 +311,19 @@ impl Worker {
                             (Some(o), k) => o.contains(k.zone()),
                         })
                         .collect();
-                    let official = group(points.iter().copied(), history, |p| {
-                        p.state == DataState::Official
-                    });
-                    let mut out = Vec::new();
-                    let mut with_estimates = group(points.iter().copied(), history, |p| {
-                        p.state != DataState::Missing
-                    });
-                    for (key, series) in &official {
-                        let est = estimate::estimate_gaps(series, window);
-                        if let Some(h) = with_estimates.get_mut(key) {
-                            for e in &est {
-                                h.set(e.slot, Some(e.mw));
-                            }
-                        }
-                        out.extend(estimate::to_points(key, &est));
-                    }
+                    let mut out =
+                        estimate::estimate_points(points.iter().copied(), history, window);
+                    // The forecast's history: official values and estimates, not the flows taken
+                    // as 0 MW because nothing reported them.
+                    let with_estimates = group(
+                        points
+                            .iter()
+                            .copied()
+                            .filter(|p| p.datasource != DATASOURCE_ASSUMED_ZERO)
+                            .chain(out.iter()),
+                        history,
+                        |p| p.state != DataState::Missing,
+                    );
                     let n_est = out.len();
                     for (key, series) in &with_estimates {
                         let fc = forecast::forecast_series(

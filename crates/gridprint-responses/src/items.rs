@@ -589,3 +589,75 @@ series_or_aggregates!(
     FactorResult,
     FactorAggregate
 );
+
+/// A run of consecutive slots of one input series with the same `data_state`: `[start, end)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct InputRun {
+    #[schema(format = DateTime)]
+    pub start: String,
+    /// Exclusive: the end of the run's last slot.
+    #[schema(format = DateTime)]
+    pub end: String,
+    #[schema(value_type = schema::DataState)]
+    pub state: DataState,
+}
+
+/// A run of consecutive slots of a zone's derived outputs with the same `zone_status`:
+/// `[start, end)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct OutputRun {
+    #[schema(format = DateTime)]
+    pub start: String,
+    /// Exclusive: the end of the run's last slot.
+    #[schema(format = DateTime)]
+    pub end: String,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub state: ZoneStatus,
+}
+
+/// The time ranges held for one input of a zone: its generation (all production types together,
+/// the worst state of the slot), its load, or the flow on one direction of one border.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct InputAvailability {
+    /// `generation`, `load` or `flow`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String, example = "flow")]
+    pub input: StaticStr,
+    /// For a flow: the exporting zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub from: Option<ZoneCode>,
+    /// For a flow: the importing zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub to: Option<ZoneCode>,
+    pub runs: Vec<InputRun>,
+}
+
+/// Item of `/availability`: what one zone holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "zone": "DE",
+    "inputs": [
+        {"input": "generation", "runs": [
+            {"start": "2024-06-15T00:00:00Z", "end": "2024-06-15T22:00:00Z", "state": "official"},
+            {"start": "2024-06-15T22:00:00Z", "end": "2024-06-16T00:00:00Z", "state": "estimated"}]},
+        {"input": "flow", "from": "AT", "to": "DE", "runs": [
+            {"start": "2024-06-15T00:00:00Z", "end": "2024-06-16T00:00:00Z", "state": "estimated"}]}
+    ],
+    "outputs": [
+        {"start": "2024-06-15T00:00:00Z", "end": "2024-06-16T00:00:00Z", "state": "preview"}
+    ],
+    "forecast_end": null
+}))]
+pub struct AvailabilityResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// Generation, load, then the flows by (from, to).
+    pub inputs: Vec<InputAvailability>,
+    /// The derived outputs (footprints, mix, shares, …) by `zone_status`.
+    pub outputs: Vec<OutputRun>,
+    /// End of the last slot the forecast fills (inputs in state `missing`), if any.
+    #[schema(format = DateTime)]
+    pub forecast_end: Option<String>,
+}

@@ -10,7 +10,7 @@
 
 use crate::items::*;
 use crate::values::{Values, round2};
-use gridprint_core::quality::ZoneStatus;
+use gridprint_core::quality::{DataState, ZoneStatus};
 use serde::Serialize;
 
 /// Receives the rows of an answer.
@@ -651,6 +651,44 @@ impl Rows for StatusResponse {
     fn points(&self) -> usize {
         0
     }
+    fn is_final(&self) -> bool {
+        false
+    }
+}
+
+/// One row per run: inputs (`generation`, `load`, `flow` with `from`/`to`), then `output` runs,
+/// then a `forecast` row whose `end` is the forecast's end.
+impl Rows for AvailabilityResult {
+    const COLUMNS: &'static [&'static str] =
+        &["zone", "series", "from", "to", "start", "end", "state"];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let zone = self.zone.as_str();
+        for i in &self.inputs {
+            let from = i.from.as_ref().map_or("", |c| c.as_str());
+            let to = i.to.as_ref().map_or("", |c| c.as_str());
+            for r in &i.runs {
+                out.row(&[zone, i.input, from, to, &r.start, &r.end, r.state.as_str()]);
+            }
+        }
+        for r in &self.outputs {
+            out.row(&[zone, "output", "", "", &r.start, &r.end, r.state.as_str()]);
+        }
+        if let Some(end) = &self.forecast_end {
+            out.row(&[
+                zone,
+                "forecast",
+                "",
+                "",
+                "",
+                end,
+                DataState::Missing.as_str(),
+            ]);
+        }
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    /// What is held changes with every import.
     fn is_final(&self) -> bool {
         false
     }

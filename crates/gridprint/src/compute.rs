@@ -1,5 +1,6 @@
 //! `gridprint compute`: recompute derived outputs — every day that holds inputs, or a time range —
-//! with a progress bar.
+//! with a progress bar. The gap estimators run first. Final slots (older than 4 h) are kept as
+//! they are, unless `--force` (with `--from` and `--to`) recomputes them under today's rules.
 
 use crate::open::ServerArgs;
 use crate::progress::Bars;
@@ -22,6 +23,11 @@ pub struct ComputeArgs {
     /// Pretend the current time is this instant (tests, replays); decides which slots are frozen.
     #[arg(long, env = "GRIDPRINT_NOW", hide = true)]
     pub now: Option<String>,
+    /// Recompute final slots too (older than 4 hours; the worker never changes them), from the
+    /// stored inputs and under the current rules: after an upgrade or a data correction. Needs
+    /// --from and --to.
+    #[arg(long, env = "GRIDPRINT_FORCE", requires_all = ["from", "to"])]
+    pub force: bool,
 }
 
 /// Parses `--now` or takes the system time.
@@ -85,6 +91,17 @@ pub fn run(g: &ServerArgs, args: &ComputeArgs) -> anyhow::Result<()> {
         None => extent.map(|e| e.end).unwrap_or(start.offset(1)),
     };
     anyhow::ensure!(end > start, "--to must be after --from");
-    compute_with_progress(&*store, &reference, &[SlotRange::new(start, end)], now)?;
+    let range = [SlotRange::new(start, end)];
+    if args.force {
+        gridprint_pipeline::compute::recompute_ranges(
+            &*store,
+            &reference,
+            &range,
+            now,
+            &mut Bars::new(false),
+        )?;
+    } else {
+        compute_with_progress(&*store, &reference, &range, now)?;
+    }
     Ok(())
 }

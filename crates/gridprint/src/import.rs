@@ -63,7 +63,7 @@ pub fn run_demo(g: &ServerArgs) -> anyhow::Result<()> {
         &*store,
         &reference,
         time::OffsetDateTime::now_utc(),
-        &mut Bars::new(false),
+        &mut Bars::new(false).summary_of_skips(),
     )?;
     Ok(())
 }

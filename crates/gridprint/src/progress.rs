@@ -12,21 +12,29 @@ const PARSE_BAR_MIN_BYTES: u64 = 4 << 20;
 /// Draws the bars and prints the reports of one import or compute.
 pub struct Bars {
     show_parsing: bool,
+    /// List the skipped points per reason (else one line; the reasons at debug level).
+    skip_details: bool,
     parsing: Option<ProgressBar>,
     computing: Option<ProgressBar>,
     started: Instant,
 }
 
 impl Bars {
-    /// Bars for a run; `show_parsing` (an interactive import) draws a parsing bar for large imports
-    /// and lists every skip key, otherwise the skips are logged as one summary line.
+    /// Bars for a run; `show_parsing` draws a parsing bar for large imports.
     pub fn new(show_parsing: bool) -> Bars {
         Bars {
             show_parsing,
+            skip_details: true,
             parsing: None,
             computing: None,
             started: Instant::now(),
         }
+    }
+
+    /// The same, with the skipped points summarised in one line (`serve --demo`'s start-up).
+    pub fn summary_of_skips(mut self) -> Bars {
+        self.skip_details = false;
+        self
     }
 }
 
@@ -61,13 +69,20 @@ impl Observer for Bars {
             r.stored.unchanged
         );
         let skipped = r.document.skipped_total();
-        if !self.show_parsing {
-            // serve --demo and other quiet runs: one summary line at info, each key at debug
-            gridprint_ingest::skip::log(&r.document.skipped);
-        } else if skipped > 0 {
-            eprintln!("skipped {skipped} points:");
-            for (k, v) in &r.document.skipped {
-                eprintln!("  {v:>7}  {k}");
+        if skipped > 0 {
+            if self.skip_details {
+                eprintln!("skipped {skipped} points:");
+                for (k, v) in &r.document.skipped {
+                    eprintln!("  {v:>7}  {k}");
+                }
+            } else {
+                eprintln!(
+                    "skipped {skipped} points of {} kinds (details at debug level)",
+                    r.document.skipped.len()
+                );
+                for (k, v) in &r.document.skipped {
+                    tracing::debug!(points = v, reason = %k, "skipped");
+                }
             }
         }
         self.started = Instant::now();

@@ -55,14 +55,15 @@ pub enum OutputFormat {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   gridprint query footprints --zone DE --start 2024-06-15T00:00Z --end 2024-06-15T02:00Z
-  gridprint query mix-share --zone ES --param origin_zone=FR --format csv
+  gridprint query mix-share --zone CH --param origin_zone=FR --start 2017-02-01 --end 2017-02-02 --format csv
   gridprint query footprints --zone DE --start 2024-06-15 --end 2024-06-16 --param aggregate=true
   gridprint query best-window --zone DE,FR,DK --duration 2h --within 24h
+  gridprint query availability --zone DE
   GRIDPRINT_EMAIL=ada@example.org GRIDPRINT_PASSWORD=... gridprint query --save-config --register")]
 pub struct QueryArgs {
     /// Endpoint: zones, generation, load, imports, exports, mix, footprints, impacts, green-score,
     /// environmental-score, flow-share, mix-share, footprint-share, impact-share, factors,
-    /// best-window, status.
+    /// best-window, availability, status.
     #[arg(required_unless_present_any = ["save_config", "register"])]
     pub endpoint: Option<String>,
     /// Zone code, or several separated by commas (`ES,FR,DE`); omitted: every zone.
@@ -651,5 +652,29 @@ mod tests {
         assert!(Table::from_json(&Value::Array(vec![])).rows.is_empty());
         let v: Value = serde_json::from_str(r#"[{"zone":"XX","unit":"MW","series":[]}]"#).unwrap();
         assert!(Table::from_json(&v).rows.is_empty());
+    }
+
+    #[test]
+    fn availability_prints_one_row_per_run() {
+        let v: Value = serde_json::from_str(
+            r#"[{"zone":"DE","inputs":[
+                {"input":"generation","runs":[
+                    {"start":"2024-06-15T00:00:00Z","end":"2024-06-15T22:00:00Z","state":"official"},
+                    {"start":"2024-06-15T22:00:00Z","end":"2024-06-16T00:00:00Z","state":"estimated"}]},
+                {"input":"flow","from":"AT","to":"DE","runs":[
+                    {"start":"2024-06-15T00:00:00Z","end":"2024-06-16T00:00:00Z","state":"estimated"}]}],
+                "outputs":[{"start":"2024-06-15T00:00:00Z","end":"2024-06-16T00:00:00Z","state":"preview"}],
+                "forecast_end":null}]"#,
+        )
+        .unwrap();
+        let t = Table::from_json(&v);
+        assert_eq!(t.rows.len(), 4, "{}", t.render());
+        for c in ["zone", "input", "from", "to", "start", "end", "state"] {
+            assert!(t.columns.contains(&c.to_string()), "{c}: {:?}", t.columns);
+        }
+        let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
+        let states: Vec<&str> = t.rows.iter().map(|r| r[col("state")].as_str()).collect();
+        assert_eq!(states, ["official", "estimated", "estimated", "preview"]);
+        assert_eq!(t.rows[2][col("from")], "AT");
     }
 }

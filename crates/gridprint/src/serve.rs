@@ -6,7 +6,9 @@
 //! seconds) and, unless disabled, the provider health checks; then serves [`gridprint_api::router`]
 //! until SIGTERM or Ctrl-C, lets in-flight requests finish (at most `--shutdown-grace`), and exits 0.
 //! Once the data is loaded, one line on stderr starts with `listening on http://ADDR` (scripts start it
-//! on port 0 and read the port there) and names the docs page and the next step ([`startup_line`]). Every flag has a `GRIDPRINT_*` variable.
+//! on port 0 and read the port there) and names the docs page and the next step ([`startup_line`]);
+//! with `--demo` the lines before it summarise the demo's coverage (zones per date). Every flag has a
+//! `GRIDPRINT_*` variable.
 
 use crate::open::ServerArgs;
 use anyhow::Context;
@@ -158,6 +160,37 @@ impl ServeArgs {
     }
 }
 
+/// Zones listed per line of the start-up summary before "… and N more".
+const ZONES_SHOWN: usize = 8;
+
+/// The start-up summary of what the store holds (the demo's coverage): one line per UTC date with
+/// the zones computed that day ([`startup_line`] follows with the URL and the next step).
+fn coverage_lines(store: &dyn gridprint_store::Store) -> anyhow::Result<Vec<String>> {
+    let Some(extent) = store.input_extent()? else {
+        return Ok(Vec::new());
+    };
+    let mut by_day: std::collections::BTreeMap<i64, Vec<String>> = Default::default();
+    for d in store.derived_days(extent.days())? {
+        if d.flags.iter().any(|f| f.present()) {
+            by_day.entry(d.day).or_default().push(d.zone.to_string());
+        }
+    }
+    let mut lines = vec![format!("demo data: {} days computed", by_day.len())];
+    for (day, mut zones) in by_day {
+        zones.sort();
+        let date = gridprint_core::slot::Slot::first_of_day(day).start().date();
+        let more = zones.len().saturating_sub(ZONES_SHOWN);
+        zones.truncate(ZONES_SHOWN);
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        lines.push(format!("  {date}: {}{tail}", zones.join(", ")));
+    }
+    Ok(lines)
+}
+
 pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
     let config = args.api_config()?;
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
@@ -166,6 +199,11 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
     }
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
+    let start_up = if args.demo {
+        coverage_lines(&*store)?
+    } else {
+        Vec::new()
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -201,6 +239,9 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         let refresher = gridprint_api::refresh::spawn_refresher(state.clone());
 
         tracing::debug!(%addr, database = %description, "serving the token service and the data API");
+        for line in &start_up {
+            eprintln!("{line}");
+        }
         eprintln!("{}", startup_line(addr));
         let signal = stop.clone();
         tokio::spawn(async move {
@@ -231,7 +272,7 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
 pub fn startup_line(addr: std::net::SocketAddr) -> String {
     format!(
         "listening on http://{addr} — API docs: http://{addr}/v1/docs — next: grant access with \
-         `gridprint access grant EMAIL` (same --database), then get a token at http://{addr}/token-request/"
+         `gridprint access grant EMAIL` (same --database), then get a token at http://{addr}/token-request/ (`gridprint query availability` lists what is held)"
     )
 }
 

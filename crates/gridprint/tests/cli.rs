@@ -413,3 +413,30 @@ fn read_only_mode_reads_and_refuses_writes() {
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(answer.contains("read-only replica"), "{answer}");
 }
+
+/// `gridprint compute` keeps final slots; `--force` (with `--from` and `--to`, also
+/// `GRIDPRINT_FORCE`) recomputes them; `--force` alone is refused.
+#[test]
+fn compute_force_recomputes_final_slots() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let folder = fixtures().join("entsoe-file-library");
+    ok(&db, &["import", folder.to_str().unwrap()]);
+    let window = ["--from", "2017-02-01T00:00Z", "--to", "2017-02-01T12:00Z"];
+    let kept = ok(&db, &[&["compute"][..], &window].concat());
+    assert!(kept.contains("computed 0 zone-slots"), "{kept}");
+    assert!(!kept.contains("(0 frozen kept)"), "{kept}");
+    let forced = ok(&db, &[&["compute", "--force"][..], &window].concat());
+    assert!(forced.contains("(0 frozen kept)"), "{forced}");
+    assert!(!forced.contains("computed 0 zone-slots"), "{forced}");
+    let by_env = bin()
+        .arg("--database")
+        .arg(format!("sqlite://{}", db.display()))
+        .args([&["compute"][..], &window].concat())
+        .env("GRIDPRINT_FORCE", "true")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&by_env.stderr).contains("(0 frozen kept)"));
+    let alone = run(&db, &["compute", "--force"]);
+    assert!(!alone.status.success());
+}

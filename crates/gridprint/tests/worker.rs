@@ -146,6 +146,34 @@ fn nl_states(store: &SharedStore, s: Slot) -> Vec<(DataState, String)> {
     v
 }
 
+/// Official 0 MW flows on every direction of every border of NL over `range`.
+fn report_nl_borders(store: &SharedStore, range: SlotRange) {
+    let r = reference();
+    let z = &r.zones;
+    let i = z.index_of(&nl()).unwrap();
+    let points: Vec<_> = z
+        .borders()
+        .into_iter()
+        .filter(|&(a, b)| a == i || b == i)
+        .flat_map(|(a, b)| {
+            range
+                .iter()
+                .map(move |slot| gridprint_core::inputs::InputPoint {
+                    key: InputKey::Flow {
+                        from: z.code(a).clone(),
+                        to: z.code(b).clone(),
+                    },
+                    slot,
+                    mw: 0.0,
+                    state: DataState::Official,
+                    datasource: "ENTSO-E".into(),
+                })
+        })
+        .collect();
+    assert!(!points.is_empty());
+    store.upsert_inputs(&points, 1).unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     let server = MockServer::start().await;
@@ -186,7 +214,10 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     let (status, valid, frozen, _) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Preview, false, false));
 
-    // 09:00 — the provider publishes the day: provider data, complete and valid.
+    // 09:00 — the provider publishes the day, and NL's borders have reported (stored directly:
+    // the mock provider serves generation only; issue #13: a zone is complete only when every
+    // border reported): provider data, complete and valid.
+    report_nl_borders(&store, SlotRange::new(s.offset(-24), s.offset(8)));
     publish(&server, &[nl_generation()]).await;
     let r = w.run_cycle(t("2024-09-02T09:00Z")).await.unwrap();
     eprintln!("{r}");
@@ -432,7 +463,9 @@ fn ingest_command_backfills_resumably_then_computes() {
     let store: SharedStore = Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
     let s = Slot::containing(t("2024-09-02T10:00Z"));
     assert!(nl_slot(&store, s).3 > 1000.0);
-    assert_eq!(nl_slot(&store, s).0, ZoneStatus::Complete);
+    // Generation and load only: NL's borders did not report, so they are assumed 0 MW and
+    // estimated, and NL is preview (issue #13), not complete.
+    assert_eq!(nl_slot(&store, s).0, ZoneStatus::Preview);
 
     // Without a token the command refuses to start.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))

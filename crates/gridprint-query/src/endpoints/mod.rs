@@ -40,6 +40,7 @@
 //! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (how it reads its
 //! parameters and how it answers); the table in [`crate::service`] names each once.
 
+mod availability;
 mod best_window;
 mod factors;
 mod flows;
@@ -78,11 +79,14 @@ macro_rules! endpoint_list {
             Factors => $crate::endpoints::FactorsEndpoint, ["factors"], reference;
             /// `/best-window`: the best placements of a job over zones and the forecast.
             BestWindow => $crate::endpoints::BestWindowEndpoint, ["best-window"];
+            /// `/availability`: which zones and time ranges hold data.
+            Availability => $crate::endpoints::Availability, ["availability"];
         }
     };
 }
 pub(crate) use endpoint_list;
 
+pub use availability::{Availability, AvailabilityRequest, AvailabilityWindow, availability};
 pub use best_window::{
     BestWindowEndpoint, BestWindowParams, BestWindowRequest, Metric, best_window,
 };
