@@ -60,6 +60,7 @@ impl EndpointDef for FactorsEndpoint {
     type Response = Factors;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
+        check_types(p, &["start", "end", "aggregate"])?;
         let window = match dates(p)? {
             Some((s, e)) => TimeWindow {
                 range: SlotRange::from_window(s, e),

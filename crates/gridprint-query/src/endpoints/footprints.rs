@@ -50,6 +50,7 @@ impl EndpointDef for FootprintsEndpoint {
     type Response = Footprints;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
+        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
         let (zones, window) = zones_and_window(p, ctx)?;
         let footprint_types = footprint_types(p, "footprint_type")?;
         let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);

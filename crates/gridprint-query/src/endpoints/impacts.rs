@@ -47,6 +47,7 @@ impl EndpointDef for ImpactsEndpoint {
     type Response = Impacts;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
+        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
         let (zones, window) = zones_and_window(p, ctx)?;
         impact_type(p)?;
         scope_operational(p, "impacts")?;

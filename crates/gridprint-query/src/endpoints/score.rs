@@ -44,6 +44,7 @@ impl EndpointDef for Score {
     type Response = Scores;
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
+        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
         let (zones, window) = zones_and_window(p, ctx)?;
         scope_operational(p, "the score")?;
         let coverage = coverage(p)?;
