@@ -339,7 +339,7 @@ def compare(tag, target, ref, gp, allow):
             for entry in allow:
                 if d["kind"] == "reference-5xx":
                     break  # never allowed
-                if not entry.get("drop_gridprint_keys") and matches(entry, tag, target, rs, gs, d["kind"]):
+                if not entry.get("drop_gridprint_keys") and matches(entry, tag, target, rs, gs, d["kind"], d["signature"]):
                     d["allowed_by"] = entry["id"]
                     break
     return diffs
@@ -446,9 +446,11 @@ def _byte_pos(a: bytes, b: bytes) -> str:
     return f"first differing byte {i}: reference ...{a[max(0, i-40):i+40]!r} vs gridprint ...{b[max(0, i-40):i+40]!r}"
 
 
-def matches(entry, tag, target, rs, gs, kind) -> bool:
+def matches(entry, tag, target, rs, gs, kind, signature="") -> bool:
     path, _, query = target.partition("?")
     if "kind" in entry and kind not in entry["kind"]:
+        return False
+    if "signature" in entry and not re.search(entry["signature"], signature):
         return False
     if "path" in entry and not re.search(entry["path"], path):
         return False
