@@ -28,7 +28,7 @@ import time
 import tomllib
 from collections import OrderedDict, defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import matrix
 
@@ -196,25 +196,21 @@ def dump(gp_port: int, token: str) -> tuple[list[dict], list[str]]:
 
 
 def spread_factors(rows: list[dict], start: str | None, end: str | None) -> list[dict]:
-    """gridprint answers one point per factor for a window; the reference's storage holds factors as a
-    time series like every other table (its `/factors` without dates reads the current 15-minute slot,
-    which only answers if a row exists for every slot). Write each factor's value at every slot of the
-    window (or, without one, the current slot and the next two, so a slot boundary passing during the
-    run does not matter)."""
+    """The reference's storage holds factors as a time series like every other table (its `/factors`
+    without dates reads the current 15-minute slot, which only answers if a row exists for every
+    slot). With a window gridprint answers one point per slot already: its rows are that series.
+    Without one it answers the current slot: write that value at the current slot and the next two,
+    so a slot boundary passing during the run does not matter."""
+    if start:
+        return rows
     from datetime import datetime, timedelta, timezone
     step = timedelta(minutes=15)
     out = []
     for r in rows:
         t0 = datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00"))
-        if start:
-            a = datetime.fromisoformat(start.replace("Z", "+00:00"))
-            b = datetime.fromisoformat(end.replace("Z", "+00:00"))
-        else:
-            a, b = t0, t0 + 3 * step
-        t = a
-        while t < b:
+        for k in range(3):
+            t = t0 + k * step
             out.append(dict(r, timestamp=t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")))
-            t += step
     return out
 
 
@@ -367,7 +363,10 @@ def _compare(tag, target, ref, gp, allow):
     if rct != gct:
         add("content-type", f"content-type {rct!r} vs {gct!r} at status {rs}/{gs}")
     if rs == gs and 300 <= rs < 400:
-        rl = urlsplit(rh.get("location", "")); gl = urlsplit(gh.get("location", ""))
+        # a relative Location is resolved against the request, as every HTTP client does
+        base = "http://host" + target
+        rl = urlsplit(urljoin(base, rh.get("location", "")))
+        gl = urlsplit(urljoin(base, gh.get("location", "")))
         if (rl.path, rl.query) != (gl.path, gl.query):
             add("location", f"redirect location {rh.get('location')!r} vs {gh.get('location')!r}")
     if rs < 400:

@@ -26,7 +26,8 @@ const DOCS_CSS: &str = include_str!("../assets/docs.css");
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/", get(index))
-        .route("/v1", get(|| async { Redirect::permanent("/v1/docs") }))
+        // `/v1` → `/v1/` with 307, as the reference's framework redirects a missing slash
+        .route("/v1", get(|| async { Redirect::temporary("/v1/") }))
         .route("/v1/", get(|| async { Redirect::permanent("/v1/docs") }))
         .route("/v1/openapi.json", get(openapi_json))
         .route("/v1/docs", get(docs))
