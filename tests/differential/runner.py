@@ -500,7 +500,7 @@ def main() -> int:
         procs.append(subprocess.Popen(
             [args.gridprint_bin, "--database", db, "serve", "--demo", "--listen", f"127.0.0.1:{gp_port}",
              "--rate-limit-per-second", "0", "--check-providers", "true", "--entsoe-url", stub_url,
-             "--elexon-url", stub_url],
+             "--elexon-url", stub_url, "--epias-url", stub_url, "--epias-auth-url", stub_url],
             env=env, stdout=open(os.path.join(work, "gridprint.out"), "w"), stderr=open(gp_log, "w")))
         wait_http(gp_port, "/v1/status", procs[-1], gp_log, 600)
         log(f"gridprint at http://127.0.0.1:{gp_port}")

@@ -60,7 +60,7 @@ pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
 }
 
 /// `/factors`: no location; `factor_type`, `scope`, `production_type` (not pumped storage),
-/// `aggregate`, optional start and end (same rules, at most [`MAX_DAYS_ONE_ZONE`] days).
+/// `aggregate`, optional start and end (same rules; a series at most [`MAX_DAYS_ONE_ZONE`] days).
 pub struct FactorsEndpoint;
 
 impl EndpointDef for FactorsEndpoint {
@@ -69,13 +69,16 @@ impl EndpointDef for FactorsEndpoint {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
         check_types(p, &["start", "end", "aggregate"])?;
+        let aggregate = boolean(p, "aggregate", false)?;
         let window = match dates(p)? {
             Some((s, e)) => {
                 let range = SlotRange::from_window(s, e);
-                // One point per slot and factor: the one-zone limit bounds the answer.
-                if range.len() as i64 > MAX_DAYS_ONE_ZONE * gridprint_core::slot::SLOTS_PER_DAY {
+                // A series has one point per slot and factor: the one-zone limit bounds it.
+                if !aggregate
+                    && range.len() as i64 > MAX_DAYS_ONE_ZONE * gridprint_core::slot::SLOTS_PER_DAY
+                {
                     return Err(QueryError::bad_request(format!(
-                        "the requested range is too long; at most {MAX_DAYS_ONE_ZONE} days per request are allowed"
+                        "the requested range is too long for a series; at most {MAX_DAYS_ONE_ZONE} days per request are allowed (or ask for aggregate=true)"
                     )));
                 }
                 TimeWindow {
@@ -89,7 +92,6 @@ impl EndpointDef for FactorsEndpoint {
         let factor_types = footprint_types(p, "factor_type")?;
         let scope = scope_any(p)?;
         let production_type = production_type(p, false)?;
-        let aggregate = boolean(p, "aggregate", false)?;
         Ok(FactorsRequest {
             factor_types,
             scope,

@@ -409,7 +409,7 @@ mod tests {
     #[test]
     fn time_weighted_mean_by_hand() {
         use gridprint_core::slot::parse_timestamp;
-        let t = |s| parse_timestamp(s).unwrap();
+        let t = |s: &str| parse_timestamp(s).unwrap();
         let at = |s: &str| t(s).unix_timestamp();
         // 00:00 10, 00:15 20, 00:30 40; window 00:05–00:33:20: spans 600 s, 900 s, 200 s.
         let pts = [
@@ -439,7 +439,7 @@ mod tests {
     #[test]
     fn aggregates_echo_microseconds() {
         use gridprint_core::slot::parse_timestamp;
-        let t = |s| parse_timestamp(s).unwrap();
+        let t = |s: &str| parse_timestamp(s).unwrap();
         assert_eq!(
             echo_timestamp(t("2024-06-15T05:59:59.999Z")),
             "2024-06-15T05:59:59.999000Z"
