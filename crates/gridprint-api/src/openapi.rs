@@ -39,6 +39,8 @@ pub const BEARER: &str = "bearer";
     // Schemas named only by query parameters (IntoParams does not register them).
     components(schemas(
         schemas::Problem,
+        schemas::ValidationError,
+        schemas::ValidationItem,
         schemas::Format,
         schema::ProductionType,
         schema::ProductionFilterType,

@@ -24,11 +24,11 @@ pub struct LocationParams {
     #[param(example = "ES")]
     pub zone: Option<String>,
     /// Latitude of a point in [-90, 90] (else 422); with `lon`, selects the zone whose polygon contains
-    /// the point (404 when none does). `lat` without `lon` or the reverse → 400.
-    #[param(example = 40.4)]
+    /// the point (404 when none does). `lat` without `lon` or the reverse → 400. Not with `zone`.
+    #[param(minimum = -90, maximum = 90)]
     pub lat: Option<f64>,
     /// Longitude of the point in [-180, 180] (else 422).
-    #[param(example = -3.7)]
+    #[param(minimum = -180, maximum = 180)]
     pub lon: Option<f64>,
 }
 
@@ -40,9 +40,11 @@ macro_rules! partner_params {
         pub struct $name {
             #[doc = concat!("Only these ", $what, " zones (a code or a comma-separated list; unknown codes match nothing). Not together with `", stringify!($la), "`/`", stringify!($lo), "` (400).")]
             pub $z: Option<String>,
-            #[doc = concat!("Latitude of a point inside the ", $what, " zone; with `", stringify!($lo), "`.")]
+            #[doc = concat!("Latitude of a point inside the ", $what, " zone, in [-90, 90]; with `", stringify!($lo), "`.")]
+            #[param(minimum = -90, maximum = 90)]
             pub $la: Option<f64>,
-            #[doc = concat!("Longitude of a point inside the ", $what, " zone; with `", stringify!($la), "`.")]
+            #[doc = concat!("Longitude of a point inside the ", $what, " zone, in [-180, 180]; with `", stringify!($la), "`.")]
+            #[param(minimum = -180, maximum = 180)]
             pub $lo: Option<f64>,
         }
     };
@@ -62,15 +64,23 @@ partner_params!(OriginParams, "origin", origin_zone, origin_lat, origin_lon);
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TimeParams {
-    /// Start of the window: ISO 8601 with `Z` or an offset (converted to UTC), naive (taken as UTC) or
-    /// a date (`2024-06-15` = midnight UTC). `start` and `end` both or neither (one alone → 400;
+    /// Start of the window, read as the reference's framework reads a datetime: RFC 3339
+    /// (`T`, `t`, `_` or a space; `Z`/`z` or an offset up to ±14:00, converted to UTC), naive (taken
+    /// as UTC), a date (`2024-06-15` = midnight UTC), or Unix seconds / milliseconds (`1718445600`).
+    /// `:60` seconds, the basic format and week dates → 422. `start` and `end` both or neither (one alone → 400;
     /// start after end → 400). Neither: the current 15-minute slot. The window is
     /// `[floor15(start), E)` with `E = end` on a slot boundary, else the end of `end`'s slot; an empty
     /// window is one slot. At most 366 days for one zone, 31 days for several or all zones (400).
-    #[param(example = "2024-06-15T00:00:00Z")]
+    #[param(
+        example = "2024-06-15T00:00:00Z",
+        pattern = r"^(\d{4}-\d{2}-\d{2}([Tt_ ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?|[+-]?\d+(\.\d*)?)$"
+    )]
     pub start: Option<String>,
     /// End of the window (same formats as `start`).
-    #[param(example = "2024-06-16T00:00:00Z")]
+    #[param(
+        example = "2024-06-16T00:00:00Z",
+        pattern = r"^(\d{4}-\d{2}-\d{2}([Tt_ ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?|[+-]?\d+(\.\d*)?)$"
+    )]
     pub end: Option<String>,
 }
 
@@ -153,7 +163,7 @@ pub struct FactorParams {
     pub factor_type: Option<schema::FootprintType>,
     /// `life-cycle` or `operational`; default both.
     pub scope: Option<schema::Scope>,
-    /// Only this production type (pumped storage accepted here).
+    /// Only this production type (not `hydro_pumped_storage`: 400).
     pub production_type: Option<schema::ProductionType>,
     /// `true` with start and end: one time-weighted average per factor over the window; without
     /// start and end the factors are answered as series.
@@ -179,6 +189,36 @@ pub mod schemas {
         pub status: u16,
         /// What was wrong, in words (a plain string).
         pub detail: String,
+    }
+
+    /// A 422 for wrongly typed parameters: the reference framework's list, one item per failing
+    /// parameter in declaration order.
+    #[derive(Debug, ToSchema)]
+    #[schema(example = json!({"detail": [{"type": "less_than_equal", "loc": ["query", "lat"],
+        "msg": "Input should be less than or equal to 90", "input": "91", "ctx": {"le": 90.0}}]}))]
+    pub struct ValidationError {
+        /// The failing parameters.
+        pub detail: Vec<ValidationItem>,
+    }
+
+    /// One failing parameter of a [`ValidationError`].
+    #[derive(Debug, ToSchema)]
+    pub struct ValidationItem {
+        /// `float_parsing`, `bool_parsing`, `less_than_equal`, `greater_than_equal`,
+        /// `datetime_from_date_parsing`, …
+        #[serde(rename = "type")]
+        pub type_: String,
+        /// `["query", name]`.
+        pub loc: Vec<String>,
+        /// The framework's message.
+        pub msg: String,
+        /// The value as received.
+        pub input: String,
+        /// Context of the message (`{"le": 90.0}`, `{"error": "input is too short"}`).
+        #[schema(value_type = Option<Object>)]
+        pub ctx: Option<serde_json::Value>,
+        /// gridprint's advice, e.g. to encode `+` as `%2B`.
+        pub hint: Option<String>,
     }
 
     /// `json` or `csv`.

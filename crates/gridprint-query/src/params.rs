@@ -420,13 +420,10 @@ pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, FieldError>
     let offset = t.tz_offset.unwrap_or(0);
     if offset.abs() > MAX_OFFSET_SECONDS {
         let why = "the UTC offset must lie within -14:00 and +14:00";
-        return Err(FieldError::new(
-            "value_error",
-            name,
-            format!("Value error, {why}"),
-            v,
-        )
-        .with_ctx(serde_json::json!({ "error": why })));
+        return Err(
+            FieldError::new("value_error", name, format!("Value error, {why}"), v)
+                .with_ctx(serde_json::json!({ "error": why })),
+        );
     }
     let offset = time::UtcOffset::from_whole_seconds(offset).map_err(|_| out_of_range())?;
     Ok(time::PrimitiveDateTime::new(day, clock)
@@ -586,7 +583,8 @@ pub(crate) fn window(
 pub(crate) fn boolean(p: &QueryParams<'_>, name: &str, default: bool) -> Result<bool, QueryError> {
     match p.raw(name) {
         None => Ok(default),
-        Some(v) => read_bool(v).ok_or_else(|| QueryError::invalid(type_error(name, v).into_iter().collect())),
+        Some(v) => read_bool(v)
+            .ok_or_else(|| QueryError::invalid(type_error(name, v).into_iter().collect())),
     }
 }
 

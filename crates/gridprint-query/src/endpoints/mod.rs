@@ -268,7 +268,11 @@ pub fn time_weighted_mean(
         .iter()
         .map(|&(_, v)| (round2(v) * 100.0).round() as i128)
         .collect();
-    let decimals: u32 = if cents.iter().any(|c| c % 10 != 0) { 2 } else { 1 };
+    let decimals: u32 = if cents.iter().any(|c| c % 10 != 0) {
+        2
+    } else {
+        1
+    };
     let (start, end) = (micros(start), micros(end));
     let (mut sum, mut weight) = (0i128, 0i128);
     for (k, &(t, _)) in points.iter().enumerate() {
@@ -444,6 +448,9 @@ mod tests {
             echo_timestamp(t("2024-06-15T05:59:59.999Z")),
             "2024-06-15T05:59:59.999000Z"
         );
-        assert_eq!(echo_timestamp(t("2024-06-15T06:00:00Z")), "2024-06-15T06:00:00Z");
+        assert_eq!(
+            echo_timestamp(t("2024-06-15T06:00:00Z")),
+            "2024-06-15T06:00:00Z"
+        );
     }
 }

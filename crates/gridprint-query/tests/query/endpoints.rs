@@ -907,8 +907,14 @@ fn factors_are_constant_series_or_aggregates() {
     let pts = values(&c[0]["series"][0]["values"]);
     assert_eq!(pts.len(), 31 * 96);
     assert_eq!(pts[0], ("2024-01-01T00:00:00Z".to_string(), 760.0));
-    assert_eq!(pts[pts.len() - 1], ("2024-01-31T23:45:00Z".to_string(), 760.0));
-    assert!(c[0]["source_link"].is_string(), "source_link is a string, as on the reference");
+    assert_eq!(
+        pts[pts.len() - 1],
+        ("2024-01-31T23:45:00Z".to_string(), 760.0)
+    );
+    assert!(
+        c[0]["source_link"].is_string(),
+        "source_link is a string, as on the reference"
+    );
     let c = get(
         &svc,
         Endpoint::Factors,

@@ -71,14 +71,34 @@ fn every_rule_violation_gets_its_status() {
         (Generation, "zone=ES&production_type=", 400),
         (Impacts, "zone=ES&impact_type=", 400),
         // Timestamps the reference's framework rejects, and offsets beyond ±14:00.
-        (Footprints, "zone=ES&start=2024-06-15T12:00:60Z&end=2024-06-16", 422),
-        (Footprints, "zone=ES&start=20240615T100000Z&end=2024-06-16", 422),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T12:00:60Z&end=2024-06-16",
+            422,
+        ),
+        (
+            Footprints,
+            "zone=ES&start=20240615T100000Z&end=2024-06-16",
+            422,
+        ),
         (Footprints, "zone=ES&start=2024-W24-6&end=2024-06-16", 422),
         (Footprints, "zone=ES&start=2024-02-30&end=2024-03-01", 422),
-        (Footprints, "zone=ES&start=2024-06-15T10:00+15:00&end=2024-06-16", 422),
-        (Footprints, "zone=ES&start=2024-06-15T10:00-14:30&end=2024-06-16", 422),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T10:00+15:00&end=2024-06-16",
+            422,
+        ),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T10:00-14:30&end=2024-06-16",
+            422,
+        ),
         // A later bad value overrides an earlier good one (the last wins).
-        (Imports, "zone=ES&source_lat=40&source_lat=abc&source_lon=1", 422),
+        (
+            Imports,
+            "zone=ES&source_lat=40&source_lat=abc&source_lon=1",
+            422,
+        ),
         (Factors, "production_type=hydro_pumped_storage", 400),
         (Factors, "start=2020-01-01&end=2024-12-31", 400),
         (Footprints, "zone=ES&aggregate=true", 400),
@@ -199,8 +219,14 @@ fn accepted_forms() {
         (Footprints, "zone=ES&aggregate=N&use_global=t"),
         (Footprints, "zone=ES&start=1718445600&end=1718452800"),
         (Footprints, "zone=ES&start=1718445600.5&end=1718452800000"),
-        (Footprints, "zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15 12:00"),
-        (Footprints, "zone=ES&start=2024-06-15T10:00+14:00&end=2024-06-15T05:59:59.999Z"),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15 12:00",
+        ),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T10:00+14:00&end=2024-06-15T05:59:59.999Z",
+        ),
         (Footprints, "zone=ES&unknown=1&format=csv"),
         (Footprints, "lat=40.4&lon=-3.7"),
         (
@@ -383,9 +409,17 @@ fn typed_parameter_errors_are_the_frameworks_items() {
         Endpoint::Footprints,
         "use_global=2&aggregate=&start=&end=yesterday&zone=NL",
     );
-    let order: Vec<&str> = v.as_array().unwrap().iter().map(|i| i["loc"][1].as_str().unwrap()).collect();
+    let order: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["loc"][1].as_str().unwrap())
+        .collect();
     assert_eq!(order, ["start", "end", "aggregate", "use_global"]);
-    assert_eq!(v[0]["msg"], "Input should be a valid datetime or date, input is too short");
+    assert_eq!(
+        v[0]["msg"],
+        "Input should be a valid datetime or date, input is too short"
+    );
     assert_eq!(v[0]["ctx"]["error"], "input is too short");
     assert_eq!(
         v[2],
@@ -393,12 +427,27 @@ fn typed_parameter_errors_are_the_frameworks_items() {
             "msg": "Input should be a valid boolean, unable to interpret input", "input": ""})
     );
     let why = |q| items(Endpoint::Footprints, q)[0]["ctx"]["error"].clone();
-    assert_eq!(why("zone=NL&start=2024-02-30T00:00:00Z&end=2024-03-01"), "day value is outside expected range");
-    assert_eq!(why("zone=NL&start=2024-06-15T10:00:60Z&end=2024-06-16"), "unexpected extra characters at the end of the input");
-    assert_eq!(why("zone=NL&start=20240615T100000Z&end=2024-06-16"), "invalid date separator, expected `-`");
-    assert_eq!(why("zone=NL&start=2024-W24-6&end=2024-06-16"), "invalid character in month");
+    assert_eq!(
+        why("zone=NL&start=2024-02-30T00:00:00Z&end=2024-03-01"),
+        "day value is outside expected range"
+    );
+    assert_eq!(
+        why("zone=NL&start=2024-06-15T10:00:60Z&end=2024-06-16"),
+        "unexpected extra characters at the end of the input"
+    );
+    assert_eq!(
+        why("zone=NL&start=20240615T100000Z&end=2024-06-16"),
+        "invalid date separator, expected `-`"
+    );
+    assert_eq!(
+        why("zone=NL&start=2024-W24-6&end=2024-06-16"),
+        "invalid character in month"
+    );
     // A '+' that arrived as a space: the framework's item, plus gridprint's hint.
-    let v = items(Endpoint::Footprints, "zone=NL&start=2024-06-15T12:00:00 02:00&end=2024-06-16");
+    let v = items(
+        Endpoint::Footprints,
+        "zone=NL&start=2024-06-15T12:00:00 02:00&end=2024-06-16",
+    );
     assert_eq!(v[0]["input"], "2024-06-15T12:00:00 02:00");
     assert!(v[0]["hint"].as_str().unwrap().contains("%2B"), "{v}");
 }
@@ -422,9 +471,18 @@ fn timestamps_and_repeats_follow_the_framework() {
     };
     let want = window("zone=ES&start=2024-06-15T10:00:00Z&end=2024-06-15T12:00:00Z");
     assert_eq!(window("zone=ES&start=1718445600&end=1718452800"), want);
-    assert_eq!(window("zone=ES&start=1718445600000&end=1718452800000"), want);
-    assert_eq!(window("zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15T14:00:00+02:00"), want);
-    assert_eq!(window("zone=ES&start=2024-06-15T10:00&end=2024-06-15 12:00:00"), want);
+    assert_eq!(
+        window("zone=ES&start=1718445600000&end=1718452800000"),
+        want
+    );
+    assert_eq!(
+        window("zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15T14:00:00+02:00"),
+        want
+    );
+    assert_eq!(
+        window("zone=ES&start=2024-06-15T10:00&end=2024-06-15 12:00:00"),
+        want
+    );
     let (s, _) = window("zone=ES&start=1718445600.5&end=2024-06-16");
     assert_eq!(s.unix_timestamp(), 1_718_445_600);
     assert_eq!(s.millisecond(), 500);
