@@ -282,6 +282,7 @@ macro_rules! data_handler {
                         ("RateLimit-Limit" = u32, description = "Burst size of the per-token limit"),
                         ("RateLimit-Remaining" = u32, description = "Requests left right now"),
                         ("RateLimit-Reset" = u64, description = "Seconds until the allowance is full again"),
+                        ("Gridprint-Ignored" = String, description = "What the request named without effect, when anything: `param=NAME` (unknown parameter), `zone=CODE` (unknown zone code), `earlier=NAME%3DVALUE` (overridden by a later occurrence); percent-encoded, comma-separated"),
                     )),
                 (status = 304, description = "Not modified (`If-None-Match` matched the `ETag`)"),
                 (status = 400, description = "A rule of the contract is broken (see `detail`)", body = schemas::Problem, content_type = "application/problem+json"),
@@ -298,7 +299,19 @@ macro_rules! data_handler {
             RawQuery(query): RawQuery,
             headers: HeaderMap,
         ) -> Result<Response, ApiError> {
-            answer(&state, $endpoint, query, &headers).await
+            // The published parameters are the known ones (`Gridprint-Ignored`, crate::ignored).
+            let known: Vec<String> = [$(<$params as utoipa::IntoParams>::into_params(|| None)),*]
+                .into_iter()
+                .flatten()
+                .map(|p| p.name)
+                .collect();
+            let pairs = pairs_of(query.as_deref())?;
+            let mut resp = answer(&state, $endpoint, query, &headers).await?;
+            let items = crate::ignored::ignored(&pairs, &known, &state.query().cache().reference().zones);
+            if let Some(v) = crate::ignored::header_value(&items) {
+                resp.headers_mut().insert(crate::ignored::GRIDPRINT_IGNORED, v);
+            }
+            Ok(resp)
         }
     };
 }

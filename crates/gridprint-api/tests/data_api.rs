@@ -1067,6 +1067,19 @@ async fn parameter_rules(kind: Kind) {
     .await;
     assert_eq!(v.as_array().unwrap().len(), 1);
     assert_eq!(v[0]["zone"], "DE");
+    // What had no effect is named in `Gridprint-Ignored`; the answer is unchanged.
+    let r = get(
+        &app,
+        &format!("/v1/footprints?zone=FR&zone=DE,XX&footprint_typ=water&{DAY_2017}"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(
+        r.header("gridprint-ignored"),
+        "earlier=zone%3DFR, zone=XX, param=footprint_typ"
+    );
+    let r = get(&app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
+    assert_eq!(r.header("gridprint-ignored"), "");
     // Unknown parameters are ignored; format is checked.
     get_ok(
         &app,
