@@ -299,8 +299,8 @@ pub(crate) fn location(
     }
     match (lat, lon) {
         (Some(a), Some(b)) => {
-            let lat = read_bounded(&lak, a, 90).map_err(|e| QueryError::invalid(vec![e]))?;
-            let lon = read_bounded(&lok, b, 180).map_err(|e| QueryError::invalid(vec![e]))?;
+            let lat = read_bounded(&lak, a, 90).map_err(|e| QueryError::invalid(vec![*e]))?;
+            let lon = read_bounded(&lok, b, 180).map_err(|e| QueryError::invalid(vec![*e]))?;
             ctx.locator
                 .locate(lat, lon)
                 .map(Location::Point)
@@ -371,7 +371,7 @@ pub const MAX_OFFSET_SECONDS: i32 = 14 * 3600;
 
 /// Reads a timestamp as the reference's framework reads a `datetime` query value (see the module
 /// rules), or the [`FieldError`] it answers for `name`.
-pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, FieldError> {
+pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, Box<FieldError>> {
     let config = speedate::DateTimeConfig {
         time_config: speedate::TimeConfig {
             microseconds_precision_overflow_behavior:
@@ -380,7 +380,7 @@ pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, FieldError>
         },
         ..Default::default()
     };
-    let fail = |e: speedate::ParseError| {
+    let fail = |e: speedate::ParseError| -> Box<FieldError> {
         use strum::EnumMessage;
         let why = e.get_documentation().unwrap_or("invalid datetime");
         let mut item = FieldError::new(
@@ -395,7 +395,7 @@ pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, FieldError>
                 "a '+' in a query value arrives as a space: encode the offset's '+' as %2B".into(),
             );
         }
-        item
+        Box::new(item)
     };
     let (date, time) = if v.len() > 64 {
         return Err(fail(speedate::ParseError::ExtraCharacters));
@@ -420,10 +420,10 @@ pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, FieldError>
     let offset = t.tz_offset.unwrap_or(0);
     if offset.abs() > MAX_OFFSET_SECONDS {
         let why = "the UTC offset must lie within -14:00 and +14:00";
-        return Err(
+        return Err(Box::new(
             FieldError::new("value_error", name, format!("Value error, {why}"), v)
                 .with_ctx(serde_json::json!({ "error": why })),
-        );
+        ));
     }
     let offset = time::UtcOffset::from_whole_seconds(offset).map_err(|_| out_of_range())?;
     Ok(time::PrimitiveDateTime::new(day, clock)
@@ -441,7 +441,7 @@ fn plus_as_space(v: &str) -> bool {
 }
 
 pub(crate) fn timestamp(name: &str, v: &str) -> Result<OffsetDateTime, QueryError> {
-    read_timestamp(name, v).map_err(|e| QueryError::invalid(vec![e]))
+    read_timestamp(name, v).map_err(|e| QueryError::invalid(vec![*e]))
 }
 
 /// A boolean as the reference's framework reads one, case-insensitively.
@@ -454,34 +454,38 @@ pub fn read_bool(v: &str) -> Option<bool> {
 }
 
 /// A number in `[-bound, bound]` as the reference's framework reads one, or its [`FieldError`].
-fn read_bounded(name: &str, v: &str, bound: u32) -> Result<f64, FieldError> {
+fn read_bounded(name: &str, v: &str, bound: u32) -> Result<f64, Box<FieldError>> {
     let x: f64 = v.trim().parse().map_err(|_| {
-        FieldError::new(
+        Box::new(FieldError::new(
             "float_parsing",
             name,
             "Input should be a valid number, unable to parse string as a number",
             v,
-        )
+        ))
     })?;
     let b = f64::from(bound);
-    // `!(x <= b)` so that NaN fails the upper bound first, as in the framework.
-    if !(x <= b) {
-        return Err(FieldError::new(
-            "less_than_equal",
-            name,
-            format!("Input should be less than or equal to {bound}"),
-            v,
-        )
-        .with_ctx(serde_json::json!({ "le": b })));
+    // NaN fails the upper bound first, as in the framework.
+    if x.is_nan() || x > b {
+        return Err(Box::new(
+            FieldError::new(
+                "less_than_equal",
+                name,
+                format!("Input should be less than or equal to {bound}"),
+                v,
+            )
+            .with_ctx(serde_json::json!({ "le": b })),
+        ));
     }
     if x < -b {
-        return Err(FieldError::new(
-            "greater_than_equal",
-            name,
-            format!("Input should be greater than or equal to -{bound}"),
-            v,
-        )
-        .with_ctx(serde_json::json!({ "ge": -b })));
+        return Err(Box::new(
+            FieldError::new(
+                "greater_than_equal",
+                name,
+                format!("Input should be greater than or equal to -{bound}"),
+                v,
+            )
+            .with_ctx(serde_json::json!({ "ge": -b })),
+        ));
     }
     Ok(x)
 }
@@ -489,7 +493,7 @@ fn read_bounded(name: &str, v: &str, bound: u32) -> Result<f64, FieldError> {
 /// The [`FieldError`] of one typed parameter's value, if it fails its type.
 fn type_error(name: &str, v: &str) -> Option<FieldError> {
     match name {
-        "start" | "end" => read_timestamp(name, v).err(),
+        "start" | "end" => read_timestamp(name, v).err().map(|e| *e),
         "aggregate" | "use_global" => read_bool(v).is_none().then(|| {
             FieldError::new(
                 "bool_parsing",
@@ -498,8 +502,8 @@ fn type_error(name: &str, v: &str) -> Option<FieldError> {
                 v,
             )
         }),
-        n if n.ends_with("lat") => read_bounded(name, v, 90).err(),
-        n if n.ends_with("lon") => read_bounded(name, v, 180).err(),
+        n if n.ends_with("lat") => read_bounded(name, v, 90).err().map(|e| *e),
+        n if n.ends_with("lon") => read_bounded(name, v, 180).err().map(|e| *e),
         _ => None,
     }
 }
