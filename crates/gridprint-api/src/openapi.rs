@@ -40,6 +40,7 @@ pub const BEARER: &str = "bearer";
     components(schemas(
         schemas::Problem,
         schemas::ValidationError,
+        schemas::Component,
         schemas::ValidationItem,
         schemas::Format,
         schema::ProductionType,

@@ -221,6 +221,19 @@ pub mod schemas {
         pub hint: Option<String>,
     }
 
+    /// A component of `/v1/status/{component}`.
+    #[derive(Debug, ToSchema)]
+    pub enum Component {
+        #[schema(rename = "storage")]
+        Storage,
+        #[schema(rename = "entso-e")]
+        EntsoE,
+        #[schema(rename = "elexon")]
+        Elexon,
+        #[schema(rename = "epias")]
+        Epias,
+    }
+
     /// `json` or `csv`.
     #[derive(Debug, ToSchema)]
     #[serde(rename_all = "lowercase")]
