@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Schema conformance: schemathesis (PyPI) against /v1/openapi.json of a real `gridprint serve --demo`
-# with a valid token. Fails when any answer is a 5xx or does not match the schema the description
-# publishes for its operation and status.
+# with a valid token, with all of its checks but the ones listed (with the reason) below. Fails when
+# any answer is a 5xx, does not match the schema, status, content type or headers the description
+# publishes for its operation, or accepts data the schema rules out.
 #
 #   scripts/schemathesis.sh [--max-examples 25] [--release] [--keep]
 #
@@ -78,13 +79,20 @@ token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: appli
   -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
 [ -n "$token" ] || { echo "no token"; exit 1; }
 
-echo "== schemathesis: at most $max_examples examples per operation"
+# Every check runs except these, each for a reason OpenAPI cannot express:
+# - positive_data_acceptance: a schema-valid request may still break a rule across parameters
+#   (`zone` XOR `lat`+`lon`, `start` and `end` both or neither, start <= end, `aggregate=true` needs
+#   start and end, range limits), which the contract answers with 400; OpenAPI 3.1 query parameters
+#   cannot state such rules.
+excluded="positive_data_acceptance"
+echo "== schemathesis: every check except $excluded; at most $max_examples examples per operation"
 set +e
 cd "$work"   # schemathesis keeps its example database in ./.schemathesis
 "$venv/bin/schemathesis" run "$base/v1/openapi.json" \
   --url "$base" \
   -H "Authorization: Bearer $token" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --checks all \
+  --exclude-checks "$excluded" \
   --max-examples "$max_examples" \
   --phases examples,coverage,fuzzing \
   --seed 8 \

@@ -28,7 +28,7 @@ import time
 import tomllib
 from collections import OrderedDict, defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import matrix
 
@@ -196,25 +196,21 @@ def dump(gp_port: int, token: str) -> tuple[list[dict], list[str]]:
 
 
 def spread_factors(rows: list[dict], start: str | None, end: str | None) -> list[dict]:
-    """gridprint answers one point per factor for a window; the reference's storage holds factors as a
-    time series like every other table (its `/factors` without dates reads the current 15-minute slot,
-    which only answers if a row exists for every slot). Write each factor's value at every slot of the
-    window (or, without one, the current slot and the next two, so a slot boundary passing during the
-    run does not matter)."""
+    """The reference's storage holds factors as a time series like every other table (its `/factors`
+    without dates reads the current 15-minute slot, which only answers if a row exists for every
+    slot). With a window gridprint answers one point per slot already: its rows are that series.
+    Without one it answers the current slot: write that value at the current slot and the next two,
+    so a slot boundary passing during the run does not matter."""
+    if start:
+        return rows
     from datetime import datetime, timedelta, timezone
     step = timedelta(minutes=15)
     out = []
     for r in rows:
         t0 = datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00"))
-        if start:
-            a = datetime.fromisoformat(start.replace("Z", "+00:00"))
-            b = datetime.fromisoformat(end.replace("Z", "+00:00"))
-        else:
-            a, b = t0, t0 + 3 * step
-        t = a
-        while t < b:
+        for k in range(3):
+            t = t0 + k * step
             out.append(dict(r, timestamp=t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")))
-            t += step
     return out
 
 
@@ -339,7 +335,7 @@ def compare(tag, target, ref, gp, allow):
             for entry in allow:
                 if d["kind"] == "reference-5xx":
                     break  # never allowed
-                if not entry.get("drop_gridprint_keys") and matches(entry, tag, target, rs, gs, d["kind"]):
+                if not entry.get("drop_gridprint_keys") and matches(entry, tag, target, rs, gs, d["kind"], d["signature"]):
                     d["allowed_by"] = entry["id"]
                     break
     return diffs
@@ -367,7 +363,10 @@ def _compare(tag, target, ref, gp, allow):
     if rct != gct:
         add("content-type", f"content-type {rct!r} vs {gct!r} at status {rs}/{gs}")
     if rs == gs and 300 <= rs < 400:
-        rl = urlsplit(rh.get("location", "")); gl = urlsplit(gh.get("location", ""))
+        # a relative Location is resolved against the request, as every HTTP client does
+        base = "http://host" + target
+        rl = urlsplit(urljoin(base, rh.get("location", "")))
+        gl = urlsplit(urljoin(base, gh.get("location", "")))
         if (rl.path, rl.query) != (gl.path, gl.query):
             add("location", f"redirect location {rh.get('location')!r} vs {gh.get('location')!r}")
     if rs < 400:
@@ -446,9 +445,11 @@ def _byte_pos(a: bytes, b: bytes) -> str:
     return f"first differing byte {i}: reference ...{a[max(0, i-40):i+40]!r} vs gridprint ...{b[max(0, i-40):i+40]!r}"
 
 
-def matches(entry, tag, target, rs, gs, kind) -> bool:
+def matches(entry, tag, target, rs, gs, kind, signature="") -> bool:
     path, _, query = target.partition("?")
     if "kind" in entry and kind not in entry["kind"]:
+        return False
+    if "signature" in entry and not re.search(entry["signature"], signature):
         return False
     if "path" in entry and not re.search(entry["path"], path):
         return False
@@ -499,7 +500,7 @@ def main() -> int:
         procs.append(subprocess.Popen(
             [args.gridprint_bin, "--database", db, "serve", "--demo", "--listen", f"127.0.0.1:{gp_port}",
              "--rate-limit-per-second", "0", "--check-providers", "true", "--entsoe-url", stub_url,
-             "--elexon-url", stub_url],
+             "--elexon-url", stub_url, "--epias-url", stub_url, "--epias-auth-url", stub_url],
             env=env, stdout=open(os.path.join(work, "gridprint.out"), "w"), stderr=open(gp_log, "w")))
         wait_http(gp_port, "/v1/status", procs[-1], gp_log, 600)
         log(f"gridprint at http://127.0.0.1:{gp_port}")

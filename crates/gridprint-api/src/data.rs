@@ -277,12 +277,13 @@ pub(crate) async fn answer(
                 ("RateLimit-Limit" = u32, description = "Burst size of the per-token limit"),
                 ("RateLimit-Remaining" = u32, description = "Requests left right now"),
                 ("RateLimit-Reset" = u64, description = "Seconds until the allowance is full again"),
+                ("Gridprint-Ignored" = String, description = "What the request named without effect, when anything: `param=NAME` (unknown parameter), `zone=CODE` (unknown zone code), `earlier=NAME%3DVALUE` (overridden by a later occurrence); percent-encoded, comma-separated"),
             )),
         (status = 304, description = "Not modified (`If-None-Match` matched the `ETag`)"),
         (status = 400, description = "A rule of the contract is broken (see `detail`)", body = schemas::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing, malformed, expired or revoked token (`WWW-Authenticate: Bearer`)", body = schemas::Problem, content_type = "application/problem+json"),
         (status = 404, description = "The coordinates lie in no supported zone", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A value cannot be read (number, boolean, timestamp) or is out of range", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A value cannot be read (number, boolean, timestamp) or is out of range: the reference framework's list", body = schemas::ValidationError, content_type = "application/json"),
         (status = 429, description = "Rate limit exceeded (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
         (status = 503, description = "Storage unavailable or data still loading (`Retry-After`)", body = schemas::Problem, content_type = "application/problem+json"),
     )
@@ -330,11 +331,31 @@ pub fn data_router() -> OpenApiRouter<AppState> {
                 vec![HttpMethod::Get],
                 operation(path, doc, &description),
             );
+            // The published parameters are the known ones (`Gridprint-Ignored`, crate::ignored).
+            let known: std::sync::Arc<[String]> = description
+                .parameters
+                .iter()
+                .map(|p| p.name.clone())
+                .collect();
             let handler = move |_user: AuthUser,
                                 State(state): State<AppState>,
                                 RawQuery(query): RawQuery,
-                                headers: HeaderMap| async move {
-                answer(&state, endpoint, query, &headers).await
+                                headers: HeaderMap| {
+                let known = known.clone();
+                async move {
+                    let pairs = pairs_of(query.as_deref())?;
+                    let mut resp = answer(&state, endpoint, query, &headers).await?;
+                    let items = crate::ignored::ignored(
+                        &pairs,
+                        &known,
+                        &state.query().cache().reference().zones,
+                    );
+                    if let Some(v) = crate::ignored::header_value(&items) {
+                        resp.headers_mut()
+                            .insert(crate::ignored::GRIDPRINT_IGNORED, v);
+                    }
+                    Ok::<Response, ApiError>(resp)
+                }
             };
             router = router.routes((description.schemas.clone(), paths, get(handler)));
         }

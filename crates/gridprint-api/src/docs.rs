@@ -29,7 +29,8 @@ pub(crate) fn routes(index: bool) -> Router<AppState> {
     } else {
         Router::new()
     };
-    root.route("/v1", get(|| async { Redirect::permanent("/v1/docs") }))
+    // `/v1` → `/v1/` with 307, as the reference's framework redirects a missing slash
+    root.route("/v1", get(|| async { Redirect::temporary("/v1/") }))
         .route("/v1/", get(|| async { Redirect::permanent("/v1/docs") }))
         .route("/v1/openapi.json", get(openapi_json))
         .route("/v1/docs", get(docs))

@@ -6,6 +6,10 @@
 //! read `detail`). Rejections of axum's own extractors (bad JSON, bad forms, oversized bodies) are
 //! mapped here too, so no response of the service is ever a bare text error. Server-side failures
 //! (5xx) log their cause and show only a generic detail.
+//!
+//! One exception, for the reference service's clients (contract §2): a 422 for wrongly typed query
+//! parameters is the reference framework's own body, `application/json`
+//! `{"detail": [{"type", "loc", "msg", "input", "ctx"?}]}`, one item per failing parameter.
 
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -26,6 +30,7 @@ pub struct ApiError {
     detail: Cow<'static, str>,
     retry_after: Option<u64>,
     bearer_challenge: bool,
+    fields: Vec<gridprint_query::FieldError>,
 }
 
 /// The JSON body of an error (RFC 9457 members).
@@ -46,6 +51,7 @@ impl ApiError {
             detail: detail.into(),
             retry_after: None,
             bearer_challenge: false,
+            fields: Vec::new(),
         }
     }
 
@@ -185,10 +191,22 @@ pub fn wait_phrase(secs: u64) -> String {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = problem_body(self.status, &self.detail);
+        let (body, media) = if self.fields.is_empty() {
+            (problem_body(self.status, &self.detail), PROBLEM_JSON)
+        } else {
+            #[derive(Serialize)]
+            struct Fields<'a> {
+                detail: &'a [gridprint_query::FieldError],
+            }
+            let body = serde_json::to_vec(&Fields {
+                detail: &self.fields,
+            })
+            .unwrap_or_default();
+            (body, "application/json")
+        };
         let mut resp = (
             self.status,
-            [(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON))],
+            [(header::CONTENT_TYPE, HeaderValue::from_static(media))],
             body,
         )
             .into_response();
@@ -217,7 +235,10 @@ impl From<gridprint_query::QueryError> for ApiError {
     /// The query crate chose the status (400, 404, 422) and phrased the detail for the client.
     fn from(e: gridprint_query::QueryError) -> ApiError {
         let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST);
-        ApiError::new(status, e.detail)
+        ApiError {
+            fields: e.errors,
+            ..ApiError::new(status, e.detail)
+        }
     }
 }
 
@@ -302,6 +323,26 @@ mod tests {
         assert_eq!(v["status"], 429);
         assert_eq!(v["title"], "Too Many Requests");
         assert_eq!(v["type"], "about:blank");
+    }
+
+    #[tokio::test]
+    async fn typed_parameter_errors_are_the_frameworks_list() {
+        let item = gridprint_query::FieldError::new(
+            "less_than_equal",
+            "lat",
+            "Input should be less than or equal to 90",
+            "91",
+        )
+        .with_ctx(serde_json::json!({ "le": 90.0 }));
+        let e = ApiError::from(gridprint_query::QueryError::invalid(vec![item]));
+        let resp = e.into_response();
+        assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(resp.headers()[header::CONTENT_TYPE], "application/json");
+        let body = axum::body::to_bytes(resp.into_body(), 4096).await.unwrap();
+        assert_eq!(
+            std::str::from_utf8(&body).unwrap(),
+            r#"{"detail":[{"type":"less_than_equal","loc":["query","lat"],"msg":"Input should be less than or equal to 90","input":"91","ctx":{"le":90.0}}]}"#
+        );
     }
 
     #[test]

@@ -23,11 +23,10 @@ pub(crate) fn format_from(
     pairs: &[(String, String)],
     headers: &HeaderMap,
 ) -> Result<Format, ApiError> {
-    if let Some((_, v)) = pairs
-        .iter()
-        .find(|(k, v)| k == "format" && !v.trim().is_empty())
-    {
-        return match v.trim().to_ascii_lowercase().as_str() {
+    // The last occurrence counts and an empty value is an invalid one (400), as for every enum
+    // parameter (docs/api.md §2).
+    if let Some(v) = gridprint_query::params::QueryParams::new(pairs).value("format") {
+        return match v.to_ascii_lowercase().as_str() {
             "json" => Ok(Format::Json),
             "csv" => Ok(Format::Csv),
             _ => Err(ApiError::bad_request(format!(
@@ -89,6 +88,11 @@ mod tests {
         assert_eq!(format_from(&pairs("zone=ES"), &h).unwrap(), Format::Json);
         assert_eq!(format_from(&pairs("format=CSV"), &h).unwrap(), Format::Csv);
         assert!(format_from(&pairs("format=xml"), &h).is_err());
+        assert!(format_from(&pairs("format="), &h).is_err());
+        assert_eq!(
+            format_from(&pairs("format=xml&format=csv"), &h).unwrap(),
+            Format::Csv
+        );
         h.insert(
             header::ACCEPT,
             HeaderValue::from_static("text/csv;q=0.9, application/json"),

@@ -10,7 +10,7 @@
 //!   brute-force guard, the rate limits and any other code read.
 //! * **Aliases** (api-contract §1, as the reference service's framework serves them):
 //!   `/latest/...` → `/v1/...`; `/openapi.json` → `/v1/openapi.json`; `/docs[/...]` → `/v1/docs[/...]`;
-//!   `/redoc` → the docs page; `/v1/token-request/...` → `/token-request/...`. The query string is
+//!   `/redoc`, `/v1/redoc` → the docs page; `/v1/token-request/...` → `/token-request/...`. The query string is
 //!   kept.
 //! * **Trailing slash.** A path ending in `/` that no route declares (the router's fallback
 //!   answered) → 307 to the path without it, with a *relative* `Location` (`../footprints?…`) that
@@ -139,8 +139,8 @@ fn alias(path: &str) -> Option<String> {
         p = format!("/token-request{rest}");
         changed = true;
     }
-    if p == "/openapi.json" || p == "/redoc" {
-        p = if p == "/redoc" {
+    if p == "/openapi.json" || p == "/redoc" || p == "/v1/redoc" {
+        p = if p != "/openapi.json" {
             "/v1/docs".into()
         } else {
             "/v1/openapi.json".into()
@@ -314,6 +314,8 @@ mod tests {
         );
         assert_eq!(alias("/docs/docs.js").as_deref(), Some("/v1/docs/docs.js"));
         assert_eq!(alias("/redoc").as_deref(), Some("/v1/docs"));
+        assert_eq!(alias("/v1/redoc").as_deref(), Some("/v1/docs"));
+        assert_eq!(alias("/latest/redoc").as_deref(), Some("/v1/docs"));
         assert_eq!(alias("/v1/footprints"), None);
         let uri: Uri = "/v1/footprints/?zone=DE".parse().unwrap();
         assert_eq!(

@@ -29,6 +29,7 @@ pub mod error;
 pub mod extract;
 pub mod format;
 pub mod front;
+pub mod ignored;
 pub mod layers;
 pub mod limit;
 pub mod openapi;

@@ -40,6 +40,9 @@ pub const BEARER: &str = "bearer";
     // Schemas named only by query parameters (IntoParams does not register them).
     components(schemas(
         schemas::Problem,
+        schemas::ValidationError,
+        schemas::Component,
+        schemas::ValidationItem,
         schemas::Format,
         schema::ProductionType,
         schema::ProductionFilterType,

@@ -28,6 +28,49 @@ pub mod schemas {
         pub detail: String,
     }
 
+    /// A 422 for wrongly typed parameters: the reference framework's list, one item per failing
+    /// parameter in declaration order.
+    #[derive(Debug, ToSchema)]
+    #[schema(example = json!({"detail": [{"type": "less_than_equal", "loc": ["query", "lat"],
+        "msg": "Input should be less than or equal to 90", "input": "91", "ctx": {"le": 90.0}}]}))]
+    pub struct ValidationError {
+        /// The failing parameters.
+        pub detail: Vec<ValidationItem>,
+    }
+
+    /// One failing parameter of a [`ValidationError`].
+    #[derive(Debug, ToSchema)]
+    pub struct ValidationItem {
+        /// `float_parsing`, `bool_parsing`, `less_than_equal`, `greater_than_equal`,
+        /// `datetime_from_date_parsing`, …
+        #[serde(rename = "type")]
+        pub type_: String,
+        /// `["query", name]`.
+        pub loc: Vec<String>,
+        /// The framework's message.
+        pub msg: String,
+        /// The value as received.
+        pub input: String,
+        /// Context of the message (`{"le": 90.0}`, `{"error": "input is too short"}`).
+        #[schema(value_type = Option<Object>)]
+        pub ctx: Option<serde_json::Value>,
+        /// gridprint's advice, e.g. to encode `+` as `%2B`.
+        pub hint: Option<String>,
+    }
+
+    /// A component of `/v1/status/{component}`.
+    #[derive(Debug, ToSchema)]
+    pub enum Component {
+        #[schema(rename = "storage")]
+        Storage,
+        #[schema(rename = "entso-e")]
+        EntsoE,
+        #[schema(rename = "elexon")]
+        Elexon,
+        #[schema(rename = "epias")]
+        Epias,
+    }
+
     /// `json` or `csv` (declared with the table's shared parameters).
     pub use gridprint_query::describe::Format;
 }

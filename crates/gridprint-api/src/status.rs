@@ -210,11 +210,12 @@ pub(crate) async fn status(
     path = "/v1/status/{component}",
     tag = "status",
     operation_id = "status_component",
-    params(("component" = String, Path, description = "storage, entso-e, elexon or epias")),
+    params(("component" = crate::params::schemas::Component, Path, description = "storage, entso-e, elexon or epias")),
     responses(
         (status = 200, description = "The one key", body = std::collections::BTreeMap<String, String>,
             example = json!({"storage": "up"})),
         (status = 404, description = "Unknown component", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many requests from this client", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn status_component(

@@ -264,8 +264,23 @@ impl Reply {
             .map(|v| v.to_str().unwrap())
             .unwrap_or("")
     }
+    /// The `detail` string; for the framework's 422 list, its items' `loc` and `msg` joined.
     fn detail(&self) -> String {
-        self.json()["detail"]
+        let v = self.json();
+        if let Some(items) = v["detail"].as_array() {
+            return items
+                .iter()
+                .map(|i| {
+                    format!(
+                        "{}: {}",
+                        i["loc"][1].as_str().unwrap_or(""),
+                        i["msg"].as_str().unwrap_or("")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+        }
+        v["detail"]
             .as_str()
             .unwrap_or_else(|| panic!("no string detail: {}", self.text()))
             .to_string()
@@ -325,6 +340,21 @@ async fn get_err(app: &Router, uri: &str, status: StatusCode) -> String {
 
 fn assert_problem(r: &Reply, status: StatusCode, what: &str) {
     assert_eq!(r.status, status, "{what}: {}", r.text());
+    if status == StatusCode::UNPROCESSABLE_ENTITY {
+        // Wrongly typed parameters: the reference framework's list (contract §2).
+        assert_eq!(r.header("content-type"), "application/json", "{what}");
+        let v = r.json();
+        let items = v["detail"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: {v}"));
+        assert!(!items.is_empty(), "{what}: {v}");
+        for i in items {
+            assert!(i["type"].is_string() && i["msg"].is_string(), "{what}: {v}");
+            assert_eq!(i["loc"][0], "query", "{what}: {v}");
+            assert!(i["input"].is_string(), "{what}: {v}");
+        }
+        return;
+    }
     assert_eq!(
         r.header("content-type"),
         "application/problem+json",
@@ -1043,6 +1073,61 @@ async fn parameter_rules(kind: Kind) {
         StatusCode::UNPROCESSABLE_ENTITY,
     )
     .await;
+    // The 422 body is the reference framework's list, byte for byte.
+    let r = get(&app, "/v1/footprints?zone=DE&aggregate=2&lat=").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        r.text(),
+        r#"{"detail":[{"type":"float_parsing","loc":["query","lat"],"msg":"Input should be a valid number, unable to parse string as a number","input":""},{"type":"bool_parsing","loc":["query","aggregate"],"msg":"Input should be a valid boolean, unable to interpret input","input":"2"}]}"#
+    );
+    let r = get(
+        &app,
+        "/v1/footprints?zone=DE&start=2024-02-30T00:00:00Z&end=2024-03-01",
+    )
+    .await;
+    assert_eq!(
+        r.text(),
+        r#"{"detail":[{"type":"datetime_from_date_parsing","loc":["query","start"],"msg":"Input should be a valid datetime or date, day value is outside expected range","input":"2024-02-30T00:00:00Z","ctx":{"error":"day value is outside expected range"}}]}"#
+    );
+    // Leap second: 422, never a shifted window.
+    get_err(
+        &app,
+        "/v1/footprints?zone=DE&start=2017-02-01T12:00:60Z&end=2017-02-02",
+        StatusCode::UNPROCESSABLE_ENTITY,
+    )
+    .await;
+    // Booleans and timestamps as the framework reads them; the last repeated value wins.
+    let a = get_ok(
+        &app,
+        &format!("/v1/footprints?zone=DE&footprint_type=carbon&aggregate=yes&{DAY_2017}"),
+    )
+    .await;
+    let b = get_ok(
+        &app,
+        "/v1/footprints?zone=DE&footprint_type=carbon&aggregate=on&start=1485907200&end=1485993600",
+    )
+    .await;
+    assert_eq!(a, b);
+    let v = get_ok(
+        &app,
+        &format!("/v1/footprints?zone=FR&zone=DE&footprint_type=carbon&{DAY_2017}"),
+    )
+    .await;
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["zone"], "DE");
+    // What had no effect is named in `Gridprint-Ignored`; the answer is unchanged.
+    let r = get(
+        &app,
+        &format!("/v1/footprints?zone=FR&zone=DE,XX&footprint_typ=water&{DAY_2017}"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(
+        r.header("gridprint-ignored"),
+        "earlier=zone%3DFR, zone=XX, param=footprint_typ"
+    );
+    let r = get(&app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
+    assert_eq!(r.header("gridprint-ignored"), "");
     // Unknown parameters are ignored; format is checked.
     get_ok(
         &app,
@@ -1113,8 +1198,14 @@ async fn aggregates(kind: Kind) {
     assert_eq!(v.as_array().unwrap().len(), 1);
     assert_eq!(v[0]["aggregation_method"], "time-weighted-average");
     assert_eq!(v[0]["production_type"], "coal");
-    // Pumped storage is accepted as a filter here; without dates factors are series.
-    get_ok(&app, "/v1/factors?production_type=hydro_pumped_storage").await;
+    // Pumped storage is no factor's production type: 400, as on the reference; without dates
+    // factors are series.
+    get_err(
+        &app,
+        "/v1/factors?production_type=hydro_pumped_storage",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
     let v = get_ok(&app, "/v1/factors?production_type=coal&factor_type=carbon").await;
     assert_eq!(v.as_array().unwrap().len(), 2, "both scopes: {v}");
     assert_eq!(values(&v[0]["series"][0]["values"]).len(), 1);

@@ -349,6 +349,7 @@ impl ReferenceData {
             };
             zones.push(Zone {
                 neighbours: neighbours.get(code.as_str()).cloned().unwrap_or_default(),
+                listed_neighbours: neighbours.get(code.as_str()).cloned().unwrap_or_default(),
                 code,
                 full_name: z.full_name,
                 eic_code: z.eic_code.trim().to_string(),

@@ -71,7 +71,12 @@ pub struct Zone {
     pub country_code: String,
     pub country_name: String,
     pub provider: Provider,
+    /// Neighbours in the set, sorted (what the engine's index lists are built from).
     pub neighbours: Vec<ZoneCode>,
+    /// Neighbours as the crossborders file lists them: file order, zones outside the set included
+    /// (what `/zones` answers, as the reference does).
+    #[serde(default)]
+    pub listed_neighbours: Vec<ZoneCode>,
 }
 
 /// Dense index of a zone within a [`Zones`] set.

@@ -76,11 +76,11 @@ pub struct LocationParams {
     #[param(example = "ES")]
     pub zone: Option<String>,
     /// Latitude of a point in [-90, 90] (else 422); with `lon`, selects the zone whose polygon contains
-    /// the point (404 when none does). `lat` without `lon` or the reverse → 400.
-    #[param(example = 40.4)]
+    /// the point (404 when none does). `lat` without `lon` or the reverse → 400. Not with `zone`.
+    #[param(minimum = -90, maximum = 90)]
     pub lat: Option<f64>,
     /// Longitude of the point in [-180, 180] (else 422).
-    #[param(example = -3.7)]
+    #[param(minimum = -180, maximum = 180)]
     pub lon: Option<f64>,
 }
 
@@ -92,9 +92,11 @@ macro_rules! partner_params {
         pub struct $name {
             #[doc = concat!("Only these ", $what, " zones (a code or a comma-separated list; unknown codes match nothing). Not together with `", stringify!($la), "`/`", stringify!($lo), "` (400).")]
             pub $z: Option<String>,
-            #[doc = concat!("Latitude of a point inside the ", $what, " zone; with `", stringify!($lo), "`.")]
+            #[doc = concat!("Latitude of a point inside the ", $what, " zone, in [-90, 90]; with `", stringify!($lo), "`.")]
+            #[param(minimum = -90, maximum = 90)]
             pub $la: Option<f64>,
-            #[doc = concat!("Longitude of a point inside the ", $what, " zone; with `", stringify!($la), "`.")]
+            #[doc = concat!("Longitude of a point inside the ", $what, " zone, in [-180, 180]; with `", stringify!($la), "`.")]
+            #[param(minimum = -180, maximum = 180)]
             pub $lo: Option<f64>,
         }
     };
@@ -114,15 +116,23 @@ partner_params!(OriginParams, "origin", origin_zone, origin_lat, origin_lon);
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TimeParams {
-    /// Start of the window: ISO 8601 with `Z` or an offset (converted to UTC), naive (taken as UTC) or
-    /// a date (`2024-06-15` = midnight UTC). `start` and `end` both or neither (one alone → 400;
+    /// Start of the window, read as the reference's framework reads a datetime: RFC 3339
+    /// (`T`, `t`, `_` or a space; `Z`/`z` or an offset up to ±14:00, converted to UTC), naive (taken
+    /// as UTC), a date (`2024-06-15` = midnight UTC), or Unix seconds / milliseconds (`1718445600`).
+    /// `:60` seconds, the basic format and week dates → 422. `start` and `end` both or neither (one alone → 400;
     /// start after end → 400). Neither: the current 15-minute slot. The window is
     /// `[floor15(start), E)` with `E = end` on a slot boundary, else the end of `end`'s slot; an empty
     /// window is one slot. At most 366 days for one zone, 31 days for several or all zones (400).
-    #[param(example = "2024-06-15T00:00:00Z")]
+    #[param(
+        example = "2024-06-15T00:00:00Z",
+        pattern = r"^(\d{4}-\d{2}-\d{2}([Tt_ ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?|[+-]?\d+(\.\d*)?)$"
+    )]
     pub start: Option<String>,
     /// End of the window (same formats as `start`).
-    #[param(example = "2024-06-16T00:00:00Z")]
+    #[param(
+        example = "2024-06-16T00:00:00Z",
+        pattern = r"^(\d{4}-\d{2}-\d{2}([Tt_ ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?|[+-]?\d+(\.\d*)?)$"
+    )]
     pub end: Option<String>,
 }
 

@@ -28,7 +28,7 @@ pub mod service;
 
 pub use answer::QueryResponse;
 pub use cache::{CacheStats, CacheVersion, DataCache, LoadOptions, SharedCache};
-pub use error::QueryError;
+pub use error::{FieldError, QueryError};
 pub use geo::{GeoError, ZoneLocator};
 /// The response types (shared with the client).
 pub use gridprint_responses as responses;

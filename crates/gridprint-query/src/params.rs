@@ -5,34 +5,48 @@
 //! shared readers here (location, window, booleans, enums) or returns a [`QueryError`] with the status
 //! of docs/api.md §2. Handlers never see strings.
 //!
-//! Rules applied everywhere (documented here once):
+//! Rules applied everywhere (documented here once; they follow the reference service's framework,
+//! contract §2–§3):
 //!
-//! - **Duplicated parameters**: the first occurrence wins; later ones are ignored.
-//! - **Empty values** (`zone=`, `footprint_type=`, `start=`…, after trimming) count as not given:
-//!   `zone=` means all zones, `scope=` the default scope.
+//! - **Typed parameters first**: the numbers (`lat`, `lon`, `source_lat`, …), timestamps (`start`,
+//!   `end`) and booleans (`aggregate`, `use_global`) an endpoint declares are read before any other
+//!   rule, all of them, in the reference's declaration order ([`check_types`]); every one that fails
+//!   gives one [`FieldError`] of a single 422, in the framework's words.
+//! - **Repeated parameters**: the last occurrence wins (`zone=ES&zone=FR` is FR); several zones are
+//!   asked for with a comma list (`zone=ES,FR`).
+//! - **Empty values**: an empty number, boolean or timestamp (`lat=`, `aggregate=`, a bare
+//!   `&aggregate`, `start=`) → 422; an empty enum value (`scope=`) → 400 naming the accepted values;
+//!   an empty `zone=` means all zones.
 //! - **Unknown parameters** are ignored; parameter names are case-sensitive, values of enum parameters
 //!   are not (`Carbon`, `LIFE-CYCLE`).
 //! - **Location**: `zone` (a code or a comma list `ES,FR,DE`, upper-cased; unknown codes select
-//!   nothing and give `[]`, not an error) XOR `lat`+`lon`. The checks run in this order: both kinds
-//!   → 400; only one of lat/lon → 400; not a finite number → 422; lat outside [-90, 90] or lon outside
-//!   [-180, 180] → 422; no zone there → 404. Secondary locations (`source_*`, `destination_*`,
-//!   `origin_*`) follow the same rules and filter the partner zones; unknown codes there match nothing.
-//! - **Time**: `start` and `end` both or neither (one → 400); unparsable → 422; start after end → 400;
-//!   the window is [`SlotRange::from_window`]; neither → the slot containing `now`. Limits **\[beyond\]**:
-//!   at most [`MAX_DAYS_ONE_ZONE`] days for one zone, [`MAX_DAYS_SEVERAL_ZONES`] when several or all
-//!   zones are requested (counted over the requested codes, known or not) → 400.
-//! - **Booleans** (`aggregate`, `use_global`): `true`/`false`/`1`/`0`, case-insensitive, else 422.
-//! - **Enums**: an unknown value → 400 naming the accepted values.
+//!   nothing and give `[]`, not an error) XOR `lat`+`lon`. After the type checks: both kinds → 400;
+//!   only one of lat/lon → 400; no zone there → 404. lat must lie in [-90, 90] and lon in
+//!   [-180, 180] (422, `less_than_equal` / `greater_than_equal`; NaN fails the upper bound as in the
+//!   framework). Secondary locations (`source_*`, `destination_*`, `origin_*`) follow the same rules
+//!   and filter the partner zones; unknown codes there match nothing.
+//! - **Time**: what the framework reads as a datetime ([`read_timestamp`], the `speedate` crate the
+//!   framework itself uses): RFC 3339 with `T`, `t`, `_` or a space, `Z`/`z` or an offset (at most
+//!   ±14:00 here → else 422), naive values (UTC), dates (midnight UTC), Unix seconds, float seconds and
+//!   milliseconds (absolute values above 2·10¹⁰). `:60` seconds, basic format and week dates → 422.
+//!   `start` and `end` both or neither (one → 400); start after end → 400; the window is
+//!   [`SlotRange::from_window`]; neither → the slot containing `now`. Limits **\[beyond\]**: at most
+//!   [`MAX_DAYS_ONE_ZONE`] days for one zone, [`MAX_DAYS_SEVERAL_ZONES`] when several or all zones are
+//!   requested (counted over the requested codes, known or not) → 400.
+//! - **Booleans** (`aggregate`, `use_global`): `true`/`false`/`1`/`0`/`yes`/`no`/`on`/`off`/`t`/`f`/
+//!   `y`/`n`, case-insensitive, else 422.
+//! - **Enums**: an unknown or empty value → 400 naming the accepted values.
 //!
-//! Checks run in the order location(s), time, enums and booleans, then rules across parameters
-//! (`aggregate=true` without start and end → 400), so the first problem found is the one reported.
+//! Checks run in the order typed parameters, location(s), time, enums and booleans, then rules across
+//! parameters (`aggregate=true` without start and end → 400), so the first problem found is the one
+//! reported.
 
-use crate::error::QueryError;
+use crate::error::{FieldError, QueryError};
 use crate::geo::ZoneLocator;
 use gridprint_core::derived::Coverage;
 use gridprint_core::production::ProductionType;
 use gridprint_core::reference::{FootprintType, Scope};
-use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange, parse_timestamp};
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::{ZoneCode, ZoneIdx, Zones};
 use time::OffsetDateTime;
 
@@ -49,7 +63,7 @@ pub struct ParseContext<'a> {
     pub now: OffsetDateTime,
 }
 
-/// Raw query pairs with first-occurrence lookup.
+/// Raw query pairs with last-occurrence lookup.
 #[derive(Debug, Clone, Copy)]
 pub struct QueryParams<'a> {
     pairs: &'a [(String, String)],
@@ -60,13 +74,46 @@ impl<'a> QueryParams<'a> {
         QueryParams { pairs }
     }
 
-    /// The first value of a parameter, trimmed; `None` when absent or empty.
+    /// The last value of a parameter, trimmed; `None` when absent or empty.
     pub fn get(&self, name: &str) -> Option<&'a str> {
+        self.value(name).filter(|v| !v.is_empty())
+    }
+
+    /// The last value of a parameter, trimmed, empty if given empty; `None` when absent.
+    pub fn value(&self, name: &str) -> Option<&'a str> {
+        self.raw(name).map(str::trim)
+    }
+
+    /// The last value of a parameter exactly as received; `None` when absent.
+    pub fn raw(&self, name: &str) -> Option<&'a str> {
         self.pairs
             .iter()
+            .rev()
             .find(|(k, _)| k == name)
-            .map(|(_, v)| v.trim())
-            .filter(|v| !v.is_empty())
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every parameter name given, in order of first appearance.
+    pub fn names(&self) -> Vec<&'a str> {
+        let mut out: Vec<&'a str> = Vec::new();
+        for (k, _) in self.pairs {
+            if !out.contains(&k.as_str()) {
+                out.push(k);
+            }
+        }
+        out
+    }
+
+    /// Values given for `name` that a later occurrence overrides, in order.
+    pub fn overridden(&self, name: &str) -> Vec<&'a str> {
+        let mut all: Vec<&'a str> = self
+            .pairs
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .collect();
+        all.pop();
+        all
     }
 }
 
@@ -236,16 +283,6 @@ pub(crate) enum Location {
     Point(ZoneIdx),
 }
 
-pub(crate) fn number(name: &str, v: &str) -> Result<f64, QueryError> {
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        _ => Err(QueryError::unprocessable(format!(
-            "{name} must be a number, got '{}'",
-            clip(v)
-        ))),
-    }
-}
-
 /// A user value shortened for messages.
 pub(crate) fn clip(v: &str) -> String {
     let s: String = v.chars().take(40).collect();
@@ -274,17 +311,8 @@ pub(crate) fn location(
     }
     match (lat, lon) {
         (Some(a), Some(b)) => {
-            let (lat, lon) = (number(&lak, a)?, number(&lok, b)?);
-            if !(-90.0..=90.0).contains(&lat) {
-                return Err(QueryError::unprocessable(format!(
-                    "{lak} must be between -90 and 90, got {lat}"
-                )));
-            }
-            if !(-180.0..=180.0).contains(&lon) {
-                return Err(QueryError::unprocessable(format!(
-                    "{lok} must be between -180 and 180, got {lon}"
-                )));
-            }
+            let lat = read_bounded(&lak, a, 90).map_err(|e| QueryError::invalid(vec![*e]))?;
+            let lon = read_bounded(&lok, b, 180).map_err(|e| QueryError::invalid(vec![*e]))?;
             ctx.locator
                 .locate(lat, lon)
                 .map(Location::Point)
@@ -350,15 +378,173 @@ pub(crate) fn partner(
     })
 }
 
-pub(crate) fn timestamp(name: &str, v: &str) -> Result<OffsetDateTime, QueryError> {
-    parse_timestamp(v).map_err(|e| QueryError::unprocessable(format!("{name}: {e}")))
+/// Largest UTC offset accepted in a timestamp (the widest in use, UTC+14:00).
+pub const MAX_OFFSET_SECONDS: i32 = 14 * 3600;
+
+/// Reads a timestamp as the reference's framework reads a `datetime` query value (see the module
+/// rules), or the [`FieldError`] it answers for `name`.
+pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, Box<FieldError>> {
+    let config = speedate::DateTimeConfig {
+        time_config: speedate::TimeConfig {
+            microseconds_precision_overflow_behavior:
+                speedate::MicrosecondsPrecisionOverflowBehavior::Truncate,
+            unix_timestamp_offset: Some(0),
+        },
+        ..Default::default()
+    };
+    let fail = |e: speedate::ParseError| -> Box<FieldError> {
+        use strum::EnumMessage;
+        let why = e.get_documentation().unwrap_or("invalid datetime");
+        let mut item = FieldError::new(
+            "datetime_from_date_parsing",
+            name,
+            format!("Input should be a valid datetime or date, {why}"),
+            v,
+        )
+        .with_ctx(serde_json::json!({ "error": why }));
+        if plus_as_space(v) {
+            item.hint = Some(
+                "a '+' in a query value arrives as a space: encode the offset's '+' as %2B".into(),
+            );
+        }
+        Box::new(item)
+    };
+    let (date, time) = if v.len() > 64 {
+        return Err(fail(speedate::ParseError::ExtraCharacters));
+    } else {
+        match speedate::DateTime::parse_str_with_config(v, &config) {
+            Ok(dt) => (dt.date, Some(dt.time)),
+            Err(_) => match speedate::Date::parse_str(v) {
+                Ok(d) => (d, None),
+                Err(e) => return Err(fail(e)),
+            },
+        }
+    };
+    let out_of_range = || fail(speedate::ParseError::OutOfRangeDay);
+    let month = time::Month::try_from(date.month).map_err(|_| out_of_range())?;
+    let day = time::Date::from_calendar_date(i32::from(date.year), month, date.day)
+        .map_err(|_| out_of_range())?;
+    let Some(t) = time else {
+        return Ok(day.midnight().assume_utc());
+    };
+    let clock = time::Time::from_hms_micro(t.hour, t.minute, t.second, t.microsecond)
+        .map_err(|_| out_of_range())?;
+    let offset = t.tz_offset.unwrap_or(0);
+    if offset.abs() > MAX_OFFSET_SECONDS {
+        let why = "the UTC offset must lie within -14:00 and +14:00";
+        return Err(Box::new(
+            FieldError::new("value_error", name, format!("Value error, {why}"), v)
+                .with_ctx(serde_json::json!({ "error": why })),
+        ));
+    }
+    let offset = time::UtcOffset::from_whole_seconds(offset).map_err(|_| out_of_range())?;
+    Ok(time::PrimitiveDateTime::new(day, clock)
+        .assume_offset(offset)
+        .to_offset(time::UtcOffset::UTC))
 }
+
+/// `2024-06-15T12:00:00 02:00`: an offset whose `+` a form decoder turned into a space.
+fn plus_as_space(v: &str) -> bool {
+    v.rsplit_once(' ').is_some_and(|(head, tail)| {
+        head.contains(':')
+            && tail.len() >= 2
+            && tail.bytes().all(|b| b.is_ascii_digit() || b == b':')
+    })
+}
+
+pub(crate) fn timestamp(name: &str, v: &str) -> Result<OffsetDateTime, QueryError> {
+    read_timestamp(name, v).map_err(|e| QueryError::invalid(vec![*e]))
+}
+
+/// A boolean as the reference's framework reads one, case-insensitively.
+pub fn read_bool(v: &str) -> Option<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" | "t" | "y" => Some(true),
+        "false" | "0" | "no" | "off" | "f" | "n" => Some(false),
+        _ => None,
+    }
+}
+
+/// A number in `[-bound, bound]` as the reference's framework reads one, or its [`FieldError`].
+fn read_bounded(name: &str, v: &str, bound: u32) -> Result<f64, Box<FieldError>> {
+    let x: f64 = v.trim().parse().map_err(|_| {
+        Box::new(FieldError::new(
+            "float_parsing",
+            name,
+            "Input should be a valid number, unable to parse string as a number",
+            v,
+        ))
+    })?;
+    let b = f64::from(bound);
+    // NaN fails the upper bound first, as in the framework.
+    if x.is_nan() || x > b {
+        return Err(Box::new(
+            FieldError::new(
+                "less_than_equal",
+                name,
+                format!("Input should be less than or equal to {bound}"),
+                v,
+            )
+            .with_ctx(serde_json::json!({ "le": b })),
+        ));
+    }
+    if x < -b {
+        return Err(Box::new(
+            FieldError::new(
+                "greater_than_equal",
+                name,
+                format!("Input should be greater than or equal to -{bound}"),
+                v,
+            )
+            .with_ctx(serde_json::json!({ "ge": -b })),
+        ));
+    }
+    Ok(x)
+}
+
+/// The [`FieldError`] of one typed parameter's value, if it fails its type.
+fn type_error(name: &str, v: &str) -> Option<FieldError> {
+    match name {
+        "start" | "end" => read_timestamp(name, v).err().map(|e| *e),
+        "aggregate" | "use_global" => read_bool(v).is_none().then(|| {
+            FieldError::new(
+                "bool_parsing",
+                name,
+                "Input should be a valid boolean, unable to interpret input",
+                v,
+            )
+        }),
+        n if n.ends_with("lat") => read_bounded(name, v, 90).err().map(|e| *e),
+        n if n.ends_with("lon") => read_bounded(name, v, 180).err().map(|e| *e),
+        _ => None,
+    }
+}
+
+/// Checks the typed parameters `names` (in the endpoint's declaration order) that were given:
+/// one 422 with an item for every value that is not of its type (empty values included).
+pub(crate) fn check_types(p: &QueryParams<'_>, names: &[&str]) -> Result<(), QueryError> {
+    let errors: Vec<FieldError> = names
+        .iter()
+        .filter_map(|n| p.raw(n).and_then(|v| type_error(n, v)))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(QueryError::invalid(errors))
+    }
+}
+
+/// Typed parameters of the endpoints with a location and a window.
+pub(crate) const LOCATION_WINDOW: &[&str] = &["lat", "lon", "start", "end"];
+/// … and `aggregate`, `use_global` (footprints, impacts, scores).
+pub(crate) const LOCATION_WINDOW_AGGREGATE: &[&str] =
+    &["lat", "lon", "start", "end", "aggregate", "use_global"];
 
 /// Start and end, both or neither; `None` for neither.
 pub(crate) fn dates(
     p: &QueryParams<'_>,
 ) -> Result<Option<(OffsetDateTime, OffsetDateTime)>, QueryError> {
-    match (p.get("start"), p.get("end")) {
+    match (p.raw("start"), p.raw("end")) {
         (None, None) => Ok(None),
         (Some(_), None) | (None, Some(_)) => Err(QueryError::bad_request(
             "start and end must be given together (or neither, for the current slot)",
@@ -411,16 +597,10 @@ pub(crate) fn window(
 }
 
 pub(crate) fn boolean(p: &QueryParams<'_>, name: &str, default: bool) -> Result<bool, QueryError> {
-    match p.get(name) {
+    match p.raw(name) {
         None => Ok(default),
-        Some(v) => match v.to_ascii_lowercase().as_str() {
-            "true" | "1" => Ok(true),
-            "false" | "0" => Ok(false),
-            _ => Err(QueryError::unprocessable(format!(
-                "{name} must be true or false, got '{}'",
-                clip(v)
-            ))),
-        },
+        Some(v) => read_bool(v)
+            .ok_or_else(|| QueryError::invalid(type_error(name, v).into_iter().collect())),
     }
 }
 
@@ -428,7 +608,7 @@ pub(crate) fn production_type(
     p: &QueryParams<'_>,
     allow_pumped: bool,
 ) -> Result<Option<ProductionType>, QueryError> {
-    let Some(v) = p.get("production_type") else {
+    let Some(v) = p.value("production_type") else {
         return Ok(None);
     };
     let names: Vec<&str> = ProductionType::ALL
@@ -453,7 +633,7 @@ pub(crate) fn footprint_types(
     p: &QueryParams<'_>,
     name: &str,
 ) -> Result<Vec<FootprintType>, QueryError> {
-    match p.get(name) {
+    match p.value(name) {
         None => Ok(FootprintType::ALL.to_vec()),
         Some(v) => FootprintType::parse(v).map(|t| vec![t]).ok_or_else(|| {
             QueryError::bad_request(format!(
@@ -465,7 +645,7 @@ pub(crate) fn footprint_types(
 }
 
 pub(crate) fn scope_any(p: &QueryParams<'_>) -> Result<Option<Scope>, QueryError> {
-    match p.get("scope") {
+    match p.value("scope") {
         None => Ok(None),
         Some(v) => Scope::parse(v).map(Some).ok_or_else(|| {
             QueryError::bad_request(format!(
@@ -487,7 +667,7 @@ pub(crate) fn scope_operational(p: &QueryParams<'_>, what: &str) -> Result<Scope
 }
 
 pub(crate) fn impact_type(p: &QueryParams<'_>) -> Result<(), QueryError> {
-    match p.get("impact_type") {
+    match p.value("impact_type") {
         None => Ok(()),
         Some(v) => match v.to_ascii_lowercase().as_str() {
             "water" => Ok(()),
@@ -524,6 +704,7 @@ pub(crate) fn zones_and_window(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
 ) -> Result<(ZoneSelection, TimeWindow), QueryError> {
+    check_types(p, LOCATION_WINDOW)?;
     let (zones, requested) = primary(p, ctx)?;
     Ok((zones, window(p, ctx, requested)?))
 }
@@ -535,6 +716,8 @@ pub(crate) fn with_partners(
     ctx: &ParseContext<'_>,
     prefix: &str,
 ) -> Result<(ZoneSelection, PartnerFilter, TimeWindow), QueryError> {
+    let (plat, plon) = (format!("{prefix}lat"), format!("{prefix}lon"));
+    check_types(p, &["lat", "lon", &plat, &plon, "start", "end"])?;
     let (zones, requested) = primary(p, ctx)?;
     let partners = partner(p, ctx, prefix)?;
     Ok((zones, partners, window(p, ctx, requested)?))

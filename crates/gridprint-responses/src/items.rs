@@ -464,7 +464,8 @@ pub struct FactorResult {
     pub series: Vec<PlainSeries>,
 }
 
-/// Item of `/factors?aggregate=true` with start and end.
+/// Item of `/factors?aggregate=true` with start and end (factors are constant: no validity flags,
+/// as on the reference).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct FactorAggregate {
     #[schema(value_type = schema::FootprintType)]
@@ -483,9 +484,6 @@ pub struct FactorAggregate {
     pub end: String,
     #[serde(serialize_with = "serialize_round2")]
     pub value: f64,
-    pub valid: bool,
-    #[schema(value_type = schema::ZoneStatus)]
-    pub zone_status: ZoneStatus,
     #[serde(deserialize_with = "static_str")]
     #[schema(value_type = schema::AggregationMethod)]
     pub aggregation_method: StaticStr,

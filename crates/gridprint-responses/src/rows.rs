@@ -549,8 +549,8 @@ impl Rows for FactorAggregate {
             self.start.as_str(),
             self.end.as_str(),
             self.value,
-            self.valid,
-            self.zone_status,
+            true,
+            ZoneStatus::Complete,
             self.aggregation_method,
         );
         factor_head(

@@ -1,4 +1,8 @@
 //! `/factors`: the emission and consumption factors of the reference data.
+//!
+//! Factors are constant, but the reference serves them as a time series: with a window, one point
+//! per slot; without, the current slot. `source_link` is a string (empty when unknown), aggregates
+//! carry no validity flags, and `hydro_pumped_storage` is no factor's production type (400).
 
 use super::*;
 
@@ -19,18 +23,17 @@ pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
                 unit: f.unit.clone(),
                 source: f.source.clone(),
                 year: f.year,
-                source_link: f.source_link.clone(),
+                source_link: Some(f.source_link.clone().unwrap_or_default()),
                 start: start.clone(),
                 end: end.clone(),
                 value: f.value,
-                valid: true,
-                zone_status: ZoneStatus::Complete,
                 aggregation_method: TIME_WEIGHTED_AVERAGE,
             })
             .collect(),
         );
     }
-    let slot = req.window.range.start;
+    // One point per slot of the window, as the reference's storage holds factors (a time series).
+    let slots: Vec<_> = req.window.range.iter().collect();
     Factors::Series(
         list.map(|f| FactorResult {
             factor_type: f.factor_type,
@@ -39,20 +42,25 @@ pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
             unit: f.unit.clone(),
             source: f.source.clone(),
             year: f.year,
-            source_link: f.source_link.clone(),
+            source_link: Some(f.source_link.clone().unwrap_or_default()),
             series: vec![PlainSeries {
-                values: Values(vec![Point {
-                    slot,
-                    value: f.value,
-                }]),
+                values: Values(
+                    slots
+                        .iter()
+                        .map(|&slot| Point {
+                            slot,
+                            value: f.value,
+                        })
+                        .collect(),
+                ),
             }],
         })
         .collect(),
     )
 }
 
-/// `/factors`: no location; `factor_type`, `scope`, `production_type` (pumped storage accepted),
-/// `aggregate`, optional start and end (same rules, no range limit: factors are constant).
+/// `/factors`: no location; `factor_type`, `scope`, `production_type` (not pumped storage),
+/// `aggregate`, optional start and end (same rules; a series at most [`MAX_DAYS_ONE_ZONE`] days).
 pub struct FactorsEndpoint;
 
 impl EndpointDef for FactorsEndpoint {
@@ -66,18 +74,30 @@ impl EndpointDef for FactorsEndpoint {
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
+        check_types(p, &["start", "end", "aggregate"])?;
+        let aggregate = boolean(p, "aggregate", false)?;
         let window = match dates(p)? {
-            Some((s, e)) => TimeWindow {
-                range: SlotRange::from_window(s, e),
-                requested: Some((s, e)),
-                now: ctx.now,
-            },
+            Some((s, e)) => {
+                let range = SlotRange::from_window(s, e);
+                // A series has one point per slot and factor: the one-zone limit bounds it.
+                if !aggregate
+                    && range.len() as i64 > MAX_DAYS_ONE_ZONE * gridprint_core::slot::SLOTS_PER_DAY
+                {
+                    return Err(QueryError::bad_request(format!(
+                        "the requested range is too long for a series; at most {MAX_DAYS_ONE_ZONE} days per request are allowed (or ask for aggregate=true)"
+                    )));
+                }
+                TimeWindow {
+                    range,
+                    requested: Some((s, e)),
+                    now: ctx.now,
+                }
+            }
             None => TimeWindow::current(ctx.now),
         };
         let factor_types = footprint_types(p, "factor_type")?;
         let scope = scope_any(p)?;
-        let production_type = production_type(p, true)?;
-        let aggregate = boolean(p, "aggregate", false)?;
+        let production_type = production_type(p, false)?;
         Ok(FactorsRequest {
             factor_types,
             scope,
@@ -100,7 +120,7 @@ pub struct FactorParams {
     pub factor_type: Option<schema::FootprintType>,
     /// `life-cycle` or `operational`; default both.
     pub scope: Option<schema::Scope>,
-    /// Only this production type (pumped storage accepted here).
+    /// Only this production type (not `hydro_pumped_storage`: 400).
     pub production_type: Option<schema::ProductionType>,
     /// `true` with start and end: one time-weighted average per factor over the window; without
     /// start and end the factors are answered as series.

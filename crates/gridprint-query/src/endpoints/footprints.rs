@@ -63,6 +63,7 @@ impl EndpointDef for FootprintsEndpoint {
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
+        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
         let (zones, window) = zones_and_window(p, ctx)?;
         let countries = countries(p, ctx)?;
         let footprint_types = footprint_types(p, "footprint_type")?;

@@ -60,6 +60,7 @@ impl EndpointDef for ImpactsEndpoint {
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
+        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
         let (zones, window) = zones_and_window(p, ctx)?;
         let countries = countries(p, ctx)?;
         impact_type(p)?;

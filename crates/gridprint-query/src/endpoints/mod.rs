@@ -310,31 +310,55 @@ pub struct Aggregated {
     pub zone_status: ZoneStatus,
 }
 
-fn seconds(t: OffsetDateTime) -> f64 {
-    t.unix_timestamp() as f64 + f64::from(t.nanosecond()) * 1e-9
+fn micros(t: OffsetDateTime) -> i128 {
+    t.unix_timestamp_nanos() / 1000
 }
 
-/// Time-weighted mean of a step function: each `(t, v)` (unix seconds, ascending) holds until the next
-/// point, the last until `end`, every piece clipped to [start, end]. When the pieces cover no time,
-/// the plain mean. `None` without points.
-pub fn time_weighted_mean(points: &[(f64, f64)], start: f64, end: f64) -> Option<f64> {
-    if points.is_empty() {
-        return None;
-    }
-    let (mut sum, mut weight) = (0.0, 0.0);
-    for (k, &(t, v)) in points.iter().enumerate() {
-        let until = points.get(k + 1).map_or(end, |n| n.0).min(end);
-        let d = until - t.max(start);
-        if d > 0.0 {
-            sum += v * d;
+/// The time-weighted average of the values a series answer serves (docs/api.md §3), computed as
+/// the reference computes it: each point (`(unix seconds, value)`, in time order) holds until the
+/// next, the last until `end`, every span clipped to `[start, end]` (microseconds); the values are
+/// taken at the two decimals they are served with, the mean is exact and rounded half-to-even to
+/// the largest number of decimals among them (1 or 2: `230.0` has one). A window of no length
+/// answers its first value. `None` without points.
+pub fn time_weighted_mean(
+    points: &[(i64, f64)],
+    start: OffsetDateTime,
+    end: OffsetDateTime,
+) -> Option<f64> {
+    let first = points.first()?;
+    let cents: Vec<i128> = points
+        .iter()
+        .map(|&(_, v)| (round2(v) * 100.0).round() as i128)
+        .collect();
+    let decimals: u32 = if cents.iter().any(|c| c % 10 != 0) {
+        2
+    } else {
+        1
+    };
+    let (start, end) = (micros(start), micros(end));
+    let (mut sum, mut weight) = (0i128, 0i128);
+    for (k, &(t, _)) in points.iter().enumerate() {
+        let until = points
+            .get(k + 1)
+            .map_or(end, |n| i128::from(n.0) * 1_000_000)
+            .min(end);
+        let d = until - (i128::from(t) * 1_000_000).max(start);
+        if d > 0 {
+            sum += cents[k] * d;
             weight += d;
         }
     }
-    Some(if weight > 0.0 {
-        sum / weight
-    } else {
-        points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64
-    })
+    if weight == 0 {
+        return Some(round2(first.1));
+    }
+    // mean = sum / (100 * weight), rounded half-to-even to `decimals` places, in integers.
+    let scale = 10i128.pow(decimals);
+    let (num, den) = (sum * scale, 100 * weight);
+    let (mut q, r) = (num.div_euclid(den), num.rem_euclid(den));
+    if 2 * r > den || (2 * r == den && q % 2 != 0) {
+        q += 1;
+    }
+    Some(q as f64 / scale as f64)
 }
 
 fn aggregate_derived(
@@ -347,12 +371,12 @@ fn aggregate_derived(
     let (mut valid, mut status) = (true, ZoneStatus::Complete);
     derived.for_each_value(series, window.range, |slot, fl, v| {
         if keep_non_negative(v) {
-            pts.push((slot.unix() as f64, v as f64));
+            pts.push((slot.unix(), v as f64));
             valid &= fl.valid();
             status = status.min(fl.status());
         }
     });
-    let value = time_weighted_mean(&pts, seconds(start), seconds(end))?;
+    let value = time_weighted_mean(&pts, start, end)?;
     Some(Aggregated {
         value,
         valid,
@@ -415,7 +439,17 @@ fn derived_answer<T: Copy, S, A>(
 
 fn requested_strings(window: &TimeWindow) -> (String, String) {
     let (s, e) = window.requested.expect("aggregates need start and end");
-    (format_timestamp(s), format_timestamp(e))
+    (echo_timestamp(s), echo_timestamp(e))
+}
+
+/// `start`/`end` of an aggregate as the reference echoes them: UTC, `Z`, microseconds only when
+/// there are any (`2024-06-15T05:59:59.999000Z`).
+fn echo_timestamp(t: OffsetDateTime) -> String {
+    let base = format_timestamp(t);
+    match t.microsecond() {
+        0 => base,
+        us => format!("{}.{us:06}Z", base.trim_end_matches('Z')),
+    }
 }
 
 /// The selected zones and the requested countries as value sources, by code.
@@ -460,12 +494,45 @@ mod tests {
 
     #[test]
     fn time_weighted_mean_by_hand() {
-        // 0..900 s: 10, 900..1800: 20, 1800..end(2000): 40; start at 300.
-        let pts = [(0.0, 10.0), (900.0, 20.0), (1800.0, 40.0)];
-        let v = time_weighted_mean(&pts, 300.0, 2000.0).unwrap();
-        let want = (10.0 * 600.0 + 20.0 * 900.0 + 40.0 * 200.0) / 1700.0;
-        assert!((v - want).abs() < 1e-9, "{v} vs {want}");
-        assert_eq!(time_weighted_mean(&[(0.0, 7.0)], 0.0, 0.0), Some(7.0));
-        assert_eq!(time_weighted_mean(&[], 0.0, 10.0), None);
+        use gridprint_core::slot::parse_timestamp;
+        let t = |s: &str| parse_timestamp(s).unwrap();
+        let at = |s: &str| t(s).unix_timestamp();
+        // 00:00 10, 00:15 20, 00:30 40; window 00:05–00:33:20: spans 600 s, 900 s, 200 s.
+        let pts = [
+            (at("2024-06-15T00:00Z"), 10.0),
+            (at("2024-06-15T00:15Z"), 20.0),
+            (at("2024-06-15T00:30Z"), 40.0),
+        ];
+        let v = time_weighted_mean(&pts, t("2024-06-15T00:05Z"), t("2024-06-15T00:33:20Z"));
+        // (6000 + 18000 + 8000) / 1700 = 18.82… → one decimal (every value has one).
+        assert_eq!(v, Some(18.8));
+        // Two decimals, half-to-even on the exact mean: 0.125 → 0.12, 0.135 → 0.14.
+        let half = |a: f64, b: f64| {
+            let pts = [(at("2024-06-15T00:00Z"), a), (at("2024-06-15T00:15Z"), b)];
+            time_weighted_mean(&pts, t("2024-06-15T00:00Z"), t("2024-06-15T00:30Z"))
+        };
+        assert_eq!(half(0.12, 0.13), Some(0.12));
+        assert_eq!(half(0.13, 0.14), Some(0.14));
+        // The values count as served (two decimals): (448.6 + 448.61) / 2 = 448.605 → 448.6 (even).
+        assert_eq!(half(448.604, 448.614), Some(448.6));
+        // A window of no length: the first value, as served.
+        let one = [(at("2024-06-15T00:00Z"), 7.004)];
+        let z = t("2024-06-15T00:00Z");
+        assert_eq!(time_weighted_mean(&one, z, z), Some(7.0));
+        assert_eq!(time_weighted_mean(&[], z, t("2024-06-15T01:00Z")), None);
+    }
+
+    #[test]
+    fn aggregates_echo_microseconds() {
+        use gridprint_core::slot::parse_timestamp;
+        let t = |s: &str| parse_timestamp(s).unwrap();
+        assert_eq!(
+            echo_timestamp(t("2024-06-15T05:59:59.999Z")),
+            "2024-06-15T05:59:59.999000Z"
+        );
+        assert_eq!(
+            echo_timestamp(t("2024-06-15T06:00:00Z")),
+            "2024-06-15T06:00:00Z"
+        );
     }
 }

@@ -58,6 +58,7 @@ impl EndpointDef for Score {
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
+        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
         let (zones, window) = zones_and_window(p, ctx)?;
         let countries = countries(p, ctx)?;
         scope_operational(p, "the score")?;

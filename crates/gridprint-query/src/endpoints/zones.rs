@@ -2,7 +2,8 @@
 
 use super::*;
 
-/// `/zones`: every zone of the reference data, sorted by code.
+/// `/zones`: every zone of the reference data, sorted by code; each zone's neighbours as the
+/// crossborders file lists them (its order, zones outside the set included), as the reference does.
 pub fn zones(reference: &ReferenceData) -> Vec<ZoneInfo> {
     let mut out: Vec<ZoneInfo> = reference
         .zones
@@ -14,7 +15,7 @@ pub fn zones(reference: &ReferenceData) -> Vec<ZoneInfo> {
             country_code: z.country_code.clone(),
             country_name: z.country_name.clone(),
             provider: z.provider.as_str(),
-            neighbours: z.neighbours.clone(),
+            neighbours: z.listed_neighbours.clone(),
         })
         .collect();
     out.sort_by(|a, b| a.zone.cmp(&b.zone));

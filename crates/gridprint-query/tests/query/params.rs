@@ -58,7 +58,49 @@ fn every_rule_violation_gets_its_status() {
         ),
         // Booleans and enums.
         (Footprints, "zone=ES&aggregate=maybe", 422),
-        (Footprints, "zone=ES&use_global=yes", 422),
+        (Footprints, "zone=ES&use_global=yess", 422),
+        // Empty values: 422 for numbers, booleans and timestamps, 400 for enums.
+        (Footprints, "zone=ES&lat=", 422),
+        (Footprints, "zone=ES&aggregate=", 422),
+        (Footprints, "zone=ES&aggregate", 422),
+        (Footprints, "zone=ES&use_global=", 422),
+        (Footprints, "zone=ES&start=&end=", 422),
+        (Footprints, "zone=ES&start=", 422),
+        (Footprints, "zone=ES&footprint_type=", 400),
+        (Footprints, "zone=ES&scope=", 400),
+        (Generation, "zone=ES&production_type=", 400),
+        (Impacts, "zone=ES&impact_type=", 400),
+        // Timestamps the reference's framework rejects, and offsets beyond ±14:00.
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T12:00:60Z&end=2024-06-16",
+            422,
+        ),
+        (
+            Footprints,
+            "zone=ES&start=20240615T100000Z&end=2024-06-16",
+            422,
+        ),
+        (Footprints, "zone=ES&start=2024-W24-6&end=2024-06-16", 422),
+        (Footprints, "zone=ES&start=2024-02-30&end=2024-03-01", 422),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T10:00+15:00&end=2024-06-16",
+            422,
+        ),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T10:00-14:30&end=2024-06-16",
+            422,
+        ),
+        // A later bad value overrides an earlier good one (the last wins).
+        (
+            Imports,
+            "zone=ES&source_lat=40&source_lat=abc&source_lon=1",
+            422,
+        ),
+        (Factors, "production_type=hydro_pumped_storage", 400),
+        (Factors, "start=2020-01-01&end=2024-12-31", 400),
         (Footprints, "zone=ES&aggregate=true", 400),
         (Footprints, "zone=ES&footprint_type=nitrogen", 400),
         (Footprints, "zone=ES&scope=cradle", 400),
@@ -173,7 +215,18 @@ fn accepted_forms() {
             Footprints,
             "zone=ES&footprint_type=Carbon&scope=LIFE-CYCLE&aggregate=TRUE&use_global=0&start=2024-06-15&end=2024-06-16",
         ),
-        (Footprints, "zone=ES&footprint_type=&scope=&aggregate="),
+        (Footprints, "zone=ES&aggregate=off&use_global=Yes"),
+        (Footprints, "zone=ES&aggregate=N&use_global=t"),
+        (Footprints, "zone=ES&start=1718445600&end=1718452800"),
+        (Footprints, "zone=ES&start=1718445600.5&end=1718452800000"),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15 12:00",
+        ),
+        (
+            Footprints,
+            "zone=ES&start=2024-06-15T10:00+14:00&end=2024-06-15T05:59:59.999Z",
+        ),
         (Footprints, "zone=ES&unknown=1&format=csv"),
         (Footprints, "lat=40.4&lon=-3.7"),
         (
@@ -194,7 +247,6 @@ fn accepted_forms() {
             "zone=ES&source_zone=FR&footprint_type=water&scope=operational",
         ),
         (ImpactShare, "zone=ES&source_zone=FR&impact_type=water"),
-        (Factors, "production_type=hydro_pumped_storage"),
         (Factors, "aggregate=true"),
         (
             Factors,
@@ -232,10 +284,13 @@ fn typed_requests() {
     assert_eq!(req.window.range.len(), 1);
     assert_eq!(req.window.requested, None);
 
-    // Comma list: known zones in code order, unknown ones dropped; duplicates: the first wins.
+    // Comma list: known zones in code order, unknown ones dropped; duplicates: the last wins.
+    let req =
+        gridprint_query::parse::<endpoints::Load>(&q("zone=DE&zone=FR,es,XX,ES"), &ctx).unwrap();
+    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES"), idx("FR")]));
     let req =
         gridprint_query::parse::<endpoints::Load>(&q("zone=FR,es,XX,ES&zone=DE"), &ctx).unwrap();
-    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES"), idx("FR")]));
+    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("DE")]));
     let req = gridprint_query::parse::<endpoints::Load>(&q("zone="), &ctx).unwrap();
     assert_eq!(req.zones, ZoneSelection::All);
 
@@ -317,5 +372,123 @@ fn lat_lon_resolve_to_zones() {
         req.zones,
         ZoneSelection::Zones(vec![idx("FR")]),
         "a point is one zone: the 366-day limit applies"
+    );
+}
+
+/// The 422 of wrongly typed parameters is the reference framework's list: one item per failing
+/// parameter, in the endpoint's declaration order, with the framework's type, message and context.
+#[test]
+fn typed_parameter_errors_are_the_frameworks_items() {
+    let svc = service(&store());
+    let items = |ep, query| {
+        let e = err(&svc, ep, query);
+        assert_eq!(e.status, 422, "{query}: {e}");
+        serde_json::to_value(&e.errors).unwrap()
+    };
+    assert_eq!(
+        items(Endpoint::Footprints, "lat=91&lon=5"),
+        serde_json::json!([{"type": "less_than_equal", "loc": ["query", "lat"],
+            "msg": "Input should be less than or equal to 90", "input": "91", "ctx": {"le": 90.0}}])
+    );
+    assert_eq!(
+        items(Endpoint::Footprints, "lat=nan&lon=-181")[0]["type"],
+        "less_than_equal"
+    );
+    assert_eq!(
+        items(Endpoint::Footprints, "lat=1&lon=-181"),
+        serde_json::json!([{"type": "greater_than_equal", "loc": ["query", "lon"],
+            "msg": "Input should be greater than or equal to -180", "input": "-181", "ctx": {"ge": -180.0}}])
+    );
+    assert_eq!(
+        items(Endpoint::MixShare, "zone=NL&origin_lat=abc&origin_lon=5"),
+        serde_json::json!([{"type": "float_parsing", "loc": ["query", "origin_lat"],
+            "msg": "Input should be a valid number, unable to parse string as a number", "input": "abc"}])
+    );
+    // Every failing parameter, in declaration order (lat, lon, start, end, aggregate, use_global).
+    let v = items(
+        Endpoint::Footprints,
+        "use_global=2&aggregate=&start=&end=yesterday&zone=NL",
+    );
+    let order: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["loc"][1].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["start", "end", "aggregate", "use_global"]);
+    assert_eq!(
+        v[0]["msg"],
+        "Input should be a valid datetime or date, input is too short"
+    );
+    assert_eq!(v[0]["ctx"]["error"], "input is too short");
+    assert_eq!(
+        v[2],
+        serde_json::json!({"type": "bool_parsing", "loc": ["query", "aggregate"],
+            "msg": "Input should be a valid boolean, unable to interpret input", "input": ""})
+    );
+    let why = |q| items(Endpoint::Footprints, q)[0]["ctx"]["error"].clone();
+    assert_eq!(
+        why("zone=NL&start=2024-02-30T00:00:00Z&end=2024-03-01"),
+        "day value is outside expected range"
+    );
+    assert_eq!(
+        why("zone=NL&start=2024-06-15T10:00:60Z&end=2024-06-16"),
+        "unexpected extra characters at the end of the input"
+    );
+    assert_eq!(
+        why("zone=NL&start=20240615T100000Z&end=2024-06-16"),
+        "invalid date separator, expected `-`"
+    );
+    assert_eq!(
+        why("zone=NL&start=2024-W24-6&end=2024-06-16"),
+        "invalid character in month"
+    );
+    // A '+' that arrived as a space: the framework's item, plus gridprint's hint.
+    let v = items(
+        Endpoint::Footprints,
+        "zone=NL&start=2024-06-15T12:00:00 02:00&end=2024-06-16",
+    );
+    assert_eq!(v[0]["input"], "2024-06-15T12:00:00 02:00");
+    assert!(v[0]["hint"].as_str().unwrap().contains("%2B"), "{v}");
+}
+
+/// Timestamps are read as the reference's framework reads them (Unix seconds, float seconds,
+/// milliseconds, lowercase t/z), and the last of repeated values wins.
+#[test]
+fn timestamps_and_repeats_follow_the_framework() {
+    let r = reference();
+    let ctx = ParseContext {
+        zones: &r.zones,
+        locator: locator(),
+        now: NOW,
+    };
+    let window = |query: &str| {
+        gridprint_query::parse::<endpoints::Load>(&q(query), &ctx)
+            .unwrap()
+            .window
+            .requested
+            .unwrap()
+    };
+    let want = window("zone=ES&start=2024-06-15T10:00:00Z&end=2024-06-15T12:00:00Z");
+    assert_eq!(window("zone=ES&start=1718445600&end=1718452800"), want);
+    assert_eq!(
+        window("zone=ES&start=1718445600000&end=1718452800000"),
+        want
+    );
+    assert_eq!(
+        window("zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15T14:00:00+02:00"),
+        want
+    );
+    assert_eq!(
+        window("zone=ES&start=2024-06-15T10:00&end=2024-06-15 12:00:00"),
+        want
+    );
+    let (s, _) = window("zone=ES&start=1718445600.5&end=2024-06-16");
+    assert_eq!(s.unix_timestamp(), 1_718_445_600);
+    assert_eq!(s.millisecond(), 500);
+    // Repeated: the last value wins, for every single-valued parameter.
+    assert_eq!(
+        window("zone=ES&start=2020-01-01&start=2024-06-15T10:00Z&end=2024-06-15T12:00Z"),
+        want
     );
 }
