@@ -1,12 +1,13 @@
 //! The brute-force guard and the account limits shared through Redis, as two replicas see them:
-//! two guards (two limiters) on one Redis. Needs Redis at `GRIDPRINT_TEST_REDIS_URL` (default
-//! `redis://127.0.0.1:6379`); it fails, never skips, without it.
+//! two guards (two limiters) on one Redis: the one at `GRIDPRINT_TEST_REDIS_URL` (default
+//! `redis://127.0.0.1:6379`), or a throwaway server started by `gridprint-testsvc` when none answers
+//! there; it fails, never skips, when neither is possible.
 
 use gridprint_ratelimit::{Admission, AttemptGuard, AttemptPolicy, Quota, RateLimit, Subject};
 use std::time::Duration;
 
 fn url() -> String {
-    std::env::var("GRIDPRINT_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+    gridprint_testsvc::redis_url()
 }
 
 fn unique(name: &str) -> String {
