@@ -253,6 +253,11 @@ pub struct FootprintAggregate {
     /// The worst status present (missing < preview < complete).
     #[schema(value_type = schema::ZoneStatus)]
     pub zone_status: ZoneStatus,
+    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
+    pub points: usize,
+    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
+    /// `missing`: an aggregate never looks complete over a hole.
+    pub slots: usize,
     #[serde(deserialize_with = "static_str")]
     #[schema(value_type = schema::AggregationMethod)]
     pub aggregation_method: StaticStr,
@@ -301,6 +306,11 @@ pub struct ImpactAggregate {
     pub valid: bool,
     #[schema(value_type = schema::ZoneStatus)]
     pub zone_status: ZoneStatus,
+    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
+    pub points: usize,
+    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
+    /// `missing`: an aggregate never looks complete over a hole.
+    pub slots: usize,
     #[serde(deserialize_with = "static_str")]
     #[schema(value_type = schema::AggregationMethod)]
     pub aggregation_method: StaticStr,
@@ -336,6 +346,11 @@ pub struct ScoreAggregate {
     pub valid: bool,
     #[schema(value_type = schema::ZoneStatus)]
     pub zone_status: ZoneStatus,
+    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
+    pub points: usize,
+    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
+    /// `missing`: an aggregate never looks complete over a hole.
+    pub slots: usize,
     #[serde(deserialize_with = "static_str")]
     #[schema(value_type = schema::AggregationMethod)]
     pub aggregation_method: StaticStr,

@@ -82,6 +82,8 @@ fn rows_match_columns_points_and_finality() {
         value: 1.234,
         valid: true,
         zone_status: ZoneStatus::Complete,
+        points: 4,
+        slots: 4,
         aggregation_method: TIME_WEIGHTED_AVERAGE,
     }]);
     assert_eq!(walk(&aggregate), 1);

@@ -36,6 +36,8 @@ pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
             value: w.a.value,
             valid: w.a.valid,
             zone_status: w.a.zone_status,
+            points: w.a.points,
+            slots: w.a.slots,
             aggregation_method: TIME_WEIGHTED_AVERAGE,
         },
     );

@@ -34,6 +34,8 @@ pub fn impacts(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
             value: w.a.value,
             valid: w.a.valid,
             zone_status: w.a.zone_status,
+            points: w.a.points,
+            slots: w.a.slots,
             aggregation_method: TIME_WEIGHTED_AVERAGE,
         },
     );

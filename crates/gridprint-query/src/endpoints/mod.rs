@@ -308,6 +308,10 @@ pub struct Aggregated {
     pub value: f64,
     pub valid: bool,
     pub zone_status: ZoneStatus,
+    /// Slots of the window with a value.
+    pub points: usize,
+    /// Slots in the window.
+    pub slots: usize,
 }
 
 fn micros(t: OffsetDateTime) -> i128 {
@@ -377,10 +381,18 @@ fn aggregate_derived(
         }
     });
     let value = time_weighted_mean(&pts, start, end)?;
+    let (points, slots) = (pts.len(), window.range.len());
+    if points < slots {
+        // A slot without a point counts as missing: an aggregate never looks complete over a hole.
+        valid = false;
+        status = ZoneStatus::Missing;
+    }
     Some(Aggregated {
         value,
         valid,
         zone_status: status,
+        points,
+        slots,
     })
 }
 

@@ -30,6 +30,8 @@ pub fn score(cache: &DataCache, req: &ImpactsRequest) -> Scores {
             value: w.a.value,
             valid: w.a.valid,
             zone_status: w.a.zone_status,
+            points: w.a.points,
+            slots: w.a.slots,
             aggregation_method: TIME_WEIGHTED_AVERAGE,
         },
     );

@@ -645,6 +645,8 @@ fn aggregate_is_the_time_weighted_mean() {
             "value": 28.3,
             "valid": false,
             "zone_status": "missing",
+            "points": 5,
+            "slots": 5,
             "aggregation_method": "time-weighted-average"
         }])
     );
@@ -673,6 +675,29 @@ fn aggregate_is_the_time_weighted_mean() {
         "zone=ES&aggregate=true&start=2024-06-15T00:20Z&end=2024-06-15T00:20Z",
     );
     assert_eq!(v[0]["value"], 20.0);
+    // Issue #13: a hole in the window (00:00–02:00: the store holds the first 6 of its 8 slots) →
+    // valid false, missing, points < slots.
+    let v = get(
+        &svc,
+        Endpoint::Footprints,
+        "zone=ES&footprint_type=carbon&aggregate=true&start=2024-06-15T00:00Z&end=2024-06-15T02:00Z",
+    );
+    assert_eq!(v[0]["points"], 6);
+    assert_eq!(v[0]["slots"], 8);
+    assert_eq!(v[0]["valid"], false);
+    assert_eq!(v[0]["zone_status"], "missing");
+    // The same zone over a window without a hole whose points are all complete and valid.
+    let v = get(
+        &svc,
+        Endpoint::Footprints,
+        "zone=ES&footprint_type=carbon&aggregate=true&start=2024-06-15T00:00Z&end=2024-06-15T00:30Z",
+    );
+    assert_eq!(
+        (v[0]["points"].clone(), v[0]["slots"].clone()),
+        (json!(2), json!(2))
+    );
+    assert_eq!(v[0]["valid"], true);
+    assert_eq!(v[0]["zone_status"], "complete");
     // No point in the window: no aggregate.
     let v = get(
         &svc,
