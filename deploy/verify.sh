@@ -3,8 +3,10 @@
 # are only warnings there). The units name /usr/local/bin/gridprint, which verify requires to exist:
 # the check runs on copies pointing at the binary given as $1 (default target/debug/gridprint).
 set -euo pipefail
-cd "$(dirname "$0")"
-bin="$(realpath "${1:-../target/debug/gridprint}")"
+here="$(dirname "$0")"
+# resolve the binary before moving into deploy/ (a relative path is relative to the caller)
+bin="$(realpath "${1:-$here/../target/debug/gridprint}")"
+cd "$here"
 [ -x "$bin" ] || { echo "deploy/verify.sh: no gridprint binary at $bin (build it first)" >&2; exit 1; }
 command -v systemd-analyze >/dev/null || { echo "deploy/verify.sh: systemd-analyze missing: apt-get install systemd" >&2; exit 1; }
 tmp="$(mktemp -d)"
