@@ -9,6 +9,7 @@
 
 use super::*;
 use crate::country::{Source, ValueSource, countries};
+use crate::error::FieldError;
 use gridprint_core::best_window::{
     Goal, SlotPoint, best_windows, parse_duration, placement_at, saving_percent, slots_for,
 };
@@ -209,10 +210,13 @@ fn count(p: &QueryParams<'_>) -> Result<usize, QueryError> {
         Ok(n) => Err(QueryError::bad_request(format!(
             "n must be between 1 and {MAX_N}, got {n}"
         ))),
-        Err(_) => Err(QueryError::unprocessable(format!(
-            "n must be a whole number, got '{}'",
-            clip(v)
-        ))),
+        // the framework's 422 list, like every wrongly typed parameter (docs/api.md §2)
+        Err(_) => Err(QueryError::invalid(vec![FieldError::new(
+            "int_parsing",
+            "n",
+            "Input should be a valid integer, unable to parse string as an integer",
+            v,
+        )])),
     }
 }
 
@@ -281,7 +285,9 @@ impl EndpointDef for BestWindowEndpoint {
                     "duration is required (minutes or ISO 8601, e.g. PT2H)",
                 ));
             }
-            Some(d) => parse_duration(d).map_err(QueryError::unprocessable)?,
+            Some(d) => parse_duration(d).map_err(|msg| {
+                QueryError::invalid(vec![FieldError::new("value_error", "duration", msg, d)])
+            })?,
         };
         let slots = slots_for(seconds);
         let start = match p.get("start") {
