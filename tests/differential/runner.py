@@ -405,10 +405,16 @@ def _compare(tag, target, ref, gp, allow):
                         # gridprint's aggregate over a window with a hole (points < slots) is
                         # valid=false, zone_status=missing; the reference judges only the points
                         # present: those two members may differ, nothing else
-                        ga2 = [dict(g, valid=r.get("valid"), zone_status=r.get("zone_status"))
-                               if isinstance(g, dict) and isinstance(r, dict)
-                               and g.get("points", 0) < g.get("slots", 0) else g
-                               for g, r in zip(ga, ra)]
+                        # matched by the descriptive fields, not by position (order may differ)
+                        ident = ("zone", "footprint_type", "impact_type", "scope", "coverage")
+                        key = lambda o: tuple(str(o.get(k)) for k in ident)  # noqa: E731
+                        by_key = {key(r): r for r in ra if isinstance(r, dict)}
+                        ga2 = [dict(g, valid=by_key[key(g)].get("valid"),
+                                    zone_status=by_key[key(g)].get("zone_status"))
+                               if isinstance(g, dict) and key(g) in by_key
+                               and float(str(g.get("points", 0))) < float(str(g.get("slots", 0)))
+                               else g
+                               for g in ga]
                     ga2 = drop_keys(ga2, set(keys))
                     if canon(ga2).encode() == rb:
                         diffs.append({"kind": "body", "signature": f"extra gridprint keys {keys}",
