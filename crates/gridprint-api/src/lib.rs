@@ -120,6 +120,9 @@ pub struct ApiConfig {
     /// Bytes of rendered final answers kept in memory and served again without recomputation
     /// ([`response_cache`]); 0 disables it.
     pub response_cache_bytes: usize,
+    /// How the data cache is loaded, in particular where its pages of old days are spilled
+    /// (`gridprint_query::LoadOptions::spill`; none by default: everything in memory).
+    pub cache_load: gridprint_query::LoadOptions,
 }
 
 impl Default for ApiConfig {
@@ -144,6 +147,7 @@ impl Default for ApiConfig {
             max_uri_bytes: 8 * 1024,
             max_header_bytes: 16 * 1024,
             response_cache_bytes: 64 << 20,
+            cache_load: gridprint_query::LoadOptions::default(),
         }
     }
 }

@@ -24,8 +24,10 @@ use tokio::task::JoinHandle;
 pub async fn load(state: &AppState) -> Result<CacheStats, StoreError> {
     let started = Instant::now();
     let (store, svc) = (state.store().clone(), state.query().clone());
+    let options = state.config().cache_load.clone();
     let stats = tokio::task::spawn_blocking(move || {
-        let cache = gridprint_query::DataCache::load(&*store, svc.reference().clone())?;
+        let cache =
+            gridprint_query::DataCache::load_with(&*store, svc.reference().clone(), options)?;
         let stats = cache.stats();
         svc.shared_cache().replace(cache);
         Ok::<_, StoreError>(stats)
@@ -39,6 +41,7 @@ pub async fn load(state: &AppState) -> Result<CacheStats, StoreError> {
         zone_days = stats.derived_zone_days,
         input_series = stats.input_series,
         megabytes = stats.bytes / (1 << 20),
+        spilled_megabytes = stats.spilled_bytes / (1 << 20),
         data_version = state.query().cache().data_version(),
         millis = started.elapsed().as_millis() as u64,
         "data cache loaded"
@@ -138,6 +141,7 @@ fn finish_reload(
             data_version = state.query().cache().data_version(),
             zone_days = stats.derived_zone_days,
             megabytes = stats.bytes / (1 << 20),
+            spilled_megabytes = stats.spilled_bytes / (1 << 20),
             incremental_updates = stats.incremental_updates,
             millis = started.elapsed().as_millis() as u64,
             "data cache refreshed"

@@ -91,6 +91,18 @@ pub struct ServeArgs {
     /// recomputation; 0 disables it.
     #[arg(long, env = "GRIDPRINT_RESPONSE_CACHE_MB", default_value_t = 64)]
     pub response_cache_mb: usize,
+    /// Directory on a disk where the data cache moves its packed pages of old days (unnamed files,
+    /// gone when the process exits), so memory does not grow with the years of history; default:
+    /// the system's temporary directory. Avoid a `tmpfs`, whose files live in memory.
+    #[arg(long, env = "GRIDPRINT_CACHE_DIR")]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Days before today whose data always stays in memory; pages holding only older days are moved
+    /// to `--cache-dir` and read from there (through the kernel's page cache).
+    #[arg(long, env = "GRIDPRINT_CACHE_HOT_DAYS", default_value_t = 92)]
+    pub cache_hot_days: u32,
+    /// Keep the whole data cache in memory (no files in `--cache-dir`).
+    #[arg(long, env = "GRIDPRINT_CACHE_IN_MEMORY", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub cache_in_memory: bool,
     /// Serve Prometheus metrics at `http://ADDR/metrics` on this separate address (off by default).
     #[arg(long, env = "GRIDPRINT_METRICS_LISTEN")]
     pub metrics_listen: Option<String>,
@@ -131,6 +143,26 @@ fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
 }
 
 impl ServeArgs {
+    /// The cache's load options: spilling pages of old days to `--cache-dir` unless
+    /// `--cache-in-memory`.
+    fn cache_load(&self) -> anyhow::Result<gridprint_query::LoadOptions> {
+        let spill = if self.cache_in_memory {
+            None
+        } else {
+            let dir = self.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
+            anyhow::ensure!(
+                dir.is_dir(),
+                "--cache-dir {} is not a directory (create it, or pass --cache-in-memory)",
+                dir.display()
+            );
+            Some(gridprint_query::Spill::older_than(dir, self.cache_hot_days))
+        };
+        Ok(gridprint_query::LoadOptions {
+            spill,
+            ..Default::default()
+        })
+    }
+
     fn api_config(&self) -> anyhow::Result<ApiConfig> {
         anyhow::ensure!(
             self.rate_limit_per_second >= 0.0 && self.rate_limit_per_second.is_finite(),
@@ -149,6 +181,7 @@ impl ServeArgs {
             refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
             cors_origin: self.cors_origin.clone().filter(|o| !o.trim().is_empty()),
             response_cache_bytes: self.response_cache_mb.saturating_mul(1 << 20),
+            cache_load: self.cache_load()?,
             trusted_proxies: self.trusted_proxies.clone(),
             max_failed_attempts: self.failed_attempts_per_pair.max(1),
             max_failed_per_email: self.failed_attempts_per_email.max(1),

@@ -1,8 +1,11 @@
 //! The chunk codec: the 96 `f32` values of one day, bit-packed losslessly into the pages of a
-//! [`ChunkPool`] shared by every zone and series of a cache.
+//! [`ChunkPool`] shared by every zone and series of a cache; full pages are moved out of the heap
+//! into memory-mapped spill files ([`Spill`]).
 
 use gridprint_core::slot::SLOTS_PER_DAY;
 use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Values per chunk: the slots of one day.
@@ -46,10 +49,18 @@ pub type Chunk = [f32; N];
 /// an incremental refresh appends the chunks of the changed days on new pages, so a refresh costs
 /// the changed days, not the history. Chunks of replaced days stay in the shared pages unreferenced
 /// until the next full load.
+///
+/// With a [`Spill`] directory, a page is written to an unnamed file there and memory-mapped
+/// read-only as soon as it is sealed (a new page starts, or the load ends): the packed history then
+/// lives in the kernel's page cache, shared and reclaimable, instead of the process heap, and the
+/// heap holds only the small per-chunk offsets. A page that cannot be written (disk full) stays on
+/// the heap, so nothing is lost.
 #[derive(Debug)]
 pub struct ChunkPool {
     /// Page size ([`PAGE_BYTES`]; smaller in tests).
-    page_bytes: usize,
+    pub(super) page_bytes: usize,
+    /// Where sealed pages go (`None`: they stay on the heap).
+    spill: Option<Spill>,
     pub(super) pages: Vec<Arc<Page>>,
     first: Vec<u32>,
     /// Chunks held, all pages together.
@@ -58,12 +69,172 @@ pub struct ChunkPool {
     constants: HashMap<u32, u32>,
 }
 
-/// One page of a [`ChunkPool`]: packed chunks and the byte offset of each.
-#[derive(Debug, Default)]
-pub(super) struct Page {
-    pub(super) bytes: Vec<u8>,
-    offsets: Vec<u32>,
+/// Where and when a [`ChunkPool`] moves sealed pages out of the heap: pages whose chunks all
+/// belong to days before `hot_from` are written to an unnamed file (`O_TMPFILE`, or created and
+/// unlinked at once) in `dir`, a directory on a disk (a `tmpfs` keeps its files in memory), and read
+/// back one chunk at a time with a positioned read (`pread`): the kernel's page cache, shared and
+/// reclaimable, holds what is read often. The file disappears when its last reader drops it or the
+/// process exits. No `unsafe` (no memory map, so no fault if a disk misbehaves: an I/O error
+/// reads as a missing chunk and is logged).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spill {
+    dir: Arc<Path>,
+    hot: Hot,
 }
+
+/// Which days are recent enough to stay in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hot {
+    /// The last this many days before today (as of each page's sealing).
+    LastDays(i64),
+    /// From this day number on.
+    FromDay(i64),
+}
+
+impl Spill {
+    /// Pages whose days are all older than the last `days` days go to files in `dir` (which must
+    /// exist and be writable).
+    pub fn older_than(dir: impl Into<PathBuf>, days: u32) -> Spill {
+        Spill {
+            dir: dir.into().into(),
+            hot: Hot::LastDays(days.into()),
+        }
+    }
+
+    /// Pages whose days all lie before day number `day` go to files in `dir`.
+    pub fn before_day(dir: impl Into<PathBuf>, day: i64) -> Spill {
+        Spill {
+            dir: dir.into().into(),
+            hot: Hot::FromDay(day),
+        }
+    }
+
+    /// The first day kept in memory.
+    fn hot_from(&self) -> i64 {
+        match self.hot {
+            Hot::LastDays(n) => today() - n,
+            Hot::FromDay(d) => d,
+        }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The bytes, written to a new unnamed file.
+    fn write(&self, bytes: &[u8]) -> std::io::Result<std::fs::File> {
+        let mut file = tempfile::tempfile_in(&self.dir)?;
+        file.write_all(bytes)?;
+        Ok(file)
+    }
+}
+
+/// The bytes of a page: on the heap while it is filled (and while it holds recent days), in a
+/// spill file once sealed and spilled.
+#[derive(Debug)]
+pub(super) enum PageBytes {
+    Heap(Vec<u8>),
+    File { file: std::fs::File, len: usize },
+}
+
+impl PageBytes {
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        match self {
+            PageBytes::Heap(v) => v.len(),
+            PageBytes::File { len, .. } => *len,
+        }
+    }
+}
+
+/// One page of a [`ChunkPool`]: packed chunks, the byte offset of each and the latest day they
+/// belong to.
+#[derive(Debug)]
+pub(super) struct Page {
+    pub(super) bytes: PageBytes,
+    offsets: Vec<u32>,
+    pub(super) last_day: i64,
+}
+
+impl Page {
+    /// The page's bytes if it is still on the heap.
+    fn heap_mut(&mut self) -> Option<&mut Vec<u8>> {
+        match &mut self.bytes {
+            PageBytes::Heap(v) => Some(v),
+            PageBytes::File { .. } => None,
+        }
+    }
+
+    /// Ends the page's filling: moved to a spill file when all its days are old (on failure it
+    /// stays on the heap, logged), else shrunk to its size.
+    fn seal(&mut self, spill: Option<&Spill>) {
+        let old = spill.filter(|s| self.last_day < s.hot_from());
+        let Some(v) = self.heap_mut() else { return };
+        if let Some(spill) = old.filter(|_| !v.is_empty()) {
+            match spill.write(v) {
+                Ok(file) => {
+                    let len = v.len();
+                    self.bytes = PageBytes::File { file, len };
+                    return;
+                }
+                Err(e) => tracing::warn!(
+                    dir = %spill.dir.display(),
+                    error = %e,
+                    "could not spill a cache page to disk; it stays in memory"
+                ),
+            }
+        }
+        v.shrink_to_fit();
+    }
+
+    /// Heap bytes held (a spilled page holds none).
+    fn heap_bytes(&self) -> usize {
+        match &self.bytes {
+            PageBytes::Heap(v) => v.capacity(),
+            PageBytes::File { .. } => 0,
+        }
+    }
+
+    /// Bytes held in a spill file.
+    fn spilled_bytes(&self) -> usize {
+        match &self.bytes {
+            PageBytes::Heap(_) => 0,
+            PageBytes::File { len, .. } => *len,
+        }
+    }
+
+    /// The bytes of the chunk at `at` and after it (at most `buf`'s length): a slice of the heap
+    /// page, or read from the spill file into `buf`. `None` on an I/O error (logged).
+    fn bytes_at<'a>(&'a self, at: usize, buf: &'a mut [u8; MAX_CHUNK]) -> Option<&'a [u8]> {
+        match &self.bytes {
+            PageBytes::Heap(v) => Some(&v[at..]),
+            PageBytes::File { file, len } => {
+                use std::os::unix::fs::FileExt;
+                let n = MAX_CHUNK.min(len - at);
+                match file.read_exact_at(&mut buf[..n], at as u64) {
+                    Ok(()) => Some(&buf[..n]),
+                    Err(e) => {
+                        tracing::error!(error = %e, "could not read a spilled cache page");
+                        None
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Today's day number (days since 1970-01-01, UTC).
+pub(super) fn today() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64 / 86_400)
+        .unwrap_or(0)
+}
+
+/// The most bytes a chunk and the tail read after it take: header, base, sentinel, 96 codes of
+/// at most 33 bits, [`PAGE_TAIL`].
+const MAX_CHUNK: usize = 9 + (N * 33).div_ceil(8) + PAGE_TAIL;
 
 impl Default for ChunkPool {
     fn default() -> ChunkPool {
@@ -72,9 +243,18 @@ impl Default for ChunkPool {
 }
 
 impl ChunkPool {
+    /// An empty pool whose sealed old pages go to `spill` (`None`: they stay on the heap).
+    pub(super) fn new(spill: Option<Spill>) -> ChunkPool {
+        ChunkPool {
+            spill,
+            ..ChunkPool::default()
+        }
+    }
+
     pub(super) fn with_page_bytes(page_bytes: usize) -> ChunkPool {
         ChunkPool {
             page_bytes,
+            spill: None,
             pages: Vec::new(),
             first: Vec::new(),
             count: 0,
@@ -87,6 +267,7 @@ impl ChunkPool {
     pub(super) fn extend(&self) -> ChunkPool {
         ChunkPool {
             page_bytes: self.page_bytes,
+            spill: self.spill.clone(),
             pages: self.pages.clone(),
             first: self.first.clone(),
             count: self.count,
@@ -94,8 +275,8 @@ impl ChunkPool {
         }
     }
 
-    /// Stores a chunk of 96 values and returns its number.
-    pub(super) fn push(&mut self, vals: &[f32]) -> u32 {
+    /// Stores a chunk of 96 values of `day` and returns its number.
+    pub(super) fn push(&mut self, day: i64, vals: &[f32]) -> u32 {
         let mut bits = [0u32; N];
         for (b, v) in bits.iter_mut().zip(vals) {
             *b = v.to_bits();
@@ -123,11 +304,16 @@ impl ChunkPool {
             .pages
             .last_mut()
             .and_then(Arc::get_mut)
-            .is_some_and(|p| p.bytes.len() + len <= self.page_bytes);
+            .and_then(Page::heap_mut)
+            .is_some_and(|b| b.len() + len <= self.page_bytes);
         if !fits {
+            if let Some(last) = self.pages.last_mut().and_then(Arc::get_mut) {
+                last.seal(self.spill.as_ref());
+            }
             self.pages.push(Arc::new(Page {
-                bytes: Vec::with_capacity(self.page_bytes),
+                bytes: PageBytes::Heap(Vec::with_capacity(self.page_bytes)),
                 offsets: Vec::new(),
+                last_day: i64::MIN,
             }));
             self.first.push(self.count);
         }
@@ -136,12 +322,17 @@ impl ChunkPool {
             .last_mut()
             .and_then(Arc::get_mut)
             .expect("the last page is this pool's own");
+        page.last_day = page.last_day.max(day);
+        let offsets = &mut page.offsets;
+        let bytes = match &mut page.bytes {
+            PageBytes::Heap(v) => v,
+            PageBytes::File { .. } => unreachable!("a new page is on the heap"),
+        };
         if fits {
-            page.bytes.truncate(page.bytes.len() - PAGE_TAIL);
+            bytes.truncate(bytes.len() - PAGE_TAIL);
         }
-        let at = page.bytes.len();
-        page.offsets.push(at as u32);
-        let bytes = &mut page.bytes;
+        let at = bytes.len();
+        offsets.push(at as u32);
         bytes.push(width as u8 | if sentinel.is_some() { HAS_SENTINEL } else { 0 });
         bytes.extend_from_slice(&base.to_le_bytes());
         if let Some(s) = sentinel {
@@ -183,7 +374,9 @@ impl ChunkPool {
         let k = self.first.partition_point(|&f| f <= c) - 1;
         let page = &self.pages[k];
         let at = page.offsets[(c - self.first[k]) as usize] as usize;
-        let page = &page.bytes;
+        let mut buf = [0u8; MAX_CHUNK];
+        let page = page.bytes_at(at, &mut buf)?;
+        let at = 0;
         let word = |i: usize| u64::from_le_bytes(page[i..i + 8].try_into().expect("8 bytes"));
         let head = page[at];
         let width = (head & !HAS_SENTINEL) as usize;
@@ -206,9 +399,11 @@ impl ChunkPool {
         Some(out)
     }
 
+    /// Ends a load or refresh: the last page is sealed (spilled, or shrunk to its size on the
+    /// heap) and the bookkeeping shrunk.
     pub(super) fn shrink(&mut self) {
         if let Some(p) = self.pages.last_mut().and_then(Arc::get_mut) {
-            p.bytes.shrink_to_fit();
+            p.seal(self.spill.as_ref());
             p.offsets.shrink_to_fit();
         }
         self.pages.shrink_to_fit();
@@ -221,13 +416,19 @@ impl ChunkPool {
         self.count as usize
     }
 
+    /// Heap bytes held (a spilled page counts only its offsets).
     pub(super) fn memory_bytes(&self) -> usize {
         self.pages.capacity() * 8
             + self
                 .pages
                 .iter()
-                .map(|p| 48 + p.bytes.capacity() + p.offsets.capacity() * 4)
+                .map(|p| 56 + p.heap_bytes() + p.offsets.capacity() * 4)
                 .sum::<usize>()
             + self.first.capacity() * 4
+    }
+
+    /// Bytes of the pages held in spill files.
+    pub(super) fn spilled_bytes(&self) -> usize {
+        self.pages.iter().map(|p| p.spilled_bytes()).sum()
     }
 }

@@ -106,7 +106,7 @@ impl DerivedZone {
             if vals.len() != N || !vals.iter().any(|v| v.is_finite()) {
                 continue;
             }
-            let chunk = pool.push(vals);
+            let chunk = pool.push(day.day, vals);
             let len = self.days.len();
             let col = self
                 .columns

@@ -182,7 +182,7 @@ impl InputSeries {
 
     fn push_day(&mut self, pool: &mut ChunkPool, day: i64, d: &PlainDay) {
         self.days.push(day);
-        self.chunks.push(pool.push(&d.values));
+        self.chunks.push(pool.push(day, &d.values));
         for i in 0..N {
             if i == 0 || (d.states[i], d.sources[i]) != (d.states[i - 1], d.sources[i - 1]) {
                 self.runs.push(run(i, d.states[i], d.sources[i]));

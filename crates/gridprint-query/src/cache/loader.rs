@@ -1,7 +1,7 @@
 //! Building a [`DataCache`] from the store in day batches, and reading it: the version it was built
 //! from, the load options, sizes, and the accessors the query functions use.
 
-use super::chunk::ChunkPool;
+use super::chunk::{ChunkPool, Spill, today};
 use super::derived::DerivedZone;
 use super::inputs::{InputSeries, ZoneInputs};
 use gridprint_core::derived::{DerivedDay, SeriesKey};
@@ -42,6 +42,9 @@ pub struct LoadOptions {
     pub days: Option<std::ops::Range<i64>>,
     /// Days per store query while loading (bounds the transient memory of a load).
     pub batch_days: i64,
+    /// Where sealed chunk pages are moved out of the heap (memory-mapped files; see
+    /// [`ChunkPool`]); `None` keeps everything on the heap.
+    pub spill: Option<Spill>,
 }
 
 impl Default for LoadOptions {
@@ -49,6 +52,7 @@ impl Default for LoadOptions {
         LoadOptions {
             days: None,
             batch_days: 1,
+            spill: None,
         }
     }
 }
@@ -67,8 +71,10 @@ pub struct CacheStats {
     pub input_series_days: usize,
     /// Distinct datasource strings.
     pub datasources: usize,
-    /// Approximate bytes held (heap and inline).
+    /// Approximate bytes held on the heap (and inline).
     pub bytes: usize,
+    /// Bytes of chunk pages moved to memory-mapped spill files (in the page cache, not the heap).
+    pub spilled_bytes: usize,
     /// Incremental refreshes since the last full load (0 right after one).
     pub incremental_updates: usize,
     /// Chunk references those refreshes dropped (their chunks stay in the pool until the next
@@ -394,7 +400,7 @@ impl DataCache {
         let zones = &reference.zones;
 
         // One pool for the chunks of derived columns and input series (constant chunks shared).
-        let mut pool = ChunkPool::default();
+        let mut pool = ChunkPool::new(options.spill.clone());
         let mut b = InputsBuilder::new(&reference);
         let input_days = input_days(&version, &options);
         if let Some(days) = &input_days {
@@ -685,6 +691,7 @@ impl DataCache {
             input_series_days: self.series.iter().map(|s| s.days.len()).sum(),
             datasources: self.datasources.len(),
             bytes: self.memory_bytes(),
+            spilled_bytes: self.pool.spilled_bytes(),
             incremental_updates: self.incremental_updates,
             stale_chunks: self.stale_chunks,
         }
@@ -716,14 +723,6 @@ impl DataCache {
                 .map(|s| 24 + s.capacity())
                 .sum::<usize>()
     }
-}
-
-/// Today's day number (UTC).
-fn today() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64 / 86_400)
-        .unwrap_or(0)
 }
 
 fn clip_days(

@@ -58,7 +58,7 @@ mod swap;
 #[cfg(test)]
 mod tests;
 
-pub use chunk::{Chunk, ChunkPool, NO_CHUNK};
+pub use chunk::{Chunk, ChunkPool, NO_CHUNK, Spill};
 pub use derived::DerivedZone;
 pub use inputs::{ABSENT, InputDay, InputSeries, PlainDay, ZoneInputs};
 pub use loader::{CacheStats, CacheVersion, DataCache, LoadOptions};

@@ -1,7 +1,7 @@
 //! Unit tests of the cache: day spans, the chunk codec, derived columns, input series, loading
 //! and the swap.
 
-use super::chunk::N;
+use super::chunk::{N, Page, PageBytes};
 use super::*;
 use gridprint_core::derived::{DerivedDay, SeriesKey, SlotFlags};
 use gridprint_core::production::ProductionType;
@@ -96,7 +96,7 @@ fn chunk_pool_gives_back_the_exact_bits() {
         chunk_of(|i| if i == 95 { f32::NAN } else { 42.0 }),
     ];
     let mut pool = ChunkPool::with_page_bytes(2_000);
-    let ids: Vec<u32> = cases.iter().map(|c| pool.push(c)).collect();
+    let ids: Vec<u32> = cases.iter().map(|c| pool.push(0, c)).collect();
     pool.shrink();
     assert!(
         pool.pages.len() > 1,
@@ -106,9 +106,30 @@ fn chunk_pool_gives_back_the_exact_bits() {
         assert_eq!(bits(&pool.get(*id).unwrap()), bits(c));
     }
     assert_eq!(pool.get(ids.len() as u32), None);
+    // The same chunks, day i for case i, in a pool that spills the pages of days before 5: the
+    // early pages go to files, those holding a day from 5 on stay in memory, every chunk reads back
+    // with its exact bits.
+    let dir = tempfile::tempdir().unwrap();
+    let mut spilling = ChunkPool::new(Some(Spill::before_day(dir.path(), 5)));
+    spilling.page_bytes = 2_000;
+    let ids: Vec<u32> = (0..)
+        .zip(&cases)
+        .map(|(day, c)| spilling.push(day, c))
+        .collect();
+    spilling.shrink();
+    let spilled = |p: &Page| matches!(p.bytes, PageBytes::File { .. });
+    assert!(spilling.pages.iter().any(|p| spilled(p)));
+    assert!(spilling.pages.iter().any(|p| !spilled(p)));
+    for p in &spilling.pages {
+        assert_eq!(spilled(p), p.last_day < 5, "{} bytes", p.bytes.len());
+    }
+    assert!(spilling.spilled_bytes() > 0);
+    for (c, id) in cases.iter().zip(&ids) {
+        assert_eq!(bits(&spilling.get(*id).unwrap()), bits(c));
+    }
     // Narrow values take fewer bytes than 96 × 4.
     let mut small = ChunkPool::default();
-    small.push(&cases[0]);
+    small.push(0, &cases[0]);
     small.shrink();
     assert!(
         small.pages[0].bytes.len() < 96 * 3,
@@ -120,12 +141,12 @@ fn chunk_pool_gives_back_the_exact_bits() {
 #[test]
 fn constant_chunks_are_stored_once() {
     let mut pool = ChunkPool::default();
-    let zero = pool.push(&[0.0; N]);
-    let other = pool.push(&chunk_of(|i| i as f32));
-    assert_eq!(pool.push(&[0.0; N]), zero);
-    let neg_zero = pool.push(&[-0.0; N]);
+    let zero = pool.push(0, &[0.0; N]);
+    let other = pool.push(0, &chunk_of(|i| i as f32));
+    assert_eq!(pool.push(0, &[0.0; N]), zero);
+    let neg_zero = pool.push(0, &[-0.0; N]);
     assert_ne!(neg_zero, zero, "-0.0 and 0.0 differ in their bits");
-    assert_eq!(pool.push(&[-0.0; N]), neg_zero);
+    assert_eq!(pool.push(0, &[-0.0; N]), neg_zero);
     pool.shrink();
     assert_eq!(pool.chunks(), 3);
     assert_eq!(bits(&pool.get(zero).unwrap()), bits(&[0.0; N]));

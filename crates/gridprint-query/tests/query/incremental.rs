@@ -1,13 +1,15 @@
 //! Incremental refresh: after many publications taken in day by day, every endpoint answers
 //! byte for byte what a fresh full load answers, on SQLite and PostgreSQL; a republished day is
-//! served with its new values; the window version of untouched days stays put.
+//! served with its new values; the window version of untouched days stays put. The same holds when
+//! the cache spills its pages of old days to files ([`Spill`]): the answers read back through the
+//! files equal those of a cache held in memory.
 
 use crate::fixture::*;
 use gridprint_compute::synthetic::inputs_of_slot;
 use gridprint_core::derived::{DerivedDay, SeriesKey};
 use gridprint_core::inputs::InputPoint;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
-use gridprint_query::{DataCache, Endpoint, QueryService};
+use gridprint_query::{DataCache, Endpoint, LoadOptions, QueryService, Spill};
 use gridprint_store::Store;
 use time::OffsetDateTime;
 
@@ -85,11 +87,18 @@ fn assert_same_as_fresh(store: &dyn Store, svc: &QueryService, first: i64, last:
     }
 }
 
-fn many_publications(store: &dyn Store) {
+fn many_publications(store: &dyn Store, spill: impl Fn(i64) -> Option<Spill>) {
     let d0 = day0();
     store.upsert_inputs(&inputs(d0..d0 + 3, 1.0), 1).unwrap();
     compute(store, d0..d0 + 3);
-    let svc = QueryService::load(store, reference()).unwrap();
+    let options = LoadOptions {
+        spill: spill(d0),
+        ..LoadOptions::default()
+    };
+    let svc =
+        QueryService::new(DataCache::load_with(store, reference(), options).unwrap()).unwrap();
+    let spilled = svc.cache().stats().spilled_bytes;
+    assert_eq!(spilled > 0, spill(d0).is_some(), "{spilled} bytes spilled");
     assert_eq!(svc.cache().stats().incremental_updates, 0);
     let tag_d0 = svc.cache().window_version(d0..d0 + 1);
     let key = carbon_lc_global();
@@ -160,11 +169,25 @@ fn many_publications(store: &dyn Store) {
 
 #[test]
 fn incremental_refresh_equals_a_full_load_sqlite() {
-    many_publications(&store());
+    many_publications(&store(), |_| None);
 }
 
 #[test]
 fn incremental_refresh_equals_a_full_load_postgres() {
     let db = gridprint_store_postgres::testing::TestDb::new("incremental");
-    many_publications(&db.store());
+    many_publications(&db.store(), |_| None);
+}
+
+/// Every page spilled (all days count as old): every chunk is read back from a file.
+#[test]
+fn spilled_cache_equals_a_cache_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    many_publications(&store(), |_| Some(Spill::before_day(dir.path(), i64::MAX)));
+}
+
+/// The first days' page spilled, the pages of later publications (days from day 3) kept in memory.
+#[test]
+fn partly_spilled_cache_equals_a_cache_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    many_publications(&store(), |d0| Some(Spill::before_day(dir.path(), d0 + 3)));
 }
