@@ -8,10 +8,12 @@
 //! a database fed by the worker would hold them; they make the file and the server's cache larger.
 //!
 //! ```sh
-//! cargo run --release -p gridprint-api --example synth_year -- --database /tmp/year.db [--inputs] [--days 365]
+//! cargo run --release -p gridprint-api --example synth_year -- --database /tmp/year.db [--inputs] [--days 365] [--start 2025-01-01]
 //! ```
 //!
-//! Data starts 2025-01-01 and is computed as of 2026-06-01, so every slot is final.
+//! Data starts on `--start` (2025-01-01 by default) and is computed as of 2026-06-01 or the end of
+//! the data, whichever is later, so every slot is final. Ten years ending today, as
+//! `scripts/load-bench.sh --years 10` writes them: `--start` ten years before today, `--days 3653`.
 
 use gridprint_compute::synthetic::{SyntheticInputs, inputs_of_slot};
 use gridprint_core::inputs::InputPoint;
@@ -25,12 +27,18 @@ struct Args {
     database: String,
     days: i64,
     inputs: bool,
+    /// First day of the data (`YYYY-MM-DD`).
+    start: String,
+    /// Instead of writing data: publish this day (`YYYY-MM-DD`) again with every value × 1.01.
+    republish: Option<String>,
 }
 
 fn args() -> std::result::Result<Args, String> {
     let mut database = None;
     let mut days = 365;
     let mut inputs = false;
+    let mut start = "2025-01-01".to_string();
+    let mut republish = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -47,9 +55,13 @@ fn args() -> std::result::Result<Args, String> {
                     .ok_or("--days needs a number")?;
             }
             "--inputs" => inputs = true,
+            "--start" => start = it.next().ok_or("--start needs a date YYYY-MM-DD")?,
+            "--republish" => {
+                republish = Some(it.next().ok_or("--republish needs a date YYYY-MM-DD")?)
+            }
             "-h" | "--help" => {
                 return Err(
-                    "usage: synth_year --database PATH|postgres://URL [--days N] [--inputs]"
+                    "usage: synth_year --database PATH|postgres://URL [--days N] [--start YYYY-MM-DD] [--inputs] [--republish YYYY-MM-DD]"
                         .to_string(),
                 );
             }
@@ -60,6 +72,8 @@ fn args() -> std::result::Result<Args, String> {
         database: database.ok_or("--database PATH is required")?,
         days,
         inputs,
+        start,
+        republish,
     })
 }
 
@@ -87,9 +101,35 @@ fn main() {
         },
         reference: reference.clone(),
     };
-    let start = Slot::containing(parse_timestamp("2025-01-01T00:00Z").expect("date"));
+    if let Some(day) = &args.republish {
+        let Ok(t) = parse_timestamp(&format!("{day}T00:00Z")) else {
+            eprintln!("--republish {day} is not a date YYYY-MM-DD");
+            std::process::exit(2);
+        };
+        let d = Slot::containing(t).day();
+        let mut days = store.inner.derived_days(d..d + 1).expect("read the day");
+        for day in &mut days {
+            for v in day.series.values_mut() {
+                for x in v.iter_mut() {
+                    *x *= 1.01;
+                }
+            }
+        }
+        store.inner.replace_derived_days(&days).expect("publish");
+        eprintln!("republished {} zone-days of {day}", days.len());
+        return;
+    }
+    let start = match parse_timestamp(&format!("{}T00:00Z", args.start)) {
+        Ok(t) => Slot::containing(t),
+        Err(_) => {
+            eprintln!("--start {} is not a date YYYY-MM-DD", args.start);
+            std::process::exit(2);
+        }
+    };
     let range = SlotRange::new(start, start.offset(args.days * 96));
-    let now = parse_timestamp("2026-06-01T00:00Z").expect("date");
+    let now = parse_timestamp("2026-06-01T00:00Z")
+        .expect("date")
+        .max(range.end.start());
 
     if args.inputs {
         let t = Instant::now();

@@ -315,6 +315,18 @@ impl InputStore for PgStore {
             _ => None,
         })
     }
+
+    fn next_input_day(&self, day: i64) -> Result<Option<i64>> {
+        let mut c = self.conn()?;
+        let r = c
+            .query_one(
+                "SELECT MIN(slot) FROM input_point WHERE slot >= $1",
+                &[&Slot::first_of_day(day).0],
+            )
+            .map_err(map_err)?;
+        let slot: Option<i64> = r.get(0);
+        Ok(slot.map(|s| Slot(s).day()))
+    }
 }
 
 impl DerivedStore for PgStore {

@@ -285,6 +285,18 @@ impl InputStore for SqliteStore {
             _ => None,
         })
     }
+
+    fn next_input_day(&self, day: i64) -> Result<Option<i64>> {
+        let conn = self.lock();
+        let slot: Option<i64> = conn
+            .query_row(
+                "SELECT MIN(slot) FROM input_point WHERE slot >= ?1",
+                [Slot::first_of_day(day).0],
+                |r| r.get(0),
+            )
+            .map_err(map_err)?;
+        Ok(slot.map(|s| Slot(s).day()))
+    }
 }
 
 impl DerivedStore for SqliteStore {

@@ -62,6 +62,13 @@ pub trait InputStore {
 
     /// The range spanned by all stored inputs, if any.
     fn input_extent(&self) -> Result<Option<SlotRange>>;
+
+    /// The first UTC day number at or after `day` that holds a stored input (`None`: none after
+    /// it), so that readers skip the empty stretches of the extent. The default answers `day`
+    /// itself: correct, only without the skipping.
+    fn next_input_day(&self, day: i64) -> Result<Option<i64>> {
+        Ok(Some(day))
+    }
 }
 
 /// How stores lay out an [`InputKey`] in three columns: `kind` (0 generation, 1 load, 2 flow), `zone`

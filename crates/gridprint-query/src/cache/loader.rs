@@ -394,8 +394,12 @@ impl DataCache {
         // The version is read first: a change published during the load shows up as a newer version
         // at the next refresh, never as a missed one.
         let version = CacheVersion::of(store)?;
-        let day_versions =
-            fold_day_versions(BTreeMap::new(), &store.derived_changes(i64::MIN)?.changes);
+        let log = store.derived_changes(i64::MIN)?;
+        // With a change log, every day holding derived data is in it (a migrated database records
+        // its days at the migration's version): only those days are read, not the calendar span.
+        let logged_days: Option<BTreeSet<i64>> =
+            (log.floor != i64::MAX).then(|| log.changes.iter().map(|c| c.day).collect());
+        let day_versions = fold_day_versions(BTreeMap::new(), &log.changes);
         let batch = options.batch_days.max(1);
         let zones = &reference.zones;
 
@@ -404,8 +408,17 @@ impl DataCache {
         let mut b = InputsBuilder::new(&reference);
         let input_days = input_days(&version, &options);
         if let Some(days) = &input_days {
-            for (a, z) in batches(days.clone(), batch) {
+            // Batch by batch, jumping over days without inputs (the extent of a demo database
+            // spans years between a few days of data).
+            let mut a = days.start;
+            while a < days.end {
+                match store.next_input_day(a)? {
+                    Some(next) if next < days.end => a = a.max(next),
+                    _ => break,
+                }
+                let z = (a + batch).min(days.end);
                 b.load_days(store, &mut pool, a..z)?;
+                a = z;
             }
         }
         let (inputs, series, datasources) = b.finish();
@@ -418,14 +431,23 @@ impl DataCache {
                 }
             }
         };
-        match derived_span(&options, &input_days) {
-            Some(days) => {
+        match (derived_span(&options, &input_days), logged_days) {
+            (span, Some(logged)) => {
+                let days = match span {
+                    Some(span) => logged.range(span).copied().collect(),
+                    None => logged,
+                };
+                for (a, z) in day_runs(&days, batch) {
+                    add_days(store.derived_days(a..z)?);
+                }
+            }
+            (Some(days), None) => {
                 for (a, z) in batches(days, batch) {
                     add_days(store.derived_days(a..z)?);
                 }
             }
-            None => {
-                // No input extent to bound the read: scan the plausible span (1970 to two years
+            (None, None) => {
+                // No input extent nor change log to bound the read: scan the plausible span (1970 to two years
                 // from now) in batches, so a load never holds the decoded store at once, then read
                 // whatever lies outside it (normally nothing).
                 let span = 0..today() + 731;
