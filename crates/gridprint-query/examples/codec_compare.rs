@@ -1,6 +1,7 @@
 //! Compares lossless codecs for the cache's 96-value day chunks of `f32` (issue #18, written up in
 //! `docs/memory.md`, "Value codecs compared"): for each codec, the bytes per value over a data set,
-//! the encode and decode time per chunk (median over repeated passes of the whole data set), and a
+//! the encode and decode time per chunk (on-CPU time of the measuring thread, and wall-clock time
+//! for decoding; medians over repeated passes of the whole data set, the codecs taking turns), and a
 //! bit-exact round trip of every chunk (NaN payloads, `-0.0`, infinities and subnormals included,
 //! plus a small hand-made set of such edge chunks).
 //!
@@ -385,10 +386,61 @@ struct Measure {
     bytes: [usize; 3],
     encode_ns_per_chunk: f64,
     decode_ns_per_chunk: f64,
+    /// Wall-clock decode time (waits for a core included).
+    decode_wall_ns_per_chunk: f64,
     /// For a run codec: median time to decode one run (what reading one day costs).
     decode_ns_per_run: Option<f64>,
     /// Chunks not read back bit for bit.
     mismatches: usize,
+}
+
+/// The time of one pass over a data set, per chunk: on-CPU time of this thread (what the codec
+/// costs; the machine is shared, and waiting for a core is not the codec's) and wall-clock time.
+#[derive(Clone, Copy)]
+struct Pass {
+    cpu: f64,
+    wall: f64,
+}
+
+/// Nanoseconds this thread has run on a CPU (`/proc/thread-self/schedstat`, first field).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .expect("/proc/thread-self/schedstat (Linux)")
+}
+
+struct Timer {
+    wall: Instant,
+    cpu: u64,
+}
+
+impl Timer {
+    fn start() -> Timer {
+        let cpu = cpu_ns();
+        Timer {
+            wall: Instant::now(),
+            cpu,
+        }
+    }
+
+    fn stop(&self, chunks: usize) -> Pass {
+        let wall = self.wall.elapsed().as_nanos() as f64;
+        let cpu = (cpu_ns() - self.cpu) as f64;
+        let n = chunks.max(1) as f64;
+        Pass {
+            cpu: cpu / n,
+            wall: wall / n,
+        }
+    }
+}
+
+fn cpu(v: &[Pass]) -> Vec<f64> {
+    v.iter().map(|p| p.cpu).collect()
+}
+
+fn wall(v: &[Pass]) -> Vec<f64> {
+    v.iter().map(|p| p.wall).collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -403,12 +455,12 @@ fn same_bits(a: &[f32], b: &[f32]) -> bool {
 /// The cache's own packing, through a [`ChunkPool`] as the loader fills it.
 /// One codec under measure on one data set: its encoding of the data set, kept between passes.
 trait Bench {
-    /// Encodes the whole data set; returns ns per chunk.
-    fn encode_pass(&mut self) -> f64;
-    /// Decodes the whole data set; returns ns per chunk.
-    fn decode_pass(&mut self) -> f64;
+    /// Encodes the whole data set `times` times; returns the time per chunk.
+    fn encode_pass(&mut self, times: usize) -> Pass;
+    /// Decodes the whole data set `times` times; returns the time per chunk.
+    fn decode_pass(&mut self, times: usize) -> Pass;
     /// Sizes and the bit-exact check (after the passes).
-    fn result(&mut self, enc: Vec<f64>, dec: Vec<f64>) -> Measure;
+    fn result(&mut self, enc: Vec<Pass>, dec: Vec<Pass>) -> Measure;
 }
 
 /// The cache's own packing, through a [`ChunkPool`] as the loader fills it (constant chunks shared).
@@ -433,25 +485,29 @@ impl<'a> PoolBench<'a> {
 }
 
 impl Bench for PoolBench<'_> {
-    fn encode_pass(&mut self) -> f64 {
-        self.pool = ChunkPool::default();
-        self.numbers.clear();
-        let t = Instant::now();
-        for (_, c) in &self.chunks {
-            self.numbers.push(self.pool.push_values(&c[..]));
+    fn encode_pass(&mut self, times: usize) -> Pass {
+        let t = Timer::start();
+        for _ in 0..times {
+            self.pool = ChunkPool::default();
+            self.numbers.clear();
+            for (_, c) in &self.chunks {
+                self.numbers.push(self.pool.push_values(&c[..]));
+            }
         }
-        t.elapsed().as_nanos() as f64 / self.chunks.len() as f64
+        t.stop(self.chunks.len() * times)
     }
 
-    fn decode_pass(&mut self) -> f64 {
-        let t = Instant::now();
-        for &c in &self.numbers {
-            black_box(self.pool.values(black_box(c)));
+    fn decode_pass(&mut self, times: usize) -> Pass {
+        let t = Timer::start();
+        for _ in 0..times {
+            for &c in &self.numbers {
+                black_box(self.pool.values(black_box(c)));
+            }
         }
-        t.elapsed().as_nanos() as f64 / self.chunks.len() as f64
+        t.stop(self.chunks.len() * times)
     }
 
-    fn result(&mut self, enc: Vec<f64>, dec: Vec<f64>) -> Measure {
+    fn result(&mut self, enc: Vec<Pass>, dec: Vec<Pass>) -> Measure {
         // Bytes per kind: each kind packed alone (constant chunks shared within it).
         let mut bytes = [self.pool.packed_bytes(), 0, 0];
         for (slot, kind) in [(1, Kind::Derived), (2, Kind::Input)] {
@@ -470,8 +526,9 @@ impl Bench for PoolBench<'_> {
         Measure {
             codec: "frame of reference + bit-packing, per chunk (the cache's ChunkPool)".into(),
             bytes,
-            encode_ns_per_chunk: median(enc),
-            decode_ns_per_chunk: median(dec),
+            encode_ns_per_chunk: median(cpu(&enc)),
+            decode_ns_per_chunk: median(cpu(&dec)),
+            decode_wall_ns_per_chunk: median(wall(&dec)),
             decode_ns_per_run: None,
             mismatches,
         }
@@ -519,33 +576,37 @@ impl BlockBench {
 }
 
 impl Bench for BlockBench {
-    fn encode_pass(&mut self) -> f64 {
-        self.buf.clear();
-        self.offsets.clear();
-        let t = Instant::now();
-        for (_, vals, _, _) in &self.blocks {
-            self.offsets.push(self.buf.len());
-            self.codec.encode(vals, &mut self.buf);
+    fn encode_pass(&mut self, times: usize) -> Pass {
+        let t = Timer::start();
+        for _ in 0..times {
+            self.buf.clear();
+            self.offsets.clear();
+            for (_, vals, _, _) in &self.blocks {
+                self.offsets.push(self.buf.len());
+                self.codec.encode(vals, &mut self.buf);
+            }
         }
-        let ns = t.elapsed().as_nanos() as f64 / self.chunks as f64;
+        let ns = t.stop(self.chunks * times);
         self.offsets.push(self.buf.len());
         // Decoders may read 8 bytes at once.
         self.buf.extend_from_slice(&[0; 8]);
         ns
     }
 
-    fn decode_pass(&mut self) -> f64 {
-        let t = Instant::now();
-        for (i, (_, vals, _, _)) in self.blocks.iter().enumerate() {
-            let dst = &mut self.out[..vals.len()];
-            self.codec
-                .decode(black_box(&self.buf[self.offsets[i]..]), dst);
-            black_box(dst);
+    fn decode_pass(&mut self, times: usize) -> Pass {
+        let t = Timer::start();
+        for _ in 0..times {
+            for (i, (_, vals, _, _)) in self.blocks.iter().enumerate() {
+                let dst = &mut self.out[..vals.len()];
+                self.codec
+                    .decode(black_box(&self.buf[self.offsets[i]..]), dst);
+                black_box(dst);
+            }
         }
-        t.elapsed().as_nanos() as f64 / self.chunks as f64
+        t.stop(self.chunks * times)
     }
 
-    fn result(&mut self, enc: Vec<f64>, dec: Vec<f64>) -> Measure {
+    fn result(&mut self, enc: Vec<Pass>, dec: Vec<Pass>) -> Measure {
         let mut bytes = [0; 3];
         let mut mismatches = 0;
         for (i, (kind, vals, chunks, shared)) in self.blocks.iter().enumerate() {
@@ -566,18 +627,23 @@ impl Bench for BlockBench {
         Measure {
             codec: self.codec.name(),
             bytes,
-            encode_ns_per_chunk: median(enc),
-            decode_ns_per_chunk: median(dec.clone()),
-            decode_ns_per_run: (self.codec.run_days() > 1).then(|| median(dec) * per_run),
+            encode_ns_per_chunk: median(cpu(&enc)),
+            decode_ns_per_chunk: median(cpu(&dec)),
+            decode_wall_ns_per_chunk: median(wall(&dec)),
+            decode_ns_per_run: (self.codec.run_days() > 1).then(|| median(cpu(&dec)) * per_run),
             mismatches,
         }
     }
 }
 
 /// Measures every codec on a data set: `encode_repeats` encode passes, then `repeats` decode
-/// passes, the codecs taking turns within each pass (so that a busy moment of the machine does not
-/// fall on one codec only); medians of the passes.
+/// passes, the codecs taking turns (so that a busy moment of the machine does not fall on one codec
+/// only); medians of the passes. A pass goes over the data set often enough to touch about
+/// 100,000 chunks (encode) or 500,000 (decode), at least once: the on-CPU clock advances by
+/// scheduler ticks, so a timed pass must last much longer than a tick.
 fn measure_all(ds: &DataSet, encode_repeats: usize, repeats: usize) -> Vec<Measure> {
+    let n = ds.count(None).max(1);
+    let (enc_times, dec_times) = (100_000usize.div_ceil(n), 500_000usize.div_ceil(n));
     let mut benches: Vec<Box<dyn Bench + '_>> = vec![Box::new(PoolBench::new(ds))];
     for c in codecs() {
         benches.push(Box::new(BlockBench::new(ds, c)));
@@ -586,13 +652,13 @@ fn measure_all(ds: &DataSet, encode_repeats: usize, repeats: usize) -> Vec<Measu
     let mut dec = vec![Vec::new(); benches.len()];
     for r in 0..encode_repeats.max(1) {
         for (b, e) in benches.iter_mut().zip(&mut enc) {
-            e.push(b.encode_pass());
+            e.push(b.encode_pass(enc_times));
         }
         eprintln!("  {}: encode pass {} done", ds.name, r + 1);
     }
     for _ in 0..repeats.max(1) {
         for (b, d) in benches.iter_mut().zip(&mut dec) {
-            d.push(b.decode_pass());
+            d.push(b.decode_pass(dec_times));
         }
     }
     benches
@@ -671,14 +737,14 @@ fn report(ds: &DataSet, results: &[Measure]) {
         100.0 * nan_values as f64 / (n.max(1) * N) as f64
     );
     println!(
-        "| codec | bytes/value | derived | inputs | encode ns/chunk | decode ns/chunk | decode ns/run | lossless |"
+        "| codec | bytes/value | derived | inputs | encode ns/chunk | decode ns/chunk | decode ns/run | decode wall ns/chunk | lossless |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
     let per = |b: usize, n: usize| b as f64 / (n.max(1) * N) as f64;
-    println!("| plain f32 | 4.000 | 4.000 | 4.000 | | | | |");
+    println!("| plain f32 | 4.000 | 4.000 | 4.000 | | | | | |");
     for m in results {
         println!(
-            "| {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} | {} | {} |",
+            "| {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} | {} | {:.0} | {} |",
             m.codec,
             per(m.bytes[0], n),
             per(m.bytes[1], nd),
@@ -687,6 +753,7 @@ fn report(ds: &DataSet, results: &[Measure]) {
             m.decode_ns_per_chunk,
             m.decode_ns_per_run
                 .map_or(String::new(), |r| format!("{r:.0}")),
+            m.decode_wall_ns_per_chunk,
             if m.mismatches == 0 {
                 "yes".to_string()
             } else {
@@ -768,16 +835,11 @@ fn main() {
         let ds = DataSet::of_cache(name, &cache);
         drop(cache);
         eprintln!("{name}: {} chunks, measuring", ds.count(None));
-        // A small data set gets more passes, so that each median stands on enough chunks.
-        let n = ds.count(None).max(1);
-        let passes = (
-            args.encode_repeats.max(args.encode_repeats * 20_000 / n),
-            args.repeats.max(args.repeats * 50_000 / n),
-        );
+        let passes = (args.encode_repeats, args.repeats);
         let results = measure_all(&ds, passes.0, passes.1);
         report(&ds, &results);
         println!(
-            "\n(medians of {} encode and {} decode passes over the data set, codecs taking turns)",
+            "\n(on-CPU time of the measuring thread unless marked wall; medians of {} encode and {} decode passes over the data set, codecs taking turns)",
             passes.0, passes.1
         );
     }
