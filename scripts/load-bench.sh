@@ -5,6 +5,7 @@
 #
 #   scripts/load-bench.sh [--runs 3] [--duration 15] [--connections 32] [--inputs] [--log info]
 #                         [--keep-db] [--response-cache-mb N] [--postgres ADMIN_URL] [--years N]
+#                         [--no-build]
 #
 # --years N serves N years × 52 zones ending yesterday instead of the year 2025 (ten years: a
 # 7.6 GB SQLite file, written once and kept in $BENCH_DIR). It then also measures
@@ -40,6 +41,7 @@ log_level="warn"
 keep_db=""
 cache_mb=""
 years=""
+build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
@@ -51,6 +53,7 @@ while [ $# -gt 0 ]; do
     --response-cache-mb) cache_mb="$2"; shift 2 ;;
     --postgres) pg_admin="$2"; shift 2 ;;
     --years) years="$2"; shift 2 ;;
+    --no-build) build=""; shift ;;
     -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -81,8 +84,10 @@ need() {
 need wrk wrk
 need nginx nginx
 
-echo "== building (release)"
-(cd "$root" && cargo build --release -p gridprint --bin gridprint && cargo build --release -p gridprint-api --example synth_year)
+if [ -n "$build" ]; then
+  echo "== building (release)"
+  (cd "$root" && cargo build --release -p gridprint --bin gridprint && cargo build --release -p gridprint-api --example synth_year)
+fi
 bin="${GRIDPRINT_BIN:-$target_dir/release/gridprint}"
 synth="$target_dir/release/examples/synth_year"
 

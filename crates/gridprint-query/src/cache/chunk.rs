@@ -20,7 +20,7 @@ const PAGE_BYTES: usize = 48 << 20;
 
 /// Zero bytes after the last chunk of a page, so that unpacking may always read 8 bytes at once.
 /// (A page holds at most `PAGE_BYTES` bytes, its tail included.)
-const PAGE_TAIL: usize = 8;
+pub(super) const PAGE_TAIL: usize = 8;
 
 /// Flag in a chunk's header byte: the chunk holds a sentinel bit pattern (see [`ChunkPool`]).
 const HAS_SENTINEL: u8 = 0x80;
@@ -139,7 +139,7 @@ pub(super) enum PageBytes {
 }
 
 impl PageBytes {
-    #[cfg(test)]
+    #[cfg(any(test, feature = "testing"))]
     pub(super) fn len(&self) -> usize {
         match self {
             PageBytes::Heap(v) => v.len(),

@@ -55,6 +55,8 @@ mod inputs;
 mod loader;
 mod span;
 mod swap;
+#[cfg(feature = "testing")]
+mod testing;
 #[cfg(test)]
 mod tests;
 
