@@ -15,6 +15,16 @@ pub fn params_of<P: IntoParams>() -> Vec<Parameter> {
     P::into_params(|| None)
 }
 
+/// The location and time parameters, then those of `P` (the order of most data endpoints).
+pub fn location_time_and<P: IntoParams>() -> Vec<Parameter> {
+    [
+        params_of::<LocationParams>(),
+        params_of::<TimeParams>(),
+        params_of::<P>(),
+    ]
+    .concat()
+}
+
 /// What the HTTP layer publishes for one endpoint (see [`crate::Endpoint::description`]).
 #[derive(Clone)]
 pub struct Description {

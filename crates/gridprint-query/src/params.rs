@@ -208,13 +208,8 @@ pub struct FlowsRequest {
     pub partners: PartnerFilter,
 }
 
-/// `/mix`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MixRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-    pub production_type: Option<ProductionType>,
-}
+/// `/mix`: the same parameters as `/generation`.
+pub type MixRequest = GenerationRequest;
 
 /// `/footprints`.
 #[derive(Debug, Clone, PartialEq)]
@@ -537,9 +532,6 @@ pub(crate) fn check_types(p: &QueryParams<'_>, names: &[&str]) -> Result<(), Que
 /// Typed parameters of the endpoints with a location and a window.
 pub(crate) const LOCATION_WINDOW: &[&str] = &["lat", "lon", "start", "end"];
 /// … and `aggregate`, `use_global` (footprints, impacts, scores).
-pub(crate) const LOCATION_WINDOW_AGGREGATE: &[&str] =
-    &["lat", "lon", "start", "end", "aggregate", "use_global"];
-
 /// Start and end, both or neither; `None` for neither.
 pub(crate) fn dates(
     p: &QueryParams<'_>,
@@ -688,16 +680,6 @@ pub(crate) fn coverage(p: &QueryParams<'_>) -> Result<Coverage, QueryError> {
     } else {
         Coverage::Local
     })
-}
-
-pub(crate) fn aggregate(p: &QueryParams<'_>, window: &TimeWindow) -> Result<bool, QueryError> {
-    let agg = boolean(p, "aggregate", false)?;
-    if agg && window.requested.is_none() {
-        return Err(QueryError::bad_request(
-            "aggregate=true needs start and end",
-        ));
-    }
-    Ok(agg)
 }
 
 pub(crate) fn zones_and_window(

@@ -9,7 +9,9 @@
 //! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]).
 
 use crate::schema::{self, any_of_arrays};
-use crate::values::{StaticStr, Values, serialize_round2, serialize_round2_opt, static_str};
+use crate::values::{
+    StaticStr, TIME_WEIGHTED_AVERAGE, Values, serialize_round2, serialize_round2_opt, static_str,
+};
 use gridprint_core::derived::Coverage;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::{DataState, ZoneStatus};
@@ -225,44 +227,6 @@ pub struct FootprintResult {
     pub series: Vec<FlagSeries>,
 }
 
-/// Item of `/footprints?aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct FootprintAggregate {
-    #[schema(value_type = schema::FootprintType)]
-    pub footprint_type: FootprintType,
-    #[schema(value_type = schema::Scope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    /// The request's `start`, in UTC.
-    #[schema(format = DateTime)]
-    pub start: String,
-    /// The request's `end`, in UTC.
-    #[schema(format = DateTime)]
-    pub end: String,
-    /// Time-weighted average, rounded to 2 decimals.
-    #[serde(serialize_with = "serialize_round2")]
-    pub value: f64,
-    /// `true` only if every point is valid.
-    pub valid: bool,
-    /// The worst status present (missing < preview < complete).
-    #[schema(value_type = schema::ZoneStatus)]
-    pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
-    pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
-    pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
-}
-
 /// Item of `/impacts`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ImpactResult {
@@ -282,40 +246,6 @@ pub struct ImpactResult {
     pub series: Vec<FlagSeries>,
 }
 
-/// Item of `/impacts?aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ImpactAggregate {
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::ImpactType)]
-    pub impact_type: StaticStr,
-    #[schema(value_type = schema::OperationalScope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    #[schema(format = DateTime)]
-    pub start: String,
-    #[schema(format = DateTime)]
-    pub end: String,
-    #[serde(serialize_with = "serialize_round2")]
-    pub value: f64,
-    pub valid: bool,
-    #[schema(value_type = schema::ZoneStatus)]
-    pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
-    pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
-    pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
-}
-
 /// Item of `/green-score` and `/environmental-score` (unitless 0–100, no `unit` field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ScoreResult {
@@ -328,33 +258,151 @@ pub struct ScoreResult {
     pub series: Vec<FlagSeries>,
 }
 
-/// Item of the score endpoints with `aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ScoreAggregate {
-    #[schema(value_type = schema::OperationalScope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    #[schema(format = DateTime)]
+/// What every aggregate of a derived series (footprints, impacts, scores) says after its item's
+/// descriptive fields; its `aggregation_method` is always [`TIME_WEIGHTED_AVERAGE`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregateTail {
     pub start: String,
-    #[schema(format = DateTime)]
     pub end: String,
-    #[serde(serialize_with = "serialize_round2")]
     pub value: f64,
     pub valid: bool,
-    #[schema(value_type = schema::ZoneStatus)]
     pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
     pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
     pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
 }
+
+/// A series item of a derived series whose answer may instead be one aggregate per item: built
+/// first with its descriptive fields and no series, it then takes its series or becomes its
+/// aggregate.
+pub trait DerivedItem: Sized {
+    /// The item of the answer with `aggregate=true`.
+    type Aggregate;
+    /// The item with these series entries.
+    fn with_series(self, series: Vec<FlagSeries>) -> Self;
+    /// The aggregate with the item's descriptive fields.
+    fn aggregate(self, tail: AggregateTail) -> Self::Aggregate;
+}
+
+/// Declares the aggregate of a derived series item `$item`: the item's descriptive fields (given
+/// here with their attributes, in the order of the JSON), then the tail every aggregate shares;
+/// with `documented` the tail fields carry their descriptions (the footprints' aggregate publishes
+/// them, the others do not). Implements [`DerivedItem`] for `$item`.
+macro_rules! derived_aggregate {
+    ($(#[$doc:meta])* $name:ident of $item:ident, documented, $fields:tt) => {
+        derived_aggregate!(@declare $(#[$doc])* $name of $item, $fields,
+            [#[doc = " The request's `start`, in UTC."]]
+            [#[doc = " The request's `end`, in UTC."]]
+            [#[doc = " Time-weighted average, rounded to 2 decimals."]]
+            [#[doc = " `true` only if every point is valid."]]
+            [#[doc = " The worst status present (missing < preview < complete)."]]);
+    };
+    ($(#[$doc:meta])* $name:ident of $item:ident, $fields:tt) => {
+        derived_aggregate!(@declare $(#[$doc])* $name of $item, $fields, [] [] [] [] []);
+    };
+    (@declare $(#[$doc:meta])* $name:ident of $item:ident,
+        { $($(#[$fa:meta])* $field:ident: $fty:ty),* $(,)? },
+        [$(#[$start:meta])*] [$(#[$end:meta])*] [$(#[$value:meta])*] [$(#[$valid:meta])*]
+        [$(#[$status:meta])*]) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        pub struct $name {
+            $($(#[$fa])* pub $field: $fty,)*
+            $(#[$start])*
+            #[schema(format = DateTime)]
+            pub start: String,
+            $(#[$end])*
+            #[schema(format = DateTime)]
+            pub end: String,
+            $(#[$value])*
+            #[serde(serialize_with = "serialize_round2")]
+            pub value: f64,
+            $(#[$valid])*
+            pub valid: bool,
+            $(#[$status])*
+            #[schema(value_type = schema::ZoneStatus)]
+            pub zone_status: ZoneStatus,
+            /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
+            pub points: usize,
+            /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
+            /// `missing`: an aggregate never looks complete over a hole.
+            pub slots: usize,
+            #[serde(deserialize_with = "static_str")]
+            #[schema(value_type = schema::AggregationMethod)]
+            pub aggregation_method: StaticStr,
+        }
+
+        impl DerivedItem for $item {
+            type Aggregate = $name;
+            fn with_series(self, series: Vec<FlagSeries>) -> Self {
+                $item { series, ..self }
+            }
+            fn aggregate(self, t: AggregateTail) -> $name {
+                $name {
+                    $($field: self.$field,)*
+                    start: t.start,
+                    end: t.end,
+                    value: t.value,
+                    valid: t.valid,
+                    zone_status: t.zone_status,
+                    points: t.points,
+                    slots: t.slots,
+                    aggregation_method: TIME_WEIGHTED_AVERAGE,
+                }
+            }
+        }
+    };
+}
+
+derived_aggregate!(
+    /// Item of `/footprints?aggregate=true`.
+    FootprintAggregate of FootprintResult,
+    documented,
+    {
+        #[schema(value_type = schema::FootprintType)]
+        footprint_type: FootprintType,
+        #[schema(value_type = schema::Scope)]
+        scope: Scope,
+        #[schema(value_type = String)]
+        zone: ZoneCode,
+        #[serde(deserialize_with = "static_str")]
+        #[schema(value_type = String)]
+        unit: StaticStr,
+        #[schema(value_type = schema::Coverage)]
+        coverage: Coverage,
+    }
+);
+
+derived_aggregate!(
+    /// Item of `/impacts?aggregate=true`.
+    ImpactAggregate of ImpactResult,
+    {
+        #[serde(deserialize_with = "static_str")]
+        #[schema(value_type = schema::ImpactType)]
+        impact_type: StaticStr,
+        #[schema(value_type = schema::OperationalScope)]
+        scope: Scope,
+        #[schema(value_type = String)]
+        zone: ZoneCode,
+        #[serde(deserialize_with = "static_str")]
+        #[schema(value_type = String)]
+        unit: StaticStr,
+        #[schema(value_type = schema::Coverage)]
+        coverage: Coverage,
+    }
+);
+
+derived_aggregate!(
+    /// Item of the score endpoints with `aggregate=true`.
+    ScoreAggregate of ScoreResult,
+    {
+        #[schema(value_type = schema::OperationalScope)]
+        scope: Scope,
+        #[schema(value_type = String)]
+        zone: ZoneCode,
+        #[schema(value_type = schema::Coverage)]
+        coverage: Coverage,
+    }
+);
 
 /// Item of `/best-window`: one placement of the job, best first (docs/methodology.md §7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -549,6 +597,13 @@ macro_rules! series_or_aggregates {
         pub enum $name {
             Series(Vec<$series>),
             Aggregate(Vec<$agg>),
+        }
+
+        /// `Ok`: the series, `Err`: the aggregates (as a derived answer comes).
+        impl From<Result<Vec<$series>, Vec<$agg>>> for $name {
+            fn from(answer: Result<Vec<$series>, Vec<$agg>>) -> Self {
+                answer.map_or_else($name::Aggregate, $name::Series)
+            }
         }
 
         impl utoipa::PartialSchema for $name {

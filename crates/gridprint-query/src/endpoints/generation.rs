@@ -6,7 +6,7 @@ use super::*;
 /// datasource.
 pub fn generation(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationResult> {
     let cmp = ds_cmp(cache);
-    let group = |z| {
+    let groups = |z| {
         let derived = cache.derived(z);
         let mut g = Grouper::new();
         for &(pt, id) in &cache.inputs(z).generation {
@@ -16,14 +16,33 @@ pub fn generation(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationR
                 });
             }
         }
-        let groups = g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)));
+        g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)))
+    };
+    production_answer(cache, &req.zones, groups, |_, (pt, st, ds)| {
+        (pt, st, cache.datasource(ds).to_string())
+    })
+}
+
+/// The answer of `/generation` and `/mix`: per zone, series entries of production blocks.
+/// `groups(zone)` groups the zone's points; `block(flags, key)` gives the production type, data
+/// state and datasource of a group's block.
+pub(super) fn production_answer<K>(
+    cache: &DataCache,
+    zones: &ZoneSelection,
+    mut groups: impl FnMut(ZoneIdx) -> Vec<GroupEntry<K>>,
+    block: impl Fn(FlagPair, K) -> (ProductionType, DataState, String),
+) -> Vec<GenerationResult> {
+    let group = |z| {
         entries(
-            groups,
-            |_, (production_type, data_state, ds), values| ProductionBlock {
-                production_type,
-                data_state,
-                datasource: cache.datasource(ds).to_string(),
-                values,
+            groups(z),
+            |flags, key, values| {
+                let (production_type, data_state, datasource) = block(flags, key);
+                ProductionBlock {
+                    production_type,
+                    data_state,
+                    datasource,
+                    values,
+                }
             },
             |valid, zone_status, production| GenerationEntry {
                 valid,
@@ -32,7 +51,7 @@ pub fn generation(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationR
             },
         )
     };
-    per_zone(cache, &req.zones, group, |zone, series| GenerationResult {
+    per_zone(cache, zones, group, |zone, series| GenerationResult {
         zone,
         unit: MW,
         series,
@@ -50,12 +69,7 @@ impl EndpointDef for Generation {
     ];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<TimeParams>(),
-            params_of::<ProductionFilter>(),
-        ]
-        .concat()
+        location_time_and::<ProductionFilter>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<GenerationRequest, QueryError> {
