@@ -239,13 +239,9 @@ pub struct ImpactsRequest {
 /// `/green-score` and `/environmental-score`.
 pub type ScoreRequest = ImpactsRequest;
 
-/// `/flow-share` (partners: destinations), `/mix-share` (origins), `/impact-share` (sources).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShareRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-    pub partners: PartnerFilter,
-}
+/// `/flow-share` (partners: destinations), `/mix-share` (origins), `/impact-share` (sources): the
+/// same parameters as the flows.
+pub type ShareRequest = FlowsRequest;
 
 /// `/footprint-share`.
 #[derive(Debug, Clone, PartialEq)]
@@ -674,14 +670,6 @@ pub(crate) fn impact_type(p: &QueryParams<'_>) -> Result<(), QueryError> {
     }
 }
 
-pub(crate) fn coverage(p: &QueryParams<'_>) -> Result<Coverage, QueryError> {
-    Ok(if boolean(p, "use_global", true)? {
-        Coverage::Global
-    } else {
-        Coverage::Local
-    })
-}
-
 pub(crate) fn zones_and_window(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
@@ -697,10 +685,15 @@ pub(crate) fn with_partners(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
     prefix: &str,
-) -> Result<(ZoneSelection, PartnerFilter, TimeWindow), QueryError> {
+) -> Result<FlowsRequest, QueryError> {
     let (plat, plon) = (format!("{prefix}lat"), format!("{prefix}lon"));
     check_types(p, &["lat", "lon", &plat, &plon, "start", "end"])?;
     let (zones, requested) = primary(p, ctx)?;
     let partners = partner(p, ctx, prefix)?;
-    Ok((zones, partners, window(p, ctx, requested)?))
+    let window = window(p, ctx, requested)?;
+    Ok(FlowsRequest {
+        zones,
+        window,
+        partners,
+    })
 }

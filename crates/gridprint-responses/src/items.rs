@@ -38,7 +38,15 @@ pub struct PlainSeries {
     pub values: Values,
 }
 
-/// Declares a series entry: the flags and one list of blocks.
+/// A series entry of blocks (the `*Entry` types): built from its flags and its blocks.
+pub trait FlagEntry {
+    /// The block type.
+    type Block;
+    /// The entry with these flags and blocks.
+    fn new(valid: bool, zone_status: ZoneStatus, blocks: Vec<Self::Block>) -> Self;
+}
+
+/// Declares a series entry: the flags and one list of blocks; implements [`FlagEntry`].
 macro_rules! flag_entry {
     ($(#[$doc:meta])* $name:ident, $(#[$valid_doc:meta])* $field:ident: $block:ty) => {
         $(#[$doc])*
@@ -49,6 +57,17 @@ macro_rules! flag_entry {
             #[schema(value_type = schema::ZoneStatus)]
             pub zone_status: ZoneStatus,
             pub $field: Vec<$block>,
+        }
+
+        impl FlagEntry for $name {
+            type Block = $block;
+            fn new(valid: bool, zone_status: ZoneStatus, blocks: Vec<$block>) -> Self {
+                $name {
+                    valid,
+                    zone_status,
+                    $field: blocks,
+                }
+            }
         }
     };
 }
@@ -159,55 +178,82 @@ flag_entry!(
     SourceEntry, blocks: SourceBlock
 );
 
-/// Item of `/generation` (provider data, MW) and `/mix` (MW of each type consumed in the zone
-/// after flow tracing; datasource `flow_tracing`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct GenerationResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `MW`.
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<GenerationEntry>,
+/// An item of a zone's series in one unit (the `zone, unit, series` items): built from the three.
+pub trait ZoneSeries {
+    /// The series entry type.
+    type Entry;
+    /// The item of `zone` in `unit` with these entries.
+    fn new(zone: ZoneCode, unit: StaticStr, series: Vec<Self::Entry>) -> Self;
 }
+
+/// Declares a `zone, unit, series` item (`unit` with its description, if any, in brackets);
+/// implements [`ZoneSeries`].
+macro_rules! zone_series {
+    ($(#[$doc:meta])* $name:ident, [$(#[$unit_doc:meta])*], $entry:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        pub struct $name {
+            #[schema(value_type = String)]
+            pub zone: ZoneCode,
+            $(#[$unit_doc])*
+            #[serde(deserialize_with = "static_str")]
+            #[schema(value_type = String)]
+            pub unit: StaticStr,
+            pub series: Vec<$entry>,
+        }
+
+        impl ZoneSeries for $name {
+            type Entry = $entry;
+            fn new(zone: ZoneCode, unit: StaticStr, series: Vec<$entry>) -> Self {
+                $name { zone, unit, series }
+            }
+        }
+    };
+}
+
+zone_series!(
+    /// Item of `/generation` (provider data, MW) and `/mix` (MW of each type consumed in the zone
+    /// after flow tracing; datasource `flow_tracing`).
+    GenerationResult,
+    [#[doc = " `MW`."]],
+    GenerationEntry
+);
 
 /// Item of `/mix`: MW of each type consumed in the zone after flow tracing.
 pub type MixResult = GenerationResult;
 
-/// Item of `/load`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct LoadResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `MW`.
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<LoadEntry>,
-}
-
-/// Item of `/imports` (physical flows into the zone, MW).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ImportsResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<ImportsEntry>,
-}
-
-/// Item of `/exports` (physical flows out of the zone, MW).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ExportsResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<ExportsEntry>,
-}
+zone_series!(
+    /// Item of `/load`.
+    LoadResult,
+    [#[doc = " `MW`."]],
+    LoadEntry
+);
+zone_series!(
+    /// Item of `/imports` (physical flows into the zone, MW).
+    ImportsResult,
+    [],
+    ImportsEntry
+);
+zone_series!(
+    /// Item of `/exports` (physical flows out of the zone, MW).
+    ExportsResult,
+    [],
+    ExportsEntry
+);
+zone_series!(
+    /// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself
+    /// included).
+    FlowShareResult,
+    [#[doc = " `%`."]],
+    FlowShareEntry
+);
+zone_series!(
+    /// Item of `/mix-share`: share of the zone's consumption generated in each origin (itself
+    /// included).
+    MixShareResult,
+    [],
+    MixShareEntry
+);
 
 /// Item of `/footprints`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -452,31 +498,6 @@ pub struct BestWindow {
     pub duration_minutes: u32,
     /// Whether `duration` was rounded up to reach whole slots.
     pub duration_rounded_up: bool,
-}
-
-/// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself
-/// included).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct FlowShareResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `%`.
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<FlowShareEntry>,
-}
-
-/// Item of `/mix-share`: share of the zone's consumption generated in each origin (itself
-/// included).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct MixShareResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<MixShareEntry>,
 }
 
 /// Item of `/footprint-share`: the blocks of a slot sum to the zone's global footprint.

@@ -61,6 +61,15 @@ pub(super) fn derived_params<X>(
     Ok((req, own))
 }
 
+/// `use_global`: global values (default) or local ones.
+pub(super) fn coverage(p: &QueryParams<'_>) -> Result<Coverage, QueryError> {
+    Ok(if boolean(p, "use_global", true)? {
+        Coverage::Global
+    } else {
+        Coverage::Local
+    })
+}
+
 /// `aggregate`: needs `start` and `end`.
 fn aggregate(p: &QueryParams<'_>, window: &TimeWindow) -> Result<bool, QueryError> {
     let agg = boolean(p, "aggregate", false)?;

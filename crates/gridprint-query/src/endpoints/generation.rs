@@ -33,29 +33,17 @@ pub(super) fn production_answer<K>(
     block: impl Fn(FlagPair, K) -> (ProductionType, DataState, String),
 ) -> Vec<GenerationResult> {
     let group = |z| {
-        entries(
-            groups(z),
-            |flags, key, values| {
-                let (production_type, data_state, datasource) = block(flags, key);
-                ProductionBlock {
-                    production_type,
-                    data_state,
-                    datasource,
-                    values,
-                }
-            },
-            |valid, zone_status, production| GenerationEntry {
-                valid,
-                zone_status,
-                production,
-            },
-        )
+        entries(groups(z), |flags, key, values| {
+            let (production_type, data_state, datasource) = block(flags, key);
+            ProductionBlock {
+                production_type,
+                data_state,
+                datasource,
+                values,
+            }
+        })
     };
-    per_zone(cache, zones, group, |zone, series| GenerationResult {
-        zone,
-        unit: MW,
-        series,
-    })
+    zone_series(cache, zones, MW, group)
 }
 
 /// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).

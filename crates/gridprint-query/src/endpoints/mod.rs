@@ -92,7 +92,7 @@ pub use best_window::{
     BestWindowEndpoint, BestWindowParams, BestWindowRequest, Metric, best_window,
 };
 pub use derived::{Aggregated, time_weighted_mean};
-use derived::{derived_answer, derived_params, requested_strings};
+use derived::{coverage, derived_answer, derived_params, requested_strings};
 pub use factors::{FactorParams, FactorsEndpoint, factors};
 pub use flows::{Exports, Imports, exports, imports};
 pub use footprints::{FootprintParams, FootprintsEndpoint, footprints};
@@ -209,12 +209,23 @@ fn per_zone<E, R>(
         .collect()
 }
 
-/// Series entries from grouped points: each group's flags (`entry`) and its blocks (`block`, from the
-/// group's flags, the block key and its points).
-fn entries<K, B, E>(
+/// [`per_zone`] for the `zone, unit, series` items.
+fn zone_series<R: ZoneSeries>(
+    cache: &DataCache,
+    sel: &ZoneSelection,
+    unit: StaticStr,
+    entries: impl FnMut(ZoneIdx) -> Vec<R::Entry>,
+) -> Vec<R> {
+    per_zone(cache, sel, entries, |zone, series| {
+        R::new(zone, unit, series)
+    })
+}
+
+/// Series entries from grouped points: each group's flags make an entry of its blocks (`block`,
+/// from the group's flags, the block key and its points).
+fn entries<K, E: FlagEntry>(
     groups: Vec<GroupEntry<K>>,
-    mut block: impl FnMut(FlagPair, K, Values) -> B,
-    entry: impl Fn(bool, ZoneStatus, Vec<B>) -> E,
+    mut block: impl FnMut(FlagPair, K, Values) -> E::Block,
 ) -> Vec<E> {
     groups
         .into_iter()
@@ -224,7 +235,7 @@ fn entries<K, B, E>(
                 .into_iter()
                 .map(|(k, pts)| block(g.pair, k, Values(pts)))
                 .collect();
-            entry(g.pair.0, g.pair.1, blocks)
+            E::new(g.pair.0, g.pair.1, blocks)
         })
         .collect()
 }
