@@ -1,5 +1,6 @@
 //! What the API's integration tests share: the embedded reference data, a configuration without
-//! failure delay or rate limit, and one request through the router read back as a [`Reply`].
+//! failure delay or rate limit (from `gridprint_api::testing`), and one request through the router
+//! read back as a [`Reply`].
 //! Each test file includes it with `mod common;`; not every file uses every item.
 
 #![allow(dead_code)]
@@ -7,7 +8,7 @@
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode, header};
-use gridprint_api::ApiConfig;
+pub use gridprint_api::testing::quiet_config;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
@@ -18,15 +19,6 @@ pub fn reference() -> Arc<ReferenceData> {
     static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
     REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
         .clone()
-}
-
-/// The default configuration without the failure delay and the rate limit.
-pub fn quiet_config() -> ApiConfig {
-    ApiConfig {
-        failure_delay: std::time::Duration::ZERO,
-        rate_limit_per_second: 0.0,
-        ..ApiConfig::default()
-    }
 }
 
 /// An answer of the router.
