@@ -252,24 +252,7 @@ pub(crate) async fn register(
     client: ClientAddr,
     req: Request,
 ) -> Response {
-    let (format, creds) = read_credentials(req).await;
-    let outcome = match creds {
-        Err(error) => Outcome::Failed { email: None, error },
-        Ok(c) => {
-            let email = normalize_email(&c.email);
-            match do_register(&state, client, email.as_deref(), c.password).await {
-                Ok(already) => Outcome::Registered {
-                    email: email.unwrap_or_default(),
-                    already,
-                },
-                Err(error) => Outcome::Failed {
-                    email: email.or(Some(c.email)),
-                    error,
-                },
-            }
-        }
-    };
-    respond(format, outcome)
+    credentials_request(&state, client, req, Operation::Register).await
 }
 
 /// `POST /token-request/get_token`.
@@ -278,21 +261,48 @@ pub(crate) async fn get_token(
     client: ClientAddr,
     req: Request,
 ) -> Response {
+    credentials_request(&state, client, req, Operation::GetToken).await
+}
+
+/// What a credentials request asks the token service for.
+#[derive(Debug, Clone, Copy)]
+enum Operation {
+    Register,
+    GetToken,
+}
+
+/// Reads the credentials, normalises the email and runs `op`; unreadable credentials or a
+/// refusal answer as a failure naming the email (as normalised, else as given).
+async fn credentials_request(
+    state: &AppState,
+    client: ClientAddr,
+    req: Request,
+    op: Operation,
+) -> Response {
     let (format, creds) = read_credentials(req).await;
     let outcome = match creds {
         Err(error) => Outcome::Failed { email: None, error },
         Ok(c) => {
             let email = normalize_email(&c.email);
-            match do_get_token(&state, client, email.as_deref(), c.password).await {
-                Ok(token) => Outcome::Token {
-                    email: email.unwrap_or_default(),
-                    token,
-                },
-                Err(error) => Outcome::Failed {
-                    email: email.or(Some(c.email)),
-                    error,
-                },
-            }
+            let named = || email.clone().unwrap_or_default();
+            let done = match op {
+                Operation::Register => do_register(state, client, email.as_deref(), c.password)
+                    .await
+                    .map(|already| Outcome::Registered {
+                        email: named(),
+                        already,
+                    }),
+                Operation::GetToken => do_get_token(state, client, email.as_deref(), c.password)
+                    .await
+                    .map(|token| Outcome::Token {
+                        email: named(),
+                        token,
+                    }),
+            };
+            done.unwrap_or_else(|error| Outcome::Failed {
+                email: email.or(Some(c.email)),
+                error,
+            })
         }
     };
     respond(format, outcome)
@@ -440,15 +450,24 @@ fn new_token() -> Result<String, ApiError> {
     Ok(hex::encode(bytes))
 }
 
-/// Argon2id hash (PHC string) of a password, on the blocking pool.
-async fn hash_password(state: &AppState, password: String) -> Result<String, ApiError> {
+/// Runs password work (`f`) on the blocking pool, at most as many at once as the state's hash
+/// permits allow.
+async fn on_hash_pool<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
     let _permit = state
         .inner
         .hash_permits
         .acquire()
         .await
         .map_err(ApiError::internal)?;
-    tokio::task::spawn_blocking(move || {
+    Ok(tokio::task::spawn_blocking(f).await?)
+}
+
+/// Argon2id hash (PHC string) of a password, on the blocking pool.
+async fn hash_password(state: &AppState, password: String) -> Result<String, ApiError> {
+    on_hash_pool(state, move || {
         let h: PasswordHash = Argon2::default().hash_password(password.as_bytes())?;
         Ok::<_, argon2::password_hash::Error>(h.to_string())
     })
@@ -462,13 +481,7 @@ async fn verify_password(
     password: String,
     stored: String,
 ) -> Result<bool, ApiError> {
-    let _permit = state
-        .inner
-        .hash_permits
-        .acquire()
-        .await
-        .map_err(ApiError::internal)?;
-    tokio::task::spawn_blocking(move || {
+    on_hash_pool(state, move || {
         let parsed = PasswordHash::new(&stored)
             .map_err(|e| ApiError::internal(format!("stored password hash unreadable: {e}")))?;
         Ok(Argon2::default()

@@ -6,29 +6,24 @@
 use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
-use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use axum::http::{Method, Request, StatusCode, header};
 use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState, router};
-use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_ratelimit::RateLimit;
 use gridprint_store::{AccountLimit, SharedStore};
 use gridprint_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use time::OffsetDateTime;
 use time::macros::datetime;
-use tower::ServiceExt;
+
+mod common;
+use common::*;
 
 const EMAIL: &str = "ada@example.org";
 const PASSWORD: &str = "correct horse battery";
 const START: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
-
-fn reference() -> Arc<ReferenceData> {
-    static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
-    REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
-        .clone()
-}
 
 struct Env {
     app: Router,
@@ -58,46 +53,6 @@ fn env(config: ApiConfig) -> Env {
         app: router(state),
         store,
         clock,
-    }
-}
-
-fn quiet() -> ApiConfig {
-    ApiConfig {
-        failure_delay: std::time::Duration::ZERO,
-        rate_limit_per_second: 0.0,
-        ..ApiConfig::default()
-    }
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    text: String,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
-    }
-    fn header(&self, name: impl header::AsHeaderName) -> &str {
-        self.headers
-            .get(name)
-            .map(|v| v.to_str().unwrap())
-            .unwrap_or("")
-    }
-}
-
-async fn send(app: &Router, req: Request<Body>) -> Reply {
-    let resp = app.clone().oneshot(req).await.unwrap();
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
-        .await
-        .unwrap();
-    Reply {
-        status,
-        headers,
-        text: String::from_utf8_lossy(&bytes).to_string(),
     }
 }
 
@@ -138,21 +93,13 @@ async fn register(app: &Router) {
         ),
     )
     .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
 }
 
 async fn token(app: &Router, client: [u8; 4]) -> String {
     let r = get_token_from(app, PASSWORD, client).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     r.json()["access_token"].as_str().unwrap().to_string()
-}
-
-async fn get(app: &Router, path: &str, token: Option<&str>) -> Reply {
-    let mut b = Request::builder().uri(path);
-    if let Some(t) = token {
-        b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
-    }
-    send(app, b.body(Body::empty()).unwrap()).await
 }
 
 /// Sends `n` wrong guesses at once, the i-th from `client(i)`; returns (401s, 429s).
@@ -181,7 +128,7 @@ async fn parallel_guesses(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sixty_parallel_guesses_from_one_address_verify_at_most_ten() {
-    let e = env(quiet());
+    let e = env(quiet_config());
     register(&e.app).await;
     let attacker = [203, 0, 113, 5];
     let (verified, refused) = parallel_guesses(&e.app, 60, |_| attacker).await;
@@ -190,16 +137,16 @@ async fn sixty_parallel_guesses_from_one_address_verify_at_most_ten() {
     assert_eq!(verified + refused, 60);
     // The right password from that address is refused during the lockout...
     let r = get_token_from(&e.app, PASSWORD, attacker).await;
-    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text);
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
     assert!(r.header(header::RETRY_AFTER).parse::<u64>().unwrap() >= 1);
     // ...while the owner, elsewhere, gets a token.
     let r = get_token_from(&e.app, PASSWORD, [198, 51, 100, 20]).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn three_hundred_guesses_from_thirty_addresses_verify_at_most_a_hundred() {
-    let e = env(quiet());
+    let e = env(quiet_config());
     register(&e.app).await;
     let (verified, refused) =
         parallel_guesses(&e.app, 300, |i| [203, 0, 113, (i % 30) as u8]).await;
@@ -208,7 +155,7 @@ async fn three_hundred_guesses_from_thirty_addresses_verify_at_most_a_hundred() 
     assert_eq!(verified + refused, 300);
     // The email is locked now, from any address (the policy's per-email limit).
     let r = get_token_from(&e.app, PASSWORD, [198, 51, 100, 20]).await;
-    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text);
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
 }
 
 #[tokio::test]
@@ -216,20 +163,20 @@ async fn an_accounts_tokens_share_one_budget_and_its_tier_sets_the_size() {
     let e = env(ApiConfig {
         rate_limit_per_second: 1.0,
         rate_limit_burst: 4,
-        ..quiet()
+        ..quiet_config()
     });
     register(&e.app).await;
     let first = token(&e.app, [127, 0, 0, 1]).await;
     let second = token(&e.app, [127, 0, 0, 1]).await;
     for _ in 0..4 {
         assert_eq!(
-            get(&e.app, "/v1/zones", Some(&first)).await.status,
+            get_as(&e.app, "/v1/zones", Some(&first)).await.status,
             StatusCode::OK
         );
     }
     // The second token draws on the same, now empty, budget.
-    let r = get(&e.app, "/v1/zones", Some(&second)).await;
-    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text);
+    let r = get_as(&e.app, "/v1/zones", Some(&second)).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
     assert!(r.json()["detail"].as_str().unwrap().contains("account"));
 
     // A tier set by the operator applies once the token is re-checked (at most 30 s + 1 request).
@@ -244,7 +191,7 @@ async fn an_accounts_tokens_share_one_budget_and_its_tier_sets_the_size() {
         .unwrap();
     e.clock.advance(time::Duration::seconds(31));
     for i in 0..100 {
-        let r = get(
+        let r = get_as(
             &e.app,
             "/v1/zones",
             Some(if i % 2 == 0 { &first } else { &second }),
@@ -258,7 +205,7 @@ async fn an_accounts_tokens_share_one_budget_and_its_tier_sets_the_size() {
         assert_eq!(r.header("ratelimit-limit"), "100");
     }
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(&first)).await.status,
+        get_as(&e.app, "/v1/zones", Some(&first)).await.status,
         StatusCode::TOO_MANY_REQUESTS
     );
 }
@@ -268,13 +215,13 @@ async fn cats_asking_for_a_token_every_run_and_five_dashboards_all_succeed() {
     let e = env(ApiConfig {
         rate_limit_per_second: 20.0,
         rate_limit_burst: 100,
-        ..quiet()
+        ..quiet_config()
     });
     register(&e.app).await;
     // CATS: a new token on every run, then one data request; 20 runs in one minute.
     for run in 0..20 {
         let t = token(&e.app, [192, 0, 2, 1]).await;
-        let r = get(&e.app, "/v1/footprints?zone=DE", Some(&t)).await;
+        let r = get_as(&e.app, "/v1/footprints?zone=DE", Some(&t)).await;
         assert_ne!(r.status, StatusCode::TOO_MANY_REQUESTS, "CATS run {run}");
         assert_ne!(r.status, StatusCode::UNAUTHORIZED, "CATS run {run}");
         e.clock.advance(time::Duration::seconds(3));
@@ -292,7 +239,7 @@ async fn cats_asking_for_a_token_every_run_and_five_dashboards_all_succeed() {
         };
         for round in 0..10 {
             for t in &tokens {
-                let r = get(&e.app, "/v1/zones", Some(t)).await;
+                let r = get_as(&e.app, "/v1/zones", Some(t)).await;
                 assert_eq!(r.status, StatusCode::OK, "day {day} round {round}");
             }
             e.clock.advance(time::Duration::seconds(1));
@@ -303,13 +250,13 @@ async fn cats_asking_for_a_token_every_run_and_five_dashboards_all_succeed() {
 
 #[tokio::test]
 async fn get_token_is_limited_per_account() {
-    let e = env(quiet());
+    let e = env(quiet_config());
     register(&e.app).await;
     for _ in 0..10 {
         token(&e.app, [127, 0, 0, 1]).await;
     }
     let r = get_token_from(&e.app, PASSWORD, [127, 0, 0, 2]).await;
-    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text);
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
     let detail = r.json()["detail"].as_str().unwrap().to_string();
     assert!(detail.contains("reuse"), "{detail}");
     let wait: u64 = r.header(header::RETRY_AFTER).parse().unwrap();
@@ -322,7 +269,7 @@ async fn get_token_is_limited_per_account() {
 
 #[tokio::test]
 async fn two_authorization_headers_are_401_in_either_order() {
-    let e = env(quiet());
+    let e = env(quiet_config());
     register(&e.app).await;
     let good = token(&e.app, [127, 0, 0, 1]).await;
     let bad = "0".repeat(64);
@@ -334,18 +281,18 @@ async fn two_authorization_headers_are_401_in_either_order() {
             .body(Body::empty())
             .unwrap();
         let r = send(&e.app, req).await;
-        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
-        assert!(r.text.contains("more than one Authorization header"));
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text());
+        assert!(r.text().contains("more than one Authorization header"));
     }
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(&good)).await.status,
+        get_as(&e.app, "/v1/zones", Some(&good)).await.status,
         StatusCode::OK
     );
 }
 
 #[tokio::test]
 async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
-    let e = env(quiet());
+    let e = env(quiet_config());
     let creds = json!({"email": EMAIL, "password": PASSWORD, "client": "extra fields ignored"});
     let from = [127, 0, 0, 1];
     // No content type: read as JSON; extra fields ignored.
@@ -354,7 +301,7 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
         post("/token-request/register", None, &creds.to_string(), from),
     )
     .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     assert_eq!(r.json(), json!({"detail": "registered"}));
     // Re-registering with another password, many times: 200, password unchanged, no lockout.
     let other = json!({"email": EMAIL, "password": "another long password"}).to_string();
@@ -415,7 +362,7 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
                 r.status,
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "{ct:?} {body}: {}",
-                r.text
+                r.text()
             );
             assert_eq!(r.header(header::CONTENT_TYPE), "application/problem+json");
             let detail = r.json()["detail"].as_str().unwrap().to_string();
@@ -454,7 +401,7 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
 async fn forwarded_addresses_are_used_only_behind_trusted_proxies() {
     let e = env(ApiConfig {
         trusted_proxies: "10.0.0.0/8".parse().unwrap(),
-        ..quiet()
+        ..quiet_config()
     });
     register(&e.app).await;
     let via_proxy = |forwarded_for: &str, peer: [u8; 4]| {
@@ -496,27 +443,27 @@ async fn forwarded_addresses_are_used_only_behind_trusted_proxies() {
 
 #[tokio::test]
 async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_favicon() {
-    let e = env(quiet());
+    let e = env(quiet_config());
     register(&e.app).await;
     let t = token(&e.app, [127, 0, 0, 1]).await;
-    let v1 = get(&e.app, "/v1/zones", Some(&t)).await;
-    let latest = get(&e.app, "/latest/zones", Some(&t)).await;
+    let v1 = get_as(&e.app, "/v1/zones", Some(&t)).await;
+    let latest = get_as(&e.app, "/latest/zones", Some(&t)).await;
     assert_eq!(latest.status, StatusCode::OK);
-    assert_eq!(latest.text, v1.text);
+    assert_eq!(latest.text(), v1.text());
     assert_eq!(
-        get(&e.app, "/latest/zones", None).await.status,
+        get_as(&e.app, "/latest/zones", None).await.status,
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(
-        get(&e.app, "/latest/status", None).await.status,
+        get_as(&e.app, "/latest/status", None).await.status,
         StatusCode::OK
     );
 
-    let spec = get(&e.app, "/openapi.json", None).await;
+    let spec = get_as(&e.app, "/openapi.json", None).await;
     assert_eq!(spec.status, StatusCode::OK);
     assert!(spec.json()["openapi"].as_str().unwrap().starts_with("3.1"));
     for page in ["/docs", "/redoc", "/latest/docs"] {
-        let r = get(&e.app, page, None).await;
+        let r = get_as(&e.app, page, None).await;
         assert_eq!(r.status, StatusCode::OK, "{page}");
         assert!(
             r.header(header::CONTENT_TYPE).starts_with("text/html"),
@@ -524,12 +471,12 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
         );
     }
     assert_eq!(
-        get(&e.app, "/docs/docs.js", None).await.status,
+        get_as(&e.app, "/docs/docs.js", None).await.status,
         StatusCode::OK
     );
 
     // A trailing slash: 307 to the path without it, relative, keeping the query string.
-    let r = get(
+    let r = get_as(
         &e.app,
         "/v1/footprints/?zone=DE&footprint_type=carbon",
         Some(&t),
@@ -540,22 +487,22 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
         r.header(header::LOCATION),
         "../footprints?zone=DE&footprint_type=carbon"
     );
-    let r = get(&e.app, "/latest/zones/", None).await;
+    let r = get_as(&e.app, "/latest/zones/", None).await;
     assert_eq!(r.status, StatusCode::TEMPORARY_REDIRECT);
     assert_eq!(r.header(header::LOCATION), "../zones");
     // Routes declared with a slash keep it.
     assert_eq!(
-        get(&e.app, "/token-request/", None).await.status,
+        get_as(&e.app, "/token-request/", None).await.status,
         StatusCode::OK
     );
 
-    let r = get(&e.app, "/favicon.ico", None).await;
+    let r = get_as(&e.app, "/favicon.ico", None).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header(header::CONTENT_TYPE), "image/x-icon");
 
     // The token service under /v1/token-request too.
     assert_eq!(
-        get(&e.app, "/v1/token-request/", None).await.status,
+        get_as(&e.app, "/v1/token-request/", None).await.status,
         StatusCode::OK
     );
     let body = json!({"email": EMAIL, "password": PASSWORD}).to_string();
@@ -569,7 +516,7 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
         ),
     )
     .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     assert_eq!(r.json()["expires_in"], 86400);
 }
 
@@ -582,7 +529,7 @@ async fn connection_layer_errors_are_problem_json() {
         store,
         reference(),
         Arc::new(gridprint_core::slot::SystemClock),
-        quiet(),
+        quiet_config(),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

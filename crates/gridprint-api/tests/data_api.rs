@@ -12,12 +12,12 @@
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{HeaderMap, Request, StatusCode, header};
+use axum::http::{Request, StatusCode};
 use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState, router};
 use gridprint_core::derived::{Coverage, DerivedDay, SeriesKey};
 use gridprint_core::production::ProductionType;
-use gridprint_core::reference::{FootprintType, ReferenceData, Scope, ZoneSet};
+use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{Slot, SlotRange, format_timestamp, parse_timestamp};
 use gridprint_query::QueryService;
 use gridprint_store::{SharedStore, Store, TokenRecord};
@@ -27,7 +27,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use time::OffsetDateTime;
 use time::macros::datetime;
-use tower::ServiceExt;
+
+mod common;
+use common::*;
 
 /// "Now" of every request: long after the demo data, so every computed slot is final.
 const NOW: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
@@ -58,12 +60,6 @@ const DEMO_FILES: &[&str] = &[
     "entsoe-api/A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml",
     "entsoe-api/A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml",
 ];
-
-fn reference() -> Arc<ReferenceData> {
-    static R: OnceLock<Arc<ReferenceData>> = OnceLock::new();
-    R.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
-        .clone()
-}
 
 /// Runs blocking store work off the async workers (the PostgreSQL driver must not run on them).
 fn blocking<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -191,14 +187,6 @@ fn demo(kind: Kind) -> &'static Demo {
     })
 }
 
-fn test_config() -> ApiConfig {
-    ApiConfig {
-        failure_delay: Duration::ZERO,
-        rate_limit_per_second: 0.0,
-        ..ApiConfig::default()
-    }
-}
-
 /// An app on a store: its router, state and clock.
 struct Env {
     app: Router,
@@ -222,7 +210,7 @@ fn env_on(store: SharedStore, query: Option<Arc<QueryService>>, config: ApiConfi
 
 /// An app on the shared demo data.
 fn demo_env(kind: Kind) -> Env {
-    demo_env_with(kind, test_config())
+    demo_env_with(kind, quiet_config())
 }
 
 fn demo_env_with(kind: Kind, config: ApiConfig) -> Env {
@@ -235,7 +223,7 @@ async fn empty_env(kind: Kind) -> (Env, Db) {
     let db = new_db(kind, "apiempty");
     let store = db.store.clone();
     blocking(|| insert_tokens(&*store));
-    let env = env_on(db.store.clone(), None, test_config());
+    let env = env_on(db.store.clone(), None, quiet_config());
     gridprint_api::refresh::load(&env.state).await.unwrap();
     (env, db)
 }
@@ -243,75 +231,6 @@ async fn empty_env(kind: Kind) -> (Env, Db) {
 // ---------------------------------------------------------------------------------------------
 // Requests
 // ---------------------------------------------------------------------------------------------
-
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).to_string()
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
-    }
-    fn header(&self, name: &str) -> &str {
-        self.headers
-            .get(name)
-            .map(|v| v.to_str().unwrap())
-            .unwrap_or("")
-    }
-    /// The `detail` string; for the framework's 422 list, its items' `loc` and `msg` joined.
-    fn detail(&self) -> String {
-        let v = self.json();
-        if let Some(items) = v["detail"].as_array() {
-            return items
-                .iter()
-                .map(|i| {
-                    format!(
-                        "{}: {}",
-                        i["loc"][1].as_str().unwrap_or(""),
-                        i["msg"].as_str().unwrap_or("")
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("; ");
-        }
-        v["detail"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no string detail: {}", self.text()))
-            .to_string()
-    }
-}
-
-async fn send(app: &Router, req: Request<Body>) -> Reply {
-    let resp = app.clone().oneshot(req).await.unwrap();
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let body = axum::body::to_bytes(resp.into_body(), 64 << 20)
-        .await
-        .unwrap()
-        .to_vec();
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn request(uri: &str, token: Option<&str>, extra: &[(&str, &str)]) -> Request<Body> {
-    let mut b = Request::builder().uri(uri);
-    if let Some(t) = token {
-        b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
-    }
-    for (k, v) in extra {
-        b = b.header(*k, *v);
-    }
-    b.body(Body::empty()).unwrap()
-}
 
 /// GET with the valid token.
 async fn get(app: &Router, uri: &str) -> Reply {
@@ -1426,7 +1345,7 @@ async fn rate_limit_per_token(kind: Kind) {
         ApiConfig {
             rate_limit_per_second: 1.0,
             rate_limit_burst: 3,
-            ..test_config()
+            ..quiet_config()
         },
     );
     let uri = "/v1/zones";
@@ -1454,7 +1373,7 @@ async fn storage_down_is_reported_and_answered_503(kind: Kind) {
         import_demo(&*inner);
         insert_tokens(&*inner);
     });
-    let env = env_on(flaky.clone(), None, test_config());
+    let env = env_on(flaky.clone(), None, quiet_config());
     // Before the first load: data 503 (zones still served from the reference data).
     let r = get(&env.app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
     assert_problem(&r, StatusCode::SERVICE_UNAVAILABLE, "not loaded");
@@ -1510,7 +1429,7 @@ async fn new_computed_data_is_served_within_seconds(kind: Kind) {
     let (env, db) = empty_env(kind).await;
     let config = ApiConfig {
         refresh_interval: Duration::from_millis(200),
-        ..test_config()
+        ..quiet_config()
     };
     let replica = env_on(db.store.clone(), None, config);
     gridprint_api::refresh::load(&replica.state).await.unwrap();
@@ -1548,7 +1467,7 @@ async fn republished_day_is_served_and_other_tags_survive(kind: Kind) {
     });
     let config = ApiConfig {
         refresh_interval: Duration::from_millis(200),
-        ..test_config()
+        ..quiet_config()
     };
     let mut replicas = Vec::new();
     for _ in 0..2 {
@@ -2301,7 +2220,7 @@ mod erased {
 #[tokio::test]
 async fn pages_link_and_work_offline_under_a_strict_policy() {
     let db = new_db(Kind::Sqlite, "pages");
-    let app = env_on(db.store.clone(), None, test_config()).app;
+    let app = env_on(db.store.clone(), None, quiet_config()).app;
     let r = send(&app, request("/", None, &[])).await;
     assert_eq!(r.status, StatusCode::OK);
     for link in ["/v1/docs", "/v1/openapi.json", "/token-request/"] {
@@ -2340,7 +2259,7 @@ async fn cors_allows_the_one_configured_origin() {
     let db = new_db(Kind::Sqlite, "cors");
     let config = ApiConfig {
         cors_origin: Some("https://dash.example.org".into()),
-        ..test_config()
+        ..quiet_config()
     };
     let app = env_on(db.store.clone(), None, config).app;
     let preflight = Request::builder()

@@ -19,10 +19,9 @@
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use axum::http::{Method, Request, StatusCode, header};
 use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState, router};
-use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_query::QueryService;
 use gridprint_store::{SharedStore, TokenRecord};
 use serde_json::Value;
@@ -31,7 +30,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use time::OffsetDateTime;
 use time::macros::datetime;
-use tower::ServiceExt;
+
+mod common;
+use common::*;
 
 const NOW: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
 const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -42,12 +43,6 @@ const FILES: &[&str] = &[
     "entsoe-api/A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml",
     "entsoe-api/A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml",
 ];
-
-fn reference() -> Arc<ReferenceData> {
-    static R: OnceLock<Arc<ReferenceData>> = OnceLock::new();
-    R.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
-        .clone()
-}
 
 /// The store with one real day imported and computed and a valid token, loaded once.
 fn data() -> &'static (SharedStore, Arc<QueryService>) {
@@ -85,14 +80,6 @@ fn data() -> &'static (SharedStore, Arc<QueryService>) {
     })
 }
 
-fn config() -> ApiConfig {
-    ApiConfig {
-        failure_delay: Duration::ZERO,
-        rate_limit_per_second: 0.0,
-        ..ApiConfig::default()
-    }
-}
-
 fn state_with(config: ApiConfig) -> AppState {
     let (store, query) = data();
     AppState::builder(
@@ -111,44 +98,7 @@ fn app_with(config: ApiConfig) -> Router {
 }
 
 fn app() -> Router {
-    app_with(config())
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-    fn header(&self, name: impl header::AsHeaderName) -> &str {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
-    }
-}
-
-async fn send(app: &Router, req: Request<Body>) -> Reply {
-    let resp = app.clone().oneshot(req).await.unwrap();
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let body = axum::body::to_bytes(resp.into_body(), 64 << 20)
-        .await
-        .unwrap()
-        .to_vec();
-    Reply {
-        status,
-        headers,
-        body,
-    }
+    app_with(quiet_config())
 }
 
 fn get_req(uri: &str) -> Request<Body> {
@@ -689,7 +639,7 @@ async fn raw_http(addr: std::net::SocketAddr, raw: &[u8]) -> (u16, String) {
 
 #[tokio::test]
 async fn over_a_socket_long_targets_and_huge_headers_are_refused() {
-    let (addr, stop, server) = on_a_socket(config()).await;
+    let (addr, stop, server) = on_a_socket(quiet_config()).await;
     let req = |target: &str, headers: &str| {
         format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n")
             .into_bytes()
@@ -767,7 +717,7 @@ async fn slow_clients_are_disconnected_by_the_header_read_timeout() {
     let timeout = Duration::from_secs(1);
     let (addr, stop, server) = on_a_socket(ApiConfig {
         header_read_timeout: timeout,
-        ..config()
+        ..quiet_config()
     })
     .await;
     // Reads until the server closes the connection; returns when, and what it sent.
@@ -1149,7 +1099,7 @@ async fn cors_is_off_by_default_and_on_for_exactly_the_configured_origin() {
     }
     let on = app_with(ApiConfig {
         cors_origin: Some(good.to_string()),
-        ..config()
+        ..quiet_config()
     });
     for p in paths {
         let r = send(&on, preflight(good, p)).await;

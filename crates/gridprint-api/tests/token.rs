@@ -5,37 +5,24 @@
 use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
-use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use axum::http::{Method, Request, StatusCode, header};
 use gridprint_api::testing::MutableClock;
 use gridprint_api::token::TokenResponse;
 use gridprint_api::{ApiConfig, AppState, router};
-use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_store::{AccessStore, SharedStore};
 use gridprint_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use time::OffsetDateTime;
 use time::macros::datetime;
-use tower::ServiceExt;
+
+mod common;
+use common::*;
 
 const EMAIL: &str = "ada@example.org";
 const PASSWORD: &str = "correct horse battery";
 const START: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
-
-fn reference() -> Arc<ReferenceData> {
-    static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
-    REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
-        .clone()
-}
-
-fn test_config() -> ApiConfig {
-    ApiConfig {
-        failure_delay: std::time::Duration::ZERO,
-        rate_limit_per_second: 0.0,
-        ..ApiConfig::default()
-    }
-}
 
 struct Env {
     app: Router,
@@ -50,7 +37,7 @@ fn env_with(store: SharedStore) -> Env {
         store.clone(),
         reference(),
         Arc::new(clock.clone()),
-        test_config(),
+        quiet_config(),
     );
     Env {
         app: router(state),
@@ -61,44 +48,6 @@ fn env_with(store: SharedStore) -> Env {
 
 fn env() -> Env {
     env_with(Arc::new(SqliteStore::open_in_memory().unwrap()))
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    text: String,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
-    }
-    fn detail(&self) -> String {
-        self.json()["detail"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no string detail: {}", self.text))
-            .to_string()
-    }
-    fn header(&self, name: impl header::AsHeaderName) -> &str {
-        self.headers
-            .get(name)
-            .map(|v| v.to_str().unwrap())
-            .unwrap_or("")
-    }
-}
-
-async fn send(app: &Router, req: Request<Body>) -> Reply {
-    let resp = app.clone().oneshot(req).await.unwrap();
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
-        .await
-        .unwrap();
-    Reply {
-        status,
-        headers,
-        text: String::from_utf8(bytes.to_vec()).unwrap(),
-    }
 }
 
 fn post_raw(
@@ -157,20 +106,12 @@ async fn get_token(app: &Router, email: &str, password: &str) -> Reply {
 async fn token_for(app: &Router) -> String {
     assert_eq!(register(app, EMAIL, PASSWORD).await.status, StatusCode::OK);
     let r = get_token(app, EMAIL, PASSWORD).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     r.json()["access_token"].as_str().unwrap().to_string()
 }
 
-async fn get(app: &Router, path: &str, token: Option<&str>) -> Reply {
-    let mut b = Request::builder().uri(path);
-    if let Some(t) = token {
-        b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
-    }
-    send(app, b.body(Body::empty()).unwrap()).await
-}
-
 fn assert_problem(r: &Reply, status: StatusCode) {
-    assert_eq!(r.status, status, "{}", r.text);
+    assert_eq!(r.status, status, "{}", r.text());
     assert_eq!(r.header(header::CONTENT_TYPE), "application/problem+json");
     let v = r.json();
     assert_eq!(v["status"], status.as_u16());
@@ -182,13 +123,13 @@ fn assert_problem(r: &Reply, status: StatusCode) {
 async fn register_succeeds_for_a_granted_email_and_a_second_time_keeps_the_password() {
     let e = env();
     let r = register(&e.app, " Ada@Example.ORG ", PASSWORD).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     assert_eq!(r.json(), json!({"detail": "registered"}));
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
 
     // Registering again is a harmless no-op (was 409; issue #12 / api-contract §4).
     let r = register(&e.app, EMAIL, "another long password").await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     assert_eq!(r.json(), json!({"detail": "already registered"}));
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
     assert_eq!(
@@ -276,7 +217,7 @@ async fn get_token_returns_a_bearer_token_valid_for_one_day() {
         StatusCode::OK
     );
     let r = get_token(&e.app, "ADA@example.org", PASSWORD).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
     assert!(
         r.header(header::CONTENT_TYPE)
@@ -303,11 +244,11 @@ async fn get_token_returns_a_bearer_token_valid_for_one_day() {
         .to_string();
     assert_ne!(second, token);
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(token)).await.status,
+        get_as(&e.app, "/v1/zones", Some(token)).await.status,
         StatusCode::OK
     );
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(&second)).await.status,
+        get_as(&e.app, "/v1/zones", Some(&second)).await.status,
         StatusCode::OK
     );
 
@@ -336,7 +277,7 @@ async fn wrong_password_and_unknown_email_get_the_same_401() {
     for r in [&wrong, &unknown, &granted_unregistered, &not_email] {
         assert_problem(r, StatusCode::UNAUTHORIZED);
         assert_eq!(r.detail(), wrong.detail());
-        assert_eq!(r.text, wrong.text, "bodies identical");
+        assert_eq!(r.text(), wrong.text(), "bodies identical");
     }
 }
 
@@ -346,11 +287,11 @@ async fn tokens_expire_after_exactly_24_hours() {
     let token = token_for(&e.app).await;
     e.clock.advance(time::Duration::seconds(86_399));
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
         StatusCode::OK
     );
     e.clock.advance(time::Duration::seconds(1));
-    let r = get(&e.app, "/v1/zones", Some(&token)).await;
+    let r = get_as(&e.app, "/v1/zones", Some(&token)).await;
     assert_problem(&r, StatusCode::UNAUTHORIZED);
     assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
     assert!(r.detail().contains("expired"), "{}", r.detail());
@@ -361,19 +302,19 @@ async fn a_revoked_email_loses_its_token_once_the_cache_entry_is_rechecked() {
     let e = env();
     let token = token_for(&e.app).await;
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
         StatusCode::OK
     );
     assert!(e.store.revoke(EMAIL).unwrap());
     // Served from the cache for at most 30 s (no database round trip)...
     e.clock.advance(time::Duration::seconds(29));
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
         StatusCode::OK
     );
     // ...then re-checked against the store.
     e.clock.advance(time::Duration::seconds(2));
-    let r = get(&e.app, "/v1/zones", Some(&token)).await;
+    let r = get_as(&e.app, "/v1/zones", Some(&token)).await;
     assert_problem(&r, StatusCode::UNAUTHORIZED);
     assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
 }
@@ -385,7 +326,7 @@ async fn a_revocation_by_another_connection_to_the_same_database_stops_the_token
     let e = env_with(Arc::new(SqliteStore::open(&path).unwrap()));
     let token = token_for(&e.app).await;
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
         StatusCode::OK
     );
     // What `gridprint access revoke` does from its own process.
@@ -393,7 +334,7 @@ async fn a_revocation_by_another_connection_to_the_same_database_stops_the_token
     assert!(admin.revoke(EMAIL).unwrap());
     e.clock.advance(time::Duration::seconds(31));
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(&token)).await.status,
+        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
         StatusCode::UNAUTHORIZED
     );
 }
@@ -415,7 +356,7 @@ async fn tampered_truncated_and_malformed_tokens_are_401() {
         "not a token",
         &token.to_uppercase(),
     ] {
-        let r = get(&e.app, "/v1/zones", Some(bad)).await;
+        let r = get_as(&e.app, "/v1/zones", Some(bad)).await;
         assert_problem(&r, StatusCode::UNAUTHORIZED);
         assert_eq!(
             r.header(header::WWW_AUTHENTICATE),
@@ -508,7 +449,7 @@ async fn failures_over_many_emails_lock_the_client_address() {
     let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
     let config = ApiConfig {
         max_failed_per_address: 20,
-        ..test_config()
+        ..quiet_config()
     };
     let app = router(AppState::new(
         store,
@@ -563,12 +504,12 @@ async fn failed_registrations_count_towards_the_limit() {
 #[tokio::test]
 async fn zones_need_a_bearer_token() {
     let e = env();
-    let r = get(&e.app, "/v1/zones", None).await;
+    let r = get_as(&e.app, "/v1/zones", None).await;
     assert_problem(&r, StatusCode::UNAUTHORIZED);
     assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
 
     let token = token_for(&e.app).await;
-    let r = get(&e.app, "/v1/zones", Some(&token)).await;
+    let r = get_as(&e.app, "/v1/zones", Some(&token)).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header(header::CONTENT_TYPE), "application/json");
     let zones = r.json();
@@ -601,12 +542,12 @@ async fn zones_need_a_bearer_token() {
 #[tokio::test]
 async fn status_is_public() {
     let e = env();
-    let r = get(&e.app, "/v1/status", None).await;
+    let r = get_as(&e.app, "/v1/status", None).await;
     assert_eq!(r.status, StatusCode::OK);
     let v = r.json();
     assert_eq!(v["storage"], "up");
     assert!(v["entso-e"].is_string());
-    let r = get(&e.app, "/v1/status/storage", None).await;
+    let r = get_as(&e.app, "/v1/status/storage", None).await;
     assert_eq!(r.json(), json!({"storage": "up"}));
     assert_eq!(r.header(header::X_CONTENT_TYPE_OPTIONS), "nosniff");
 }
@@ -615,11 +556,11 @@ async fn status_is_public() {
 async fn unknown_paths_and_methods_are_problem_json() {
     let e = env();
     assert_problem(
-        &get(&e.app, "/v1/nothing-here", None).await,
+        &get_as(&e.app, "/v1/nothing-here", None).await,
         StatusCode::NOT_FOUND,
     );
     assert_problem(
-        &get(&e.app, "/token-request/get_token", None).await,
+        &get_as(&e.app, "/token-request/get_token", None).await,
         StatusCode::METHOD_NOT_ALLOWED,
     );
 }
@@ -627,7 +568,7 @@ async fn unknown_paths_and_methods_are_problem_json() {
 #[tokio::test]
 async fn the_page_is_served_with_a_strict_policy() {
     let e = env();
-    let r = get(&e.app, "/token-request/", None).await;
+    let r = get_as(&e.app, "/token-request/", None).await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.header(header::CONTENT_TYPE).starts_with("text/html"));
     let csp = r.header(header::CONTENT_SECURITY_POLICY);
@@ -641,12 +582,14 @@ async fn the_page_is_served_with_a_strict_policy() {
     }
     assert_eq!(r.header(header::X_CONTENT_TYPE_OPTIONS), "nosniff");
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
-    assert!(r.text.contains(r#"action="register""#) && r.text.contains(r#"action="get_token""#));
-    assert!(!r.text.contains("<script>"), "no inline script");
-    let r = get(&e.app, "/token-request", None).await;
+    assert!(
+        r.text().contains(r#"action="register""#) && r.text().contains(r#"action="get_token""#)
+    );
+    assert!(!r.text().contains("<script>"), "no inline script");
+    let r = get_as(&e.app, "/token-request", None).await;
     assert_eq!(r.status, StatusCode::PERMANENT_REDIRECT);
     assert_eq!(r.header(header::LOCATION), "/token-request/");
-    let r = get(&e.app, "/token-request/page.js", None).await;
+    let r = get_as(&e.app, "/token-request/page.js", None).await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(
         r.header(header::CONTENT_TYPE)
@@ -667,19 +610,19 @@ async fn form_posts_are_answered_with_the_page() {
             .contains("default-src 'none'")
     );
     assert!(
-        r.text.contains("ada@example.org is registered"),
+        r.text().contains("ada@example.org is registered"),
         "{}",
-        r.text
+        r.text()
     );
 
     let r = send(&e.app, post_raw("/token-request/get_token", ct, form, None)).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
-    let start = r.text.find(r#"id="token""#).expect("token field");
-    let value_at = r.text[start..].find("value=\"").unwrap() + start + 7;
-    let token = &r.text[value_at..value_at + 64];
+    let start = r.text().find(r#"id="token""#).expect("token field");
+    let value_at = r.text()[start..].find("value=\"").unwrap() + start + 7;
+    let token = &r.text()[value_at..value_at + 64];
     assert_eq!(
-        get(&e.app, "/v1/zones", Some(token)).await.status,
+        get_as(&e.app, "/v1/zones", Some(token)).await.status,
         StatusCode::OK
     );
 
@@ -695,8 +638,8 @@ async fn form_posts_are_answered_with_the_page() {
     )
     .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert!(r.text.contains(r#"role="alert""#));
-    assert!(r.text.contains("&lt;b&gt;") && !r.text.contains("<b>"));
+    assert!(r.text().contains(r#"role="alert""#));
+    assert!(r.text().contains("&lt;b&gt;") && !r.text().contains("<b>"));
     let r = send(
         &e.app,
         post_raw(
@@ -708,8 +651,8 @@ async fn form_posts_are_answered_with_the_page() {
     )
     .await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
-    assert!(r.text.contains("invalid email or password"));
-    assert!(!r.text.contains(r#"id="token""#));
+    assert!(r.text().contains("invalid email or password"));
+    assert!(!r.text().contains(r#"id="token""#));
 }
 
 #[tokio::test]
@@ -718,7 +661,7 @@ async fn the_request_rate_limit_answers_429_with_retry_after() {
     let config = ApiConfig {
         rate_limit_per_second: 1.0,
         rate_limit_burst: 3,
-        ..test_config()
+        ..quiet_config()
     };
     let state = AppState::new(
         store,
@@ -728,9 +671,12 @@ async fn the_request_rate_limit_answers_429_with_retry_after() {
     );
     let app = router(state);
     for _ in 0..3 {
-        assert_eq!(get(&app, "/v1/status", None).await.status, StatusCode::OK);
+        assert_eq!(
+            get_as(&app, "/v1/status", None).await.status,
+            StatusCode::OK
+        );
     }
-    let r = get(&app, "/v1/status", None).await;
+    let r = get_as(&app, "/v1/status", None).await;
     assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(r.header(header::RETRY_AFTER), "1");
 }
@@ -746,7 +692,7 @@ async fn serves_on_a_real_socket_with_graceful_shutdown() {
         store,
         reference(),
         Arc::new(gridprint_core::slot::SystemClock),
-        test_config(),
+        quiet_config(),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

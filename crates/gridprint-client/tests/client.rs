@@ -2,7 +2,7 @@
 //! ENTSO-E documents from `data/fixtures`, imported and computed), and against small wiremock stubs
 //! for the failure modes a real server only shows under load (429, 503, dead sockets).
 
-use gridprint_api::testing::MutableClock;
+use gridprint_api::testing::{MutableClock, TestServer, quiet_config, serve_ephemeral};
 use gridprint_api::{ApiConfig, AppState};
 use gridprint_client::*;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
@@ -60,36 +60,21 @@ fn store() -> SharedStore {
         .clone()
 }
 
-fn quiet_config() -> ApiConfig {
-    ApiConfig {
-        failure_delay: Duration::ZERO,
-        rate_limit_per_second: 0.0,
-        ..ApiConfig::default()
-    }
-}
-
 /// A server on 127.0.0.1:0 in this test's runtime; stops when dropped.
 struct Server {
     url: String,
     clock: MutableClock,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    _server: TestServer,
 }
 
 async fn server(config: ApiConfig) -> Server {
-    let store = store();
     let clock = MutableClock::new(OffsetDateTime::now_utc());
-    let state = AppState::new(store, reference(), Arc::new(clock.clone()), config);
-    gridprint_api::refresh::load(&state).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(gridprint_api::serve(listener, state, async move {
-        let _ = stopped.await;
-    }));
+    let state = AppState::new(store(), reference(), Arc::new(clock.clone()), config);
+    let server = serve_ephemeral(state).await;
     Server {
-        url: format!("http://{addr}"),
+        url: server.url.clone(),
         clock,
-        _stop: stop,
+        _server: server,
     }
 }
 

@@ -160,9 +160,15 @@ pub fn parse_timestamp(input: &str) -> Result<OffsetDateTime, TimestampError> {
 
 /// Formats an instant as `YYYY-MM-DDThh:mm:ssZ` in UTC.
 pub fn format_timestamp(t: OffsetDateTime) -> String {
-    let t = t.to_offset(UtcOffset::UTC);
+    format_at_offset(t, UtcOffset::UTC, "Z")
+}
+
+/// Formats an instant as `YYYY-MM-DDThh:mm:ss` at `offset`, followed by `designator` (the offset as
+/// written: `Z`, `+03:00`).
+pub fn format_at_offset(t: OffsetDateTime, offset: UtcOffset, designator: &str) -> String {
+    let t = t.to_offset(offset);
     format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{designator}",
         t.year(),
         t.month() as u8,
         t.day(),

@@ -365,16 +365,7 @@ pub fn parse_consumption(
 /// `2025-07-28T03:00:00+03:00`: an instant written at Türkiye's present offset, as the platform's
 /// documentation writes request dates (any offset designates the same instant).
 pub fn date_param(t: OffsetDateTime) -> String {
-    let t = t.to_offset(time::macros::offset!(+3));
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}+03:00",
-        t.year(),
-        t.month() as u8,
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    )
+    gridprint_core::slot::format_at_offset(t, time::macros::offset!(+3), "+03:00")
 }
 
 /// The endpoint path (relative to the base URL) of a request.

@@ -10,8 +10,7 @@
 //! one. Documents are returned whole; the client keeps only the asked-for slots.
 
 use crate::entsoe_api::query_params;
-use crate::request::{DataKind, FetchRequest, Target};
-use gridprint_core::inputs::InputKey;
+use crate::request::{FetchRequest, series_of};
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::{Provider, Zones};
 use std::collections::HashMap;
@@ -85,17 +84,7 @@ impl Replay {
             .points
             .first()
             .ok_or("a document without points answers nothing")?;
-        let (kind, target) = match &first.key {
-            InputKey::Generation { zone, .. } => (DataKind::Generation, Target::Zone(zone.clone())),
-            InputKey::Load { zone } => (DataKind::Load, Target::Zone(zone.clone())),
-            InputKey::Flow { from, to } => (
-                DataKind::Flows,
-                Target::Border {
-                    from: from.clone(),
-                    to: to.clone(),
-                },
-            ),
-        };
+        let (kind, target) = series_of(&first.key);
         let start = doc.points.iter().map(|p| p.slot).min().expect("points");
         let end = doc
             .points

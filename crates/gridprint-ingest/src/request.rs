@@ -64,6 +64,22 @@ impl fmt::Display for Target {
     }
 }
 
+/// The series (kind and target) a stored point belongs to.
+pub fn series_of(key: &gridprint_core::inputs::InputKey) -> (DataKind, Target) {
+    use gridprint_core::inputs::InputKey;
+    match key {
+        InputKey::Generation { zone, .. } => (DataKind::Generation, Target::Zone(zone.clone())),
+        InputKey::Load { zone } => (DataKind::Load, Target::Zone(zone.clone())),
+        InputKey::Flow { from, to } => (
+            DataKind::Flows,
+            Target::Border {
+                from: from.clone(),
+                to: to.clone(),
+            },
+        ),
+    }
+}
+
 /// One request to one provider.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FetchRequest {

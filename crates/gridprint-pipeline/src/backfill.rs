@@ -13,13 +13,12 @@
 //! leaves no trace); that costs requests, never correctness.
 
 use futures_util::StreamExt as _;
-use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::{Provider, ZoneCode, Zones};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::FetchError;
-use gridprint_ingest::request::{DataKind, FetchRequest, Target, targets, whole_hours};
+use gridprint_ingest::request::{DataKind, FetchRequest, Target, series_of, targets, whole_hours};
 use gridprint_store::{SharedStore, Store, StoreError, UpsertSummary};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use tokio_util::sync::CancellationToken;
@@ -47,21 +46,6 @@ pub struct BackfillPlan {
     pub days_present: usize,
     /// (series, day) pairs to fetch.
     pub days_missing: usize,
-}
-
-/// Which (kind, target) an official point counts for.
-fn series_of(key: &InputKey) -> (DataKind, Target) {
-    match key {
-        InputKey::Generation { zone, .. } => (DataKind::Generation, Target::Zone(zone.clone())),
-        InputKey::Load { zone } => (DataKind::Load, Target::Zone(zone.clone())),
-        InputKey::Flow { from, to } => (
-            DataKind::Flows,
-            Target::Border {
-                from: from.clone(),
-                to: to.clone(),
-            },
-        ),
-    }
 }
 
 /// Plans a backfill from what `store` holds.

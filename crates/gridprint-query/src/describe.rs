@@ -15,6 +15,27 @@ pub fn params_of<P: IntoParams>() -> Vec<Parameter> {
     P::into_params(|| None)
 }
 
+/// The location and time parameters, then those of `P` (the order of most data endpoints).
+pub fn location_time_and<P: IntoParams>() -> Vec<Parameter> {
+    [
+        params_of::<LocationParams>(),
+        params_of::<TimeParams>(),
+        params_of::<P>(),
+    ]
+    .concat()
+}
+
+/// The location parameters, the partner location's (`P`: sources, destinations or origins), then
+/// the time parameters (the order of the flow and share endpoints).
+pub fn location_partner_time<P: IntoParams>() -> Vec<Parameter> {
+    [
+        params_of::<LocationParams>(),
+        params_of::<P>(),
+        params_of::<TimeParams>(),
+    ]
+    .concat()
+}
+
 /// What the HTTP layer publishes for one endpoint (see [`crate::Endpoint::description`]).
 #[derive(Clone)]
 pub struct Description {

@@ -208,13 +208,8 @@ pub struct FlowsRequest {
     pub partners: PartnerFilter,
 }
 
-/// `/mix`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MixRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-    pub production_type: Option<ProductionType>,
-}
+/// `/mix`: the same parameters as `/generation`.
+pub type MixRequest = GenerationRequest;
 
 /// `/footprints`.
 #[derive(Debug, Clone, PartialEq)]
@@ -244,13 +239,9 @@ pub struct ImpactsRequest {
 /// `/green-score` and `/environmental-score`.
 pub type ScoreRequest = ImpactsRequest;
 
-/// `/flow-share` (partners: destinations), `/mix-share` (origins), `/impact-share` (sources).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShareRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-    pub partners: PartnerFilter,
-}
+/// `/flow-share` (partners: destinations), `/mix-share` (origins), `/impact-share` (sources): the
+/// same parameters as the flows.
+pub type ShareRequest = FlowsRequest;
 
 /// `/footprint-share`.
 #[derive(Debug, Clone, PartialEq)]
@@ -537,9 +528,6 @@ pub(crate) fn check_types(p: &QueryParams<'_>, names: &[&str]) -> Result<(), Que
 /// Typed parameters of the endpoints with a location and a window.
 pub(crate) const LOCATION_WINDOW: &[&str] = &["lat", "lon", "start", "end"];
 /// … and `aggregate`, `use_global` (footprints, impacts, scores).
-pub(crate) const LOCATION_WINDOW_AGGREGATE: &[&str] =
-    &["lat", "lon", "start", "end", "aggregate", "use_global"];
-
 /// Start and end, both or neither; `None` for neither.
 pub(crate) fn dates(
     p: &QueryParams<'_>,
@@ -682,24 +670,6 @@ pub(crate) fn impact_type(p: &QueryParams<'_>) -> Result<(), QueryError> {
     }
 }
 
-pub(crate) fn coverage(p: &QueryParams<'_>) -> Result<Coverage, QueryError> {
-    Ok(if boolean(p, "use_global", true)? {
-        Coverage::Global
-    } else {
-        Coverage::Local
-    })
-}
-
-pub(crate) fn aggregate(p: &QueryParams<'_>, window: &TimeWindow) -> Result<bool, QueryError> {
-    let agg = boolean(p, "aggregate", false)?;
-    if agg && window.requested.is_none() {
-        return Err(QueryError::bad_request(
-            "aggregate=true needs start and end",
-        ));
-    }
-    Ok(agg)
-}
-
 pub(crate) fn zones_and_window(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
@@ -715,10 +685,15 @@ pub(crate) fn with_partners(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
     prefix: &str,
-) -> Result<(ZoneSelection, PartnerFilter, TimeWindow), QueryError> {
+) -> Result<FlowsRequest, QueryError> {
     let (plat, plon) = (format!("{prefix}lat"), format!("{prefix}lon"));
     check_types(p, &["lat", "lon", &plat, &plon, "start", "end"])?;
     let (zones, requested) = primary(p, ctx)?;
     let partners = partner(p, ctx, prefix)?;
-    Ok((zones, partners, window(p, ctx, requested)?))
+    let window = window(p, ctx, requested)?;
+    Ok(FlowsRequest {
+        zones,
+        window,
+        partners,
+    })
 }

@@ -9,7 +9,9 @@
 //! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]).
 
 use crate::schema::{self, any_of_arrays};
-use crate::values::{StaticStr, Values, serialize_round2, serialize_round2_opt, static_str};
+use crate::values::{
+    StaticStr, TIME_WEIGHTED_AVERAGE, Values, serialize_round2, serialize_round2_opt, static_str,
+};
 use gridprint_core::derived::Coverage;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::{DataState, ZoneStatus};
@@ -36,7 +38,15 @@ pub struct PlainSeries {
     pub values: Values,
 }
 
-/// Declares a series entry: the flags and one list of blocks.
+/// A series entry of blocks (the `*Entry` types): built from its flags and its blocks.
+pub trait FlagEntry {
+    /// The block type.
+    type Block;
+    /// The entry with these flags and blocks.
+    fn new(valid: bool, zone_status: ZoneStatus, blocks: Vec<Self::Block>) -> Self;
+}
+
+/// Declares a series entry: the flags and one list of blocks; implements [`FlagEntry`].
 macro_rules! flag_entry {
     ($(#[$doc:meta])* $name:ident, $(#[$valid_doc:meta])* $field:ident: $block:ty) => {
         $(#[$doc])*
@@ -47,6 +57,17 @@ macro_rules! flag_entry {
             #[schema(value_type = schema::ZoneStatus)]
             pub zone_status: ZoneStatus,
             pub $field: Vec<$block>,
+        }
+
+        impl FlagEntry for $name {
+            type Block = $block;
+            fn new(valid: bool, zone_status: ZoneStatus, blocks: Vec<$block>) -> Self {
+                $name {
+                    valid,
+                    zone_status,
+                    $field: blocks,
+                }
+            }
         }
     };
 }
@@ -157,55 +178,82 @@ flag_entry!(
     SourceEntry, blocks: SourceBlock
 );
 
-/// Item of `/generation` (provider data, MW) and `/mix` (MW of each type consumed in the zone
-/// after flow tracing; datasource `flow_tracing`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct GenerationResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `MW`.
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<GenerationEntry>,
+/// An item of a zone's series in one unit (the `zone, unit, series` items): built from the three.
+pub trait ZoneSeries {
+    /// The series entry type.
+    type Entry;
+    /// The item of `zone` in `unit` with these entries.
+    fn new(zone: ZoneCode, unit: StaticStr, series: Vec<Self::Entry>) -> Self;
 }
+
+/// Declares a `zone, unit, series` item (`unit` with its description, if any, in brackets);
+/// implements [`ZoneSeries`].
+macro_rules! zone_series {
+    ($(#[$doc:meta])* $name:ident, [$(#[$unit_doc:meta])*], $entry:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        pub struct $name {
+            #[schema(value_type = String)]
+            pub zone: ZoneCode,
+            $(#[$unit_doc])*
+            #[serde(deserialize_with = "static_str")]
+            #[schema(value_type = String)]
+            pub unit: StaticStr,
+            pub series: Vec<$entry>,
+        }
+
+        impl ZoneSeries for $name {
+            type Entry = $entry;
+            fn new(zone: ZoneCode, unit: StaticStr, series: Vec<$entry>) -> Self {
+                $name { zone, unit, series }
+            }
+        }
+    };
+}
+
+zone_series!(
+    /// Item of `/generation` (provider data, MW) and `/mix` (MW of each type consumed in the zone
+    /// after flow tracing; datasource `flow_tracing`).
+    GenerationResult,
+    [#[doc = " `MW`."]],
+    GenerationEntry
+);
 
 /// Item of `/mix`: MW of each type consumed in the zone after flow tracing.
 pub type MixResult = GenerationResult;
 
-/// Item of `/load`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct LoadResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `MW`.
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<LoadEntry>,
-}
-
-/// Item of `/imports` (physical flows into the zone, MW).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ImportsResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<ImportsEntry>,
-}
-
-/// Item of `/exports` (physical flows out of the zone, MW).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ExportsResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<ExportsEntry>,
-}
+zone_series!(
+    /// Item of `/load`.
+    LoadResult,
+    [#[doc = " `MW`."]],
+    LoadEntry
+);
+zone_series!(
+    /// Item of `/imports` (physical flows into the zone, MW).
+    ImportsResult,
+    [],
+    ImportsEntry
+);
+zone_series!(
+    /// Item of `/exports` (physical flows out of the zone, MW).
+    ExportsResult,
+    [],
+    ExportsEntry
+);
+zone_series!(
+    /// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself
+    /// included).
+    FlowShareResult,
+    [#[doc = " `%`."]],
+    FlowShareEntry
+);
+zone_series!(
+    /// Item of `/mix-share`: share of the zone's consumption generated in each origin (itself
+    /// included).
+    MixShareResult,
+    [],
+    MixShareEntry
+);
 
 /// Item of `/footprints`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -223,44 +271,6 @@ pub struct FootprintResult {
     #[schema(value_type = schema::Coverage)]
     pub coverage: Coverage,
     pub series: Vec<FlagSeries>,
-}
-
-/// Item of `/footprints?aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct FootprintAggregate {
-    #[schema(value_type = schema::FootprintType)]
-    pub footprint_type: FootprintType,
-    #[schema(value_type = schema::Scope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    /// The request's `start`, in UTC.
-    #[schema(format = DateTime)]
-    pub start: String,
-    /// The request's `end`, in UTC.
-    #[schema(format = DateTime)]
-    pub end: String,
-    /// Time-weighted average, rounded to 2 decimals.
-    #[serde(serialize_with = "serialize_round2")]
-    pub value: f64,
-    /// `true` only if every point is valid.
-    pub valid: bool,
-    /// The worst status present (missing < preview < complete).
-    #[schema(value_type = schema::ZoneStatus)]
-    pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
-    pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
-    pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
 }
 
 /// Item of `/impacts`.
@@ -282,40 +292,6 @@ pub struct ImpactResult {
     pub series: Vec<FlagSeries>,
 }
 
-/// Item of `/impacts?aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ImpactAggregate {
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::ImpactType)]
-    pub impact_type: StaticStr,
-    #[schema(value_type = schema::OperationalScope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    #[schema(format = DateTime)]
-    pub start: String,
-    #[schema(format = DateTime)]
-    pub end: String,
-    #[serde(serialize_with = "serialize_round2")]
-    pub value: f64,
-    pub valid: bool,
-    #[schema(value_type = schema::ZoneStatus)]
-    pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
-    pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
-    pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
-}
-
 /// Item of `/green-score` and `/environmental-score` (unitless 0–100, no `unit` field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ScoreResult {
@@ -328,33 +304,151 @@ pub struct ScoreResult {
     pub series: Vec<FlagSeries>,
 }
 
-/// Item of the score endpoints with `aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ScoreAggregate {
-    #[schema(value_type = schema::OperationalScope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    #[schema(format = DateTime)]
+/// What every aggregate of a derived series (footprints, impacts, scores) says after its item's
+/// descriptive fields; its `aggregation_method` is always [`TIME_WEIGHTED_AVERAGE`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregateTail {
     pub start: String,
-    #[schema(format = DateTime)]
     pub end: String,
-    #[serde(serialize_with = "serialize_round2")]
     pub value: f64,
     pub valid: bool,
-    #[schema(value_type = schema::ZoneStatus)]
     pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
     pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
     pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
 }
+
+/// A series item of a derived series whose answer may instead be one aggregate per item: built
+/// first with its descriptive fields and no series, it then takes its series or becomes its
+/// aggregate.
+pub trait DerivedItem: Sized {
+    /// The item of the answer with `aggregate=true`.
+    type Aggregate;
+    /// The item with these series entries.
+    fn with_series(self, series: Vec<FlagSeries>) -> Self;
+    /// The aggregate with the item's descriptive fields.
+    fn aggregate(self, tail: AggregateTail) -> Self::Aggregate;
+}
+
+/// Declares the aggregate of a derived series item `$item`: the item's descriptive fields (given
+/// here with their attributes, in the order of the JSON), then the tail every aggregate shares;
+/// with `documented` the tail fields carry their descriptions (the footprints' aggregate publishes
+/// them, the others do not). Implements [`DerivedItem`] for `$item`.
+macro_rules! derived_aggregate {
+    ($(#[$doc:meta])* $name:ident of $item:ident, documented, $fields:tt) => {
+        derived_aggregate!(@declare $(#[$doc])* $name of $item, $fields,
+            [#[doc = " The request's `start`, in UTC."]]
+            [#[doc = " The request's `end`, in UTC."]]
+            [#[doc = " Time-weighted average, rounded to 2 decimals."]]
+            [#[doc = " `true` only if every point is valid."]]
+            [#[doc = " The worst status present (missing < preview < complete)."]]);
+    };
+    ($(#[$doc:meta])* $name:ident of $item:ident, $fields:tt) => {
+        derived_aggregate!(@declare $(#[$doc])* $name of $item, $fields, [] [] [] [] []);
+    };
+    (@declare $(#[$doc:meta])* $name:ident of $item:ident,
+        { $($(#[$fa:meta])* $field:ident: $fty:ty),* $(,)? },
+        [$(#[$start:meta])*] [$(#[$end:meta])*] [$(#[$value:meta])*] [$(#[$valid:meta])*]
+        [$(#[$status:meta])*]) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        pub struct $name {
+            $($(#[$fa])* pub $field: $fty,)*
+            $(#[$start])*
+            #[schema(format = DateTime)]
+            pub start: String,
+            $(#[$end])*
+            #[schema(format = DateTime)]
+            pub end: String,
+            $(#[$value])*
+            #[serde(serialize_with = "serialize_round2")]
+            pub value: f64,
+            $(#[$valid])*
+            pub valid: bool,
+            $(#[$status])*
+            #[schema(value_type = schema::ZoneStatus)]
+            pub zone_status: ZoneStatus,
+            /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
+            pub points: usize,
+            /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
+            /// `missing`: an aggregate never looks complete over a hole.
+            pub slots: usize,
+            #[serde(deserialize_with = "static_str")]
+            #[schema(value_type = schema::AggregationMethod)]
+            pub aggregation_method: StaticStr,
+        }
+
+        impl DerivedItem for $item {
+            type Aggregate = $name;
+            fn with_series(self, series: Vec<FlagSeries>) -> Self {
+                $item { series, ..self }
+            }
+            fn aggregate(self, t: AggregateTail) -> $name {
+                $name {
+                    $($field: self.$field,)*
+                    start: t.start,
+                    end: t.end,
+                    value: t.value,
+                    valid: t.valid,
+                    zone_status: t.zone_status,
+                    points: t.points,
+                    slots: t.slots,
+                    aggregation_method: TIME_WEIGHTED_AVERAGE,
+                }
+            }
+        }
+    };
+}
+
+derived_aggregate!(
+    /// Item of `/footprints?aggregate=true`.
+    FootprintAggregate of FootprintResult,
+    documented,
+    {
+        #[schema(value_type = schema::FootprintType)]
+        footprint_type: FootprintType,
+        #[schema(value_type = schema::Scope)]
+        scope: Scope,
+        #[schema(value_type = String)]
+        zone: ZoneCode,
+        #[serde(deserialize_with = "static_str")]
+        #[schema(value_type = String)]
+        unit: StaticStr,
+        #[schema(value_type = schema::Coverage)]
+        coverage: Coverage,
+    }
+);
+
+derived_aggregate!(
+    /// Item of `/impacts?aggregate=true`.
+    ImpactAggregate of ImpactResult,
+    {
+        #[serde(deserialize_with = "static_str")]
+        #[schema(value_type = schema::ImpactType)]
+        impact_type: StaticStr,
+        #[schema(value_type = schema::OperationalScope)]
+        scope: Scope,
+        #[schema(value_type = String)]
+        zone: ZoneCode,
+        #[serde(deserialize_with = "static_str")]
+        #[schema(value_type = String)]
+        unit: StaticStr,
+        #[schema(value_type = schema::Coverage)]
+        coverage: Coverage,
+    }
+);
+
+derived_aggregate!(
+    /// Item of the score endpoints with `aggregate=true`.
+    ScoreAggregate of ScoreResult,
+    {
+        #[schema(value_type = schema::OperationalScope)]
+        scope: Scope,
+        #[schema(value_type = String)]
+        zone: ZoneCode,
+        #[schema(value_type = schema::Coverage)]
+        coverage: Coverage,
+    }
+);
 
 /// Item of `/best-window`: one placement of the job, best first (docs/methodology.md §7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -404,31 +498,6 @@ pub struct BestWindow {
     pub duration_minutes: u32,
     /// Whether `duration` was rounded up to reach whole slots.
     pub duration_rounded_up: bool,
-}
-
-/// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself
-/// included).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct FlowShareResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `%`.
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<FlowShareEntry>,
-}
-
-/// Item of `/mix-share`: share of the zone's consumption generated in each origin (itself
-/// included).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct MixShareResult {
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    pub series: Vec<MixShareEntry>,
 }
 
 /// Item of `/footprint-share`: the blocks of a slot sum to the zone's global footprint.
@@ -549,6 +618,13 @@ macro_rules! series_or_aggregates {
         pub enum $name {
             Series(Vec<$series>),
             Aggregate(Vec<$agg>),
+        }
+
+        /// `Ok`: the series, `Err`: the aggregates (as a derived answer comes).
+        impl From<Result<Vec<$series>, Vec<$agg>>> for $name {
+            fn from(answer: Result<Vec<$series>, Vec<$agg>>) -> Self {
+                answer.map_or_else($name::Aggregate, $name::Series)
+            }
         }
 
         impl utoipa::PartialSchema for $name {

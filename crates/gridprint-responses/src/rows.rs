@@ -569,8 +569,31 @@ impl Rows for FactorAggregate {
     }
 }
 
-impl Rows for BestWindow {
-    const COLUMNS: &'static [&'static str] = &[
+/// Implements [`Rows`] for an item written as rows of its own fields (`$rows` hands them to `$out`):
+/// it has no points, and is final or not whatever it holds (`$final`).
+macro_rules! plain_rows {
+    ($item:ty, final: $final:expr, [$($col:literal),* $(,)?], |$s:ident, $out:ident| $rows:block) => {
+        impl Rows for $item {
+            const COLUMNS: &'static [&'static str] = &[$($col),*];
+            fn rows(&self, $out: &mut dyn RowSink) {
+                let $s = self;
+                $rows
+            }
+            fn points(&self) -> usize {
+                0
+            }
+            fn is_final(&self) -> bool {
+                $final
+            }
+        }
+    };
+}
+
+// A best-window answer depends on "now" (the default start): never final.
+plain_rows!(
+    BestWindow,
+    final: false,
+    [
         "zone",
         "metric",
         "start",
@@ -584,36 +607,32 @@ impl Rows for BestWindow {
         "forecast",
         "duration_minutes",
         "duration_rounded_up",
-    ];
-    fn rows(&self, out: &mut dyn RowSink) {
+    ],
+    |s, out| {
         let opt = |v: Option<f64>| v.map(|v| round2(v).to_string()).unwrap_or_default();
         out.row(&[
-            self.zone.as_str(),
-            self.metric,
-            &self.start,
-            &self.end,
-            &round2(self.value).to_string(),
-            self.unit,
-            &opt(self.now_value),
-            &opt(self.saving_percent),
-            bool_str(self.valid),
-            self.zone_status.as_str(),
-            bool_str(self.forecast),
-            &self.duration_minutes.to_string(),
-            bool_str(self.duration_rounded_up),
+            s.zone.as_str(),
+            s.metric,
+            &s.start,
+            &s.end,
+            &round2(s.value).to_string(),
+            s.unit,
+            &opt(s.now_value),
+            &opt(s.saving_percent),
+            bool_str(s.valid),
+            s.zone_status.as_str(),
+            bool_str(s.forecast),
+            &s.duration_minutes.to_string(),
+            bool_str(s.duration_rounded_up),
         ]);
     }
-    fn points(&self) -> usize {
-        0
-    }
-    /// A best-window answer depends on "now" (the default start): never final.
-    fn is_final(&self) -> bool {
-        false
-    }
-}
+);
 
-impl Rows for ZoneInfo {
-    const COLUMNS: &'static [&'static str] = &[
+// Zones come from the reference data and are final.
+plain_rows!(
+    ZoneInfo,
+    final: true,
+    [
         "zone",
         "full_name",
         "eic_code",
@@ -621,59 +640,50 @@ impl Rows for ZoneInfo {
         "country_name",
         "provider",
         "neighbours",
-    ];
-    fn rows(&self, out: &mut dyn RowSink) {
-        let ns: Vec<&str> = self.neighbours.iter().map(|c| c.as_str()).collect();
+    ],
+    |s, out| {
+        let ns: Vec<&str> = s.neighbours.iter().map(|c| c.as_str()).collect();
         out.row(&[
-            self.zone.as_str(),
-            &self.full_name,
-            &self.eic_code,
-            &self.country_code,
-            &self.country_name,
-            self.provider,
+            s.zone.as_str(),
+            &s.full_name,
+            &s.eic_code,
+            &s.country_code,
+            &s.country_name,
+            s.provider,
             &ns.join(";"),
         ]);
     }
-    fn points(&self) -> usize {
-        0
-    }
-    /// Zones come from the reference data and are final.
-    fn is_final(&self) -> bool {
-        true
-    }
-}
+);
 
-impl Rows for StatusResponse {
-    const COLUMNS: &'static [&'static str] = &["storage", "entso-e", "elexon", "epias"];
-    fn rows(&self, out: &mut dyn RowSink) {
-        out.row(&[self.storage, &self.entsoe, &self.elexon, &self.epias]);
+plain_rows!(
+    StatusResponse,
+    final: false,
+    ["storage", "entso-e", "elexon", "epias"],
+    |s, out| {
+        out.row(&[s.storage, &s.entsoe, &s.elexon, &s.epias]);
     }
-    fn points(&self) -> usize {
-        0
-    }
-    fn is_final(&self) -> bool {
-        false
-    }
-}
+);
 
-/// One row per run: inputs (`generation`, `load`, `flow` with `from`/`to`), then `output` runs,
-/// then a `forecast` row whose `end` is the forecast's end.
-impl Rows for AvailabilityResult {
-    const COLUMNS: &'static [&'static str] =
-        &["zone", "series", "from", "to", "start", "end", "state"];
-    fn rows(&self, out: &mut dyn RowSink) {
-        let zone = self.zone.as_str();
-        for i in &self.inputs {
+// One row per run: inputs (`generation`, `load`, `flow` with `from`/`to`), then `output` runs, then
+// a `forecast` row whose `end` is the forecast's end. What is held changes with every import: never
+// final.
+plain_rows!(
+    AvailabilityResult,
+    final: false,
+    ["zone", "series", "from", "to", "start", "end", "state"],
+    |s, out| {
+        let zone = s.zone.as_str();
+        for i in &s.inputs {
             let from = i.from.as_ref().map_or("", |c| c.as_str());
             let to = i.to.as_ref().map_or("", |c| c.as_str());
             for r in &i.runs {
                 out.row(&[zone, i.input, from, to, &r.start, &r.end, r.state.as_str()]);
             }
         }
-        for r in &self.outputs {
+        for r in &s.outputs {
             out.row(&[zone, "output", "", "", &r.start, &r.end, r.state.as_str()]);
         }
-        if let Some(end) = &self.forecast_end {
+        if let Some(end) = &s.forecast_end {
             out.row(&[
                 zone,
                 "forecast",
@@ -685,11 +695,4 @@ impl Rows for AvailabilityResult {
             ]);
         }
     }
-    fn points(&self) -> usize {
-        0
-    }
-    /// What is held changes with every import.
-    fn is_final(&self) -> bool {
-        false
-    }
-}
+);

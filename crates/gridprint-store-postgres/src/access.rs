@@ -1,7 +1,8 @@
 //! Access records on PostgreSQL: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{PgStore, map_err};
-use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, StoreError, TokenRecord};
+use gridprint_store::access::registration_error;
+use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, TokenRecord};
 
 impl AccessStore for PgStore {
     fn grant(&self, email: &str, now: i64) -> Result<bool> {
@@ -71,18 +72,12 @@ impl AccessStore for PgStore {
 
     fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()> {
         let mut c = self.conn()?;
-        match c.execute(
+        c.execute(
             "INSERT INTO registration (email, password_hash, registered_at) VALUES ($1, $2, $3)",
             &[&email, &password_hash, &now],
-        ) {
-            Ok(_) => Ok(()),
-            Err(e) => match map_err(e) {
-                StoreError::Conflict(_) => Err(StoreError::Conflict(
-                    "already registered or no grant".into(),
-                )),
-                other => Err(other),
-            },
-        }
+        )
+        .map(|_| ())
+        .map_err(|e| registration_error(map_err(e)))
     }
 
     fn password_hash(&self, email: &str) -> Result<Option<String>> {

@@ -18,7 +18,7 @@ use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
     DayChange, DerivedChanges, DerivedStore, InputStore, Result, Store, StoreError, StoredInput,
-    UpsertSummary, key_columns, key_from_columns,
+    UpsertSummary, key_from_columns, storable_columns,
 };
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
@@ -206,13 +206,7 @@ impl InputStore for PgStore {
         // Within one batch, keep per key the point an in-order upsert would end with.
         let mut latest: HashMap<(i64, i16, &str, &str), &InputPoint> = HashMap::new();
         for p in points {
-            if !p.mw.is_finite() {
-                return Err(StoreError::Other(format!(
-                    "non-finite value for {:?} at {}",
-                    p.key, p.slot
-                )));
-            }
-            let (kind, zone, other) = key_columns(&p.key);
+            let (kind, zone, other) = storable_columns(p)?;
             latest
                 .entry((p.slot.0, kind, zone, other))
                 .and_modify(|q| {

@@ -1,7 +1,8 @@
 //! Access records on SQLite: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{SqliteStore, map_err};
-use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, StoreError, TokenRecord};
+use gridprint_store::access::registration_error;
+use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, TokenRecord};
 use rusqlite::{OptionalExtension, params};
 
 impl AccessStore for SqliteStore {
@@ -76,18 +77,12 @@ impl AccessStore for SqliteStore {
 
     fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()> {
         let conn = self.lock();
-        match conn.execute(
+        conn.execute(
             "INSERT INTO registration (email, password_hash, registered_at) VALUES (?1, ?2, ?3)",
             params![email, password_hash, now],
-        ) {
-            Ok(_) => Ok(()),
-            Err(e) => match map_err(e) {
-                StoreError::Conflict(_) => Err(StoreError::Conflict(
-                    "already registered or no grant".into(),
-                )),
-                other => Err(other),
-            },
-        }
+        )
+        .map(|_| ())
+        .map_err(|e| registration_error(map_err(e)))
     }
 
     fn password_hash(&self, email: &str) -> Result<Option<String>> {

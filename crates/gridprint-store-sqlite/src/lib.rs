@@ -12,7 +12,7 @@ use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
     DayChange, DerivedChanges, DerivedStore, InputStore, Result, Store, StoreError, StoredInput,
-    UpsertSummary, key_columns, key_from_columns,
+    UpsertSummary, key_from_columns, storable_columns,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -190,13 +190,7 @@ impl InputStore for SqliteStore {
                 )
                 .map_err(map_err)?;
             for p in points {
-                if !p.mw.is_finite() {
-                    return Err(StoreError::Other(format!(
-                        "non-finite value for {:?} at {}",
-                        p.key, p.slot
-                    )));
-                }
-                let (kind, zone, other) = key_columns(&p.key);
+                let (kind, zone, other) = storable_columns(p)?;
                 let old: Option<(f64, i64, String)> = get
                     .query_row(params![p.slot.0, kind, zone, other], |r| {
                         Ok((r.get(0)?, r.get(1)?, r.get(2)?))

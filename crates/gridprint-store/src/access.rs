@@ -20,6 +20,17 @@ pub fn normalize_email(raw: &str) -> Option<String> {
     ok.then_some(e)
 }
 
+/// What a failed registration insert reports: any conflict (already registered, or no grant for
+/// the foreign key) is one message; other errors pass through.
+pub fn registration_error(e: crate::StoreError) -> crate::StoreError {
+    match e {
+        crate::StoreError::Conflict(_) => {
+            crate::StoreError::Conflict("already registered or no grant".into())
+        }
+        other => other,
+    }
+}
+
 /// One row of `gridprint access list`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GrantRow {

@@ -84,6 +84,17 @@ pub fn key_columns(key: &InputKey) -> (i16, &str, &str) {
     }
 }
 
+/// [`key_columns`] of a point about to be stored; a non-finite value is refused.
+pub fn storable_columns(p: &InputPoint) -> Result<(i16, &str, &str)> {
+    if !p.mw.is_finite() {
+        return Err(StoreError::Other(format!(
+            "non-finite value for {:?} at {}",
+            p.key, p.slot
+        )));
+    }
+    Ok(key_columns(&p.key))
+}
+
 /// The inverse of [`key_columns`]; a row that fits no key is corrupt.
 pub fn key_from_columns(kind: i16, zone: &str, other: &str) -> Result<InputKey> {
     use gridprint_core::production::ProductionType;

@@ -220,10 +220,12 @@ pub fn parse_zones(
         .map(Some)
 }
 
-/// Resolves when Ctrl-C or SIGTERM arrives.
+/// Resolves when Ctrl-C or SIGTERM arrives (a signal that cannot be listened for is logged and
+/// never arrives).
 pub async fn shutdown_signal() {
     let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
             std::future::pending::<()>().await;
         }
     };
@@ -233,7 +235,10 @@ pub async fn shutdown_signal() {
             Ok(mut s) => {
                 s.recv().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
         }
     };
     #[cfg(not(unix))]

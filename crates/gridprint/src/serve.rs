@@ -278,7 +278,8 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         eprintln!("{}", startup_line(addr));
         let signal = stop.clone();
         tokio::spawn(async move {
-            shutdown_signal().await;
+            crate::ingest_cmd::shutdown_signal().await;
+            tracing::info!("shutting down: finishing in-flight requests");
             signal.cancel();
         });
         let dashboard = gridprint_dashboard::DashboardConfig { mode: args.dashboard, ..Default::default() };
@@ -381,35 +382,6 @@ async fn start_metrics(addr: &str, stop: CancellationToken) -> anyhow::Result<()
     tracing::info!(addr = %bound, "serving Prometheus metrics at /metrics");
     eprintln!("metrics on http://{bound}/metrics");
     Ok(())
-}
-
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing in-flight requests");
 }
 
 #[cfg(test)]

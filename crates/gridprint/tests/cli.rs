@@ -1,54 +1,29 @@
 //! The binary end to end: import (files, folders, demo), compute, access, and crash safety (kill -9
 //! during a compute leaves the previous outputs intact and the rerun completes).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gridprint"));
-    c.env_remove("GRIDPRINT_DATABASE_URL")
-        .env("GRIDPRINT_LOG", "warn");
-    c
+mod common;
+use common::*;
+
+/// The database URL of the SQLite file `db`.
+fn url(db: &Path) -> String {
+    format!("sqlite://{}", db.display())
+}
+
+fn ok(db: &Path, args: &[&str]) -> String {
+    ok_on(&url(db), args)
 }
 
 fn run(db: &Path, args: &[&str]) -> Output {
     bin()
         .arg("--database")
-        .arg(format!("sqlite://{}", db.display()))
+        .arg(url(db))
         .args(args)
         .output()
         .unwrap()
-}
-
-fn ok(db: &Path, args: &[&str]) -> String {
-    let out = run(db, args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/fixtures")
-}
-
-fn query(db: &Path, sql: &str) -> Vec<String> {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let mut st = conn.prepare(sql).unwrap();
-    st.query_map([], |r| {
-        let v: rusqlite::types::Value = r.get(0)?;
-        Ok(format!("{v:?}"))
-    })
-    .unwrap()
-    .map(|r| r.unwrap())
-    .collect()
 }
 
 #[test]
@@ -150,7 +125,7 @@ fn server_options_only_on_server_commands() {
         "grant",
         "both@example.org",
     ]);
-    let emails = |p: &Path| query(p, "SELECT email FROM access_grant ORDER BY email");
+    let emails = |p: &Path| sqlite_rows(p, "SELECT email FROM access_grant ORDER BY email");
     assert_eq!(emails(&a), vec!["Text(\"before@example.org\")"]);
     assert_eq!(
         emails(&b),
@@ -170,7 +145,7 @@ fn import_folder_reports_skips_and_reimport_changes_nothing() {
         "Italian country rows are counted: {first}"
     );
     assert!(first.contains("computed"), "{first}");
-    let before = query(
+    let before = sqlite_rows(
         &db,
         "SELECT hex(payload) FROM derived_day ORDER BY day, zone",
     );
@@ -178,7 +153,7 @@ fn import_folder_reports_skips_and_reimport_changes_nothing() {
     let again = ok(&db, &["import", folder.to_str().unwrap()]);
     assert!(again.contains("0 new, 0 changed"), "{again}");
     assert_eq!(
-        query(
+        sqlite_rows(
             &db,
             "SELECT hex(payload) FROM derived_day ORDER BY day, zone"
         ),
@@ -203,7 +178,7 @@ fn an_invalid_document_stores_nothing() {
         "error names the file: {err}"
     );
     assert_eq!(
-        query(&db, "SELECT COUNT(*) FROM input_point"),
+        sqlite_rows(&db, "SELECT COUNT(*) FROM input_point"),
         vec!["Integer(0)"]
     );
     let missing = run(&db, &["import", "/nonexistent/file.xml"]);
@@ -216,7 +191,7 @@ fn demo_import_computes_real_data() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.db");
     ok(&db, &["import", "--demo"]);
-    let zones = query(&db, "SELECT DISTINCT zone FROM derived_day ORDER BY zone");
+    let zones = sqlite_rows(&db, "SELECT DISTINCT zone FROM derived_day ORDER BY zone");
     for z in ["AT", "CH", "CZ", "DE", "FR", "NL", "ES", "PL"] {
         assert!(
             zones.contains(&format!("Text(\"{z}\")")),
@@ -281,7 +256,7 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while query(&db, "SELECT COUNT(*) FROM derived_stage") == vec!["Integer(0)"] {
+    while sqlite_rows(&db, "SELECT COUNT(*) FROM derived_stage") == vec!["Integer(0)"] {
         assert!(
             std::time::Instant::now() < deadline,
             "compute staged nothing within 60 s"
@@ -296,10 +271,13 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
     child.wait().unwrap();
     // Nothing was published: the previous state (no outputs) is intact, and the database is healthy.
     assert_eq!(
-        query(&db, "SELECT COUNT(*) FROM derived_day"),
+        sqlite_rows(&db, "SELECT COUNT(*) FROM derived_day"),
         vec!["Integer(0)"]
     );
-    assert_eq!(query(&db, "PRAGMA integrity_check"), vec!["Text(\"ok\")"]);
+    assert_eq!(
+        sqlite_rows(&db, "PRAGMA integrity_check"),
+        vec!["Text(\"ok\")"]
+    );
     // The rerun completes and equals an uninterrupted run on a fresh database.
     ok(
         &db,
@@ -308,7 +286,7 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
     let fresh = dir.path().join("fresh.db");
     ok(&fresh, &["import", folder.to_str().unwrap()]);
     let q = "SELECT zone || day || hex(payload) FROM derived_day ORDER BY day, zone";
-    assert_eq!(query(&db, q), query(&fresh, q));
+    assert_eq!(sqlite_rows(&db, q), sqlite_rows(&fresh, q));
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! fixture's numbers under the mapping, with datasource `EPIAS`. A wrong password stops the
 //! command with one clear error before anything is stored, and neither run prints the credentials.
 
-use gridprint_api::testing::MutableClock;
-use gridprint_api::{ApiConfig, AppState};
+use gridprint_api::AppState;
+use gridprint_api::testing::{MutableClock, TestServer, quiet_config, serve_ephemeral};
 use gridprint_client::{Client, Error, Format};
 use gridprint_core::production::ProductionType;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
@@ -123,23 +123,16 @@ fn expected() -> BTreeMap<(String, String), f64> {
     out
 }
 
-async fn serve(store: SharedStore) -> (String, tokio::sync::oneshot::Sender<()>) {
+async fn serve(store: SharedStore) -> TestServer {
     let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
-    let config = ApiConfig {
-        failure_delay: Duration::ZERO,
-        rate_limit_per_second: 0.0,
-        ..ApiConfig::default()
-    };
     let clock = MutableClock::new(OffsetDateTime::now_utc());
-    let state = AppState::new(store, reference, Arc::new(clock), config);
-    gridprint_api::refresh::load(&state).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(gridprint_api::serve(listener, state, async move {
-        let _ = stopped.await;
-    }));
-    (format!("http://{addr}"), stop)
+    serve_ephemeral(AppState::new(
+        store,
+        reference,
+        Arc::new(clock),
+        quiet_config(),
+    ))
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -181,7 +174,8 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
     // Serve the database and ask for TR's generation.
     let store: SharedStore = Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
     store.grant(EMAIL, 0).unwrap();
-    let (url, _stop) = serve(store).await;
+    let server = serve(store).await;
+    let url = server.url.clone();
     let client = Client::builder()
         .base_url(&url)
         .credentials(EMAIL, PASSWORD)

@@ -28,38 +28,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::*;
+
 const EMAIL: &str = "ada@example.org";
 const PASSWORD: &str = "Tr0ub4dor&3-very-secret-pw";
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gridprint"));
-    c.env_remove("GRIDPRINT_DATABASE_URL")
-        .env("GRIDPRINT_LOG", "warn");
-    c
-}
-
-fn ok(db_url: &str, args: &[&str]) -> String {
-    let out = bin()
-        .arg("--database")
-        .arg(db_url)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/fixtures")
-}
 
 /// A `gridprint serve` child whose stderr lines are collected; killed on drop.
 struct Server {
@@ -273,7 +246,7 @@ async fn until_200(
 async fn the_access_flow_at_debug_level_logs_no_password_and_no_token() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("g.db").display());
-    ok(&url, &["access", "grant", EMAIL]);
+    ok_on(&url, &["access", "grant", EMAIL]);
     let mut s = Server::start(&url, &["--demo"], "debug");
     let c = client();
     let token = token(&c, &s).await;
@@ -345,7 +318,7 @@ async fn sqlite_locked_unreadable_or_removed_while_serving_keeps_answering_from_
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.db");
     let url = format!("sqlite://{}", db.display());
-    ok(&url, &["access", "grant", EMAIL]);
+    ok_on(&url, &["access", "grant", EMAIL]);
     let s = Server::start(&url, &["--demo", "--refresh-interval", "0.5"], "info");
     let c = client();
     let token = token(&c, &s).await;
@@ -491,7 +464,7 @@ async fn postgres_stopped_gives_503_and_storage_down_then_recovers_without_resta
         );
     };
     let url = pg.url();
-    ok(&url, &["access", "grant", EMAIL]);
+    ok_on(&url, &["access", "grant", EMAIL]);
     let mut s = Server::start(&url, &["--demo", "--refresh-interval", "1"], "info");
     let c = client();
     let token = token(&c, &s).await;
@@ -601,10 +574,10 @@ async fn postgres_hanging_gives_503_and_storage_down_then_recovers() {
     };
     let stall = Stall::start(upstream).await;
     let url = via(&direct, stall.addr);
-    ok(&url, &["access", "grant", EMAIL]);
+    ok_on(&url, &["access", "grant", EMAIL]);
     // The demo is imported and computed directly (thousands of round trips the proxy would slow
     // down); the server under test talks to PostgreSQL only through the proxy.
-    ok(&direct, &["import", "--demo"]);
+    ok_on(&direct, &["import", "--demo"]);
     let mut s = Server::start(
         &url,
         &["--refresh-interval", "0.5", "--storage-timeout", "1"],
@@ -639,7 +612,7 @@ async fn postgres_hanging_gives_503_and_storage_down_then_recovers() {
 async fn sigterm_under_load_completes_in_flight_requests_and_refuses_new_ones() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("g.db").display());
-    ok(&url, &["access", "grant", EMAIL]);
+    ok_on(&url, &["access", "grant", EMAIL]);
     // No response cache: every request is rendered (slow-ish on a debug build).
     let mut s = Server::start(&url, &["--demo", "--response-cache-mb", "0"], "info");
     let c = client();
@@ -759,18 +732,6 @@ async fn sigterm_under_load_completes_in_flight_requests_and_refuses_new_ones() 
 // kill -9 during an import
 // ---------------------------------------------------------------------------------------------
 
-fn sqlite_rows(db: &Path, sql: &str) -> Vec<String> {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let mut st = conn.prepare(sql).unwrap();
-    st.query_map([], |r| {
-        let v: rusqlite::types::Value = r.get(0)?;
-        Ok(format!("{v:?}"))
-    })
-    .unwrap()
-    .map(|r| r.unwrap())
-    .collect()
-}
-
 /// Every valid ENTSO-E API document copied into `dir/api` (the fixture folder also holds one
 /// deliberately invalid file).
 fn valid_api_documents(dir: &Path) -> PathBuf {
@@ -803,10 +764,10 @@ fn uninterrupted(dir: &Path) -> Uninterrupted {
     let api = valid_api_documents(dir);
     let fresh = dir.join("fresh.db");
     let fresh_url = format!("sqlite://{}", fresh.display());
-    ok(&fresh_url, &["import", library.to_str().unwrap()]);
+    ok_on(&fresh_url, &["import", library.to_str().unwrap()]);
     let size_before = std::fs::metadata(&fresh).unwrap().len();
     let t = Instant::now();
-    ok(&fresh_url, &["import", api.to_str().unwrap()]);
+    ok_on(&fresh_url, &["import", api.to_str().unwrap()]);
     Uninterrupted {
         library,
         api,
@@ -864,7 +825,7 @@ fn kill_9_during_import_keeps_previous_data_and_the_rerun_completes() {
     for fraction in [0.1, 0.3, 0.5, 0.7, 0.9] {
         let db = dir.path().join(format!("k{fraction}.db"));
         let url = format!("sqlite://{}", db.display());
-        ok(&url, &["import", library.to_str().unwrap()]);
+        ok_on(&url, &["import", library.to_str().unwrap()]);
         let before_2017: Vec<String> = sqlite_rows(&db, derived);
         let inputs_before = sqlite_rows(&db, inputs);
         let mut child = bin()
@@ -881,7 +842,7 @@ fn kill_9_during_import_keeps_previous_data_and_the_rerun_completes() {
         // Previous outputs intact (every 2017 row, byte for byte); inputs all or nothing.
         assert_previous_state_intact(&db, &fresh, &before_2017, &inputs_before);
         // The rerun completes and equals the uninterrupted import.
-        ok(&url, &["import", api.to_str().unwrap()]);
+        ok_on(&url, &["import", api.to_str().unwrap()]);
         assert_eq!(sqlite_rows(&db, inputs), sqlite_rows(&fresh, inputs));
         assert_eq!(sqlite_rows(&db, derived), sqlite_rows(&fresh, derived));
     }
@@ -906,12 +867,10 @@ impl SmallDisk {
         let out = Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
             .arg(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "this test mounts a small tmpfs and needs root: {}",
-            String::from_utf8_lossy(&out.stderr)
+            .output();
+        succeeded(
+            out.unwrap(),
+            "this test mounts a small tmpfs and needs root",
         );
         SmallDisk { dir }
     }
@@ -974,7 +933,7 @@ fn disk_full_during_an_import_keeps_previous_data_and_the_rerun_completes() {
     for fraction in [0.02, 0.2, 0.5, 0.9] {
         let db = disk.path().join(format!("g{fraction}.db"));
         let url = format!("sqlite://{}", db.display());
-        ok(&url, &["import", library.to_str().unwrap()]);
+        ok_on(&url, &["import", library.to_str().unwrap()]);
         let before_derived = sqlite_rows(&db, DERIVED);
         let before_inputs = sqlite_rows(&db, INPUTS);
         let free = (growth as f64 * fraction) as u64;
@@ -1004,7 +963,7 @@ fn disk_full_during_an_import_keeps_previous_data_and_the_rerun_completes() {
             stderr.lines().last().unwrap_or("").to_string(),
         ));
         // The rerun completes and equals the uninterrupted import.
-        ok(&url, &["import", api.to_str().unwrap()]);
+        ok_on(&url, &["import", api.to_str().unwrap()]);
         assert_eq!(sqlite_rows(&db, INPUTS), sqlite_rows(&fresh, INPUTS));
         assert_eq!(sqlite_rows(&db, DERIVED), sqlite_rows(&fresh, DERIVED));
         std::fs::remove_file(&db).unwrap();

@@ -2,8 +2,8 @@
 //! ephemeral port (in-memory SQLite store with real ENTSO-E documents from `data/fixtures`, imported
 //! and computed), with a private HOME so config and token cache land in a temporary directory.
 
-use gridprint_api::testing::MutableClock;
-use gridprint_api::{ApiConfig, AppState};
+use gridprint_api::AppState;
+use gridprint_api::testing::{MutableClock, TestServer, quiet_config, serve_ephemeral};
 use gridprint_client::{Client, Error, Format};
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_core::slot::{Slot, SlotRange};
@@ -13,7 +13,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 use time::OffsetDateTime;
 
 const EMAIL: &str = "ada@example.org";
@@ -70,30 +69,10 @@ fn store() -> SharedStore {
         .clone()
 }
 
-struct Server {
-    url: String,
-    _stop: tokio::sync::oneshot::Sender<()>,
-}
-
-async fn server() -> Server {
-    let config = ApiConfig {
-        failure_delay: Duration::ZERO,
-        rate_limit_per_second: 0.0,
-        ..ApiConfig::default()
-    };
+async fn server() -> TestServer {
     let clock = MutableClock::new(OffsetDateTime::now_utc());
-    let state = AppState::new(store(), reference(), Arc::new(clock), config);
-    gridprint_api::refresh::load(&state).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(gridprint_api::serve(listener, state, async move {
-        let _ = stopped.await;
-    }));
-    let s = Server {
-        url: format!("http://{addr}"),
-        _stop: stop,
-    };
+    let state = AppState::new(store(), reference(), Arc::new(clock), quiet_config());
+    let s = serve_ephemeral(state).await;
     match client(&s.url).register().await {
         Ok(()) | Err(Error::Api { status: 409, .. }) => {}
         Err(e) => panic!("register: {e}"),

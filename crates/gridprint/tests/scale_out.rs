@@ -20,6 +20,9 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 use wiremock::{Mock, MockServer, matchers::method};
 
+mod common;
+use common::*;
+
 const TOKEN: &str = "scale-out-test-token";
 const RATE: f64 = 10.0;
 const BURST: u32 = 10;
@@ -115,13 +118,8 @@ fn cli_blocking(db: &str, args: &[&str]) -> String {
         .args(["--database", db])
         .args(args)
         .env_remove("GRIDPRINT_DATABASE_URL")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output();
+    let out = succeeded(out.unwrap(), format_args!("{args:?}"));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

@@ -36,18 +36,9 @@ pub fn imports(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
                 datasource: cache.datasource(ds).to_string(),
                 values,
             },
-            |valid, zone_status, imports| ImportsEntry {
-                valid,
-                zone_status,
-                imports,
-            },
         )
     };
-    per_zone(cache, &req.zones, group, |zone, series| ImportsResult {
-        zone,
-        unit: MW,
-        series,
-    })
+    zone_series(cache, &req.zones, MW, group)
 }
 
 /// `/exports`: flows out of the zone, by destination.
@@ -62,18 +53,9 @@ pub fn exports(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {
                 datasource: cache.datasource(ds).to_string(),
                 values,
             },
-            |valid, zone_status, exports| ExportsEntry {
-                valid,
-                zone_status,
-                exports,
-            },
         )
     };
-    per_zone(cache, &req.zones, group, |zone, series| ExportsResult {
-        zone,
-        unit: MW,
-        series,
-    })
+    zone_series(cache, &req.zones, MW, group)
 }
 
 /// `/imports`: location, `source_*` location, time.
@@ -85,21 +67,11 @@ impl EndpointDef for Imports {
     const DOCS: &'static [&'static str] = &["Physical flows into the zone (MW), per source zone."];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<SourceParams>(),
-            params_of::<TimeParams>(),
-        ]
-        .concat()
+        location_partner_time::<SourceParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
-        let (zones, partners, window) = with_partners(p, ctx, "source_")?;
-        Ok(FlowsRequest {
-            zones,
-            window,
-            partners,
-        })
+        with_partners(p, ctx, "source_")
     }
 
     fn answer(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
@@ -117,21 +89,11 @@ impl EndpointDef for Exports {
         &["Physical flows out of the zone (MW), per destination zone."];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<DestinationParams>(),
-            params_of::<TimeParams>(),
-        ]
-        .concat()
+        location_partner_time::<DestinationParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
-        let (zones, partners, window) = with_partners(p, ctx, "destination_")?;
-        Ok(FlowsRequest {
-            zones,
-            window,
-            partners,
-        })
+        with_partners(p, ctx, "destination_")
     }
 
     fn answer(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {

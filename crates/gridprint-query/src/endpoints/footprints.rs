@@ -9,39 +9,15 @@ pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
         scope: req.scope,
         coverage: req.coverage,
     };
-    let answer = derived_answer(
-        cache,
-        &req.zones,
-        &req.countries,
-        &req.window,
-        req.aggregate,
-        &req.footprint_types,
-        column,
-        |zone, ft: FootprintType, series| FootprintResult {
-            footprint_type: ft,
-            scope: req.scope,
-            zone,
-            unit: ft.unit(),
-            coverage: req.coverage,
-            series,
-        },
-        |zone, ft, w| FootprintAggregate {
-            footprint_type: ft,
-            scope: req.scope,
-            zone,
-            unit: ft.unit(),
-            coverage: req.coverage,
-            start: w.start.to_string(),
-            end: w.end.to_string(),
-            value: w.a.value,
-            valid: w.a.valid,
-            zone_status: w.a.zone_status,
-            points: w.a.points,
-            slots: w.a.slots,
-            aggregation_method: TIME_WEIGHTED_AVERAGE,
-        },
-    );
-    answer.map_or_else(Footprints::Aggregate, Footprints::Series)
+    let item = |zone, ft: FootprintType| FootprintResult {
+        footprint_type: ft,
+        scope: req.scope,
+        zone,
+        unit: ft.unit(),
+        coverage: req.coverage,
+        series: Vec::new(),
+    };
+    derived_answer(cache, req.into(), &req.footprint_types, column, item).into()
 }
 
 /// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
@@ -56,30 +32,22 @@ impl EndpointDef for FootprintsEndpoint {
     ];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<TimeParams>(),
-            params_of::<FootprintParams>(),
-        ]
-        .concat()
+        location_time_and::<FootprintParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
-        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
-        let (zones, window) = zones_and_window(p, ctx)?;
-        let countries = countries(p, ctx)?;
-        let footprint_types = footprint_types(p, "footprint_type")?;
-        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
-        let coverage = coverage(p)?;
-        let aggregate = aggregate(p, &window)?;
+        let (base, (footprint_types, scope)) = derived_params(p, ctx, || {
+            let types = footprint_types(p, "footprint_type")?;
+            Ok((types, scope_any(p)?.unwrap_or(Scope::LifeCycle)))
+        })?;
         Ok(FootprintsRequest {
-            zones,
-            countries,
-            window,
+            zones: base.zones,
+            countries: base.countries,
+            window: base.window,
             footprint_types,
             scope,
-            aggregate,
-            coverage,
+            aggregate: base.aggregate,
+            coverage: base.coverage,
         })
     }
 

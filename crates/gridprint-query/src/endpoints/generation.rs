@@ -6,7 +6,7 @@ use super::*;
 /// datasource.
 pub fn generation(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationResult> {
     let cmp = ds_cmp(cache);
-    let group = |z| {
+    let groups = |z| {
         let derived = cache.derived(z);
         let mut g = Grouper::new();
         for &(pt, id) in &cache.inputs(z).generation {
@@ -16,27 +16,34 @@ pub fn generation(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationR
                 });
             }
         }
-        let groups = g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)));
-        entries(
-            groups,
-            |_, (production_type, data_state, ds), values| ProductionBlock {
+        g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)))
+    };
+    production_answer(cache, &req.zones, groups, |_, (pt, st, ds)| {
+        (pt, st, cache.datasource(ds).to_string())
+    })
+}
+
+/// The answer of `/generation` and `/mix`: per zone, series entries of production blocks.
+/// `groups(zone)` groups the zone's points; `block(flags, key)` gives the production type, data
+/// state and datasource of a group's block.
+pub(super) fn production_answer<K>(
+    cache: &DataCache,
+    zones: &ZoneSelection,
+    mut groups: impl FnMut(ZoneIdx) -> Vec<GroupEntry<K>>,
+    block: impl Fn(FlagPair, K) -> (ProductionType, DataState, String),
+) -> Vec<GenerationResult> {
+    let group = |z| {
+        entries(groups(z), |flags, key, values| {
+            let (production_type, data_state, datasource) = block(flags, key);
+            ProductionBlock {
                 production_type,
                 data_state,
-                datasource: cache.datasource(ds).to_string(),
+                datasource,
                 values,
-            },
-            |valid, zone_status, production| GenerationEntry {
-                valid,
-                zone_status,
-                production,
-            },
-        )
+            }
+        })
     };
-    per_zone(cache, &req.zones, group, |zone, series| GenerationResult {
-        zone,
-        unit: MW,
-        series,
-    })
+    zone_series(cache, zones, MW, group)
 }
 
 /// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).
@@ -50,12 +57,7 @@ impl EndpointDef for Generation {
     ];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<TimeParams>(),
-            params_of::<ProductionFilter>(),
-        ]
-        .concat()
+        location_time_and::<ProductionFilter>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<GenerationRequest, QueryError> {

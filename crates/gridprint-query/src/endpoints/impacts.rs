@@ -7,39 +7,15 @@ pub fn impacts(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
     let column = |()| SeriesKey::Impact {
         coverage: req.coverage,
     };
-    let answer = derived_answer(
-        cache,
-        &req.zones,
-        &req.countries,
-        &req.window,
-        req.aggregate,
-        &[()],
-        column,
-        |zone, (), series| ImpactResult {
-            impact_type: WATER,
-            scope: Scope::Operational,
-            zone,
-            unit: WATER_IMPACT_UNIT,
-            coverage: req.coverage,
-            series,
-        },
-        |zone, (), w| ImpactAggregate {
-            impact_type: WATER,
-            scope: Scope::Operational,
-            zone,
-            unit: WATER_IMPACT_UNIT,
-            coverage: req.coverage,
-            start: w.start.to_string(),
-            end: w.end.to_string(),
-            value: w.a.value,
-            valid: w.a.valid,
-            zone_status: w.a.zone_status,
-            points: w.a.points,
-            slots: w.a.slots,
-            aggregation_method: TIME_WEIGHTED_AVERAGE,
-        },
-    );
-    answer.map_or_else(Impacts::Aggregate, Impacts::Series)
+    let item = |zone, ()| ImpactResult {
+        impact_type: WATER,
+        scope: Scope::Operational,
+        zone,
+        unit: WATER_IMPACT_UNIT,
+        coverage: req.coverage,
+        series: Vec::new(),
+    };
+    derived_answer(cache, req.into(), &[()], column, item).into()
 }
 
 /// `/impacts`: location, time, `impact_type` (water), `scope` (operational), `aggregate`, `use_global`.
@@ -53,29 +29,12 @@ impl EndpointDef for ImpactsEndpoint {
     ];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<TimeParams>(),
-            params_of::<ImpactParams>(),
-        ]
-        .concat()
+        location_time_and::<ImpactParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
-        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
-        let (zones, window) = zones_and_window(p, ctx)?;
-        let countries = countries(p, ctx)?;
-        impact_type(p)?;
-        scope_operational(p, "impacts")?;
-        let coverage = coverage(p)?;
-        let aggregate = aggregate(p, &window)?;
-        Ok(ImpactsRequest {
-            zones,
-            countries,
-            window,
-            aggregate,
-            coverage,
-        })
+        let own = || impact_type(p).and_then(|()| scope_operational(p, "impacts"));
+        Ok(derived_params(p, ctx, own)?.0)
     }
 
     fn answer(cache: &DataCache, req: &ImpactsRequest) -> Impacts {

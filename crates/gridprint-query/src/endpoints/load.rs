@@ -24,18 +24,9 @@ pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
                 datasource: cache.datasource(ds).to_string(),
                 values,
             },
-            |valid, zone_status, blocks| LoadEntry {
-                valid,
-                zone_status,
-                blocks,
-            },
         )
     };
-    per_zone(cache, &req.zones, group, |zone, series| LoadResult {
-        zone,
-        unit: MW,
-        series,
-    })
+    zone_series(cache, &req.zones, MW, group)
 }
 
 /// `/load`: location and time.

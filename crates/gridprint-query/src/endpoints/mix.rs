@@ -1,10 +1,11 @@
 //! `/mix`: the flow-traced consumed mix.
 
+use super::generation::production_answer;
 use super::*;
 
 /// `/mix`: flow-traced consumption per production type (datasource `flow_tracing`).
 pub fn mix(cache: &DataCache, req: &MixRequest) -> Vec<MixResult> {
-    let group = |z| {
+    let groups = |z| {
         let derived = cache.derived(z);
         let mut g = Grouper::new();
         for pt in ProductionType::ALL {
@@ -13,25 +14,10 @@ pub fn mix(cache: &DataCache, req: &MixRequest) -> Vec<MixResult> {
                 push_derived(&mut g, derived, &key, &req.window, keep_non_negative, pt);
             }
         }
-        entries(
-            g.finish(|a, b| a.cmp(b)),
-            |(_, status), production_type, values| ProductionBlock {
-                production_type,
-                data_state: state_of_status(status),
-                datasource: FLOW_TRACING.to_string(),
-                values,
-            },
-            |valid, zone_status, production| GenerationEntry {
-                valid,
-                zone_status,
-                production,
-            },
-        )
+        g.finish(|a, b| a.cmp(b))
     };
-    per_zone(cache, &req.zones, group, |zone, series| GenerationResult {
-        zone,
-        unit: MW,
-        series,
+    production_answer(cache, &req.zones, groups, |(_, status), pt| {
+        (pt, state_of_status(status), FLOW_TRACING.to_string())
     })
 }
 
@@ -46,21 +32,11 @@ impl EndpointDef for Mix {
     ];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<TimeParams>(),
-            params_of::<ProductionFilter>(),
-        ]
-        .concat()
+        Generation::parameters()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<MixRequest, QueryError> {
-        let (zones, window) = zones_and_window(p, ctx)?;
-        Ok(MixRequest {
-            zones,
-            window,
-            production_type: production_type(p, false)?,
-        })
+        Generation::parse(p, ctx)
     }
 
     fn answer(cache: &DataCache, req: &MixRequest) -> Vec<MixResult> {

@@ -7,35 +7,13 @@ pub fn score(cache: &DataCache, req: &ImpactsRequest) -> Scores {
     let column = |()| SeriesKey::Score {
         coverage: req.coverage,
     };
-    let answer = derived_answer(
-        cache,
-        &req.zones,
-        &req.countries,
-        &req.window,
-        req.aggregate,
-        &[()],
-        column,
-        |zone, (), series| ScoreResult {
-            scope: Scope::Operational,
-            zone,
-            coverage: req.coverage,
-            series,
-        },
-        |zone, (), w| ScoreAggregate {
-            scope: Scope::Operational,
-            zone,
-            coverage: req.coverage,
-            start: w.start.to_string(),
-            end: w.end.to_string(),
-            value: w.a.value,
-            valid: w.a.valid,
-            zone_status: w.a.zone_status,
-            points: w.a.points,
-            slots: w.a.slots,
-            aggregation_method: TIME_WEIGHTED_AVERAGE,
-        },
-    );
-    answer.map_or_else(Scores::Aggregate, Scores::Series)
+    let item = |zone, ()| ScoreResult {
+        scope: Scope::Operational,
+        zone,
+        coverage: req.coverage,
+        series: Vec::new(),
+    };
+    derived_answer(cache, req.into(), &[()], column, item).into()
 }
 
 /// `/green-score` and `/environmental-score`: location, time, `scope` (operational), `aggregate`,
@@ -51,28 +29,11 @@ impl EndpointDef for Score {
     ];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<TimeParams>(),
-            params_of::<ScoreParams>(),
-        ]
-        .concat()
+        location_time_and::<ScoreParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
-        check_types(p, LOCATION_WINDOW_AGGREGATE)?;
-        let (zones, window) = zones_and_window(p, ctx)?;
-        let countries = countries(p, ctx)?;
-        scope_operational(p, "the score")?;
-        let coverage = coverage(p)?;
-        let aggregate = aggregate(p, &window)?;
-        Ok(ImpactsRequest {
-            zones,
-            countries,
-            window,
-            aggregate,
-            coverage,
-        })
+        Ok(derived_params(p, ctx, || scope_operational(p, "the score"))?.0)
     }
 
     fn answer(cache: &DataCache, req: &ScoreRequest) -> Scores {

@@ -133,18 +133,10 @@ pub fn flow_share(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult>
                 }
             }
         }
-        let series = entries(
-            g.finish(|a, b| a.cmp(b)),
-            |_, k, values| DestinationBlock {
-                destination: names[k as usize].clone(),
-                values,
-            },
-            |valid, zone_status, flows| FlowShareEntry {
-                valid,
-                zone_status,
-                flows,
-            },
-        );
+        let series = entries(g.finish(|a, b| a.cmp(b)), |_, k, values| DestinationBlock {
+            destination: names[k as usize].clone(),
+            values,
+        });
         if !series.is_empty() {
             out.push(FlowShareResult {
                 zone: code,
@@ -162,39 +154,19 @@ pub fn mix_share(cache: &DataCache, req: &ShareRequest) -> Vec<MixShareResult> {
     let group = |z| {
         let (names, groups) =
             consumer_shares(cache, z, &req.window, &req.partners, Weight::Percent);
-        entries(
-            groups,
-            |_, k, values| OriginBlock {
-                origin: names[k as usize].clone(),
-                values,
-            },
-            |valid, zone_status, shares| MixShareEntry {
-                valid,
-                zone_status,
-                shares,
-            },
-        )
+        entries(groups, |_, k, values| OriginBlock {
+            origin: names[k as usize].clone(),
+            values,
+        })
     };
-    per_zone(cache, &req.zones, group, |zone, series| MixShareResult {
-        zone,
-        unit: PERCENT,
-        series,
-    })
+    zone_series(cache, &req.zones, PERCENT, group)
 }
 
 fn source_entries(names: &[ZoneCode], groups: Vec<GroupEntry<u32>>) -> Vec<SourceEntry> {
-    entries(
-        groups,
-        |_, k, values| SourceBlock {
-            source: names[k as usize].clone(),
-            values,
-        },
-        |valid, zone_status, blocks| SourceEntry {
-            valid,
-            zone_status,
-            blocks,
-        },
-    )
+    entries(groups, |_, k, values| SourceBlock {
+        source: names[k as usize].clone(),
+        values,
+    })
 }
 
 /// `/footprint-share`: the zone's global footprint split by source zone, X\[zone\]\[source\] / L_zone ×
@@ -263,21 +235,11 @@ impl EndpointDef for FlowShare {
         &["Where the zone's generation is consumed: % per destination zone (itself included)."];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<DestinationParams>(),
-            params_of::<TimeParams>(),
-        ]
-        .concat()
+        location_partner_time::<DestinationParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        let (zones, partners, window) = with_partners(p, ctx, "destination_")?;
-        Ok(ShareRequest {
-            zones,
-            window,
-            partners,
-        })
+        with_partners(p, ctx, "destination_")
     }
 
     fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult> {
@@ -295,21 +257,11 @@ impl EndpointDef for MixShare {
         &["Where the zone's consumption is generated: % per origin zone (itself included)."];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<OriginParams>(),
-            params_of::<TimeParams>(),
-        ]
-        .concat()
+        location_partner_time::<OriginParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        let (zones, partners, window) = with_partners(p, ctx, "origin_")?;
-        Ok(ShareRequest {
-            zones,
-            window,
-            partners,
-        })
+        with_partners(p, ctx, "origin_")
     }
 
     fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<MixShareResult> {
@@ -330,9 +282,7 @@ impl EndpointDef for FootprintShare {
 
     fn parameters() -> Vec<Parameter> {
         [
-            params_of::<LocationParams>(),
-            params_of::<SourceParams>(),
-            params_of::<TimeParams>(),
+            location_partner_time::<SourceParams>(),
             params_of::<FootprintShareParams>(),
         ]
         .concat()
@@ -342,7 +292,11 @@ impl EndpointDef for FootprintShare {
         p: &QueryParams<'_>,
         ctx: &ParseContext<'_>,
     ) -> Result<FootprintShareRequest, QueryError> {
-        let (zones, partners, window) = with_partners(p, ctx, "source_")?;
+        let FlowsRequest {
+            zones,
+            window,
+            partners,
+        } = with_partners(p, ctx, "source_")?;
         let footprint_types = footprint_types(p, "footprint_type")?;
         let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
         Ok(FootprintShareRequest {
@@ -370,23 +324,17 @@ impl EndpointDef for ImpactShare {
 
     fn parameters() -> Vec<Parameter> {
         [
-            params_of::<LocationParams>(),
-            params_of::<SourceParams>(),
-            params_of::<TimeParams>(),
+            location_partner_time::<SourceParams>(),
             params_of::<ImpactShareParams>(),
         ]
         .concat()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        let (zones, partners, window) = with_partners(p, ctx, "source_")?;
+        let req = with_partners(p, ctx, "source_")?;
         impact_type(p)?;
         scope_operational(p, "impact shares")?;
-        Ok(ShareRequest {
-            zones,
-            window,
-            partners,
-        })
+        Ok(req)
     }
 
     fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareResult> {

@@ -1,0 +1,102 @@
+//! What the API's integration tests share: the embedded reference data, a configuration without
+//! failure delay or rate limit (from `gridprint_api::testing`), and one request through the router
+//! read back as a [`Reply`].
+//! Each test file includes it with `mod common;`; not every file uses every item.
+
+#![allow(dead_code)]
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode, header};
+pub use gridprint_api::testing::quiet_config;
+use gridprint_core::reference::{ReferenceData, ZoneSet};
+use serde_json::Value;
+use std::sync::{Arc, OnceLock};
+use tower::ServiceExt;
+
+/// The embedded reference data (2026 zones), built once.
+pub fn reference() -> Arc<ReferenceData> {
+    static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
+    REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
+        .clone()
+}
+
+/// An answer of the router.
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The body as text (invalid UTF-8 replaced).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+    /// The body as JSON; panics with the body when it is not.
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+    /// A header's value, `""` when absent or not text.
+    pub fn header(&self, name: impl header::AsHeaderName) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+    /// The `detail` string; for the framework's 422 list, its items' `loc` and `msg` joined.
+    pub fn detail(&self) -> String {
+        let v = self.json();
+        if let Some(items) = v["detail"].as_array() {
+            return items
+                .iter()
+                .map(|i| {
+                    format!(
+                        "{}: {}",
+                        i["loc"][1].as_str().unwrap_or(""),
+                        i["msg"].as_str().unwrap_or("")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+        }
+        v["detail"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no string detail: {}", self.text()))
+            .to_string()
+    }
+}
+
+/// Sends one request through the router.
+pub async fn send(app: &Router, req: Request<Body>) -> Reply {
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let body = axum::body::to_bytes(resp.into_body(), 64 << 20)
+        .await
+        .unwrap()
+        .to_vec();
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// A GET of `uri` with the bearer `token` (if any) and the `extra` headers.
+pub fn request(uri: &str, token: Option<&str>, extra: &[(&str, &str)]) -> Request<Body> {
+    let mut b = Request::builder().uri(uri);
+    if let Some(t) = token {
+        b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
+    }
+    for (k, v) in extra {
+        b = b.header(*k, *v);
+    }
+    b.body(Body::empty()).unwrap()
+}
+
+/// GET of `path` with the bearer `token` (if any).
+pub async fn get_as(app: &Router, path: &str, token: Option<&str>) -> Reply {
+    send(app, request(path, token, &[])).await
+}
