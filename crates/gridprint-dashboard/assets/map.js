@@ -38,6 +38,13 @@ function centroid(geom) {
 /** Upper bounds (MW) of the arrow width classes 0…6; class 7 is above the last. */
 const FLOW_CLASSES = [100, 250, 500, 1000, 2000, 3500, 6000];
 
+/** Tiling of the GeoJSON sources: tiles up to zoom 2 only (overscaled beyond), so the first view
+ * of Europe is cut into 4 tiles instead of 9 (fewer worker jobs and draw calls on the first paint);
+ * a finer simplification tolerance keeps the borders exact enough at the maximum zoom. */
+const TILING = { maxzoom: 1, tolerance: 0.1 };
+/** The arrows are points: one tile for the whole world is precise enough (under 1 px at the first view). */
+const POINT_TILING = { maxzoom: 0 };
+
 const mercY = (lat) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
 
 function arrowImage() {
@@ -54,17 +61,53 @@ function arrowImage() {
 }
 
 export class ZoneMap {
-  constructor(el, geojson, zoneCodes, handlers) {
-    this.codes = new Set(zoneCodes);
+  /** The map with everything of the first view in its initial style: the zone polygons, the day's
+   * flow arrows (flows: [{slot, from, to, mw}]) and the layers with their final paint, so that the
+   * map's worker cuts each source once and the first tiles are drawn finished (in software
+   * rendering every extra frame costs 100–300 ms). Colours come through feature state once `ready`. */
+  constructor(el, { geojson, codes, flows, metric }, handlers) {
+    this.codes = new Set(codes);
     this.centroids = new Map();
     for (const f of geojson.features) this.centroids.set(f.properties.zoneName, centroid(f.geometry));
     this.hovered = null;
+    this.metric = metric;
+    this.nodata = cssVar('--nodata');
+    const flowData = this.flowFeatures(flows);
     this.map = new maplibregl.Map({
       container: el,
-      style: { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } }] },
+      style: {
+        version: 8,
+        // No paint transitions: each would repaint the map for 300 ms.
+        transition: { duration: 0, delay: 0 },
+        // (The small flows source first: its one tile is cut first, and the worker's request for
+        // the arrow icon is answered while it cuts the zones.)
+        sources: {
+          flows: { type: 'geojson', data: flowData, ...POINT_TILING },
+          zones: { type: 'geojson', data: geojson, promoteId: 'zoneName', ...TILING },
+        },
+        layers: [
+          { id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } },
+          // No antialiasing pass of the fills: the border lines are drawn over their edges.
+          { id: 'zones-fill', type: 'fill', source: 'zones', paint: { 'fill-color': this.fillColour(), 'fill-antialias': false } },
+          { id: 'zones-line', type: 'line', source: 'zones', paint: { 'line-color': cssVar('--border-line') || '#fff', 'line-width': 0.6 } },
+          { id: 'zones-hover', type: 'line', source: 'zones', paint: {
+            'line-color': cssVar('--fg') || '#000', 'line-width': ['case', ['boolean', ['feature-state', 'hover'], false], 2.5, 0],
+          } },
+          { id: 'flows', type: 'symbol', source: 'flows', layout: {
+            'icon-image': 'arrow', 'icon-rotate': ['get', 'bearing'], 'icon-rotation-alignment': 'map',
+            'icon-allow-overlap': true, 'icon-ignore-placement': true, visibility: 'visible',
+            // Width ∝ MW (square-root-ish so small flows stay visible), smaller when zoomed out.
+            'icon-size': ['interpolate', ['linear'], ['zoom'],
+              2, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.3, 3, 0.5, 5, 0.75, 7, 1.05],
+              4, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.5, 3, 0.8, 5, 1.15, 7, 1.65]],
+          }, paint: { 'icon-opacity': ['case', ['boolean', ['feature-state', 'on'], false], 0.95, 0] } },
+        ],
+      },
       bounds: [[-12, 34], [46, 71]],
       fitBoundsOptions: { padding: 12 },
       attributionControl: false,
+      // No symbol fade-in: every fading frame is a full repaint.
+      fadeDuration: 0,
       dragRotate: false,
       pitchWithRotate: false,
       renderWorldCopies: false,
@@ -75,23 +118,13 @@ export class ZoneMap {
     });
     this.map.touchZoomRotate.disableRotation();
     this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-left');
-    this.ready = new Promise((resolve) => this.map.on('load', () => {
+    this.loaded = false;
+    // Ready as soon as the style is in (its sources exist, their tiles are not cut yet): colours set
+    // through feature state now are in the first frame that shows the zones.
+    // (The arrow icon goes in now too, before the worker lays out the flows tile and asks for it.)
+    this.ready = new Promise((resolve) => this.map.once('style.load', () => {
       this.map.addImage('arrow', arrowImage(), { pixelRatio: 2 });
-      this.map.addSource('zones', { type: 'geojson', data: geojson, promoteId: 'zoneName' });
-      this.map.addSource('flows', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
-      this.map.addLayer({ id: 'zones-fill', type: 'fill', source: 'zones', paint: { 'fill-color': '#ccc', 'fill-opacity': 1 } });
-      this.map.addLayer({ id: 'zones-line', type: 'line', source: 'zones', paint: { 'line-color': '#fff', 'line-width': 0.6 } });
-      this.map.addLayer({ id: 'zones-hover', type: 'line', source: 'zones', paint: {
-        'line-color': '#000', 'line-width': ['case', ['boolean', ['feature-state', 'hover'], false], 2.5, 0],
-      } });
-      this.map.addLayer({ id: 'flows', type: 'symbol', source: 'flows', layout: {
-        'icon-image': 'arrow', 'icon-rotate': ['get', 'bearing'], 'icon-rotation-alignment': 'map',
-        'icon-allow-overlap': true, 'icon-ignore-placement': true,
-        // Width ∝ MW (square-root-ish so small flows stay visible), smaller when zoomed out.
-        'icon-size': ['interpolate', ['linear'], ['zoom'],
-          2, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.3, 3, 0.5, 5, 0.75, 7, 1.05],
-          4, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.5, 3, 0.8, 5, 1.15, 7, 1.65]],
-      }, paint: { 'icon-opacity': ['case', ['boolean', ['feature-state', 'on'], false], 0.95, 0] } });
+      this.loaded = true;
       this.applyTheme();
       resolve();
     }));
@@ -127,21 +160,23 @@ export class ZoneMap {
   point(id) { const c = this.centroids.get(id); return c ? this.map.project(c) : null; }
 
   applyTheme() {
-    if (!this.map.getLayer('zones-line')) return;
+    this.nodata = cssVar('--nodata');
+    if (!this.loaded) return;
     this.map.setPaintProperty('bg', 'background-color', cssVar('--sea'));
     this.map.setPaintProperty('zones-line', 'line-color', cssVar('--border-line'));
     this.map.setPaintProperty('zones-hover', 'line-color', cssVar('--fg'));
-    this.nodata = cssVar('--nodata');
-    if (this.metric) this.setMetric(this.metric);
+    this.setMetric(this.metric);
+  }
+
+  /** The fill colour expression of the current metric (the value in feature state `v`, −1: none). */
+  fillColour() {
+    return ['case', ['<', ['coalesce', ['feature-state', 'v'], -1], 0], this.nodata || '#9aa3ad',
+      ['interpolate', ['linear'], ['feature-state', 'v'], ...METRICS[this.metric].stops.flat()]];
   }
 
   setMetric(metric) {
     this.metric = metric;
-    const stops = METRICS[metric].stops.flat();
-    this.map.setPaintProperty('zones-fill', 'fill-color', [
-      'case', ['<', ['coalesce', ['feature-state', 'v'], -1], 0], this.nodata ?? '#9aa3ad',
-      ['interpolate', ['linear'], ['feature-state', 'v'], ...stops],
-    ]);
+    if (this.loaded) this.map.setPaintProperty('zones-fill', 'fill-color', this.fillColour());
   }
 
   /** values: Map zone → number (NaN: no data). */
@@ -152,12 +187,12 @@ export class ZoneMap {
     }
   }
 
-  /** The day's net flows, every slot at once: [{slot, from, to, mw}] (mw > 0, from → to). One
-   * arrow feature per border, direction and width class is sent to the map once per day; a slider
-   * step only switches arrows on and off through feature state (no work for the map's worker). */
-  setFlowsDay(flows) {
+  /** The day's net flows as arrow features, every slot at once: one feature per border, direction
+   * and width class; `flowSlots[slot]` lists the features shown at a slot. */
+  flowFeatures(flows) {
     const features = [], ids = new Map();
     this.flowSlots = Array.from({ length: 96 }, () => []);
+    this.flowOn = [];
     for (const f of flows) {
       const a = this.centroids.get(f.from), b = this.centroids.get(f.to);
       if (!a || !b) continue;
@@ -172,11 +207,17 @@ export class ZoneMap {
       }
       this.flowSlots[f.slot].push(ids.get(key));
     }
-    this.flowOn = [];
-    this.map.getSource('flows').setData({ type: 'FeatureCollection', features });
+    return { type: 'FeatureCollection', features };
+  }
+
+  /** Another day's net flows: sent to the map once per day; a slider step only switches arrows on
+   * and off through feature state (no work for the map's worker). */
+  setFlowsDay(flows) {
+    this.map.getSource('flows').setData(this.flowFeatures(flows));
   }
 
   setFlowSlot(slot, visible) {
+    // (A changed layout property makes the worker cut the source again: only when switched.)
     this.map.setLayoutProperty('flows', 'visibility', visible ? 'visible' : 'none');
     for (const id of this.flowOn ?? []) this.map.setFeatureState({ source: 'flows', id }, { on: false });
     this.flowOn = this.flowSlots?.[slot] ?? [];

@@ -14,6 +14,22 @@ const cssVar = (n) => getComputedStyle(document.documentElement).getPropertyValu
 const hhmm = (ms) => new Date(ms).toISOString().slice(11, 16);
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
+/** uPlot (a classic script defining the global `uPlot`) and its stylesheet, loaded once. */
+let uplot = null;
+function loadUPlot() {
+  const add = (tag, attrs) => new Promise((resolve, reject) => {
+    const el = Object.assign(document.createElement(tag), attrs);
+    el.onload = resolve;
+    el.onerror = () => reject(new Error('the chart library did not load'));
+    document.head.append(el);
+  });
+  uplot ??= Promise.all([
+    add('link', { rel: 'stylesheet', href: '/dashboard/static/vendor/uplot/uPlot.min.css' }),
+    add('script', { src: '/dashboard/static/vendor/uplot/uPlot.iife.min.js' }),
+  ]).catch((e) => { uplot = null; throw e; });
+  return uplot;
+}
+
 export class ZonePanel {
   constructor(el, ctx) {
     this.el = el; this.ctx = ctx; this.charts = []; this.bundle = null; this.winLen = 12;
@@ -29,7 +45,7 @@ export class ZonePanel {
     this.el.querySelector('.close').onclick = () => this.close();
     this.el.focus();
     try {
-      const b = await data.loadZone(meta, zone, date);
+      const [b] = await Promise.all([data.loadZone(meta, zone, date), loadUPlot()]);
       if (this.zone !== zone || this.date !== date) return;
       this.bundle = b;
       this.prepare();
