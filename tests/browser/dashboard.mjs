@@ -120,10 +120,14 @@ try {
 
     step('the cross-border flows are drawn as arrows');
     const arrows = await page.evaluate(() => {
-      const m = window.__gridprint.map;
-      return m.queryRenderedFeatures({ layers: ['flows'] }).filter((f) => m.getFeatureState({ source: 'flows', id: f.id }).on).length;
+      const c = document.querySelector('canvas.flow-arrows');
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let opaque = 0;
+      for (let i = 3; i < px.length; i += 4) if (px[i] > 200) opaque += 1;
+      return { drawn: window.__gridprint.arrowsDrawn(), opaque };
     });
-    assert.ok(arrows >= 10, `arrows shown at the opening slot: ${arrows}`);
+    assert.ok(arrows.drawn >= 10, `arrows drawn at the opening slot: ${arrows.drawn}`);
+    assert.ok(arrows.opaque >= arrows.drawn * 20, `arrow pixels on the overlay: ${arrows.opaque}`);
 
     step('a zone\'s tooltip value equals the API\'s value for that slot');
     const slotStart = meta.opening_slot;

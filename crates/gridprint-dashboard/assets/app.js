@@ -125,7 +125,10 @@ function refreshTooltip() {
     <div class="tt-flags">zone_status <b data-status>${s?.status[i] ?? '–'}</b> · valid <b data-valid>${s?.valid[i] ?? '–'}</b>${isForecast(i) ? ' · <span class="badge fc">forecast</span>' : ''}</div>`;
   el.hidden = false;
   const r = $('#map').getBoundingClientRect();
-  const x = Math.min(tipPoint.x + 14, r.width - el.offsetWidth - 8), y = Math.min(tipPoint.y + 14, r.height - el.offsetHeight - 8);
+  // Kept clear of the zone panel where it lies over the map's right side.
+  const p = $('#panel'), beside = !p.hidden && p.offsetLeft > r.width / 3;
+  const right = beside ? p.offsetLeft : r.width;
+  const x = Math.min(tipPoint.x + 14, right - el.offsetWidth - 8), y = Math.min(tipPoint.y + 14, r.height - el.offsetHeight - 8);
   el.style.transform = `translate(${Math.max(4, x)}px, ${Math.max(4, y)}px)`;
 }
 
@@ -252,7 +255,7 @@ function bind() {
 
 function openZone(z) {
   state.zone = z; writeUrl(); zmap.frame(true);
-  zonePanel().then((p) => { if (state.zone === z) p.open(z, state.date); });
+  zonePanel().then((p) => { if (state.zone === z) { p.open(z, state.date); refreshTooltip(); } });
 }
 
 /** The zone panel, loaded (with its chart library) the first time a zone is opened: a first visit
@@ -302,6 +305,7 @@ async function start() {
     milestone('style-loaded');
     perf.map = zmap.map;
     perf.point = (z) => zmap.point(z);
+    perf.arrowsDrawn = () => zmap.arrowsDrawn;
     if (signIn) {
       showLogin();
       setStatus('Sign in to see the data.');

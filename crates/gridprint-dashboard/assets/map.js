@@ -42,29 +42,42 @@ const FLOW_CLASSES = [100, 250, 500, 1000, 2000, 3500, 6000];
  * of Europe is cut into 4 tiles instead of 9 (fewer worker jobs and draw calls on the first paint);
  * a finer simplification tolerance keeps the borders exact enough at the maximum zoom. */
 const TILING = { maxzoom: 1, tolerance: 0.1 };
-/** The arrows are points: one tile for the whole world is precise enough (under 1 px at the first view). */
-const POINT_TILING = { maxzoom: 0 };
 
 const mercY = (lat) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
 
-function arrowImage() {
-  // A white arrow pointing north with a dark outline (drawn at 2x for crisp edges).
-  const s = 40, c = document.createElement('canvas');
-  c.width = c.height = s;
-  const g = c.getContext('2d');
+/** Draws one flow arrow on a 2D context: a white arrow with a dark outline, pointing along
+ * `bearing` (degrees clockwise from north), `size` px long. */
+function drawArrow(g, x, y, bearing, size) {
+  const k = size / 40;
+  g.setTransform(k, 0, 0, k, x, y);
+  g.rotate((bearing * Math.PI) / 180);
+  g.translate(-20, -20);
   g.beginPath();
-  g.moveTo(s / 2, 4); g.lineTo(s - 9, s / 2); g.lineTo(s / 2 + 5, s / 2); g.lineTo(s / 2 + 5, s - 5);
-  g.lineTo(s / 2 - 5, s - 5); g.lineTo(s / 2 - 5, s / 2); g.lineTo(9, s / 2); g.closePath();
-  g.lineJoin = 'round'; g.lineWidth = 3.5; g.strokeStyle = 'rgba(20, 28, 38, 0.9)'; g.stroke();
-  g.fillStyle = '#ffffff'; g.fill();
-  return g.getImageData(0, 0, s, s);
+  g.moveTo(20, 4); g.lineTo(31, 20); g.lineTo(25, 20); g.lineTo(25, 35);
+  g.lineTo(15, 35); g.lineTo(15, 20); g.lineTo(9, 20); g.closePath();
+  g.stroke(); g.fill();
+}
+
+/** Arrow length (CSS px) of width class `cls` at `zoom`: square-root-ish in MW so that small flows
+ * stay visible, smaller when zoomed out. */
+function arrowSize(cls, zoom) {
+  const lerp = (stops, x) => {
+    for (let i = 1; i < stops.length; i++) {
+      if (x <= stops[i][0]) return stops[i - 1][1] + ((x - stops[i - 1][0]) / (stops[i][0] - stops[i - 1][0])) * (stops[i][1] - stops[i - 1][1]);
+    }
+    return stops[stops.length - 1][1];
+  };
+  const out = lerp([[0, 0.3], [3, 0.5], [5, 0.75], [7, 1.05]], cls), close = lerp([[0, 0.5], [3, 0.8], [5, 1.15], [7, 1.65]], cls);
+  const t = Math.max(0, Math.min(1, (zoom - 2) / 2));
+  return 20 * (out + t * (close - out));
 }
 
 export class ZoneMap {
-  /** The map with everything of the first view in its initial style: the zone polygons, the day's
-   * flow arrows (flows: [{slot, from, to, mw}]) and the layers with their final paint, so that the
-   * map's worker cuts each source once and the first tiles are drawn finished (in software
-   * rendering every extra frame costs 100–300 ms). Colours come through feature state once `ready`. */
+  /** The map with everything of the first view in its initial style: the zone polygons and their
+   * layers with their final paint, so that the map's worker cuts them once and the first tiles are
+   * drawn finished (in software rendering every extra frame costs 100–300 ms); colours come through
+   * feature state once `ready`. The day's flow arrows (flows: [{slot, from, to, mw}]) are drawn
+   * over the map. */
   constructor(el, { geojson, codes, flows, metric }, handlers) {
     this.codes = new Set(codes);
     this.centroids = new Map();
@@ -72,19 +85,16 @@ export class ZoneMap {
     this.hovered = null;
     this.metric = metric;
     this.nodata = cssVar('--nodata');
-    const flowData = this.flowFeatures(flows);
+    this.flowFeatures(flows);
+    this.flowsVisible = true;
+    this.slot = 0;
     this.map = new maplibregl.Map({
       container: el,
       style: {
         version: 8,
         // No paint transitions: each would repaint the map for 300 ms.
         transition: { duration: 0, delay: 0 },
-        // (The small flows source first: its one tile is cut first, and the worker's request for
-        // the arrow icon is answered while it cuts the zones.)
-        sources: {
-          flows: { type: 'geojson', data: flowData, ...POINT_TILING },
-          zones: { type: 'geojson', data: geojson, promoteId: 'zoneName', ...TILING },
-        },
+        sources: { zones: { type: 'geojson', data: geojson, promoteId: 'zoneName', ...TILING } },
         layers: [
           { id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } },
           // No antialiasing pass of the fills: the border lines are drawn over their edges.
@@ -93,14 +103,6 @@ export class ZoneMap {
           { id: 'zones-hover', type: 'line', source: 'zones', paint: {
             'line-color': cssVar('--fg') || '#000', 'line-width': ['case', ['boolean', ['feature-state', 'hover'], false], 2.5, 0],
           } },
-          { id: 'flows', type: 'symbol', source: 'flows', layout: {
-            'icon-image': 'arrow', 'icon-rotate': ['get', 'bearing'], 'icon-rotation-alignment': 'map',
-            'icon-allow-overlap': true, 'icon-ignore-placement': true, visibility: 'visible',
-            // Width ∝ MW (square-root-ish so small flows stay visible), smaller when zoomed out.
-            'icon-size': ['interpolate', ['linear'], ['zoom'],
-              2, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.3, 3, 0.5, 5, 0.75, 7, 1.05],
-              4, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.5, 3, 0.8, 5, 1.15, 7, 1.65]],
-          }, paint: { 'icon-opacity': ['case', ['boolean', ['feature-state', 'on'], false], 0.95, 0] } },
         ],
       },
       bounds: [[-12, 34], [46, 71]],
@@ -116,14 +118,20 @@ export class ZoneMap {
       canvasContextAttributes: { preserveDrawingBuffer: !!window.__gridprintTest },
       minZoom: 1.5,
     });
+    // The flow arrows: drawn on a 2D canvas over the map at each of its frames (a few dozen paths),
+    // rather than as a symbol layer, which costs a worker pass, icon placement and an extra frame.
+    this.arrows = document.createElement('canvas');
+    this.arrows.className = 'flow-arrows';
+    this.arrows.setAttribute('aria-hidden', 'true');
+    this.map.getCanvasContainer().append(this.arrows);
+    this.map.on('render', () => this.drawArrows());
+    this.map.on('resize', () => this.drawArrows());
     this.map.touchZoomRotate.disableRotation();
     this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-left');
     this.loaded = false;
     // Ready as soon as the style is in (its sources exist, their tiles are not cut yet): colours set
     // through feature state now are in the first frame that shows the zones.
-    // (The arrow icon goes in now too, before the worker lays out the flows tile and asks for it.)
     this.ready = new Promise((resolve) => this.map.once('style.load', () => {
-      this.map.addImage('arrow', arrowImage(), { pixelRatio: 2 });
       this.loaded = true;
       this.applyTheme();
       resolve();
@@ -187,12 +195,11 @@ export class ZoneMap {
     }
   }
 
-  /** The day's net flows as arrow features, every slot at once: one feature per border, direction
-   * and width class; `flowSlots[slot]` lists the features shown at a slot. */
+  /** The day's net flows as arrows, every slot at once: one arrow per border, direction and width
+   * class; `flowSlots[slot]` lists the arrows shown at a slot. */
   flowFeatures(flows) {
-    const features = [], ids = new Map();
+    const items = [], ids = new Map();
     this.flowSlots = Array.from({ length: 96 }, () => []);
-    this.flowOn = [];
     for (const f of flows) {
       const a = this.centroids.get(f.from), b = this.centroids.get(f.to);
       if (!a || !b) continue;
@@ -200,28 +207,47 @@ export class ZoneMap {
       const key = `${f.from}|${f.to}|${cls}`;
       if (!ids.has(key)) {
         const dx = (b[0] - a[0]) * Math.PI / 180, dy = mercY(b[1]) - mercY(a[1]);
-        ids.set(key, features.length);
-        features.push({ type: 'Feature', id: features.length,
-          properties: { cls, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to },
-          geometry: { type: 'Point', coordinates: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] } });
+        ids.set(key, items.length);
+        items.push({ cls, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to, at: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] });
       }
       this.flowSlots[f.slot].push(ids.get(key));
     }
-    return { type: 'FeatureCollection', features };
+    this.flowItems = items;
   }
 
-  /** Another day's net flows: sent to the map once per day; a slider step only switches arrows on
-   * and off through feature state (no work for the map's worker). */
+  /** Another day's net flows. */
   setFlowsDay(flows) {
-    this.map.getSource('flows').setData(this.flowFeatures(flows));
+    this.flowFeatures(flows);
+    this.drawArrows();
   }
 
   setFlowSlot(slot, visible) {
-    // (A changed layout property makes the worker cut the source again: only when switched.)
-    this.map.setLayoutProperty('flows', 'visibility', visible ? 'visible' : 'none');
-    for (const id of this.flowOn ?? []) this.map.setFeatureState({ source: 'flows', id }, { on: false });
-    this.flowOn = this.flowSlots?.[slot] ?? [];
-    for (const id of this.flowOn) this.map.setFeatureState({ source: 'flows', id }, { on: true });
+    this.slot = slot;
+    this.flowsVisible = visible;
+    this.drawArrows();
+  }
+
+  /** The arrows of the current slot, where the map shows their borders now. */
+  drawArrows() {
+    const c = this.arrows, m = this.map.getCanvas(), ratio = window.devicePixelRatio || 1;
+    const w = m.clientWidth, h = m.clientHeight;
+    if (c.width !== Math.round(w * ratio) || c.height !== Math.round(h * ratio)) {
+      c.width = Math.round(w * ratio); c.height = Math.round(h * ratio);
+      c.style.width = `${w}px`; c.style.height = `${h}px`;
+    }
+    const g = c.getContext('2d');
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, c.width, c.height);
+    this.arrowsDrawn = 0;
+    if (!this.flowsVisible || !this.flowItems) return;
+    const zoom = this.map.getZoom();
+    g.lineJoin = 'round'; g.lineWidth = 3.5; g.strokeStyle = 'rgba(20, 28, 38, 0.9)'; g.fillStyle = 'rgba(255, 255, 255, 0.95)';
+    for (const i of this.flowSlots[this.slot] ?? []) {
+      const f = this.flowItems[i], p = this.map.project(f.at);
+      if (p.x < -20 || p.y < -20 || p.x > w + 20 || p.y > h + 20) continue;
+      drawArrow(g, p.x * ratio, p.y * ratio, f.bearing, arrowSize(f.cls, zoom) * ratio);
+      this.arrowsDrawn += 1;
+    }
   }
 
   /** Resolves when the map has drawn everything asked so far. */

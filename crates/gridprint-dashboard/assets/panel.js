@@ -287,11 +287,11 @@ export class ZonePanel {
   axes(days = false) {
     const fg = cssVar('--muted'), grid = cssVar('--grid');
     return [
-      { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, values: days
-        ? (u, vals) => vals.map((v) => {
-          const t = new Date(v * 1000).toISOString();
-          return u.scales.x.max - u.scales.x.min < 3 * 86400 ? `${t.slice(8, 10)}. ${t.slice(11, 16)}` : t.slice(5, 10);
-        })
+      // Over days: a tick at midnight names the day ("1 Feb"), others the time; room for either.
+      { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, space: days ? 64 : 40, values: days
+        ? (u, vals) => vals.map((v) => (hhmm(v * 1000) === '00:00'
+          ? new Date(v * 1000).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' })
+          : hhmm(v * 1000)))
         : (u, vals) => vals.map((v) => hhmm(v * 1000)) },
       { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 50,
         values: (u, vals) => vals.map((v) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${+v.toFixed(2)}`)) },
