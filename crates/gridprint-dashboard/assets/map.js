@@ -38,10 +38,12 @@ function centroid(geom) {
 /** Upper bounds (MW) of the arrow width classes 0…6; class 7 is above the last. */
 const FLOW_CLASSES = [100, 250, 500, 1000, 2000, 3500, 6000];
 
-/** Tiling of the GeoJSON sources: tiles up to zoom 2 only (overscaled beyond), so the first view
- * of Europe is cut into 4 tiles instead of 9 (fewer worker jobs and draw calls on the first paint);
- * a finer simplification tolerance keeps the borders exact enough at the maximum zoom. */
-const TILING = { maxzoom: 1, tolerance: 0.1 };
+/** Tiling of the zone polygons: one tile for the whole world (zoom 0, overscaled beyond), so the
+ * map's worker cuts one tile and the first view is drawn in one frame once it is back (9 tiles at
+ * the default tiling, each arriving with its own frame: 100–300 ms apiece in software rendering).
+ * Vertices snap to 1/8192 of the world: under 1 px at the first view, ≤ 4 px at the maximum zoom,
+ * finer than the reference polygons' own detail; a low simplification tolerance keeps their shape. */
+const TILING = { maxzoom: 0, tolerance: 0.05 };
 
 const mercY = (lat) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
 
