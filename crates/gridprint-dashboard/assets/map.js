@@ -233,6 +233,11 @@ export class ZoneMap {
   drawArrows() {
     const c = this.arrows, m = this.map.getCanvas(), ratio = window.devicePixelRatio || 1;
     const w = m.clientWidth, h = m.clientHeight;
+    // Drawn again only when the slot, the arrows or the view changed (not at every map frame).
+    const { lng, lat } = this.map.getCenter();
+    const key = [this.flowItems, this.slot, this.flowsVisible, lng, lat, this.map.getZoom(), w, h, ratio];
+    if (this.drawnKey?.every((v, i) => v === key[i])) return;
+    this.drawnKey = key;
     if (c.width !== Math.round(w * ratio) || c.height !== Math.round(h * ratio)) {
       c.width = Math.round(w * ratio); c.height = Math.round(h * ratio);
       c.style.width = `${w}px`; c.style.height = `${h}px`;
