@@ -2,7 +2,9 @@
 //!
 //! `/` is the page (the mode written into a `<meta>` tag: the page never runs inline script, under a
 //! strict Content-Security-Policy that allows only same-origin scripts, styles and fetches, plus the
-//! `blob:` worker MapLibre starts). `/dashboard/static/…` serves our modules and stylesheet and the
+//! `blob:` worker MapLibre starts), and `<link rel=preload>` tags for the answers it reads first: `meta`,
+//! the polygons and, in public mode, the day it will show (the URL's `date`, else the opening slot's
+//! day, see [`crate::data::opening_slot`]). `/dashboard/static/…` serves our modules and stylesheet and the
 //! vendored MapLibre GL JS and uPlot builds with their licenses; `/dashboard/zones.geojson` is the
 //! reference zone polygons. Static files carry a strong `ETag` and `Cache-Control: no-cache`, so a
 //! browser revalidates them (304) instead of fetching them again. They are gzip-compressed once (in a
