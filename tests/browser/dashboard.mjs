@@ -100,12 +100,34 @@ try {
     const open = new Date(meta.opening_slot);
     assert.equal(st.date, meta.opening_slot.slice(0, 10), 'URL date is the opening slot\'s day');
     assert.equal(Number(st.slot), (open.getUTCHours() * 4) + open.getUTCMinutes() / 15);
-    console.log(`  opened on ${meta.opening_slot} (${st.date} slot ${st.slot})`);
+    // On the demo data that is 2017-02-02 00:00 UTC: the 2017 file library extract holds 2017-02-01
+    // for 5 zones only, and most zones only at its last timestamp, 2017-02-02T00:00Z.
+    const zonesAt = new Map();
+    for (const r of await v1('footprints?zone=&footprint_type=carbon&start=2017-01-31T00:00:00Z&end=2017-02-03T00:00:00Z')) {
+      for (const s of r.series) for (const [t] of s.values) zonesAt.set(t, (zonesAt.get(t) ?? 0) + 1);
+    }
+    const best = Math.max(...zonesAt.values());
+    assert.equal(zonesAt.get(meta.opening_slot), best, 'no slot of the 2017 demo days has more zones than the opening one');
+    assert.equal(meta.opening_slot, '2017-02-02T00:00:00Z');
+    assert.equal(st.date, '2017-02-02');
+    assert.equal(st.slot, '0');
+    console.log(`  opened on ${meta.opening_slot} (${st.date} slot ${st.slot}, ${best} zones; 2017-02-01 23:45 has ${zonesAt.get('2017-02-01T23:45:00Z')})`);
 
     step('the map draws all 52 zones');
     const drawn = await page.evaluate(() => [...new Set(window.__gridprint.map.queryRenderedFeatures({ layers: ['zones-fill'] }).map((f) => f.properties.zoneName))]);
     const missing = zonesList.filter((z) => !drawn.includes(z));
     assert.deepEqual(missing, [], 'every zone has a rendered polygon');
+
+    step('the cross-border flows are drawn as arrows');
+    const arrows = await page.evaluate(() => {
+      const c = document.querySelector('canvas.flow-arrows');
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let opaque = 0;
+      for (let i = 3; i < px.length; i += 4) if (px[i] > 200) opaque += 1;
+      return { drawn: window.__gridprint.arrowsDrawn(), opaque };
+    });
+    assert.ok(arrows.drawn >= 10, `arrows drawn at the opening slot: ${arrows.drawn}`);
+    assert.ok(arrows.opaque >= arrows.drawn * 20, `arrow pixels on the overlay: ${arrows.opaque}`);
 
     step('a zone\'s tooltip value equals the API\'s value for that slot');
     const slotStart = meta.opening_slot;

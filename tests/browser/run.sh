@@ -31,9 +31,12 @@ target_dir="${CARGO_TARGET_DIR:-$root/target}"
 # with other feature flags); otherwise build it.
 bin="${GRIDPRINT_BIN:-}"
 if [ -z "$bin" ]; then
-  (cd "$root" && cargo build -p gridprint)
-  bin="$target_dir/debug/gridprint"
+  # The binary cargo reports having built (wherever its target directory is).
+  bin="$(cd "$root" && cargo build -p gridprint --bin gridprint --message-format=json-render-diagnostics \
+    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)"
+  [ -n "$bin" ] || bin="$target_dir/debug/gridprint"
 fi
+echo "gridprint binary: $bin"
 
 export SCREENSHOT_DIR="${SCREENSHOT_DIR:-$target_dir/browser-screenshots}"
 mkdir -p "$SCREENSHOT_DIR"

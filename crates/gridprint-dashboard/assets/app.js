@@ -1,12 +1,14 @@
 // The dashboard: state (kept in the URL), controls, the map and the zone panel.
 import * as data from './data.js';
 import { ZoneMap, METRICS, renderLegend, colourOf } from './map.js';
-import { ZonePanel } from './panel.js';
 
 const $ = (s) => document.querySelector(s);
 // Measurements read by the browser test: navigation → painted map, and per slider step the time
 // to the first frame drawn with the new slot (frameTimes) and until the map is idle (stepTimes).
-const perf = (window.__gridprint = { stepTimes: [], frameTimes: [], painted: null, errors: [] });
+// marks: milestones of the first visit (ms from navigation), printed by tests/browser/paint.mjs.
+const perf = (window.__gridprint = { stepTimes: [], frameTimes: [], painted: null, errors: [], marks: {} });
+const milestone = (k) => { perf.marks[k] = performance.now(); };
+milestone('app-start');
 
 const state = { date: null, slot: 0, metric: 'carbon', coverage: 'global', scope: 'life-cycle', flows: true, zone: null, theme: 'auto' };
 let meta = null, day = null, zmap = null, panel = null, zoneNames = new Map(), playing = null;
@@ -123,7 +125,10 @@ function refreshTooltip() {
     <div class="tt-flags">zone_status <b data-status>${s?.status[i] ?? '–'}</b> · valid <b data-valid>${s?.valid[i] ?? '–'}</b>${isForecast(i) ? ' · <span class="badge fc">forecast</span>' : ''}</div>`;
   el.hidden = false;
   const r = $('#map').getBoundingClientRect();
-  const x = Math.min(tipPoint.x + 14, r.width - el.offsetWidth - 8), y = Math.min(tipPoint.y + 14, r.height - el.offsetHeight - 8);
+  // Kept clear of the zone panel where it lies over the map's right side.
+  const p = $('#panel'), beside = !p.hidden && p.offsetLeft > r.width / 3;
+  const right = beside ? p.offsetLeft : r.width;
+  const x = Math.min(tipPoint.x + 14, right - el.offsetWidth - 8), y = Math.min(tipPoint.y + 14, r.height - el.offsetHeight - 8);
   el.style.transform = `translate(${Math.max(4, x)}px, ${Math.max(4, y)}px)`;
 }
 
@@ -146,24 +151,32 @@ function drawStrip() {
   strip.replaceChildren(...cells);
 }
 
-async function loadDay() {
-  setStatus('Loading…');
+/** The day's answers as per-slot grids ({day}), or the error ({error}). */
+async function fetchDay() {
   try {
-    const bundle = await data.loadDay(meta, state.date);
-    day = data.dayGrids(bundle);
-    zmap.setFlowsDay(netFlows(day.flows));
-    setStatus('');
-    const n = day.grids.get(metricKey())?.size ?? 0;
-    if (!n) setStatus(`No data for ${state.date}.`, 'warn');
-  } catch (e) {
-    day = null;
-    zmap.setFlowsDay([]);
-    setStatus(e.status === 429 ? 'Too many requests from your address; wait a few seconds.' : `Could not load ${state.date}: ${e.message}`, 'error');
-    if (e.status === 401 && data.loginMode) showLogin();
+    return { day: data.dayGrids(await data.loadDay(meta, state.date)) };
+  } catch (error) {
+    return { error };
   }
+}
+
+/** Shows a fetched day (flowsSent: its flows are already on the map). */
+function showDay({ day: d, error }, flowsSent = false) {
+  day = d ?? null;
+  if (!flowsSent) zmap.setFlowsDay(day ? netFlows(day.flows) : []);
+  setStatus('');
+  if (error) {
+    setStatus(error.status === 429 ? 'Too many requests from your address; wait a few seconds.' : `Could not load ${state.date}: ${error.message}`, 'error');
+    if (error.status === 401 && data.loginMode) showLogin();
+  } else if (!(day.grids.get(metricKey())?.size)) setStatus(`No data for ${state.date}.`, 'warn');
   drawStrip();
   paint();
-  if (state.zone) { panel.open(state.zone, state.date); zmap.frame(true); }
+  if (state.zone) openZone(state.zone);
+}
+
+async function loadDay() {
+  setStatus('Loading…');
+  showDay(await fetchDay());
 }
 
 function setSlot(i, how = 'set') {
@@ -236,11 +249,24 @@ function bind() {
   document.addEventListener('keydown', (e) => {
     if (e.target.matches('input, select, textarea')) return;
     if (e.key === ' ' && e.target === document.body) { e.preventDefault(); togglePlay(); }
-    if (e.key === 'Escape' && state.zone) panel.close();
+    if (e.key === 'Escape' && state.zone) panel?.close();
   });
 }
 
-function openZone(z) { state.zone = z; writeUrl(); panel.open(z, state.date); zmap.frame(true); }
+function openZone(z) {
+  state.zone = z; writeUrl(); zmap.frame(true);
+  zonePanel().then((p) => { if (state.zone === z) { p.open(z, state.date); refreshTooltip(); } });
+}
+
+/** The zone panel, loaded (with its chart library) the first time a zone is opened: a first visit
+ * neither downloads nor runs it before the map is painted. */
+let panelLoading = null;
+function zonePanel() {
+  panelLoading ??= import('./panel.js').then(({ ZonePanel }) => (panel = new ZonePanel($('#panel'), {
+    meta, zoneNames, state, data, onClose: () => { state.zone = null; writeUrl(); zmap.frame(false); },
+  })));
+  return panelLoading;
+}
 
 function showLogin() {
   const f = $('#login');
@@ -253,7 +279,7 @@ async function start() {
   applyTheme();
   try {
     const [m, geojson] = await Promise.all([data.loadMeta(), data.loadGeojson()]);
-    meta = m; meta.loadedAt = performance.now();
+    milestone('meta+geojson'); meta = m; meta.loadedAt = performance.now();
     for (const z of meta.zones) zoneNames.set(z.zone, z.full_name);
     if (!state.date) {
       const open = meta.opening_slot ?? meta.now;
@@ -263,19 +289,24 @@ async function start() {
     $('#date').value = state.date;
     $('#date').max = shiftDate(meta.now.slice(0, 10), 4);
     $('#slider').value = state.slot;
-    zmap = new ZoneMap($('#map'), geojson, meta.zones.map((z) => z.zone), {
-      onHover: (z, p) => showTooltip(z, p),
-      onClick: (z) => openZone(z),
-    });
-    panel = new ZonePanel($('#panel'), { meta, zoneNames, state, data, onClose: () => { state.zone = null; writeUrl(); zmap.frame(false); } });
     syncControls();
+    writeUrl();
+    const signIn = data.loginMode && !data.hasToken();
+    // The first day is in the map's initial style with the polygons: one pass of its worker.
+    const first = signIn ? { day: null } : await fetchDay();
+    milestone('day');
+    zmap = new ZoneMap($('#map'), {
+      geojson, codes: meta.zones.map((z) => z.zone), metric: state.metric,
+      flows: first.day ? netFlows(first.day.flows) : [],
+    }, { onHover: (z, p) => showTooltip(z, p), onClick: (z) => openZone(z) });
+    milestone('map-created');
     bind();
     await zmap.ready;
+    milestone('style-loaded');
     perf.map = zmap.map;
     perf.point = (z) => zmap.point(z);
-    zmap.setMetric(state.metric);
-    writeUrl();
-    if (data.loginMode && !data.hasToken()) {
+    perf.arrowsDrawn = () => zmap.arrowsDrawn;
+    if (signIn) {
       showLogin();
       setStatus('Sign in to see the data.');
       $('#login').addEventListener('submit', async (e) => {
@@ -287,11 +318,11 @@ async function start() {
           await loadDay();
         } catch (err) { $('#login-msg').textContent = err.message; }
       });
-      await zmap.idle();
-      perf.painted = performance.now();
-      return;
+      drawStrip();
+    } else {
+      showDay(first, true);
     }
-    await loadDay();
+    milestone('day-shown');
     await zmap.idle();
     perf.painted = performance.now();
   } catch (e) {

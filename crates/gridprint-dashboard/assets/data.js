@@ -54,24 +54,14 @@ async function viaV1(parts, zone, date) {
   return { date, zone, parts: Object.fromEntries(parts.map((p, i) => [p.name, answers[i]])) };
 }
 
-/** The answer of a request boot.js already started, if it is the one wanted (used once). */
-async function booted(name, url) {
-  const boot = window.__gridprintBoot;
-  const p = boot?.[name];
-  if (!p) return null;
-  boot[name] = null;
-  const r = await p.catch(() => null);
-  if (!r || !r.ok || !r.url.endsWith(url)) return null;
-  return r.json();
-}
-
-export const loadMeta = async () => (await booted('meta', '/dashboard/api/meta')) ?? getJson('/dashboard/api/meta');
-export const loadGeojson = async () => (await booted('geojson', '/dashboard/zones.geojson')) ?? getJson('/dashboard/zones.geojson');
+// The page names these in <link rel=preload> tags (the day it opens on included), so the first
+// calls take answers the browser has been fetching since it read the page.
+export const loadMeta = () => getJson('/dashboard/api/meta');
+export const loadGeojson = () => getJson('/dashboard/zones.geojson');
 
 export async function loadDay(meta, date) {
   if (loginMode) return viaV1(meta.day_parts, '', date);
-  const url = `/dashboard/api/day?date=${date}`;
-  return (await booted('day', url)) ?? getJson(url);
+  return getJson(`/dashboard/api/day?date=${date}`);
 }
 
 export function loadZone(meta, zone, date) {

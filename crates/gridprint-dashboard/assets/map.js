@@ -38,33 +38,80 @@ function centroid(geom) {
 /** Upper bounds (MW) of the arrow width classes 0…6; class 7 is above the last. */
 const FLOW_CLASSES = [100, 250, 500, 1000, 2000, 3500, 6000];
 
+/** Tiling of the zone polygons: one tile for the whole world (zoom 0, overscaled beyond), so the
+ * map's worker cuts one tile and the first view is drawn in one frame once it is back (9 tiles at
+ * the default tiling, each arriving with its own frame: 100–300 ms apiece in software rendering).
+ * Vertices snap to 1/8192 of the world: under 1 px at the first view, ≤ 4 px at the maximum zoom,
+ * finer than the reference polygons' own detail; a low simplification tolerance keeps their shape. */
+const TILING = { maxzoom: 0, tolerance: 0.05 };
+
 const mercY = (lat) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
 
-function arrowImage() {
-  // A white arrow pointing north with a dark outline (drawn at 2x for crisp edges).
-  const s = 40, c = document.createElement('canvas');
-  c.width = c.height = s;
-  const g = c.getContext('2d');
+/** Draws one flow arrow on a 2D context: a white arrow with a dark outline, pointing along
+ * `bearing` (degrees clockwise from north), `size` px long. */
+function drawArrow(g, x, y, bearing, size) {
+  const k = size / 40;
+  g.setTransform(k, 0, 0, k, x, y);
+  g.rotate((bearing * Math.PI) / 180);
+  g.translate(-20, -20);
   g.beginPath();
-  g.moveTo(s / 2, 4); g.lineTo(s - 9, s / 2); g.lineTo(s / 2 + 5, s / 2); g.lineTo(s / 2 + 5, s - 5);
-  g.lineTo(s / 2 - 5, s - 5); g.lineTo(s / 2 - 5, s / 2); g.lineTo(9, s / 2); g.closePath();
-  g.lineJoin = 'round'; g.lineWidth = 3.5; g.strokeStyle = 'rgba(20, 28, 38, 0.9)'; g.stroke();
-  g.fillStyle = '#ffffff'; g.fill();
-  return g.getImageData(0, 0, s, s);
+  g.moveTo(20, 4); g.lineTo(31, 20); g.lineTo(25, 20); g.lineTo(25, 35);
+  g.lineTo(15, 35); g.lineTo(15, 20); g.lineTo(9, 20); g.closePath();
+  g.stroke(); g.fill();
+}
+
+/** Arrow length (CSS px) of width class `cls` at `zoom`: square-root-ish in MW so that small flows
+ * stay visible, smaller when zoomed out. */
+function arrowSize(cls, zoom) {
+  const lerp = (stops, x) => {
+    for (let i = 1; i < stops.length; i++) {
+      if (x <= stops[i][0]) return stops[i - 1][1] + ((x - stops[i - 1][0]) / (stops[i][0] - stops[i - 1][0])) * (stops[i][1] - stops[i - 1][1]);
+    }
+    return stops[stops.length - 1][1];
+  };
+  const out = lerp([[0, 0.3], [3, 0.5], [5, 0.75], [7, 1.05]], cls), close = lerp([[0, 0.5], [3, 0.8], [5, 1.15], [7, 1.65]], cls);
+  const t = Math.max(0, Math.min(1, (zoom - 2) / 2));
+  return 20 * (out + t * (close - out));
 }
 
 export class ZoneMap {
-  constructor(el, geojson, zoneCodes, handlers) {
-    this.codes = new Set(zoneCodes);
+  /** The map with everything of the first view in its initial style: the zone polygons and their
+   * layers with their final paint, so that the map's worker cuts them once and the first tiles are
+   * drawn finished (in software rendering every extra frame costs 100–300 ms); colours come through
+   * feature state once `ready`. The day's flow arrows (flows: [{slot, from, to, mw}]) are drawn
+   * over the map. */
+  constructor(el, { geojson, codes, flows, metric }, handlers) {
+    this.codes = new Set(codes);
     this.centroids = new Map();
     for (const f of geojson.features) this.centroids.set(f.properties.zoneName, centroid(f.geometry));
     this.hovered = null;
+    this.metric = metric;
+    this.nodata = cssVar('--nodata');
+    this.flowFeatures(flows);
+    this.flowsVisible = true;
+    this.slot = 0;
     this.map = new maplibregl.Map({
       container: el,
-      style: { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } }] },
+      style: {
+        version: 8,
+        // No paint transitions: each would repaint the map for 300 ms.
+        transition: { duration: 0, delay: 0 },
+        sources: { zones: { type: 'geojson', data: geojson, promoteId: 'zoneName', ...TILING } },
+        layers: [
+          { id: 'bg', type: 'background', paint: { 'background-color': cssVar('--sea') || '#dfe7ef' } },
+          // No antialiasing pass of the fills: the border lines are drawn over their edges.
+          { id: 'zones-fill', type: 'fill', source: 'zones', paint: { 'fill-color': this.fillColour(), 'fill-antialias': false } },
+          { id: 'zones-line', type: 'line', source: 'zones', paint: { 'line-color': cssVar('--border-line') || '#fff', 'line-width': 0.6 } },
+          { id: 'zones-hover', type: 'line', source: 'zones', paint: {
+            'line-color': cssVar('--fg') || '#000', 'line-width': ['case', ['boolean', ['feature-state', 'hover'], false], 2.5, 0],
+          } },
+        ],
+      },
       bounds: [[-12, 34], [46, 71]],
       fitBoundsOptions: { padding: 12 },
       attributionControl: false,
+      // No symbol fade-in: every fading frame is a full repaint.
+      fadeDuration: 0,
       dragRotate: false,
       pitchWithRotate: false,
       renderWorldCopies: false,
@@ -73,25 +120,21 @@ export class ZoneMap {
       canvasContextAttributes: { preserveDrawingBuffer: !!window.__gridprintTest },
       minZoom: 1.5,
     });
+    // The flow arrows: drawn on a 2D canvas over the map at each of its frames (a few dozen paths),
+    // rather than as a symbol layer, which costs a worker pass, icon placement and an extra frame.
+    this.arrows = document.createElement('canvas');
+    this.arrows.className = 'flow-arrows';
+    this.arrows.setAttribute('aria-hidden', 'true');
+    this.map.getCanvasContainer().append(this.arrows);
+    this.map.on('render', () => this.drawArrows());
+    this.map.on('resize', () => this.drawArrows());
     this.map.touchZoomRotate.disableRotation();
     this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-left');
-    this.ready = new Promise((resolve) => this.map.on('load', () => {
-      this.map.addImage('arrow', arrowImage(), { pixelRatio: 2 });
-      this.map.addSource('zones', { type: 'geojson', data: geojson, promoteId: 'zoneName' });
-      this.map.addSource('flows', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
-      this.map.addLayer({ id: 'zones-fill', type: 'fill', source: 'zones', paint: { 'fill-color': '#ccc', 'fill-opacity': 1 } });
-      this.map.addLayer({ id: 'zones-line', type: 'line', source: 'zones', paint: { 'line-color': '#fff', 'line-width': 0.6 } });
-      this.map.addLayer({ id: 'zones-hover', type: 'line', source: 'zones', paint: {
-        'line-color': '#000', 'line-width': ['case', ['boolean', ['feature-state', 'hover'], false], 2.5, 0],
-      } });
-      this.map.addLayer({ id: 'flows', type: 'symbol', source: 'flows', layout: {
-        'icon-image': 'arrow', 'icon-rotate': ['get', 'bearing'], 'icon-rotation-alignment': 'map',
-        'icon-allow-overlap': true, 'icon-ignore-placement': true,
-        // Width ∝ MW (square-root-ish so small flows stay visible), smaller when zoomed out.
-        'icon-size': ['interpolate', ['linear'], ['zoom'],
-          2, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.3, 3, 0.5, 5, 0.75, 7, 1.05],
-          4, ['interpolate', ['linear'], ['get', 'cls'], 0, 0.5, 3, 0.8, 5, 1.15, 7, 1.65]],
-      }, paint: { 'icon-opacity': ['case', ['boolean', ['feature-state', 'on'], false], 0.95, 0] } });
+    this.loaded = false;
+    // Ready as soon as the style is in (its sources exist, their tiles are not cut yet): colours set
+    // through feature state now are in the first frame that shows the zones.
+    this.ready = new Promise((resolve) => this.map.once('style.load', () => {
+      this.loaded = true;
       this.applyTheme();
       resolve();
     }));
@@ -127,21 +170,23 @@ export class ZoneMap {
   point(id) { const c = this.centroids.get(id); return c ? this.map.project(c) : null; }
 
   applyTheme() {
-    if (!this.map.getLayer('zones-line')) return;
+    this.nodata = cssVar('--nodata');
+    if (!this.loaded) return;
     this.map.setPaintProperty('bg', 'background-color', cssVar('--sea'));
     this.map.setPaintProperty('zones-line', 'line-color', cssVar('--border-line'));
     this.map.setPaintProperty('zones-hover', 'line-color', cssVar('--fg'));
-    this.nodata = cssVar('--nodata');
-    if (this.metric) this.setMetric(this.metric);
+    this.setMetric(this.metric);
+  }
+
+  /** The fill colour expression of the current metric (the value in feature state `v`, −1: none). */
+  fillColour() {
+    return ['case', ['<', ['coalesce', ['feature-state', 'v'], -1], 0], this.nodata || '#9aa3ad',
+      ['interpolate', ['linear'], ['feature-state', 'v'], ...METRICS[this.metric].stops.flat()]];
   }
 
   setMetric(metric) {
     this.metric = metric;
-    const stops = METRICS[metric].stops.flat();
-    this.map.setPaintProperty('zones-fill', 'fill-color', [
-      'case', ['<', ['coalesce', ['feature-state', 'v'], -1], 0], this.nodata ?? '#9aa3ad',
-      ['interpolate', ['linear'], ['feature-state', 'v'], ...stops],
-    ]);
+    if (this.loaded) this.map.setPaintProperty('zones-fill', 'fill-color', this.fillColour());
   }
 
   /** values: Map zone → number (NaN: no data). */
@@ -152,11 +197,10 @@ export class ZoneMap {
     }
   }
 
-  /** The day's net flows, every slot at once: [{slot, from, to, mw}] (mw > 0, from → to). One
-   * arrow feature per border, direction and width class is sent to the map once per day; a slider
-   * step only switches arrows on and off through feature state (no work for the map's worker). */
-  setFlowsDay(flows) {
-    const features = [], ids = new Map();
+  /** The day's net flows as arrows, every slot at once: one arrow per border, direction and width
+   * class; `flowSlots[slot]` lists the arrows shown at a slot. */
+  flowFeatures(flows) {
+    const items = [], ids = new Map();
     this.flowSlots = Array.from({ length: 96 }, () => []);
     for (const f of flows) {
       const a = this.centroids.get(f.from), b = this.centroids.get(f.to);
@@ -165,22 +209,52 @@ export class ZoneMap {
       const key = `${f.from}|${f.to}|${cls}`;
       if (!ids.has(key)) {
         const dx = (b[0] - a[0]) * Math.PI / 180, dy = mercY(b[1]) - mercY(a[1]);
-        ids.set(key, features.length);
-        features.push({ type: 'Feature', id: features.length,
-          properties: { cls, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to },
-          geometry: { type: 'Point', coordinates: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] } });
+        ids.set(key, items.length);
+        items.push({ cls, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to, at: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] });
       }
       this.flowSlots[f.slot].push(ids.get(key));
     }
-    this.flowOn = [];
-    this.map.getSource('flows').setData({ type: 'FeatureCollection', features });
+    this.flowItems = items;
+  }
+
+  /** Another day's net flows. */
+  setFlowsDay(flows) {
+    this.flowFeatures(flows);
+    this.drawArrows();
   }
 
   setFlowSlot(slot, visible) {
-    this.map.setLayoutProperty('flows', 'visibility', visible ? 'visible' : 'none');
-    for (const id of this.flowOn ?? []) this.map.setFeatureState({ source: 'flows', id }, { on: false });
-    this.flowOn = this.flowSlots?.[slot] ?? [];
-    for (const id of this.flowOn) this.map.setFeatureState({ source: 'flows', id }, { on: true });
+    this.slot = slot;
+    this.flowsVisible = visible;
+    this.drawArrows();
+  }
+
+  /** The arrows of the current slot, where the map shows their borders now. */
+  drawArrows() {
+    const c = this.arrows, m = this.map.getCanvas(), ratio = window.devicePixelRatio || 1;
+    const w = m.clientWidth, h = m.clientHeight;
+    // Drawn again only when the slot, the arrows or the view changed (not at every map frame).
+    const { lng, lat } = this.map.getCenter();
+    const key = [this.flowItems, this.slot, this.flowsVisible, lng, lat, this.map.getZoom(), w, h, ratio];
+    if (this.drawnKey?.every((v, i) => v === key[i])) return;
+    this.drawnKey = key;
+    if (c.width !== Math.round(w * ratio) || c.height !== Math.round(h * ratio)) {
+      c.width = Math.round(w * ratio); c.height = Math.round(h * ratio);
+      c.style.width = `${w}px`; c.style.height = `${h}px`;
+    }
+    const g = c.getContext('2d');
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, c.width, c.height);
+    this.arrowsDrawn = 0;
+    if (!this.flowsVisible || !this.flowItems) return;
+    const zoom = this.map.getZoom();
+    g.lineJoin = 'round'; g.lineWidth = 3.5; g.strokeStyle = 'rgba(20, 28, 38, 0.9)'; g.fillStyle = 'rgba(255, 255, 255, 0.95)';
+    for (const i of this.flowSlots[this.slot] ?? []) {
+      const f = this.flowItems[i], p = this.map.project(f.at);
+      if (p.x < -20 || p.y < -20 || p.x > w + 20 || p.y > h + 20) continue;
+      drawArrow(g, p.x * ratio, p.y * ratio, f.bearing, arrowSize(f.cls, zoom) * ratio);
+      this.arrowsDrawn += 1;
+    }
   }
 
   /** Resolves when the map has drawn everything asked so far. */

@@ -14,6 +14,22 @@ const cssVar = (n) => getComputedStyle(document.documentElement).getPropertyValu
 const hhmm = (ms) => new Date(ms).toISOString().slice(11, 16);
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
+/** uPlot (a classic script defining the global `uPlot`) and its stylesheet, loaded once. */
+let uplot = null;
+function loadUPlot() {
+  const add = (tag, attrs) => new Promise((resolve, reject) => {
+    const el = Object.assign(document.createElement(tag), attrs);
+    el.onload = resolve;
+    el.onerror = () => reject(new Error('the chart library did not load'));
+    document.head.append(el);
+  });
+  uplot ??= Promise.all([
+    add('link', { rel: 'stylesheet', href: '/dashboard/static/vendor/uplot/uPlot.min.css' }),
+    add('script', { src: '/dashboard/static/vendor/uplot/uPlot.iife.min.js' }),
+  ]).catch((e) => { uplot = null; throw e; });
+  return uplot;
+}
+
 export class ZonePanel {
   constructor(el, ctx) {
     this.el = el; this.ctx = ctx; this.charts = []; this.bundle = null; this.winLen = 12;
@@ -29,7 +45,7 @@ export class ZonePanel {
     this.el.querySelector('.close').onclick = () => this.close();
     this.el.focus();
     try {
-      const b = await data.loadZone(meta, zone, date);
+      const [b] = await Promise.all([data.loadZone(meta, zone, date), loadUPlot()]);
       if (this.zone !== zone || this.date !== date) return;
       this.bundle = b;
       this.prepare();
@@ -271,11 +287,11 @@ export class ZonePanel {
   axes(days = false) {
     const fg = cssVar('--muted'), grid = cssVar('--grid');
     return [
-      { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, values: days
-        ? (u, vals) => vals.map((v) => {
-          const t = new Date(v * 1000).toISOString();
-          return u.scales.x.max - u.scales.x.min < 3 * 86400 ? `${t.slice(8, 10)}. ${t.slice(11, 16)}` : t.slice(5, 10);
-        })
+      // Over days: a tick at midnight names the day ("1 Feb"), others the time; room for either.
+      { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, space: days ? 64 : 40, values: days
+        ? (u, vals) => vals.map((v) => (hhmm(v * 1000) === '00:00'
+          ? new Date(v * 1000).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' })
+          : hhmm(v * 1000)))
         : (u, vals) => vals.map((v) => hhmm(v * 1000)) },
       { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 50,
         values: (u, vals) => vals.map((v) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${+v.toFixed(2)}`)) },

@@ -2,7 +2,9 @@
 //!
 //! `/` is the page (the mode written into a `<meta>` tag: the page never runs inline script, under a
 //! strict Content-Security-Policy that allows only same-origin scripts, styles and fetches, plus the
-//! `blob:` worker MapLibre starts). `/dashboard/static/…` serves our modules and stylesheet and the
+//! `blob:` worker MapLibre starts), and `<link rel=preload>` tags for the answers it reads first: `meta`,
+//! the polygons and, in public mode, the day it will show (the URL's `date`, else the opening slot's
+//! day, see [`crate::data::opening_slot`]). `/dashboard/static/…` serves our modules and stylesheet and the
 //! vendored MapLibre GL JS and uPlot builds with their licenses; `/dashboard/zones.geojson` is the
 //! reference zone polygons. Static files carry a strong `ETag` and `Cache-Control: no-cache`, so a
 //! browser revalidates them (304) instead of fetching them again. They are gzip-compressed once (in a
@@ -13,14 +15,15 @@
 
 use crate::Mode;
 use crate::cache::{etag_of, if_none_match};
+use crate::data::{self, Dash};
 use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use gridprint_api::AppState;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Content-Security-Policy of the page.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
@@ -31,7 +34,6 @@ const INDEX_HTML: &str = include_str!("../assets/index.html");
 
 /// Static files: name under `/dashboard/static/`, media type, content.
 const FILES: &[(&str, &str, &[u8])] = &[
-    ("boot.js", JS, include_bytes!("../assets/boot.js")),
     ("app.js", JS, include_bytes!("../assets/app.js")),
     ("map.js", JS, include_bytes!("../assets/map.js")),
     ("panel.js", JS, include_bytes!("../assets/panel.js")),
@@ -84,14 +86,22 @@ const CSS: &str = "text/css; charset=utf-8";
 const TEXT: &str = "text/plain; charset=utf-8";
 
 /// The page and static routes of `mode`.
-pub(crate) fn routes(mode: Mode) -> Router<AppState> {
+pub(crate) fn routes(mode: Mode, dash: Arc<Dash>) -> Router<AppState> {
     std::thread::spawn(|| {
         for i in 0..FILES.len() {
             gzipped(i);
         }
     });
     Router::new()
-        .route("/", get(move |h: HeaderMap| async move { page(mode, &h) }))
+        .route(
+            "/",
+            get(
+                move |State(state): State<AppState>, RawQuery(q): RawQuery, h: HeaderMap| async move {
+                    let hints = preload_hints(mode, &state, &dash, q.as_deref()).await;
+                    page(mode, &hints, &h)
+                },
+            ),
+        )
         .route("/dashboard/static/{*file}", get(file))
         .route("/dashboard/zones.geojson", get(geojson))
 }
@@ -251,11 +261,34 @@ async fn geojson(State(state): State<AppState>, headers: HeaderMap) -> Response 
     )
 }
 
-fn page(mode: Mode, headers: &HeaderMap) -> Response {
+/// `<link rel=preload>` tags for the data the page reads first, so the browser asks for it while
+/// it parses the page rather than once the scripts run: `meta`, the polygons and (public mode) the
+/// day the page will show — the URL's `date` if the day route serves it, else the opening slot's
+/// day. (The page's own `fetch` calls then take the preloaded answers.)
+async fn preload_hints(mode: Mode, state: &AppState, dash: &Dash, query: Option<&str>) -> String {
+    let mut urls = vec![
+        "/dashboard/api/meta".to_string(),
+        "/dashboard/zones.geojson".to_string(),
+    ];
+    if mode == Mode::Public {
+        let day = match data::url_day(state, query) {
+            Some(d) => Some(d),
+            None => data::opening_day(state, dash).await,
+        };
+        // `day` is a validated YYYY-MM-DD: nothing to escape.
+        urls.extend(day.map(|d| format!("/dashboard/api/day?date={d}")));
+    }
+    urls.iter()
+        .map(|u| format!("<link rel=\"preload\" href=\"{u}\" as=\"fetch\" crossorigin>\n"))
+        .collect()
+}
+
+fn page(mode: Mode, hints: &str, headers: &HeaderMap) -> Response {
     let html = from_disk("index.html")
         .and_then(|b| String::from_utf8(b).ok())
         .unwrap_or_else(|| INDEX_HTML.to_string())
-        .replace("{{MODE}}", mode.as_str());
+        .replace("{{MODE}}", mode.as_str())
+        .replace("{{PRELOAD}}\n", hints);
     let tag = etag_of(html.as_bytes());
     let mut resp = body_response(
         headers,

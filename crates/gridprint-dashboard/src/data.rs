@@ -145,20 +145,25 @@ pub const ZONE_PARTS: [Part; 8] = [
     ),
 ];
 
-/// Shared by the dashboard's data handlers.
-struct Dash {
+/// Shared by the dashboard's data handlers (and the page, for the day it opens on).
+pub(crate) struct Dash {
     limit: RateLimit,
     cache: ResponseCache,
+}
+
+impl Dash {
+    pub(crate) fn new(config: &DashboardConfig) -> Arc<Dash> {
+        Arc::new(Dash {
+            limit: RateLimit::local(config.rate_per_second, config.burst),
+            cache: ResponseCache::new(config.cache_entries),
+        })
+    }
 }
 
 type Shared = axum::Extension<Arc<Dash>>;
 
 /// The data routes (public mode: all four; login mode: `meta` only, the page reads `/v1`).
-pub(crate) fn routes(_state: &AppState, config: DashboardConfig) -> Router<AppState> {
-    let dash = Arc::new(Dash {
-        limit: RateLimit::local(config.rate_per_second, config.burst),
-        cache: ResponseCache::new(config.cache_entries),
-    });
+pub(crate) fn routes(config: DashboardConfig, dash: Arc<Dash>) -> Router<AppState> {
     let mut r = Router::new().route("/dashboard/api/meta", get(meta));
     if config.mode == crate::Mode::Public {
         r = r
@@ -511,6 +516,33 @@ pub fn opening_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
         .rev()
         .find(|(_, z)| z.len() * 10 >= best * 9)
         .map(|(s, _)| Slot(*s)))
+}
+
+/// The day the page opens on without a date in its URL: the opening slot's (see [`meta`]), kept like
+/// `meta` per data version and current slot. `None` without data or while the data loads.
+pub(crate) async fn opening_day(state: &AppState, dash: &Dash) -> Option<String> {
+    if !state.is_loaded() {
+        return None;
+    }
+    let key = format!("opening|{}", Slot::containing(state.now()).0);
+    let entry = cached(state, dash, key, |s| {
+        let day = opening_slot(&s)?
+            .map(|o| format_timestamp(o.start())[..10].to_string())
+            .unwrap_or_default();
+        Ok((day.into_bytes(), true))
+    })
+    .await
+    .ok()?;
+    let day = String::from_utf8(entry.body.to_vec()).ok()?;
+    (!day.is_empty()).then_some(day)
+}
+
+/// The day a page URL's `date` names, if the day route would serve it (a preload hint is not sent
+/// for a day the route refuses).
+pub(crate) fn url_day(state: &AppState, query: Option<&str>) -> Option<String> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query?).ok()?;
+    let value = pairs.iter().find(|(k, _)| k == "date").map(|(_, v)| v)?;
+    day_of(value, state.now()).ok().map(|d| d.to_string())
 }
 
 async fn meta(

@@ -94,12 +94,13 @@ impl Default for DashboardConfig {
 
 /// The dashboard's routes for `config.mode` (none for [`Mode::Off`]), to be merged at `/` into the
 /// API's router. `Login` serves the page and its assets only (data comes from `/v1`).
-pub fn router(state: &AppState, config: DashboardConfig) -> Option<Router<AppState>> {
+pub fn router(_state: &AppState, config: DashboardConfig) -> Option<Router<AppState>> {
     match config.mode {
         Mode::Off => None,
         mode => {
-            let pages = assets::routes(mode);
-            let api = data::routes(state, config);
+            let dash = data::Dash::new(&config);
+            let pages = assets::routes(mode, dash.clone());
+            let api = data::routes(config, dash);
             Some(pages.merge(api))
         }
     }

@@ -260,3 +260,88 @@ async fn login_serves_the_page_without_public_data_and_off_keeps_the_links_page(
         assert_eq!(s, StatusCode::NOT_FOUND, "{uri}");
     }
 }
+
+#[tokio::test]
+async fn the_page_preloads_the_data_it_reads_first() {
+    let public = app(Mode::Public, 1000).await;
+    let (_, _, meta) = get(&public, "/dashboard/api/meta", false).await;
+    let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
+    let opening = &meta["opening_slot"].as_str().unwrap()[..10];
+    let preload =
+        |href: &str| format!(r#"<link rel="preload" href="{href}" as="fetch" crossorigin>"#);
+    let page = |uri: &'static str| {
+        let app = public.clone();
+        async move {
+            let (s, _, body) = get(&app, uri, false).await;
+            assert_eq!(s, StatusCode::OK, "{uri}");
+            String::from_utf8(body).unwrap()
+        }
+    };
+    for uri in ["/", "/?date=2999-01-01", "/?date=not-a-day&slot=3"] {
+        let html = page(uri).await;
+        assert!(!html.contains("{{"), "{uri}: placeholders replaced");
+        for href in [
+            "/dashboard/api/meta".to_string(),
+            "/dashboard/zones.geojson".to_string(),
+            format!("/dashboard/api/day?date={opening}"),
+        ] {
+            assert!(html.contains(&preload(&href)), "{uri}: {href}");
+        }
+    }
+    let html = page("/?date=2017-02-01&slot=40&metric=water").await;
+    assert!(html.contains(&preload("/dashboard/api/day?date=2017-02-01")));
+    assert_eq!(html.matches(r#"rel="preload""#).count(), 3);
+
+    // Login mode: no public day route, so no day to preload.
+    let login = app(Mode::Login, 100).await;
+    let (_, _, html) = get(&login, "/", false).await;
+    let html = String::from_utf8(html).unwrap();
+    assert!(html.contains(&preload("/dashboard/api/meta")));
+    assert!(!html.contains("/dashboard/api/day"));
+}
+
+/// The page opens on the most recent slot at which most zones have data. On this extract (the
+/// demo's 2017 part) that is 2017-02-02T00:00Z, not a slot of 2017-02-01: the file library extract
+/// holds 2017-02-01 for 5 zones only (AT, CH, CZ, DE, FR), and most other zones only at its last
+/// timestamp, 2017-02-02 00:00 UTC.
+#[tokio::test]
+async fn the_opening_slot_is_the_best_covered_recent_slot() {
+    let app = app(Mode::Public, 1000).await;
+    let (_, _, meta) = get(&app, "/dashboard/api/meta", false).await;
+    let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
+    let opening = meta["opening_slot"].as_str().unwrap().to_string();
+    let (s, _, body) = get(
+        &app,
+        "/v1/footprints?zone=&footprint_type=carbon&start=2017-01-31T00:00:00Z&end=2017-02-03T00:00:00Z",
+        true,
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let answer: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let mut zones_at: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    for r in answer.as_array().unwrap() {
+        for series in r["series"].as_array().unwrap() {
+            for point in series["values"].as_array().unwrap() {
+                zones_at
+                    .entry(point[0].as_str().unwrap().to_string())
+                    .or_default()
+                    .insert(r["zone"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    let at_opening = zones_at[&opening].len();
+    let best = zones_at.values().map(BTreeSet::len).max().unwrap();
+    assert_eq!(
+        at_opening, best,
+        "no slot has more zones than the opening one"
+    );
+    assert!(
+        zones_at
+            .range(opening.clone()..)
+            .skip(1)
+            .all(|(_, z)| z.len() * 10 < best * 9)
+    );
+    assert_eq!(opening, "2017-02-02T00:00:00Z");
+    assert_eq!(zones_at["2017-02-01T23:45:00Z"].len(), 5);
+    assert!(at_opening >= 20, "{at_opening} zones at {opening}");
+}
