@@ -132,7 +132,7 @@ GRIDPRINT_LOG="$log_level" "$bin" --database "$db_url" serve --listen "127.0.0.1
   2>"$bench_dir/server.log" &
 server_pid=$!
 started=$(date +%s.%N)
-for _ in $(seq 1 1200); do
+for _ in $(seq 1 9000); do
   grep -q "^listening on" "$bench_dir/server.log" && break
   kill -0 "$server_pid" 2>/dev/null || { cat "$bench_dir/server.log"; exit 1; }
   sleep 0.1
