@@ -158,8 +158,16 @@ if [ -n "$years" ]; then
   old_day_url="$base/v1/footprints?zone=DE&start=$(iso_day "$old_day")&end=$(iso_day "$old_day + 1 day")"
   year_url="$base/v1/footprints?zone=DE&footprint_type=carbon&start=${old_year}-01-01T00:00:00Z&end=$((old_year + 1))-01-01T00:00:00Z"
   # wrk script: a one-year window starting at a random quarter-hour of the oldest year.
+  # Each wrk thread seeds its own generator (same seeds would repeat windows: cache hits).
   cat >"$bench_dir/distinct-years.lua" <<LUA
-math.randomseed(os.time())
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("id", threads)
+end
+function init(args)
+  math.randomseed(os.time() * 100 + id)
+end
 local first = $(date -u -d "$first_day" +%s)
 local span = 365 * 96
 request = function()
