@@ -62,7 +62,7 @@ server_pid=$!
 
 url=""
 for _ in $(seq 1 300); do
-  url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$tmp/server.log" | head -n 1)"
+  url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$tmp/server.log" 2>/dev/null | head -n 1 || true)"
   [ -n "$url" ] && break
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "server exited before listening:" >&2
@@ -105,7 +105,7 @@ start_server() {
   extra_pids+=("$pid")
   started_url=""
   for _ in $(seq 1 600); do
-    started_url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$tmp/$name.log" | head -n 1)"
+    started_url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$tmp/$name.log" 2>/dev/null | head -n 1 || true)"
     [ -n "$started_url" ] && return 0
     if ! kill -0 "$pid" 2>/dev/null; then
       echo "$name server exited before listening:" >&2

@@ -65,7 +65,7 @@ worker_cycle
 server_pid=$!
 url=""
 for _ in $(seq 1 240); do
-  url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$work/server.log" | head -n 1)"
+  url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$work/server.log" 2>/dev/null | head -n 1 || true)"
   [ -n "$url" ] && break
   kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log"; echo "cats: server exited" >&2; exit 1; }
   sleep 0.5
