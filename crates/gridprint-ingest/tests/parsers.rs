@@ -78,6 +78,32 @@ fn series<'a>(doc: &'a ParsedDocument, key: &InputKey) -> Vec<&'a InputPoint> {
     doc.points.iter().filter(|p| &p.key == key).collect()
 }
 
+/// Asserts that `doc` skipped exactly `want`, in key order.
+fn assert_skips(doc: &ParsedDocument, want: &[(&str, usize)]) {
+    let got: Vec<(&str, usize)> = doc.skipped.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+    assert_eq!(got, want);
+}
+
+/// The value of `production_type` generation in `zone` at `at`.
+fn generation_value(
+    doc: &ParsedDocument,
+    zone: &str,
+    production_type: ProductionType,
+    at: &str,
+) -> Option<f64> {
+    value(doc, &generation(zone, production_type), at)
+}
+
+/// How many values of `key` `doc` skipped.
+fn skipped(doc: &ParsedDocument, key: &str) -> Option<usize> {
+    doc.skipped.get(key).copied()
+}
+
+/// Whether every point of `doc` passes `check`.
+fn all_points(doc: &ParsedDocument, check: impl Fn(&InputPoint) -> bool) -> bool {
+    doc.points.iter().all(check)
+}
+
 fn assert_close(got: Option<f64>, want: f64, what: &str) {
     let got = got.unwrap_or_else(|| panic!("{what}: no value"));
     assert!((got - want).abs() < 1e-9, "{what}: got {got}, want {want}");
@@ -92,122 +118,80 @@ enum Expect {
         kind: DocumentKind,
         points: usize,
         skipped_total: usize,
-        skipped: &'static [(&'static str, usize)],
+        skipped: Vec<(&'static str, usize)>,
     },
     Err(fn(&ParseError) -> bool),
 }
 
+/// A successful import: its kind, point count, skip total and the skip counts it must contain.
+fn ok(
+    kind: DocumentKind,
+    points: usize,
+    skipped_total: usize,
+    skipped: &[(&'static str, usize)],
+) -> Expect {
+    Expect::Ok {
+        kind,
+        points,
+        skipped_total,
+        skipped: skipped.to_vec(),
+    }
+}
+
+/// A generation document whose only skips are `n` values under `key`.
+fn generation_skipping(points: usize, key: &'static str, n: usize) -> Expect {
+    ok(DocumentKind::GenerationPerType, points, n, &[(key, n)])
+}
+
 fn expectation(name: &str) -> Expect {
     use DocumentKind::*;
-    use Expect::Ok as ok;
     let not_data: fn(&ParseError) -> bool = |e| matches!(e, ParseError::UnrecognisedFormat(_));
     match name {
         // The Amprion control area is not a zone: its 96 values are counted, none dropped silently.
-        "A11_DE-AmprionCTA-to-BE_2023-08-24_PT15M_A03.xml" => ok {
-            kind: PhysicalFlows,
-            points: 0,
-            skipped_total: 96,
-            skipped: &[("not-a-zone:10YDE-RWENET---I", 96)],
-        },
-        "A11_DE-LU-to-NL_2024-09-02_PT15M_A03.xml" => ok {
-            kind: PhysicalFlows,
-            points: 96,
-            skipped_total: 0,
-            skipped: &[],
-        },
+        "A11_DE-AmprionCTA-to-BE_2023-08-24_PT15M_A03.xml" => {
+            ok(PhysicalFlows, 0, 96, &[("not-a-zone:10YDE-RWENET---I", 96)])
+        }
+        "A11_DE-LU-to-NL_2024-09-02_PT15M_A03.xml" => ok(PhysicalFlows, 96, 0, &[]),
         "A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml"
-        | "A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml" => ok {
-            kind: PhysicalFlows,
-            points: 7 * 96,
-            skipped_total: 0,
-            skipped: &[],
-        },
-        "A65_A16_BE_2024-01-15to21_PT15M_A03.xml" => ok {
-            kind: ActualTotalLoad,
-            points: 7 * 96,
-            skipped_total: 0,
-            skipped: &[],
-        },
+        | "A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml" => ok(PhysicalFlows, 7 * 96, 0, &[]),
+        "A65_A16_BE_2024-01-15to21_PT15M_A03.xml" => ok(ActualTotalLoad, 7 * 96, 0, &[]),
         // 3 days at PT60M: 72 values × 4 slots.
-        "A65_A16_CZ_2023-03-03to06_PT60M_A03.xml" => ok {
-            kind: ActualTotalLoad,
-            points: 288,
-            skipped_total: 0,
-            skipped: &[],
-        },
-        "A65_A16_NL_2024-09-02_PT15M_A03.xml" => ok {
-            kind: ActualTotalLoad,
-            points: 96,
-            skipped_total: 0,
-            skipped: &[],
-        },
+        "A65_A16_CZ_2023-03-03to06_PT60M_A03.xml" => ok(ActualTotalLoad, 288, 0, &[]),
+        "A65_A16_NL_2024-09-02_PT15M_A03.xml" => ok(ActualTotalLoad, 96, 0, &[]),
         // 16 generation series folding into 14 types; 3 consumption series (B10, B16, B19) × 96.
-        "A75_DE-LU_2024-06-15_PT15M_A03.xml" => ok {
-            kind: GenerationPerType,
-            points: 14 * 96,
-            skipped_total: 288,
-            skipped: &[("consumption:10Y1001A1001A82H", 288)],
-        },
-        "A75_DE-country_B01only_2023-08-16_PT15M_A03.xml" => ok {
-            kind: GenerationPerType,
-            points: 96,
-            skipped_total: 0,
-            skipped: &[],
-        },
-        "A75_ES_2024-06-15_PT15M_A03.xml" => ok {
-            kind: GenerationPerType,
-            points: 16 * 96,
-            skipped_total: 96,
-            skipped: &[("consumption:10YES-REE------0", 96)],
-        },
+        "A75_DE-LU_2024-06-15_PT15M_A03.xml" => {
+            generation_skipping(14 * 96, "consumption:10Y1001A1001A82H", 288)
+        }
+        "A75_DE-country_B01only_2023-08-16_PT15M_A03.xml" => ok(GenerationPerType, 96, 0, &[]),
+        "A75_ES_2024-06-15_PT15M_A03.xml" => {
+            generation_skipping(16 * 96, "consumption:10YES-REE------0", 96)
+        }
         // 11 types for the whole day, pumped storage generating for 8 hours (32 slots), pumping for 16.
-        "A75_FR_2024-06-15_PT60M_A03.xml" => ok {
-            kind: GenerationPerType,
-            points: 11 * 96 + 32,
-            skipped_total: 16,
-            skipped: &[("consumption:10YFR-RTE------C", 16)],
-        },
-        "A75_IT-NORTH_2024-06-15_PT60M_A03.xml" => ok {
-            kind: GenerationPerType,
-            points: 10 * 96 + 88,
-            skipped_total: 2,
-            skipped: &[("consumption:10Y1001A1001A73I", 2)],
-        },
-        "A75_NL_2024-06-15_PT15M_A03.xml" | "A75_NL_2024-09-02_PT15M_A03.xml" => ok {
-            kind: GenerationPerType,
-            points: 10 * 96,
-            skipped_total: 960,
-            skipped: &[("consumption:10YNL----------L", 960)],
-        },
-        "A75_PL_2024-06-15_PT15M_A03.xml" => ok {
-            kind: GenerationPerType,
-            points: 11 * 96,
-            skipped_total: 0,
-            skipped: &[],
-        },
-        "ACK_999_no_matching_data.xml" | "hexagon_ACK_999_no_matching_data_2016.xml" => ok {
-            kind: Acknowledgement,
-            points: 0,
-            skipped_total: 0,
-            skipped: &[],
-        },
+        "A75_FR_2024-06-15_PT60M_A03.xml" => {
+            generation_skipping(11 * 96 + 32, "consumption:10YFR-RTE------C", 16)
+        }
+        "A75_IT-NORTH_2024-06-15_PT60M_A03.xml" => {
+            generation_skipping(10 * 96 + 88, "consumption:10Y1001A1001A73I", 2)
+        }
+        "A75_NL_2024-06-15_PT15M_A03.xml" | "A75_NL_2024-09-02_PT15M_A03.xml" => {
+            generation_skipping(10 * 96, "consumption:10YNL----------L", 960)
+        }
+        "A75_PL_2024-06-15_PT15M_A03.xml" => ok(GenerationPerType, 11 * 96, 0, &[]),
+        "ACK_999_no_matching_data.xml" | "hexagon_ACK_999_no_matching_data_2016.xml" => {
+            ok(Acknowledgement, 0, 0, &[])
+        }
         // Curve type A01 with only position 1 of a year: one hourly value (4 slots); the other
         // positions are missing data, not repeats (that is A03's rule).
-        "hexagon_A65_CZ_2016_single_point_A01.xml" => ok {
-            kind: ActualTotalLoad,
-            points: 4,
-            skipped_total: 0,
-            skipped: &[],
-        },
+        "hexagon_A65_CZ_2016_single_point_A01.xml" => ok(ActualTotalLoad, 4, 0, &[]),
         // An unknown root is rejected even though it carries reason 999 (see entsoe_xml docs).
         "hexagon_invalid.xml" => Expect::Err(
             |e| matches!(e, ParseError::UnknownDocument { root } if root == "Unknown_MarketDocument"),
         ),
-        "2017_02_01_AM_AggregGen.csv" => ok {
-            kind: GenerationPerType,
-            points: 2908,
-            skipped_total: 1397,
-            skipped: &[
+        "2017_02_01_AM_AggregGen.csv" => ok(
+            GenerationPerType,
+            2908,
+            1397,
+            &[
                 ("not-a-zone:10YIT-GRTN-----B", 338),
                 ("superseded-CTA:10YAT-APG------L", 637),
                 ("superseded-CTA:10YCH-SWISSGRIDZ", 78),
@@ -215,12 +199,12 @@ fn expectation(name: &str) -> Expect {
                 ("superseded-CTA:10YFR-RTE------C", 143),
                 ("empty-value:10YFR-RTE------C", 6),
             ],
-        },
-        "2017_02_01_PM_AggregGen.csv" => ok {
-            kind: GenerationPerType,
-            points: 3497,
-            skipped_total: 1416,
-            skipped: &[
+        ),
+        "2017_02_01_PM_AggregGen.csv" => ok(
+            GenerationPerType,
+            3497,
+            1416,
+            &[
                 ("not-a-zone:10YIT-GRTN-----B", 338),
                 ("not-a-zone:10Y1001A1001A65H", 8),
                 ("not-a-zone:10YNO-0--------C", 5),
@@ -228,23 +212,23 @@ fn expectation(name: &str) -> Expect {
                 ("superseded-CTA:10YAT-APG------L", 637),
                 ("empty-value:10YHU-MAVIR----U", 2),
             ],
-        },
-        "2017_02_01_AM_PhysicalFlows.csv" => ok {
-            kind: PhysicalFlows,
-            points: 1196,
-            skipped_total: 533,
-            skipped: &[
+        ),
+        "2017_02_01_AM_PhysicalFlows.csv" => ok(
+            PhysicalFlows,
+            1196,
+            533,
+            &[
                 ("not-a-zone:10YIT-GRTN-----B", 234),
                 ("not-a-zone:10YDE-ENBW-----N", 39),
                 ("superseded-CTA:10YAT-APG------L->10YCH-SWISSGRIDZ", 13),
             ],
-        },
-        "2017_02_01_PM_PhysicalFlows.csv" => ok {
-            kind: PhysicalFlows,
-            points: 1448,
-            skipped_total: 570,
-            skipped: &[("not-a-zone:RU", 8), ("not-a-zone:10YIT-GRTN-----B", 236)],
-        },
+        ),
+        "2017_02_01_PM_PhysicalFlows.csv" => ok(
+            PhysicalFlows,
+            1448,
+            570,
+            &[("not-a-zone:RU", 8), ("not-a-zone:10YIT-GRTN-----B", 236)],
+        ),
         "LICENSE-ENTSOE.jl-MIT.txt"
         | "LICENSE-entsoe-api-client-MIT.txt"
         | "LICENSE-EcoDynElec-MIT.md" => Expect::Err(not_data),
@@ -284,8 +268,8 @@ fn every_fixture_imports_or_fails_as_documented() {
                     );
                     for (key, n) in skipped {
                         assert_eq!(
-                            doc.skipped.get(*key),
-                            Some(n),
+                            doc.skipped.get(key),
+                            Some(&n),
                             "{name}: skipped[{key}] in {:?}",
                             doc.skipped
                         );
@@ -346,46 +330,27 @@ fn a03_runs_repeat_the_previous_value_geothermal_and_other_renewable_de_lu() {
     //   (position 67 omitted)
     //   <position>68</position> <quantity>15.48</quantity>
     let geo = generation("DE", ProductionType::Geothermal);
-    assert_close(value(&doc, &geo, "2024-06-15T01:30Z"), 19.38, "position 15");
-    assert_close(value(&doc, &geo, "2024-06-15T01:45Z"), 19.36, "position 16");
-    assert_close(
-        value(&doc, &geo, "2024-06-15T02:00Z"),
-        19.36,
-        "position 17 repeats 16",
-    );
-    assert_close(value(&doc, &geo, "2024-06-15T02:15Z"), 19.47, "position 18");
-    assert_close(value(&doc, &geo, "2024-06-15T14:00Z"), 15.38, "position 65");
-    assert_close(value(&doc, &geo, "2024-06-15T14:15Z"), 15.4, "position 66");
-    assert_close(
-        value(&doc, &geo, "2024-06-15T14:30Z"),
-        15.4,
-        "position 67 repeats 66",
-    );
-    assert_close(value(&doc, &geo, "2024-06-15T14:45Z"), 15.48, "position 68");
+    let mw = |t| value(&doc, &geo, t);
+    assert_close(mw("2024-06-15T01:30Z"), 19.38, "position 15");
+    assert_close(mw("2024-06-15T01:45Z"), 19.36, "position 16");
+    assert_close(mw("2024-06-15T02:00Z"), 19.36, "position 17 repeats 16");
+    assert_close(mw("2024-06-15T02:15Z"), 19.47, "position 18");
+    assert_close(mw("2024-06-15T14:00Z"), 15.38, "position 65");
+    assert_close(mw("2024-06-15T14:15Z"), 15.4, "position 66");
+    assert_close(mw("2024-06-15T14:30Z"), 15.4, "position 67 repeats 66");
+    assert_close(mw("2024-06-15T14:45Z"), 15.48, "position 68");
     assert_eq!(series(&doc, &geo).len(), 96);
 
     // TimeSeries mRID 14, psrType B15 (other renewable): 6 → 76.33, 7 → 76.52, 8 omitted, 9 → 77.08.
     let other = generation("DE", ProductionType::OtherRenewable);
-    assert_close(
-        value(&doc, &other, "2024-06-14T23:15Z"),
-        76.33,
-        "position 6",
-    );
-    assert_close(
-        value(&doc, &other, "2024-06-14T23:30Z"),
-        76.52,
-        "position 7",
-    );
-    assert_close(
-        value(&doc, &other, "2024-06-14T23:45Z"),
-        76.52,
-        "position 8 repeats 7",
-    );
-    assert_close(
-        value(&doc, &other, "2024-06-15T00:00Z"),
-        77.08,
-        "position 9",
-    );
+    for (t, want, what) in [
+        ("2024-06-14T23:15Z", 76.33, "position 6"),
+        ("2024-06-14T23:30Z", 76.52, "position 7"),
+        ("2024-06-14T23:45Z", 76.52, "position 8 repeats 7"),
+        ("2024-06-15T00:00Z", 77.08, "position 9"),
+    ] {
+        assert_close(value(&doc, &other, t), want, what);
+    }
 }
 
 #[test]
@@ -404,28 +369,18 @@ fn a03_runs_repeat_up_to_the_period_end_nl() {
         "positions 1..=66 are 0"
     );
     assert_eq!(nuclear_points[65].slot, slot("2024-06-15T14:15Z"));
-    assert_close(
-        value(&doc, &nuclear, "2024-06-15T14:30Z"),
-        32.87,
-        "position 67",
-    );
-    assert_close(
-        value(&doc, &nuclear, "2024-06-15T14:45Z"),
-        47.43,
-        "position 68",
-    );
+    let mw = |t| value(&doc, &nuclear, t);
+    assert_close(mw("2024-06-15T14:30Z"), 32.87, "position 67");
+    assert_close(mw("2024-06-15T14:45Z"), 47.43, "position 68");
 
     // TimeSeries mRID 16, psrType B16 (solar), ends (line 3635):
     //   <position>89</position> <quantity>0.01</quantity>
     //   <position>90</position> <quantity>0</quantity>
     //   (positions 91..=96 omitted: 0 until the period end)
     let solar = generation("NL", ProductionType::Solar);
-    assert_close(
-        value(&doc, &solar, "2024-06-15T20:00Z"),
-        0.01,
-        "position 89",
-    );
-    assert_close(value(&doc, &solar, "2024-06-15T20:15Z"), 0.0, "position 90");
+    let mw = |t| value(&doc, &solar, t);
+    assert_close(mw("2024-06-15T20:00Z"), 0.01, "position 89");
+    assert_close(mw("2024-06-15T20:15Z"), 0.0, "position 90");
     for t in [
         "2024-06-15T20:30Z",
         "2024-06-15T21:00Z",
@@ -478,61 +433,26 @@ fn hourly_values_fill_four_slots_fr() {
         }
     }
     // Pumped storage generates in two periods of the one series: 22:00–01:00 and 17:00–22:00.
-    let pumped = series(&doc, &generation("FR", ProductionType::HydroPumpedStorage));
-    assert_eq!(pumped.len(), 32);
-    assert_close(
-        value(
-            &doc,
-            &generation("FR", ProductionType::HydroPumpedStorage),
-            "2024-06-14T22:45Z",
-        ),
-        2057.0,
-        "B10",
-    );
-    assert_eq!(
-        value(
-            &doc,
-            &generation("FR", ProductionType::HydroPumpedStorage),
-            "2024-06-15T01:00Z"
-        ),
-        None
-    );
+    let pumped = generation("FR", ProductionType::HydroPumpedStorage);
+    assert_eq!(series(&doc, &pumped).len(), 32);
+    assert_close(value(&doc, &pumped, "2024-06-14T22:45Z"), 2057.0, "B10");
+    assert_eq!(value(&doc, &pumped, "2024-06-15T01:00Z"), None);
 }
 
 #[test]
 fn folded_psr_types_are_summed_and_consumption_is_not_generation() {
     let doc = api("A75_DE-LU_2024-06-15_PT15M_A03.xml");
     // Position 1 of B02 (lignite) 6295.58 and B05 (hard coal) 954.37; no B08 in the document.
-    assert_close(
-        value(
-            &doc,
-            &generation("DE", ProductionType::Coal),
-            "2024-06-14T22:00Z",
-        ),
-        6295.58 + 954.37,
-        "coal",
-    );
+    let mw = generation_value(&doc, "DE", ProductionType::Coal, "2024-06-14T22:00Z");
+    assert_close(mw, 6295.58 + 954.37, "coal");
     // B03 (coal-derived gas) 580.02 + B04 (fossil gas) 3326.95.
-    assert_close(
-        value(
-            &doc,
-            &generation("DE", ProductionType::Gas),
-            "2024-06-14T22:00Z",
-        ),
-        580.02 + 3326.95,
-        "gas",
-    );
+    let mw = generation_value(&doc, "DE", ProductionType::Gas, "2024-06-14T22:00Z");
+    assert_close(mw, 580.02 + 3326.95, "gas");
     // B10 appears twice: inBiddingZone (generation, 1090.31) and outBiddingZone (pumping, 240.74).
-    assert_close(
-        value(
-            &doc,
-            &generation("DE", ProductionType::HydroPumpedStorage),
-            "2024-06-14T22:00Z",
-        ),
-        1090.31,
-        "pumped storage generation only",
-    );
-    assert_eq!(doc.skipped.get("consumption:10Y1001A1001A82H"), Some(&288));
+    let pumped = ProductionType::HydroPumpedStorage;
+    let mw = generation_value(&doc, "DE", pumped, "2024-06-14T22:00Z");
+    assert_close(mw, 1090.31, "pumped storage generation only");
+    assert_eq!(skipped(&doc, "consumption:10Y1001A1001A82H"), Some(288));
 }
 
 #[test]
@@ -551,28 +471,17 @@ fn a11_de_lu_to_nl_is_a_flow_from_de_to_nl() {
     let doc = api("A11_DE-LU-to-NL_2024-09-02_PT15M_A03.xml");
     let key = flow("DE", "NL");
     assert_eq!(series(&doc, &key).len(), 96);
-    assert_close(
-        value(&doc, &key, "2024-09-01T22:00Z"),
-        1269.56,
-        "position 1",
-    );
-    assert_close(
-        value(&doc, &key, "2024-09-01T22:15Z"),
-        1173.96,
-        "position 2",
-    );
+    let mw = |t| value(&doc, &key, t);
+    assert_close(mw("2024-09-01T22:00Z"), 1269.56, "position 1");
+    assert_close(mw("2024-09-01T22:15Z"), 1173.96, "position 2");
     let back = api("A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml");
-    assert!(back.points.iter().all(|p| p.key == flow("NL", "DE")));
+    assert!(all_points(&back, |p| p.key == flow("NL", "DE")));
 }
 
 #[test]
 fn de_country_eic_maps_to_de() {
     let doc = api("A75_DE-country_B01only_2023-08-16_PT15M_A03.xml");
-    assert!(
-        doc.points
-            .iter()
-            .all(|p| p.key == generation("DE", ProductionType::Biomass))
-    );
+    assert!(all_points(&doc, |p| p.key == generation("DE", ProductionType::Biomass)));
     assert_eq!(doc.points.len(), 96);
 }
 
@@ -658,6 +567,18 @@ fn ts(
     )
 }
 
+/// A TimeSeries of the Belgian zone over `T0..T1`, the shape of most inline cases.
+fn be_ts(
+    mrid: u32,
+    domain: &str,
+    psr: Option<&str>,
+    curve: &str,
+    resolution: &str,
+    points: &[(u32, &str)],
+) -> String {
+    ts(mrid, domain, BE, psr, curve, resolution, T0, T1, points)
+}
+
 const IN: &str = "inBiddingZone_Domain.mRID";
 const OUT: &str = "outBiddingZone_Domain.mRID";
 const BE: &str = "10YBE----------2";
@@ -670,36 +591,19 @@ fn parse_xml(xml: &str) -> Result<ParsedDocument, ParseError> {
 
 #[test]
 fn inline_consumption_unknown_psr_and_foreign_areas_are_counted() {
+    let gas = [(1, "10"), (2, "11"), (3, "12"), (4, "13")];
+    let pumping = [(1, "5"), (2, "5"), (3, "5"), (4, "5")];
+    let italy = "10YIT-GRTN-----B";
     let xml = gl(
         "A75",
         &[
-            ts(
-                1,
-                IN,
-                BE,
-                Some("B04"),
-                "A01",
-                "PT15M",
-                T0,
-                T1,
-                &[(1, "10"), (2, "11"), (3, "12"), (4, "13")],
-            ),
-            ts(
-                2,
-                OUT,
-                BE,
-                Some("B10"),
-                "A01",
-                "PT15M",
-                T0,
-                T1,
-                &[(1, "5"), (2, "5"), (3, "5"), (4, "5")],
-            ),
-            ts(3, IN, BE, Some("B25"), "A03", "PT15M", T0, T1, &[(1, "7")]),
+            be_ts(1, IN, Some("B04"), "A01", "PT15M", &gas),
+            be_ts(2, OUT, Some("B10"), "A01", "PT15M", &pumping),
+            be_ts(3, IN, Some("B25"), "A03", "PT15M", &[(1, "7")]),
             ts(
                 4,
                 IN,
-                "10YIT-GRTN-----B",
+                italy,
                 Some("B04"),
                 "A03",
                 "PT60M",
@@ -712,18 +616,14 @@ fn inline_consumption_unknown_psr_and_foreign_areas_are_counted() {
     );
     let doc = parse_xml(&xml).unwrap();
     assert_eq!(doc.points.len(), 4);
-    assert!(
-        doc.points
-            .iter()
-            .all(|p| p.key == generation("BE", ProductionType::Gas))
-    );
-    assert_eq!(
-        doc.skipped.into_iter().collect::<Vec<_>>(),
-        vec![
-            ("consumption:10YBE----------2".to_string(), 4),
-            ("not-a-zone:10YIT-GRTN-----B".to_string(), 1),
-            ("psr-type:B25".to_string(), 4),
-        ]
+    assert!(all_points(&doc, |p| p.key == generation("BE", ProductionType::Gas)));
+    assert_skips(
+        &doc,
+        &[
+            ("consumption:10YBE----------2", 4),
+            ("not-a-zone:10YIT-GRTN-----B", 1),
+            ("psr-type:B25", 4),
+        ],
     );
 }
 
@@ -732,39 +632,9 @@ fn inline_three_coal_codes_are_summed_per_slot() {
     let xml = gl(
         "A75",
         &[
-            ts(
-                1,
-                IN,
-                BE,
-                Some("B02"),
-                "A01",
-                "PT30M",
-                T0,
-                T1,
-                &[(1, "1"), (2, "2")],
-            ),
-            ts(
-                2,
-                IN,
-                BE,
-                Some("B05"),
-                "A03",
-                "PT15M",
-                T0,
-                T1,
-                &[(1, "10"), (3, "20")],
-            ),
-            ts(
-                3,
-                IN,
-                BE,
-                Some("B08"),
-                "A03",
-                "PT60M",
-                T0,
-                T1,
-                &[(1, "100")],
-            ),
+            be_ts(1, IN, Some("B02"), "A01", "PT30M", &[(1, "1"), (2, "2")]),
+            be_ts(2, IN, Some("B05"), "A03", "PT15M", &[(1, "10"), (3, "20")]),
+            be_ts(3, IN, Some("B08"), "A03", "PT60M", &[(1, "100")]),
         ]
         .concat(),
     );
@@ -772,11 +642,7 @@ fn inline_three_coal_codes_are_summed_per_slot() {
     let coal: Vec<f64> = doc.points.iter().map(|p| p.mw).collect();
     // B02 at PT30M: 1,1,2,2; B05 A03: 10,10,20,20; B08 hourly: 100 ×4.
     assert_eq!(coal, vec![111.0, 111.0, 122.0, 122.0]);
-    assert!(
-        doc.points
-            .iter()
-            .all(|p| p.key == generation("BE", ProductionType::Coal))
-    );
+    assert!(all_points(&doc, |p| p.key == generation("BE", ProductionType::Coal)));
 }
 
 #[test]
@@ -784,39 +650,26 @@ fn inline_same_series_twice_keeps_the_later_value_and_counts_it() {
     let xml = gl(
         "A65",
         &[
-            ts(1, OUT, BE, None, "A01", "PT60M", T0, T1, &[(1, "100")]),
-            ts(2, OUT, BE, None, "A01", "PT60M", T0, T1, &[(1, "200")]),
+            be_ts(1, OUT, None, "A01", "PT60M", &[(1, "100")]),
+            be_ts(2, OUT, None, "A01", "PT60M", &[(1, "200")]),
         ]
         .concat(),
     );
     let doc = parse_xml(&xml).unwrap();
-    assert!(
-        doc.points
-            .iter()
-            .all(|p| p.mw == 200.0 && p.key == InputKey::Load { zone: zone("BE") })
-    );
-    assert_eq!(doc.skipped.get("duplicate:10YBE----------2"), Some(&1));
+    let load = InputKey::Load { zone: zone("BE") };
+    assert!(all_points(&doc, |p| p.mw == 200.0 && p.key == load));
+    assert_eq!(skipped(&doc, "duplicate:10YBE----------2"), Some(1));
 }
 
 #[test]
 fn inline_negative_generation_is_skipped_and_counted() {
     let xml = gl(
         "A75",
-        &ts(
-            1,
-            IN,
-            BE,
-            Some("B16"),
-            "A01",
-            "PT60M",
-            T0,
-            T1,
-            &[(1, "-0.5")],
-        ),
+        &be_ts(1, IN, Some("B16"), "A01", "PT60M", &[(1, "-0.5")]),
     );
     let doc = parse_xml(&xml).unwrap();
     assert!(doc.points.is_empty());
-    assert_eq!(doc.skipped.get("negative-value:10YBE----------2"), Some(&1));
+    assert_eq!(skipped(&doc, "negative-value:10YBE----------2"), Some(1));
 }
 
 fn publication(series: &str) -> String {
@@ -872,19 +725,7 @@ fn inline_negative_flow_is_an_error_naming_the_point() {
 
 #[test]
 fn inline_invalid_series_fields_are_errors_with_context() {
-    let series = |q: &str| {
-        ts(
-            7,
-            IN,
-            BE,
-            Some("B04"),
-            "A01",
-            "PT15M",
-            T0,
-            T1,
-            &[(1, "1"), (2, q)],
-        )
-    };
+    let series = |q: &str| be_ts(7, IN, Some("B04"), "A01", "PT15M", &[(1, "1"), (2, q)]);
     let (label, field, message) = series_error(parse_xml(&gl("A75", &series("12,5"))));
     assert_eq!(label, "#1 (mRID 7, psrType B04, 10YBE----------2)");
     assert_eq!(field, "Period 1 / Point 2 / quantity");
@@ -894,7 +735,7 @@ fn inline_invalid_series_fields_are_errors_with_context() {
         assert_eq!(field, "Period 1 / Point 2 / quantity", "{bad:?}");
     }
 
-    let good = ts(1, IN, BE, Some("B04"), "A01", "PT60M", T0, T1, &[(1, "1")]);
+    let good = be_ts(1, IN, Some("B04"), "A01", "PT60M", &[(1, "1")]);
     let cases: &[(&str, &str, &str)] = &[
         (
             "<start>2024-01-01T00:00Z</start>",
@@ -986,17 +827,7 @@ fn inline_invalid_series_fields_are_errors_with_context() {
 fn inline_duplicate_positions_are_errors() {
     let xml = gl(
         "A65",
-        &ts(
-            1,
-            OUT,
-            BE,
-            None,
-            "A01",
-            "PT15M",
-            T0,
-            T1,
-            &[(1, "1"), (1, "2")],
-        ),
+        &be_ts(1, OUT, None, "A01", "PT15M", &[(1, "1"), (1, "2")]),
     );
     let (_, field, message) = series_error(parse_xml(&xml));
     assert_eq!(field, "Period 1 / Point 2 / position");
@@ -1099,12 +930,18 @@ fn acknowledgements_other_than_no_matching_data_are_rejections() {
 // ------------------------------------------------------------------------------------------------
 // File Library
 
+/// The morning and afternoon files of 2017-02-01's `what` merged, checked to be of `kind` and sound.
+fn library_day(what: &str, kind: DocumentKind) -> ParsedDocument {
+    let mut day = library(&format!("2017_02_01_AM_{what}.csv"));
+    day.merge(library(&format!("2017_02_01_PM_{what}.csv")));
+    assert_eq!(day.kind, kind);
+    check_invariants(&format!("AM+PM {what}"), &day);
+    day
+}
+
 #[test]
 fn file_library_day_gives_generation_for_de_fr_at_ch_cz_and_skips_italy() {
-    let mut day = library("2017_02_01_AM_AggregGen.csv");
-    day.merge(library("2017_02_01_PM_AggregGen.csv"));
-    assert_eq!(day.kind, DocumentKind::GenerationPerType);
-    check_invariants("AM+PM AggregGen", &day);
+    let day = library_day("AggregGen", DocumentKind::GenerationPerType);
 
     // A type each zone reports all day: 96 slots of 2017-02-01 (noon comes in both files, once here),
     // and the afternoon file also has midnight of 2017-02-02.
@@ -1125,57 +962,31 @@ fn file_library_day_gives_generation_for_de_fr_at_ch_cz_and_skips_italy() {
         assert_eq!(points[95].slot, slot("2017-02-01T23:45Z"), "{z} {t}");
     }
     // DE coal at 00:00 = hard coal 14236.08 + lignite 15955.53 (CTY rows; no peat).
-    assert_close(
-        value(
-            &day,
-            &generation("DE", ProductionType::Coal),
-            "2017-02-01T00:00Z",
-        ),
-        14236.08 + 15955.53,
-        "DE coal",
-    );
+    let mw = generation_value(&day, "DE", ProductionType::Coal, "2017-02-01T00:00Z");
+    assert_close(mw, 14236.08 + 15955.53, "DE coal");
     // AT's CTA rows have the AT EIC and the same values as the CTY rows: counted once, not summed.
-    assert_close(
-        value(
-            &day,
-            &generation("AT", ProductionType::Gas),
-            "2017-02-01T00:00Z",
-        ),
-        2703.6,
-        "AT gas",
-    );
+    let mw = generation_value(&day, "AT", ProductionType::Gas, "2017-02-01T00:00Z");
+    assert_close(mw, 2703.6, "AT gas");
     assert_eq!(
-        day.skipped.get("superseded-CTA:10YAT-APG------L"),
-        Some(&(637 * 2))
+        skipped(&day, "superseded-CTA:10YAT-APG------L"),
+        Some(637 * 2)
     );
     // FR nuclear at noon, hourly: 4 slots of 54353.
+    let fr_nuclear = generation("FR", ProductionType::Nuclear);
     for t in ["2017-02-01T12:00Z", "2017-02-01T12:45Z"] {
-        assert_close(
-            value(&day, &generation("FR", ProductionType::Nuclear), t),
-            54353.0,
-            t,
-        );
+        assert_close(value(&day, &fr_nuclear, t), 54353.0, t);
     }
     // Italy is not a zone (its bidding zones are): 169 CTY + 169 CTA rows per file, counted.
-    assert_eq!(
-        day.skipped.get("not-a-zone:10YIT-GRTN-----B"),
-        Some(&(338 * 2))
-    );
-    assert!(
-        day.points
-            .iter()
-            .all(|p| !p.key.zone().as_str().starts_with("IT"))
-    );
+    assert_eq!(skipped(&day, "not-a-zone:10YIT-GRTN-----B"), Some(338 * 2));
+    let italian = |p: &InputPoint| p.key.zone().as_str().starts_with("IT");
+    assert!(all_points(&day, |p| !italian(p)));
     // Country totals of multi-zone countries are not zones either.
-    assert_eq!(day.skipped.get("not-a-zone:10YNO-0--------C"), Some(&5));
+    assert_eq!(skipped(&day, "not-a-zone:10YNO-0--------C"), Some(5));
 }
 
 #[test]
 fn file_library_flows_between_zones() {
-    let mut day = library("2017_02_01_AM_PhysicalFlows.csv");
-    day.merge(library("2017_02_01_PM_PhysicalFlows.csv"));
-    assert_eq!(day.kind, DocumentKind::PhysicalFlows);
-    check_invariants("AM+PM flows", &day);
+    let day = library_day("PhysicalFlows", DocumentKind::PhysicalFlows);
     // DE CTY → CH CTY at 00:00, PT60M: 4643.24 for four slots.
     for t in ["2017-02-01T00:00Z", "2017-02-01T00:45Z"] {
         assert_close(value(&day, &flow("DE", "CH"), t), 4643.24, t);
@@ -1195,15 +1006,8 @@ fn file_library_flows_between_zones() {
         "FR→GB",
     );
     // Flows to German TSO control areas are not zone flows.
-    assert_eq!(
-        day.skipped.get("not-a-zone:10YDE-ENBW-----N"),
-        Some(&(39 * 2))
-    );
-    assert!(
-        day.points
-            .iter()
-            .all(|p| matches!(p.key, InputKey::Flow { .. }))
-    );
+    assert_eq!(skipped(&day, "not-a-zone:10YDE-ENBW-----N"), Some(39 * 2));
+    assert!(all_points(&day, |p| matches!(p.key, InputKey::Flow { .. })));
 }
 
 const GEN_HEADER: &str = "DateTime\tResolutionCode\tAreaCode\tAreaTypeCode\tAreaName\tMapCode\tProductionType\tActualGenerationOutput\tActualConsumption\tUpdateTime\n";
@@ -1234,78 +1038,49 @@ fn file_library_prefers_bzn_over_cty_and_uses_lone_cta_rows() {
     );
     let doc = file_library::parse(&bytes, zones()).unwrap();
     assert_eq!(doc.points.len(), 3);
-    assert_close(
-        value(
-            &doc,
-            &generation("DE", ProductionType::Solar),
-            "2024-01-01T00:15Z",
-        ),
-        10.0,
-        "BZN wins",
+    let mw = generation_value(&doc, "DE", ProductionType::Solar, "2024-01-01T00:15Z");
+    assert_close(mw, 10.0, "BZN wins");
+    let mw = generation_value(&doc, "BE", ProductionType::Oil, "2024-01-01T00:00Z");
+    assert_close(mw, 7.0, "lone CTA, summed");
+    assert_skips(
+        &doc,
+        &[
+            ("area-type:SCA", 1),
+            ("empty-value:10YNL----------L", 1),
+            ("production-type:Energy storage", 1),
+            ("superseded-CTY:10Y1001A1001A83F", 1),
+        ],
     );
-    assert_close(
-        value(
-            &doc,
-            &generation("BE", ProductionType::Oil),
-            "2024-01-01T00:00Z",
-        ),
-        7.0,
-        "lone CTA, summed",
-    );
-    assert_eq!(
-        doc.skipped.into_iter().collect::<Vec<_>>(),
-        vec![
-            ("area-type:SCA".to_string(), 1),
-            ("empty-value:10YNL----------L".to_string(), 1),
-            ("production-type:Energy storage".to_string(), 1),
-            ("superseded-CTY:10Y1001A1001A83F".to_string(), 1),
-        ]
-    );
+}
+
+/// The line and column of the `InvalidRow` error that `rows` under `header` must give.
+fn invalid_row(header: &str, rows: &[&str]) -> (u64, String) {
+    match file_library::parse(&csv(header, rows), zones()) {
+        Err(ParseError::InvalidRow { line, column, .. }) => (line, column),
+        other => panic!("expected InvalidRow, got {other:?}"),
+    }
 }
 
 #[test]
 fn file_library_errors_name_line_and_column() {
-    let bad_time = csv(
-        GEN_HEADER,
-        &[
-            "2024-01-01 00:00:00|PT15M|10YBE----------2|CTY|BE|BE|Solar|1||x",
-            "yesterday|PT15M|10YBE----------2|CTY|BE|BE|Solar|1||x",
-        ],
-    );
-    assert!(matches!(
-        file_library::parse(&bad_time, zones()),
-        Err(ParseError::InvalidRow { line: 3, ref column, .. }) if column == "DateTime"
-    ));
-    let bad_value = csv(
-        GEN_HEADER,
-        &["2024-01-01 00:00:00|PT15M|10YIT-GRTN-----B|CTY|IT|IT|Solar|n/a||x"],
-    );
-    assert!(matches!(
-        file_library::parse(&bad_value, zones()),
-        Err(ParseError::InvalidRow { line: 2, ref column, .. }) if column == "ActualGenerationOutput"
-    ));
-    let bad_resolution = csv(
-        GEN_HEADER,
-        &["2024-01-01 00:00:00|P1D|10YBE----------2|CTY|BE|BE|Solar|1||x"],
-    );
-    assert!(matches!(
-        file_library::parse(&bad_resolution, zones()),
-        Err(ParseError::InvalidRow { ref column, .. }) if column == "ResolutionCode"
-    ));
-    let negative = csv(
-        FLOW_HEADER,
-        &["2024-01-01 00:00:00|PT60M|10YBE----------2|CTY|BE|BE|10YNL----------L|CTY|NL|NL|-1.0|x"],
-    );
-    let err = file_library::parse(&negative, zones()).unwrap_err();
-    assert!(
-        matches!(err, ParseError::InvalidRow { line: 2, ref column, .. } if column == "FlowValue"),
-        "{err}"
-    );
-    let ragged = csv(FLOW_HEADER, &["2024-01-01 00:00:00|PT60M|10YBE----------2"]);
-    assert!(matches!(
-        file_library::parse(&ragged, zones()),
-        Err(ParseError::InvalidRow { .. })
-    ));
+    let bad_time = [
+        "2024-01-01 00:00:00|PT15M|10YBE----------2|CTY|BE|BE|Solar|1||x",
+        "yesterday|PT15M|10YBE----------2|CTY|BE|BE|Solar|1||x",
+    ];
+    let (line, column) = invalid_row(GEN_HEADER, &bad_time);
+    assert_eq!((line, column.as_str()), (3, "DateTime"));
+    let bad_value = "2024-01-01 00:00:00|PT15M|10YIT-GRTN-----B|CTY|IT|IT|Solar|n/a||x";
+    let (line, column) = invalid_row(GEN_HEADER, &[bad_value]);
+    assert_eq!((line, column.as_str()), (2, "ActualGenerationOutput"));
+    let bad_resolution = "2024-01-01 00:00:00|P1D|10YBE----------2|CTY|BE|BE|Solar|1||x";
+    let (_, column) = invalid_row(GEN_HEADER, &[bad_resolution]);
+    assert_eq!(column, "ResolutionCode");
+    let negative =
+        "2024-01-01 00:00:00|PT60M|10YBE----------2|CTY|BE|BE|10YNL----------L|CTY|NL|NL|-1.0|x";
+    let (line, column) = invalid_row(FLOW_HEADER, &[negative]);
+    assert_eq!((line, column.as_str()), (2, "FlowValue"));
+    let ragged = "2024-01-01 00:00:00|PT60M|10YBE----------2";
+    invalid_row(FLOW_HEADER, &[ragged]);
     let unknown = b"DateTime\tResolutionCode\tAreaCode\tTotalLoadValue\n".to_vec();
     assert!(matches!(
         file_library::parse(&unknown, zones()),
@@ -1338,34 +1113,22 @@ fn detects_formats() {
 fn merge_replaces_same_slot_values_and_adds_skips() {
     let a = parse_xml(&gl(
         "A65",
-        &ts(
-            1,
-            OUT,
-            BE,
-            None,
-            "A01",
-            "PT30M",
-            T0,
-            T1,
-            &[(1, "1"), (2, "2")],
-        ),
+        &be_ts(1, OUT, None, "A01", "PT30M", &[(1, "1"), (2, "2")]),
     ))
     .unwrap();
-    let b = parse_xml(&gl(
-        "A65",
-        &ts(
-            1,
-            OUT,
-            BE,
-            None,
-            "A01",
-            "PT30M",
-            "2024-01-01T00:30Z",
-            "2024-01-01T01:30Z",
-            &[(1, "20"), (2, "30")],
-        ),
-    ))
-    .unwrap();
+    let (start, end) = ("2024-01-01T00:30Z", "2024-01-01T01:30Z");
+    let later = ts(
+        1,
+        OUT,
+        BE,
+        None,
+        "A01",
+        "PT30M",
+        start,
+        end,
+        &[(1, "20"), (2, "30")],
+    );
+    let b = parse_xml(&gl("A65", &later)).unwrap();
     let mut merged = a.clone();
     merged.merge(b);
     let values: Vec<f64> = merged.points.iter().map(|p| p.mw).collect();
@@ -1379,10 +1142,7 @@ fn merge_replaces_same_slot_values_and_adds_skips() {
     let mut mixed = a;
     mixed.merge(api("A75_DE-LU_2024-06-15_PT15M_A03.xml"));
     assert_eq!(mixed.kind, DocumentKind::Mixed);
-    assert_eq!(
-        mixed.skipped.get("consumption:10Y1001A1001A82H"),
-        Some(&288)
-    );
+    assert_eq!(skipped(&mixed, "consumption:10Y1001A1001A82H"), Some(288));
     check_invariants("mixed", &mixed);
 }
 
