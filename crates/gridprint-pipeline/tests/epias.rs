@@ -8,15 +8,15 @@ use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::DataState;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
-use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
+use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::{Provider, ZoneCode};
 use gridprint_ingest::epias::{self, DATASOURCE_EPIAS, EpiasClient, EpiasConfig, EpiasCredentials};
 use gridprint_ingest::epias_replay::{EpiasReplay, EpiasResponder, GENERATION_PATH};
 use gridprint_ingest::fetch::Fetcher;
-use gridprint_ingest::health::{HealthConfig, HealthState, ProviderHealth};
+use gridprint_ingest::health::{HealthState, ProviderHealth};
 use gridprint_ingest::http::{FetchError, RetryPolicy};
 use gridprint_ingest::request::{DataKind, FetchRequest, Target};
-use gridprint_pipeline::backfill::{self, BackfillOptions};
+use gridprint_pipeline::backfill::{self, BackfillOptions, BackfillPlan, BackfillReport};
 use gridprint_store::SharedStore;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -24,6 +24,9 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
+
+mod common;
+use common::*;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/fixtures/epias");
 const USER: &str = "analyst@example.org";
@@ -50,10 +53,6 @@ fn tr() -> ZoneCode {
     ZoneCode::parse("TR").unwrap()
 }
 
-fn slot(ts: &str) -> Slot {
-    Slot::containing(parse_timestamp(ts).unwrap())
-}
-
 fn day() -> SlotRange {
     SlotRange::new(slot(DAY_START), slot(DAY_END))
 }
@@ -71,13 +70,11 @@ fn replay() -> Arc<EpiasReplay> {
     )
 }
 
-async fn platform(replay: &Arc<EpiasReplay>) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(EpiasResponder(replay.clone()))
-        .mount(&server)
-        .await;
-    server
+/// A loopback platform replaying the fixture day, and its replay (to count logins and pages).
+async fn platform() -> (Arc<EpiasReplay>, MockServer) {
+    let replay = replay();
+    let server = answering("POST", EpiasResponder(replay.clone())).await;
+    (replay, server)
 }
 
 fn fast_retry() -> RetryPolicy {
@@ -116,8 +113,35 @@ fn request(kind: DataKind, range: SlotRange) -> FetchRequest {
     }
 }
 
-fn store() -> SharedStore {
-    Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap())
+/// What `c` answers for TR's `kind` over the fixture day, which must not fail.
+async fn fetch_day(c: &EpiasClient, kind: DataKind) -> Vec<InputPoint> {
+    c.fetch(&request(kind, day())).await.unwrap()
+}
+
+/// Runs `plan` with `fetcher` into `store` (two at a time, never cancelled).
+async fn run_plan(fetcher: &Fetcher, store: &SharedStore, plan: BackfillPlan) -> BackfillReport {
+    backfill::run(
+        fetcher,
+        store.clone(),
+        plan,
+        2,
+        0,
+        &CancellationToken::new(),
+        |_, _| {},
+    )
+    .await
+    .unwrap()
+}
+
+/// A backfill of TR over the fixture day.
+fn tr_options(kinds: Vec<DataKind>, zones: Option<Vec<ZoneCode>>) -> BackfillOptions {
+    BackfillOptions {
+        provider: Provider::Epias,
+        kinds,
+        zones,
+        range: day(),
+        chunk_days: 31,
+    }
 }
 
 /// The mapping of the issue, written out independently of the client's table.
@@ -155,20 +179,12 @@ fn generation(pt: ProductionType) -> InputKey {
 
 #[tokio::test]
 async fn tgt_is_obtained_once_and_reused() {
-    let replay = replay();
-    let server = platform(&replay).await;
+    let (replay, server) = platform().await;
     let c = client(&server);
-    let g = c
-        .fetch(&request(DataKind::Generation, day()))
-        .await
-        .unwrap();
-    let l = c.fetch(&request(DataKind::Load, day())).await.unwrap();
+    let g = fetch_day(&c, DataKind::Generation).await;
+    let l = fetch_day(&c, DataKind::Load).await;
     // A clone shares the ticket too.
-    let again = c
-        .clone()
-        .fetch(&request(DataKind::Load, day()))
-        .await
-        .unwrap();
+    let again = fetch_day(&c.clone(), DataKind::Load).await;
     assert!(!g.is_empty() && !l.is_empty());
     assert_eq!(again, l);
     assert_eq!(replay.logins(), 1, "one login for every request");
@@ -202,14 +218,13 @@ async fn tgt_is_obtained_once_and_reused() {
 
 #[tokio::test]
 async fn tgt_is_renewed_after_a_401_and_before_it_expires() {
-    let replay = replay();
-    let server = platform(&replay).await;
+    let (replay, server) = platform().await;
     let c = client(&server);
-    c.fetch(&request(DataKind::Load, day())).await.unwrap();
+    fetch_day(&c, DataKind::Load).await;
     assert_eq!(replay.logins(), 1);
     // The platform expires the ticket: the next request gets a 401, logs in again once, succeeds.
     replay.expire_tickets();
-    let l = c.fetch(&request(DataKind::Load, day())).await.unwrap();
+    let l = fetch_day(&c, DataKind::Load).await;
     assert_eq!(l.len(), 96);
     assert_eq!(replay.refused(), 1);
     assert_eq!(replay.logins(), 2);
@@ -238,7 +253,7 @@ async fn tgt_is_renewed_after_a_401_and_before_it_expires() {
     young.check_login().await.unwrap();
     assert_eq!(young.logins(), 1, "a fresh ticket is reused");
     tokio::time::sleep(Duration::from_millis(200)).await;
-    young.fetch(&request(DataKind::Load, day())).await.unwrap();
+    fetch_day(&young, DataKind::Load).await;
     assert_eq!(young.logins(), 2, "an old ticket is renewed before use");
     assert_eq!(replay.refused(), 1, "without a 401");
 }
@@ -268,14 +283,10 @@ async fn a_ticket_refused_twice_is_an_error_not_a_loop() {
 
 #[tokio::test]
 async fn paging_reads_every_item_until_an_empty_page() {
-    let replay = replay();
-    let server = platform(&replay).await;
+    let (replay, server) = platform().await;
     // 24 hourly items in pages of 10: 10 + 10 + 4, then an empty page.
     let c = client_with(&server, PASSWORD, 10);
-    let g = c
-        .fetch(&request(DataKind::Generation, day()))
-        .await
-        .unwrap();
+    let g = fetch_day(&c, DataKind::Generation).await;
     let pages: Vec<u64> = replay
         .pages()
         .into_iter()
@@ -291,10 +302,7 @@ async fn paging_reads_every_item_until_an_empty_page() {
         .collect();
     assert_eq!(gas, day().iter().collect::<Vec<_>>());
     // Same points as in one page.
-    let one = client(&server)
-        .fetch(&request(DataKind::Generation, day()))
-        .await
-        .unwrap();
+    let one = fetch_day(&client(&server), DataKind::Generation).await;
     assert_eq!(g, one);
     // The fixture's empty page is what the replay serves past the end.
     let empty: serde_json::Value = serde_json::from_slice(&read("empty_page.json")).unwrap();
@@ -303,10 +311,9 @@ async fn paging_reads_every_item_until_an_empty_page() {
 
 #[tokio::test]
 async fn plus_three_hours_land_on_their_utc_slots_and_each_fills_four() {
-    let replay = replay();
-    let server = platform(&replay).await;
+    let (_, server) = platform().await;
     let c = client(&server);
-    let l = c.fetch(&request(DataKind::Load, day())).await.unwrap();
+    let l = fetch_day(&c, DataKind::Load).await;
     let items = fixture_items("realtime-consumption_2025-07-28.json");
     let load = InputKey::Load { zone: tr() };
     assert_eq!(l.len(), 96);
@@ -364,12 +371,8 @@ fn each_item_keeps_its_own_offset() {
 
 #[tokio::test]
 async fn mapping_is_exactly_the_issues_table() {
-    let replay = replay();
-    let server = platform(&replay).await;
-    let g = client(&server)
-        .fetch(&request(DataKind::Generation, day()))
-        .await
-        .unwrap();
+    let (_, server) = platform().await;
+    let g = fetch_day(&client(&server), DataKind::Generation).await;
     let items = fixture_items("realtime-generation_2025-07-28.json");
     let mut expected: BTreeMap<(ProductionType, Slot), f64> = BTreeMap::new();
     for (h, item) in items.iter().enumerate() {
@@ -456,17 +459,10 @@ async fn server_errors_and_429_are_retried() {
         .respond_with(EpiasResponder(replay.clone()))
         .mount(&server)
         .await;
-    let g = client(&server)
-        .fetch(&request(DataKind::Generation, day()))
-        .await
-        .unwrap();
+    let g = fetch_day(&client(&server), DataKind::Generation).await;
     assert!(!g.is_empty());
     // Persistent outage: an error after the retries.
-    let down = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(502))
-        .mount(&down)
-        .await;
+    let down = answering("POST", ResponseTemplate::new(502)).await;
     let e = client(&down).check_login().await.unwrap_err();
     assert!(
         matches!(
@@ -483,8 +479,7 @@ async fn server_errors_and_429_are_retried() {
 
 #[tokio::test]
 async fn wrong_password_is_one_clear_error_and_stores_nothing() {
-    let replay = replay();
-    let server = platform(&replay).await;
+    let (replay, server) = platform().await;
     let c = client_with(&server, "not-the-password", 500);
     let e = c.check_login().await.unwrap_err();
     let msg = e.to_string();
@@ -499,13 +494,10 @@ async fn wrong_password_is_one_clear_error_and_stores_nothing() {
     // platform saw a single login (no retry of bad credentials, which could lock the account).
     let store = store();
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    let opts = BackfillOptions {
-        provider: Provider::Epias,
-        kinds: vec![DataKind::Generation, DataKind::Load, DataKind::Flows],
-        zones: Some(vec![tr()]),
-        range: day(),
-        chunk_days: 31,
-    };
+    let opts = tr_options(
+        vec![DataKind::Generation, DataKind::Load, DataKind::Flows],
+        Some(vec![tr()]),
+    );
     let plan = backfill::plan(&*store, &reference.zones, &opts).unwrap();
     assert_eq!(
         plan.requests.len(),
@@ -516,17 +508,7 @@ async fn wrong_password_is_one_clear_error_and_stores_nothing() {
         epias: Some(c),
         ..Fetcher::default()
     };
-    let report = backfill::run(
-        &fetcher,
-        store.clone(),
-        plan,
-        2,
-        0,
-        &CancellationToken::new(),
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let report = run_plan(&fetcher, &store, plan).await;
     assert_eq!(report.failed.len(), 2);
     assert!(
         report
@@ -545,17 +527,10 @@ async fn wrong_password_is_one_clear_error_and_stores_nothing() {
 
 #[tokio::test]
 async fn backfill_stores_tr_generation_and_load_and_resumes() {
-    let replay = replay();
-    let server = platform(&replay).await;
+    let (_, server) = platform().await;
     let store = store();
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    let opts = BackfillOptions {
-        provider: Provider::Epias,
-        kinds: vec![DataKind::Generation, DataKind::Load],
-        zones: None,
-        range: day(),
-        chunk_days: 31,
-    };
+    let opts = tr_options(vec![DataKind::Generation, DataKind::Load], None);
     let fetcher = Fetcher {
         epias: Some(client(&server)),
         ..Fetcher::default()
@@ -563,17 +538,7 @@ async fn backfill_stores_tr_generation_and_load_and_resumes() {
     assert!(fetcher.serves(Provider::Epias));
     let plan = backfill::plan(&*store, &reference.zones, &opts).unwrap();
     assert_eq!(plan.requests.len(), 2);
-    let report = backfill::run(
-        &fetcher,
-        store.clone(),
-        plan,
-        2,
-        0,
-        &CancellationToken::new(),
-        |_, _| {},
-    )
-    .await
-    .unwrap();
+    let report = run_plan(&fetcher, &store, plan).await;
     assert!(report.failed.is_empty(), "{:?}", report.failed);
     let stored = store.inputs_in_range(day()).unwrap();
     assert_eq!(stored.len(), report.points);
@@ -589,15 +554,8 @@ async fn backfill_stores_tr_generation_and_load_and_resumes() {
 
 #[tokio::test]
 async fn health_probe_checks_the_data_service_and_the_login() {
-    let up = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(405))
-        .mount(&up)
-        .await;
-    let cfg = HealthConfig {
-        interval: Duration::from_secs(30),
-        timeout: Duration::from_secs(2),
-    };
+    let up = answering("GET", ResponseTemplate::new(405)).await;
+    let cfg = health_config(Duration::from_secs(30));
     let h =
         ProviderHealth::spawn_epias(&format!("{}/electricity-service", up.uri()), &up.uri(), cfg)
             .unwrap();
@@ -616,11 +574,7 @@ async fn health_probe_checks_the_data_service_and_the_login() {
     assert!(paths.contains(&"/cas/v1/tickets".to_string()), "{paths:?}");
 
     // The login service answering 503 makes EPIAS down even though the data service answers.
-    let auth_down = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(503))
-        .mount(&auth_down)
-        .await;
+    let auth_down = answering("GET", ResponseTemplate::new(503)).await;
     let h = ProviderHealth::spawn_epias(
         &format!("{}/electricity-service", up.uri()),
         &auth_down.uri(),

@@ -16,7 +16,7 @@ use gridprint_core::zone::{Provider, ZoneCode};
 use gridprint_ingest::elexon::{ElexonClient, ElexonConfig};
 use gridprint_ingest::entsoe_api::{EntsoeClient, EntsoeConfig, EntsoeToken};
 use gridprint_ingest::fetch::Fetcher;
-use gridprint_ingest::health::{HealthConfig, HealthState, ProviderHealth};
+use gridprint_ingest::health::{HealthState, ProviderHealth};
 use gridprint_ingest::http::{FetchError, RetryPolicy};
 use gridprint_ingest::replay::{Replay, ReplayResponder};
 use gridprint_ingest::request::{DataKind, FetchRequest, Target};
@@ -31,6 +31,9 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+mod common;
+use common::*;
 
 const API_DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -49,10 +52,6 @@ fn zone(s: &str) -> ZoneCode {
     ZoneCode::parse(s).unwrap()
 }
 
-fn slot(ts: &str) -> Slot {
-    Slot::containing(parse_timestamp(ts).unwrap())
-}
-
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(format!("{API_DIR}/{name}")).unwrap()
 }
@@ -61,10 +60,6 @@ fn parsed(name: &str) -> Vec<InputPoint> {
     gridprint_ingest::detect_and_parse(&fixture(name), &reference().zones)
         .unwrap()
         .points
-}
-
-fn store() -> SharedStore {
-    Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap())
 }
 
 fn fast_retry() -> RetryPolicy {
@@ -89,6 +84,10 @@ fn entsoe(server: &MockServer) -> EntsoeClient {
     )
     .unwrap()
 }
+
+/// A mocked answer: what is asked for (document type or dataset), the other query parameters it
+/// must carry, and the fixture file answered.
+type Answer<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
 
 /// Replays the 2024-09-02 NL documents (generation, load) and the DE-LU ↔ NL flows of that week.
 fn nl_week_replay() -> Replay {
@@ -129,6 +128,51 @@ fn request(kind: DataKind, target: Target, from: &str, to: &str) -> FetchRequest
         target,
         range: SlotRange::new(slot(from), slot(to)),
     }
+}
+
+/// The load of NL on the fixture day, 2024-09-01T22:00Z to 2024-09-02T22:00Z.
+fn nl_load_day() -> FetchRequest {
+    request(
+        DataKind::Load,
+        Target::Zone(zone("NL")),
+        "2024-09-01T22:00Z",
+        "2024-09-02T22:00Z",
+    )
+}
+
+/// What `client` answers to the [`request`] of these arguments, which must not fail.
+async fn fetch_ok(
+    client: &EntsoeClient,
+    kind: DataKind,
+    target: Target,
+    from: &str,
+    to: &str,
+) -> Vec<InputPoint> {
+    client
+        .fetch(&request(kind, target, from, to))
+        .await
+        .unwrap()
+}
+
+/// The border from `from` to `to`.
+fn border(from: &str, to: &str) -> Target {
+    Target::Border {
+        from: zone(from),
+        to: zone(to),
+    }
+}
+
+/// The flow from `from` to `to`.
+fn flow(from: &str, to: &str) -> InputKey {
+    InputKey::Flow {
+        from: zone(from),
+        to: zone(to),
+    }
+}
+
+/// An XML answer with `body`.
+fn xml(status: u16, body: Vec<u8>) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_raw(body, "application/xml")
 }
 
 /// Everything stored, without the bookkeeping timestamps.
@@ -181,6 +225,15 @@ async fn backfill_run(
     .unwrap()
 }
 
+/// [`backfill_run`] to the end: never cancelled.
+async fn backfill_all(
+    fetcher: &Fetcher,
+    store: &SharedStore,
+    opts: &BackfillOptions,
+) -> BackfillReport {
+    backfill_run(fetcher, store, opts, &CancellationToken::new(), None).await
+}
+
 fn compute(store: &SharedStore, range: SlotRange) {
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
     gridprint_pipeline::compute::compute_ranges(
@@ -199,80 +252,54 @@ fn compute(store: &SharedStore, range: SlotRange) {
 #[tokio::test]
 async fn entsoe_requests_carry_the_public_api_parameters() {
     let server = MockServer::start().await;
-    let common = |m: wiremock::MockBuilder| {
-        m.and(method("GET"))
+    let nl_domain = "10YNL----------L";
+    let expected: [Answer; 3] = [
+        (
+            "A75",
+            &[("processType", "A16"), ("in_Domain", nl_domain)],
+            "A75_NL_2024-09-02_PT15M_A03.xml",
+        ),
+        (
+            "A65",
+            &[("processType", "A16"), ("outBiddingZone_Domain", nl_domain)],
+            "A65_A16_NL_2024-09-02_PT15M_A03.xml",
+        ),
+        (
+            "A11",
+            &[("out_Domain", "10Y1001A1001A82H"), ("in_Domain", nl_domain)],
+            "A11_DE-LU-to-NL_2024-09-02_PT15M_A03.xml",
+        ),
+    ];
+    for (document_type, params, file) in expected {
+        let mut mock = Mock::given(query_param("documentType", document_type))
+            .and(method("GET"))
             .and(path("/api"))
             .and(query_param("securityToken", TOKEN))
             .and(query_param("periodStart", "202409012200"))
-            .and(query_param("periodEnd", "202409022200"))
-    };
-    common(Mock::given(query_param("documentType", "A75")))
-        .and(query_param("processType", "A16"))
-        .and(query_param("in_Domain", "10YNL----------L"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(
-            fixture("A75_NL_2024-09-02_PT15M_A03.xml"),
-            "application/xml",
-        ))
-        .expect(1)
-        .mount(&server)
-        .await;
-    common(Mock::given(query_param("documentType", "A65")))
-        .and(query_param("processType", "A16"))
-        .and(query_param("outBiddingZone_Domain", "10YNL----------L"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(
-            fixture("A65_A16_NL_2024-09-02_PT15M_A03.xml"),
-            "application/xml",
-        ))
-        .expect(1)
-        .mount(&server)
-        .await;
-    common(Mock::given(query_param("documentType", "A11")))
-        .and(query_param("out_Domain", "10Y1001A1001A82H"))
-        .and(query_param("in_Domain", "10YNL----------L"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(
-            fixture("A11_DE-LU-to-NL_2024-09-02_PT15M_A03.xml"),
-            "application/xml",
-        ))
-        .expect(1)
-        .mount(&server)
-        .await;
+            .and(query_param("periodEnd", "202409022200"));
+        for &(name, value) in params {
+            mock = mock.and(query_param(name, value));
+        }
+        mock.respond_with(xml(200, fixture(file)))
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
 
     let client = entsoe(&server);
     let (from, to) = ("2024-09-01T22:00Z", "2024-09-02T22:00Z");
-    let generation = client
-        .fetch(&request(
-            DataKind::Generation,
-            Target::Zone(zone("NL")),
-            from,
-            to,
-        ))
-        .await
-        .unwrap();
+    let nl = || Target::Zone(zone("NL"));
+    let generation = fetch_ok(&client, DataKind::Generation, nl(), from, to).await;
     assert_eq!(generation, parsed("A75_NL_2024-09-02_PT15M_A03.xml"));
-    let load = client
-        .fetch(&request(DataKind::Load, Target::Zone(zone("NL")), from, to))
-        .await
-        .unwrap();
+    let load = fetch_ok(&client, DataKind::Load, nl(), from, to).await;
     assert_eq!(load, parsed("A65_A16_NL_2024-09-02_PT15M_A03.xml"));
-    let flows = client
-        .fetch(&request(
-            DataKind::Flows,
-            Target::Border {
-                from: zone("DE"),
-                to: zone("NL"),
-            },
-            from,
-            to,
-        ))
-        .await
-        .unwrap();
+    let flows = fetch_ok(&client, DataKind::Flows, border("DE", "NL"), from, to).await;
     assert_eq!(flows.len(), 96);
-    assert!(flows.iter().all(|p| p.key
-        == InputKey::Flow {
-            from: zone("DE"),
-            to: zone("NL")
-        }
-        && p.state == DataState::Official));
+    assert!(
+        flows
+            .iter()
+            .all(|p| p.key == flow("DE", "NL") && p.state == DataState::Official)
+    );
     server.verify().await;
 }
 
@@ -281,34 +308,17 @@ async fn only_the_requested_period_and_series_are_kept() {
     let server = replay_server(nl_week_replay()).await;
     let client = entsoe(&server);
     // The week document answers; only the asked-for 6 hours are kept.
-    let flows = client
-        .fetch(&request(
-            DataKind::Flows,
-            Target::Border {
-                from: zone("NL"),
-                to: zone("DE"),
-            },
-            "2024-09-03T00:00Z",
-            "2024-09-03T06:00Z",
-        ))
-        .await
-        .unwrap();
+    let (from, to) = ("2024-09-03T00:00Z", "2024-09-03T06:00Z");
+    let flows = fetch_ok(&client, DataKind::Flows, border("NL", "DE"), from, to).await;
     assert_eq!(flows.len(), 24);
     assert!(
         flows
             .iter()
-            .all(|p| p.slot >= slot("2024-09-03T00:00Z") && p.slot < slot("2024-09-03T06:00Z"))
+            .all(|p| p.slot >= slot(from) && p.slot < slot(to))
     );
     // No matching data is an empty answer, not an error.
-    let none = client
-        .fetch(&request(
-            DataKind::Load,
-            Target::Zone(zone("NL")),
-            "2020-01-01T00:00Z",
-            "2020-01-02T00:00Z",
-        ))
-        .await
-        .unwrap();
+    let (from, to) = ("2020-01-01T00:00Z", "2020-01-02T00:00Z");
+    let none = fetch_ok(&client, DataKind::Load, Target::Zone(zone("NL")), from, to).await;
     assert!(none.is_empty());
 }
 
@@ -328,29 +338,17 @@ async fn retries_429_with_retry_after_503_and_timeouts_then_succeeds() {
         .mount(&server)
         .await;
     Mock::given(method("GET"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_raw(body.clone(), "application/xml")
-                .set_delay(Duration::from_secs(3)),
-        )
+        .respond_with(xml(200, body.clone()).set_delay(Duration::from_secs(3)))
         .up_to_n_times(1)
         .mount(&server)
         .await;
     Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "application/xml"))
+        .respond_with(xml(200, body))
         .mount(&server)
         .await;
 
     let started = std::time::Instant::now();
-    let points = entsoe(&server)
-        .fetch(&request(
-            DataKind::Load,
-            Target::Zone(zone("NL")),
-            "2024-09-01T22:00Z",
-            "2024-09-02T22:00Z",
-        ))
-        .await
-        .unwrap();
+    let points = entsoe(&server).fetch(&nl_load_day()).await.unwrap();
     assert_eq!(points, parsed("A65_A16_NL_2024-09-02_PT15M_A03.xml"));
     assert_eq!(
         server.received_requests().await.unwrap().len(),
@@ -365,20 +363,8 @@ async fn retries_429_with_retry_after_503_and_timeouts_then_succeeds() {
 
 #[tokio::test]
 async fn persistent_outage_gives_up_with_an_error() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(503))
-        .mount(&server)
-        .await;
-    let err = entsoe(&server)
-        .fetch(&request(
-            DataKind::Load,
-            Target::Zone(zone("NL")),
-            "2024-09-01T22:00Z",
-            "2024-09-02T22:00Z",
-        ))
-        .await
-        .unwrap_err();
+    let server = answering("GET", ResponseTemplate::new(503)).await;
+    let err = entsoe(&server).fetch(&nl_load_day()).await.unwrap_err();
     assert!(
         matches!(
             err,
@@ -400,24 +386,13 @@ async fn malformed_answers_store_nothing() {
         fixture("A75_NL_2024-09-02_PT15M_A03.xml")[..5000].to_vec(),
         b"<html><body>Service temporarily unavailable</body></html>".to_vec(),
     ] {
-        let server = MockServer::start().await;
-        Mock::given(method("GET"))
-            .respond_with(ResponseTemplate::new(200).set_body_raw(body, "application/xml"))
-            .mount(&server)
-            .await;
+        let server = answering("GET", xml(200, body)).await;
         let store = store();
         let opts = BackfillOptions {
             kinds: vec![DataKind::Generation],
             ..nl_options("2024-09-01T22:00Z", "2024-09-02T22:00Z", 7)
         };
-        let report = backfill_run(
-            &fetcher(&server),
-            &store,
-            &opts,
-            &CancellationToken::new(),
-            None,
-        )
-        .await;
+        let report = backfill_all(&fetcher(&server), &store, &opts).await;
         assert_eq!(report.failed.len(), 1, "{report:?}");
         assert!(
             matches!(report.failed[0], FetchError::Malformed { .. }),
@@ -439,38 +414,15 @@ async fn refusals_and_a_wrong_token_are_errors_not_data() {
     };
     client_cfg.retry = fast_retry();
     let client = EntsoeClient::new(client_cfg, Arc::new(reference().zones.clone())).unwrap();
-    let err = client
-        .fetch(&request(
-            DataKind::Load,
-            Target::Zone(zone("NL")),
-            "2024-09-01T22:00Z",
-            "2024-09-02T22:00Z",
-        ))
-        .await
-        .unwrap_err();
+    let err = client.fetch(&nl_load_day()).await.unwrap_err();
     assert!(
         matches!(err, FetchError::Refused { status: 401, .. }),
         "{err}"
     );
     assert!(!err.to_string().contains("wrong"));
 
-    let ack400 = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(
-            ResponseTemplate::new(400)
-                .set_body_raw(fixture("ACK_999_no_matching_data.xml"), "application/xml"),
-        )
-        .mount(&ack400)
-        .await;
-    let none = entsoe(&ack400)
-        .fetch(&request(
-            DataKind::Load,
-            Target::Zone(zone("NL")),
-            "2024-09-01T22:00Z",
-            "2024-09-02T22:00Z",
-        ))
-        .await
-        .unwrap();
+    let ack400 = answering("GET", xml(400, fixture("ACK_999_no_matching_data.xml"))).await;
+    let none = entsoe(&ack400).fetch(&nl_load_day()).await.unwrap();
     assert!(
         none.is_empty(),
         "no matching data under a 400 is an empty answer"
@@ -485,30 +437,23 @@ async fn full_cycle_ingest_then_compute_returns_the_fixture_numbers() {
     let server = replay_server(nl_week_replay()).await;
     let store = store();
     let opts = nl_options("2024-09-01T22:00Z", "2024-09-02T22:00Z", 7);
-    let report = backfill_run(
-        &fetcher(&server),
-        &store,
-        &opts,
-        &CancellationToken::new(),
-        None,
-    )
-    .await;
+    let report = backfill_all(&fetcher(&server), &store, &opts).await;
     assert!(report.failed.is_empty() && !report.cancelled, "{report:?}");
     compute(&store, opts.range);
 
     let s = slot("2024-09-02T10:00Z");
+    let pumped_storage = |key: &InputKey| {
+        matches!(
+            key,
+            InputKey::Generation {
+                production_type: ProductionType::HydroPumpedStorage,
+                ..
+            }
+        )
+    };
     let want: f64 = parsed("A75_NL_2024-09-02_PT15M_A03.xml")
         .iter()
-        .filter(|p| {
-            p.slot == s
-                && !matches!(
-                    p.key,
-                    InputKey::Generation {
-                        production_type: ProductionType::HydroPumpedStorage,
-                        ..
-                    }
-                )
-        })
+        .filter(|p| p.slot == s && !pumped_storage(&p.key))
         .map(|p| p.mw)
         .sum();
     assert!(want > 1000.0);
@@ -539,11 +484,7 @@ async fn full_cycle_ingest_then_compute_returns_the_fixture_numbers() {
         .find(|p| p.slot == s)
         .unwrap();
     assert_eq!(load.point.mw, want_load.mw);
-    assert!(stored.iter().any(|p| p.point.key
-        == InputKey::Flow {
-            from: zone("NL"),
-            to: zone("DE")
-        }));
+    assert!(stored.iter().any(|p| p.point.key == flow("NL", "DE")));
 
     // Resumable: a second plan skips the series that are fully present.
     let again = backfill::plan(&*store, &reference().zones, &opts).unwrap();
@@ -556,17 +497,17 @@ async fn full_cycle_ingest_then_compute_returns_the_fixture_numbers() {
         "{:?}",
         again.requests
     );
-    assert!(!again.requests.iter().any(|r| r.target
-        == Target::Border {
-            from: zone("DE"),
-            to: zone("NL")
-        }));
     assert!(
-        again.requests.iter().any(|r| r.target
-            == Target::Border {
-                from: zone("BE"),
-                to: zone("NL")
-            }),
+        !again
+            .requests
+            .iter()
+            .any(|r| r.target == border("DE", "NL"))
+    );
+    assert!(
+        again
+            .requests
+            .iter()
+            .any(|r| r.target == border("BE", "NL")),
         "no data there: asked again"
     );
 }
@@ -597,7 +538,7 @@ async fn backfill_stopped_half_way_then_rerun_equals_an_uninterrupted_run() {
     // Uninterrupted.
     let good = replay_server(nl_week_replay()).await;
     let a = store();
-    let ra = backfill_run(&fetcher(&good), &a, &opts, &CancellationToken::new(), None).await;
+    let ra = backfill_all(&fetcher(&good), &a, &opts).await;
     assert!(
         ra.failed.is_empty() && ra.requests > 40,
         "{} requests",
@@ -606,27 +547,20 @@ async fn backfill_stopped_half_way_then_rerun_equals_an_uninterrupted_run() {
     compute(&a, full_range);
 
     // The provider fails after 25 requests; the rerun against a healthy provider completes.
-    let failing = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(FailAfter {
+    let failing = answering(
+        "GET",
+        FailAfter {
             replay: nl_week_replay(),
             ok: 25,
             seen: AtomicUsize::new(0),
-        })
-        .mount(&failing)
-        .await;
-    let b = store();
-    let rb1 = backfill_run(
-        &fetcher(&failing),
-        &b,
-        &opts,
-        &CancellationToken::new(),
-        None,
+        },
     )
     .await;
+    let b = store();
+    let rb1 = backfill_all(&fetcher(&failing), &b, &opts).await;
     assert!(!rb1.failed.is_empty() && rb1.succeeded >= 25, "{rb1:?}");
     assert_ne!(contents(&a), contents(&b), "the first run is incomplete");
-    let rb2 = backfill_run(&fetcher(&good), &b, &opts, &CancellationToken::new(), None).await;
+    let rb2 = backfill_all(&fetcher(&good), &b, &opts).await;
     assert!(rb2.failed.is_empty());
     assert!(
         rb2.requests < ra.requests,
@@ -641,7 +575,7 @@ async fn backfill_stopped_half_way_then_rerun_equals_an_uninterrupted_run() {
     let cancel = CancellationToken::new();
     let rc1 = backfill_run(&fetcher(&good), &c, &opts, &cancel, Some(10)).await;
     assert!(rc1.cancelled && rc1.succeeded < ra.requests, "{rc1:?}");
-    let rc2 = backfill_run(&fetcher(&good), &c, &opts, &CancellationToken::new(), None).await;
+    let rc2 = backfill_all(&fetcher(&good), &c, &opts).await;
     assert!(rc2.failed.is_empty() && !rc2.cancelled);
     compute(&c, full_range);
 
@@ -661,26 +595,31 @@ async fn backfill_stopped_half_way_then_rerun_equals_an_uninterrupted_run() {
 
 async fn elexon_server() -> MockServer {
     let server = MockServer::start().await;
-    let read = |f: &str| std::fs::read(format!("{ELEXON_DIR}/{f}")).unwrap();
-    Mock::given(method("GET"))
-        .and(path("/bmrs/api/v1/datasets/FUELHH"))
-        .and(query_param("settlementDateFrom", "2024-09-01"))
-        .and(query_param("settlementDateTo", "2024-09-03"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_raw(read("FUELHH_2024-09-02.json"), "application/json"),
-        )
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/bmrs/api/v1/demand/outturn"))
-        .and(query_param("settlementDateFrom", "2024-09-01"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_raw(read("demand_outturn_2024-09-02.json"), "application/json"),
-        )
-        .mount(&server)
-        .await;
+    let datasets: [Answer; 2] = [
+        (
+            "datasets/FUELHH",
+            &[
+                ("settlementDateFrom", "2024-09-01"),
+                ("settlementDateTo", "2024-09-03"),
+            ],
+            "FUELHH_2024-09-02.json",
+        ),
+        (
+            "demand/outturn",
+            &[("settlementDateFrom", "2024-09-01")],
+            "demand_outturn_2024-09-02.json",
+        ),
+    ];
+    for (dataset, params, file) in datasets {
+        let body = std::fs::read(format!("{ELEXON_DIR}/{file}")).unwrap();
+        let mut mock = Mock::given(method("GET")).and(path(format!("/bmrs/api/v1/{dataset}")));
+        for &(name, value) in params {
+            mock = mock.and(query_param(name, value));
+        }
+        mock.respond_with(ResponseTemplate::new(200).set_body_raw(body, "application/json"))
+            .mount(&server)
+            .await;
+    }
     server
 }
 
@@ -763,7 +702,7 @@ async fn elexon_generation_and_demand_map_to_gb_inputs() {
         range: SlotRange::new(slot("2024-09-01T23:00Z"), slot("2024-09-02T23:00Z")),
         chunk_days: 7,
     };
-    let report = backfill_run(&fetcher, &store, &opts, &CancellationToken::new(), None).await;
+    let report = backfill_all(&fetcher, &store, &opts).await;
     assert_eq!(report.requests, 2, "generation and load of GB: {report:?}");
     assert!(report.failed.is_empty(), "{report:?}");
     assert_eq!(report.stored.inserted, 10 * 96);
@@ -784,20 +723,9 @@ async fn wait_known(h: &ProviderHealth) -> HealthState {
 
 #[tokio::test]
 async fn provider_health_is_cached_and_never_waits() {
-    let up = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(401))
-        .mount(&up)
-        .await;
-    let down = MockServer::start().await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(503))
-        .mount(&down)
-        .await;
-    let cfg = HealthConfig {
-        interval: Duration::from_millis(1),
-        timeout: Duration::from_secs(2),
-    };
+    let up = answering("GET", ResponseTemplate::new(401)).await;
+    let down = answering("GET", ResponseTemplate::new(503)).await;
+    let cfg = health_config(Duration::from_millis(1));
 
     let h_up = ProviderHealth::spawn("entso-e", &format!("{}/api", up.uri()), cfg).unwrap();
     let h_down = ProviderHealth::spawn("elexon", &down.uri(), cfg).unwrap();

@@ -141,62 +141,18 @@ pub fn inputs_roundtrip_and_idempotence(store: &dyn Store) {
 /// replaces worse.
 pub fn quality_never_degrades(store: &dyn Store) {
     let slot = 5000;
-    store
-        .upsert_inputs(
-            &[gen_point(
-                "AT",
-                slot,
-                1.0,
-                DataState::Missing,
-                "gridprint-forecast:x",
-            )],
-            1,
-        )
-        .unwrap();
-    let s = store
-        .upsert_inputs(
-            &[gen_point(
-                "AT",
-                slot,
-                2.0,
-                DataState::Estimated,
-                "gridprint-estimation:y",
-            )],
-            2,
-        )
-        .unwrap();
+    let upsert = |mw: f64, state: DataState, ds: &str, at: i64| {
+        store
+            .upsert_inputs(&[gen_point("AT", slot, mw, state, ds)], at)
+            .unwrap()
+    };
+    upsert(1.0, DataState::Missing, "gridprint-forecast:x", 1);
+    let s = upsert(2.0, DataState::Estimated, "gridprint-estimation:y", 2);
     assert_eq!(s.updated, 1);
-    let s = store
-        .upsert_inputs(
-            &[gen_point(
-                "AT",
-                slot,
-                3.0,
-                DataState::Missing,
-                "gridprint-forecast:x",
-            )],
-            3,
-        )
-        .unwrap();
+    let s = upsert(3.0, DataState::Missing, "gridprint-forecast:x", 3);
     assert_eq!(s.unchanged, 1);
-    store
-        .upsert_inputs(
-            &[gen_point("AT", slot, 4.0, DataState::Official, "ENTSO-E")],
-            4,
-        )
-        .unwrap();
-    let s = store
-        .upsert_inputs(
-            &[gen_point(
-                "AT",
-                slot,
-                5.0,
-                DataState::Estimated,
-                "gridprint-estimation:y",
-            )],
-            5,
-        )
-        .unwrap();
+    upsert(4.0, DataState::Official, "ENTSO-E", 4);
+    let s = upsert(5.0, DataState::Estimated, "gridprint-estimation:y", 5);
     assert_eq!(s.unchanged, 1);
     let got = store
         .inputs_in_range(SlotRange::new(Slot(slot), Slot(slot + 1)))
