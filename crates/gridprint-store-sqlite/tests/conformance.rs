@@ -1,6 +1,16 @@
 //! Runs the store conformance suite on SQLite: in memory and on a real file.
 
 use gridprint_store_sqlite::SqliteStore;
+use std::path::PathBuf;
+use tempfile::TempDir;
+
+/// A fresh temporary directory and the path of a database file in it; the directory is removed
+/// when the `TempDir` is dropped.
+fn temp_db() -> (TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    (dir, path)
+}
 
 #[test]
 fn conformance_in_memory() {
@@ -9,8 +19,7 @@ fn conformance_in_memory() {
 
 #[test]
 fn conformance_on_file_and_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.db");
+    let (_dir, path) = temp_db();
     gridprint_store::conformance::run_all(&SqliteStore::open(&path).unwrap());
     // Reopening applies no migration twice and keeps the data.
     let again = SqliteStore::open(&path).unwrap();
@@ -20,8 +29,7 @@ fn conformance_on_file_and_reopen() {
 
 #[test]
 fn one_leader_per_database_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.db");
+    let (_dir, path) = temp_db();
     let a = SqliteStore::open(&path).unwrap();
     let b = SqliteStore::open(&path).unwrap();
     gridprint_store::conformance::leadership(&a, &b);
@@ -29,8 +37,7 @@ fn one_leader_per_database_file() {
 
 #[test]
 fn read_only_replica() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.db");
+    let (dir, path) = temp_db();
     let writable = SqliteStore::open(&path).unwrap();
     let ro = SqliteStore::open_read_only(&path).unwrap();
     gridprint_store::conformance::read_only(&writable, &ro);
