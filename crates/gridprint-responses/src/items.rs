@@ -72,79 +72,64 @@ macro_rules! flag_entry {
     };
 }
 
-/// Points of one production type with one data state and datasource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ProductionBlock {
-    #[schema(value_type = schema::ProductionType)]
-    pub production_type: ProductionType,
-    #[schema(value_type = schema::DataState)]
-    pub data_state: DataState,
-    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
-    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
-    pub datasource: String,
-    #[schema(value_type = Vec<schema::Point>)]
-    pub values: Values,
+/// Declares a block of points: its key fields, with `stated` the points' data state and datasource,
+/// then the points.
+macro_rules! block {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fa:meta])* $field:ident: $fty:ty),* } $(, $stated:ident)?) => {
+        block!(@declare $(#[$doc])* $name { $($(#[$fa])* $field: $fty),* } [$($stated)?]);
+    };
+    (@declare $(#[$doc:meta])* $name:ident { $($(#[$fa:meta])* $field:ident: $fty:ty),* } [stated]) => {
+        block!(@declare $(#[$doc])* $name {
+            $($(#[$fa])* $field: $fty,)*
+            #[schema(value_type = schema::DataState)]
+            data_state: DataState,
+            /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
+            /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+            datasource: String
+        } []);
+    };
+    (@declare $(#[$doc:meta])* $name:ident { $($(#[$fa:meta])* $field:ident: $fty:ty),* } []) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        pub struct $name {
+            $($(#[$fa])* pub $field: $fty,)*
+            #[schema(value_type = Vec<schema::Point>)]
+            pub values: Values,
+        }
+    };
 }
 
-/// Points with one data state and datasource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct StateBlock {
-    #[schema(value_type = schema::DataState)]
-    pub data_state: DataState,
-    pub datasource: String,
-    #[schema(value_type = Vec<schema::Point>)]
-    pub values: Values,
+block! {
+    /// Points of one production type with one data state and datasource.
+    ProductionBlock {
+        #[schema(value_type = schema::ProductionType)]
+        production_type: ProductionType
+    },
+    stated
 }
-
-/// Imports from one source zone with one data state and datasource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ImportBlock {
-    #[schema(value_type = String)]
-    pub source: ZoneCode,
-    #[schema(value_type = schema::DataState)]
-    pub data_state: DataState,
-    pub datasource: String,
-    #[schema(value_type = Vec<schema::Point>)]
-    pub values: Values,
+block! {
+    /// Points with one data state and datasource.
+    StateBlock {}, stated
 }
-
-/// Exports to one destination zone with one data state and datasource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ExportBlock {
-    #[schema(value_type = String)]
-    pub destination: ZoneCode,
-    #[schema(value_type = schema::DataState)]
-    pub data_state: DataState,
-    pub datasource: String,
-    #[schema(value_type = Vec<schema::Point>)]
-    pub values: Values,
+block! {
+    /// Imports from one source zone with one data state and datasource.
+    ImportBlock { #[schema(value_type = String)] source: ZoneCode }, stated
 }
-
-/// Shares towards one destination zone (`%`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct DestinationBlock {
-    #[schema(value_type = String)]
-    pub destination: ZoneCode,
-    #[schema(value_type = Vec<schema::Point>)]
-    pub values: Values,
+block! {
+    /// Exports to one destination zone with one data state and datasource.
+    ExportBlock { #[schema(value_type = String)] destination: ZoneCode }, stated
 }
-
-/// Shares from one origin zone (`%`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct OriginBlock {
-    #[schema(value_type = String)]
-    pub origin: ZoneCode,
-    #[schema(value_type = Vec<schema::Point>)]
-    pub values: Values,
+block! {
+    /// Shares towards one destination zone (`%`).
+    DestinationBlock { #[schema(value_type = String)] destination: ZoneCode }
 }
-
-/// The part of a footprint or impact coming from one source zone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct SourceBlock {
-    #[schema(value_type = String)]
-    pub source: ZoneCode,
-    #[schema(value_type = Vec<schema::Point>)]
-    pub values: Values,
+block! {
+    /// Shares from one origin zone (`%`).
+    OriginBlock { #[schema(value_type = String)] origin: ZoneCode }
+}
+block! {
+    /// The part of a footprint or impact coming from one source zone.
+    SourceBlock { #[schema(value_type = String)] source: ZoneCode }
 }
 
 flag_entry!(
@@ -255,55 +240,6 @@ zone_series!(
     MixShareEntry
 );
 
-/// Item of `/footprints`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct FootprintResult {
-    #[schema(value_type = schema::FootprintType)]
-    pub footprint_type: FootprintType,
-    #[schema(value_type = schema::Scope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `gCO2/kWh` (carbon) or `l/kWh` (water).
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    pub series: Vec<FlagSeries>,
-}
-
-/// Item of `/impacts`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ImpactResult {
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::ImpactType)]
-    pub impact_type: StaticStr,
-    #[schema(value_type = schema::OperationalScope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `stress-l/kWh`.
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    pub series: Vec<FlagSeries>,
-}
-
-/// Item of `/green-score` and `/environmental-score` (unitless 0–100, no `unit` field).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ScoreResult {
-    #[schema(value_type = schema::OperationalScope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    pub series: Vec<FlagSeries>,
-}
-
 /// What every aggregate of a derived series (footprints, impacts, scores) says after its item's
 /// descriptive fields; its `aggregation_method` is always [`TIME_WEIGHTED_AVERAGE`].
 #[derive(Debug, Clone, PartialEq)]
@@ -329,26 +265,34 @@ pub trait DerivedItem: Sized {
     fn aggregate(self, tail: AggregateTail) -> Self::Aggregate;
 }
 
-/// Declares the aggregate of a derived series item `$item`: the item's descriptive fields (given
-/// here with their attributes, in the order of the JSON), then the tail every aggregate shares;
-/// with `documented` the tail fields carry their descriptions (the footprints' aggregate publishes
-/// them, the others do not). Implements [`DerivedItem`] for `$item`.
-macro_rules! derived_aggregate {
-    ($(#[$doc:meta])* $name:ident of $item:ident, documented, $fields:tt) => {
-        derived_aggregate!(@declare $(#[$doc])* $name of $item, $fields,
+/// Declares a derived series item `$item` and its aggregate `$name`: the descriptive fields (given
+/// once with their attributes, in the order of the JSON) followed by `series` in the item and by
+/// the tail every aggregate shares in the aggregate; with `documented` the tail fields carry their
+/// descriptions (the footprints' aggregate publishes them, the others do not). Implements
+/// [`DerivedItem`] for `$item`.
+macro_rules! derived_item {
+    ([$(#[$idoc:meta])*] $item:ident, [$(#[$doc:meta])*] $name:ident, documented, $fields:tt) => {
+        derived_item!(@declare [$(#[$idoc])*] $item, [$(#[$doc])*] $name, $fields,
             [#[doc = " The request's `start`, in UTC."]]
             [#[doc = " The request's `end`, in UTC."]]
             [#[doc = " Time-weighted average, rounded to 2 decimals."]]
             [#[doc = " `true` only if every point is valid."]]
             [#[doc = " The worst status present (missing < preview < complete)."]]);
     };
-    ($(#[$doc:meta])* $name:ident of $item:ident, $fields:tt) => {
-        derived_aggregate!(@declare $(#[$doc])* $name of $item, $fields, [] [] [] [] []);
+    ([$(#[$idoc:meta])*] $item:ident, [$(#[$doc:meta])*] $name:ident, $fields:tt) => {
+        derived_item!(@declare [$(#[$idoc])*] $item, [$(#[$doc])*] $name, $fields, [] [] [] [] []);
     };
-    (@declare $(#[$doc:meta])* $name:ident of $item:ident,
+    (@declare [$(#[$idoc:meta])*] $item:ident, [$(#[$doc:meta])*] $name:ident,
         { $($(#[$fa:meta])* $field:ident: $fty:ty),* $(,)? },
         [$(#[$start:meta])*] [$(#[$end:meta])*] [$(#[$value:meta])*] [$(#[$valid:meta])*]
         [$(#[$status:meta])*]) => {
+        $(#[$idoc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        pub struct $item {
+            $($(#[$fa])* pub $field: $fty,)*
+            pub series: Vec<FlagSeries>,
+        }
+
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
         pub struct $name {
@@ -399,9 +343,15 @@ macro_rules! derived_aggregate {
     };
 }
 
-derived_aggregate!(
-    /// Item of `/footprints?aggregate=true`.
-    FootprintAggregate of FootprintResult,
+derived_item!(
+    [
+        /// Item of `/footprints`.
+    ]
+    FootprintResult,
+    [
+        /// Item of `/footprints?aggregate=true`.
+    ]
+    FootprintAggregate,
     documented,
     {
         #[schema(value_type = schema::FootprintType)]
@@ -410,6 +360,7 @@ derived_aggregate!(
         scope: Scope,
         #[schema(value_type = String)]
         zone: ZoneCode,
+        /// `gCO2/kWh` (carbon) or `l/kWh` (water).
         #[serde(deserialize_with = "static_str")]
         #[schema(value_type = String)]
         unit: StaticStr,
@@ -418,9 +369,15 @@ derived_aggregate!(
     }
 );
 
-derived_aggregate!(
-    /// Item of `/impacts?aggregate=true`.
-    ImpactAggregate of ImpactResult,
+derived_item!(
+    [
+        /// Item of `/impacts`.
+    ]
+    ImpactResult,
+    [
+        /// Item of `/impacts?aggregate=true`.
+    ]
+    ImpactAggregate,
     {
         #[serde(deserialize_with = "static_str")]
         #[schema(value_type = schema::ImpactType)]
@@ -429,6 +386,7 @@ derived_aggregate!(
         scope: Scope,
         #[schema(value_type = String)]
         zone: ZoneCode,
+        /// `stress-l/kWh`.
         #[serde(deserialize_with = "static_str")]
         #[schema(value_type = String)]
         unit: StaticStr,
@@ -437,9 +395,15 @@ derived_aggregate!(
     }
 );
 
-derived_aggregate!(
-    /// Item of the score endpoints with `aggregate=true`.
-    ScoreAggregate of ScoreResult,
+derived_item!(
+    [
+        /// Item of `/green-score` and `/environmental-score` (unitless 0–100, no `unit` field).
+    ]
+    ScoreResult,
+    [
+        /// Item of the score endpoints with `aggregate=true`.
+    ]
+    ScoreAggregate,
     {
         #[schema(value_type = schema::OperationalScope)]
         scope: Scope,

@@ -186,37 +186,56 @@ macro_rules! entry {
     };
 }
 
-entry!(GenerationEntry, production, |b| [
-    b.production_type.as_str(),
-    b.data_state.as_str(),
-    b.datasource.as_str()
-]);
-entry!(LoadEntry, blocks, |b| [
-    b.data_state.as_str(),
-    b.datasource.as_str()
-]);
-entry!(ImportsEntry, imports, |b| [
-    b.source.as_str(),
-    b.data_state.as_str(),
-    b.datasource.as_str()
-]);
-entry!(ExportsEntry, exports, |b| [
-    b.destination.as_str(),
-    b.data_state.as_str(),
-    b.datasource.as_str()
-]);
-entry!(FlowShareEntry, flows, |b| [b.destination.as_str()]);
-entry!(MixShareEntry, shares, |b| [b.origin.as_str()]);
-entry!(SourceEntry, blocks, |b| [b.source.as_str()]);
+entry! {
+    GenerationEntry,
+    production,
+    |b| [b.production_type.as_str(), b.data_state.as_str(), b.datasource.as_str()]
+}
+entry! {
+    LoadEntry,
+    blocks,
+    |b| [b.data_state.as_str(), b.datasource.as_str()]
+}
+entry! {
+    ImportsEntry,
+    imports,
+    |b| [b.source.as_str(), b.data_state.as_str(), b.datasource.as_str()]
+}
+entry! {
+    ExportsEntry,
+    exports,
+    |b| [b.destination.as_str(), b.data_state.as_str(), b.datasource.as_str()]
+}
+entry! {
+    FlowShareEntry,
+    flows,
+    |b| [b.destination.as_str()]
+}
+entry! {
+    MixShareEntry,
+    shares,
+    |b| [b.origin.as_str()]
+}
+entry! {
+    SourceEntry,
+    blocks,
+    |b| [b.source.as_str()]
+}
 
-/// Implements [`Rows`] for an item with series: the head columns and fields, then the entries'.
+/// Implements [`Rows`] for an item with series: the item's head columns (`$head`, their fields from
+/// `$fields`), then every entry's `valid,zone_status`, its blocks' columns (`$block`) and
+/// `timestamp,value`.
 macro_rules! series_item {
-    ($item:ty, [$($col:literal),*], |$r:ident| $head:expr) => {
+    ($item:ty, zone_unit + [$($block:literal),*]) => {
+        series_item! { $item, ["zone", "unit"] + [$($block),*], |r| [r.zone.as_str(), r.unit] }
+    };
+    ($item:ty, [$($head:literal),*] + [$($block:literal),*], |$r:ident| $fields:expr) => {
         impl Rows for $item {
-            const COLUMNS: &'static [&'static str] = &[$($col),*];
+            const COLUMNS: &'static [&'static str] =
+                &[$($head,)* "valid", "zone_status", $($block,)* "timestamp", "value"];
             fn rows(&self, out: &mut dyn RowSink) {
                 let $r = self;
-                series_rows(&$head, &self.series, out)
+                series_rows(&$fields, &self.series, out)
             }
             fn points(&self) -> usize {
                 series_points(&self.series)
@@ -257,317 +276,102 @@ macro_rules! aggregate_item {
     };
 }
 
-series_item!(
-    GenerationResult,
-    [
-        "zone",
-        "unit",
-        "valid",
-        "zone_status",
-        "production_type",
-        "data_state",
-        "datasource",
-        "timestamp",
-        "value"
-    ],
-    |r| [r.zone.as_str(), r.unit]
-);
-series_item!(
-    LoadResult,
-    [
-        "zone",
-        "unit",
-        "valid",
-        "zone_status",
-        "data_state",
-        "datasource",
-        "timestamp",
-        "value"
-    ],
-    |r| [r.zone.as_str(), r.unit]
-);
-series_item!(
-    ImportsResult,
-    [
-        "zone",
-        "unit",
-        "valid",
-        "zone_status",
-        "source",
-        "data_state",
-        "datasource",
-        "timestamp",
-        "value"
-    ],
-    |r| [r.zone.as_str(), r.unit]
-);
-series_item!(
-    ExportsResult,
-    [
-        "zone",
-        "unit",
-        "valid",
-        "zone_status",
-        "destination",
-        "data_state",
-        "datasource",
-        "timestamp",
-        "value"
-    ],
-    |r| [r.zone.as_str(), r.unit]
-);
-series_item!(
+series_item! { GenerationResult, zone_unit + ["production_type", "data_state", "datasource"] }
+series_item! { LoadResult, zone_unit + ["data_state", "datasource"] }
+series_item! { ImportsResult, zone_unit + ["source", "data_state", "datasource"] }
+series_item! { ExportsResult, zone_unit + ["destination", "data_state", "datasource"] }
+series_item! {
     FootprintResult,
-    [
-        "zone",
-        "footprint_type",
-        "scope",
-        "unit",
-        "coverage",
-        "valid",
-        "zone_status",
-        "timestamp",
-        "value"
-    ],
-    |r| [
-        r.zone.as_str(),
-        r.footprint_type.as_str(),
-        r.scope.as_str(),
-        r.unit,
-        r.coverage.as_str()
-    ]
-);
-series_item!(
+    ["zone", "footprint_type", "scope", "unit", "coverage"] + [],
+    |r| [r.zone.as_str(), r.footprint_type.as_str(), r.scope.as_str(), r.unit, r.coverage.as_str()]
+}
+series_item! {
     ImpactResult,
-    [
-        "zone",
-        "impact_type",
-        "scope",
-        "unit",
-        "coverage",
-        "valid",
-        "zone_status",
-        "timestamp",
-        "value"
-    ],
-    |r| [
-        r.zone.as_str(),
-        r.impact_type,
-        r.scope.as_str(),
-        r.unit,
-        r.coverage.as_str()
-    ]
-);
-series_item!(
+    ["zone", "impact_type", "scope", "unit", "coverage"] + [],
+    |r| [r.zone.as_str(), r.impact_type, r.scope.as_str(), r.unit, r.coverage.as_str()]
+}
+series_item! {
     ScoreResult,
-    [
-        "zone",
-        "scope",
-        "coverage",
-        "valid",
-        "zone_status",
-        "timestamp",
-        "value"
-    ],
+    ["zone", "scope", "coverage"] + [],
     |r| [r.zone.as_str(), r.scope.as_str(), r.coverage.as_str()]
-);
-series_item!(
-    FlowShareResult,
-    [
-        "zone",
-        "unit",
-        "valid",
-        "zone_status",
-        "destination",
-        "timestamp",
-        "value"
-    ],
-    |r| [r.zone.as_str(), r.unit]
-);
-series_item!(
-    MixShareResult,
-    [
-        "zone",
-        "unit",
-        "valid",
-        "zone_status",
-        "origin",
-        "timestamp",
-        "value"
-    ],
-    |r| [r.zone.as_str(), r.unit]
-);
-series_item!(
+}
+series_item! { FlowShareResult, zone_unit + ["destination"] }
+series_item! { MixShareResult, zone_unit + ["origin"] }
+series_item! {
     FootprintShareResult,
-    [
-        "zone",
-        "footprint_type",
-        "scope",
-        "unit",
-        "valid",
-        "zone_status",
-        "source",
-        "timestamp",
-        "value"
-    ],
-    |r| [
-        r.zone.as_str(),
-        r.footprint_type.as_str(),
-        r.scope.as_str(),
-        r.unit
-    ]
-);
-series_item!(
+    ["zone", "footprint_type", "scope", "unit"] + ["source"],
+    |r| [r.zone.as_str(), r.footprint_type.as_str(), r.scope.as_str(), r.unit]
+}
+series_item! {
     ImpactShareResult,
-    [
-        "zone",
-        "impact_type",
-        "scope",
-        "unit",
-        "valid",
-        "zone_status",
-        "source",
-        "timestamp",
-        "value"
-    ],
+    ["zone", "impact_type", "scope", "unit"] + ["source"],
     |r| [r.zone.as_str(), r.impact_type, r.scope.as_str(), r.unit]
-);
+}
 
-aggregate_item!(
+aggregate_item! {
     FootprintAggregate,
     ["zone", "footprint_type", "scope", "unit", "coverage"],
-    |a| [
-        a.zone.as_str(),
-        a.footprint_type.as_str(),
-        a.scope.as_str(),
-        a.unit,
-        a.coverage.as_str()
-    ]
-);
-aggregate_item!(
+    |a| [a.zone.as_str(), a.footprint_type.as_str(), a.scope.as_str(), a.unit, a.coverage.as_str()]
+}
+aggregate_item! {
     ImpactAggregate,
     ["zone", "impact_type", "scope", "unit", "coverage"],
-    |a| [
-        a.zone.as_str(),
-        a.impact_type,
-        a.scope.as_str(),
-        a.unit,
-        a.coverage.as_str()
-    ]
-);
-aggregate_item!(ScoreAggregate, ["zone", "scope", "coverage"], |a| [
-    a.zone.as_str(),
-    a.scope.as_str(),
-    a.coverage.as_str()
-]);
-
-/// The descriptive fields of a factor (`year` and `source_link` empty when unknown).
-fn factor_head<R>(
-    f: (
-        &gridprint_core::reference::FootprintType,
-        &gridprint_core::production::ProductionType,
-    ),
-    scope: gridprint_core::reference::Scope,
-    text: (&str, &str, Option<i32>, Option<&str>),
-    then: impl FnOnce(&[&str]) -> R,
-) -> R {
-    let year = text.2.map(|y| y.to_string()).unwrap_or_default();
-    then(&[
-        f.0.as_str(),
-        f.1.as_str(),
-        scope.as_str(),
-        text.0,
-        text.1,
-        &year,
-        text.3.unwrap_or(""),
-    ])
+    |a| [a.zone.as_str(), a.impact_type, a.scope.as_str(), a.unit, a.coverage.as_str()]
+}
+aggregate_item! {
+    ScoreAggregate,
+    ["zone", "scope", "coverage"],
+    |a| [a.zone.as_str(), a.scope.as_str(), a.coverage.as_str()]
 }
 
-impl Rows for FactorResult {
-    const COLUMNS: &'static [&'static str] = &[
-        "factor_type",
-        "production_type",
-        "scope",
-        "unit",
-        "source",
-        "year",
-        "source_link",
-        "timestamp",
-        "value",
-    ];
-    fn rows(&self, out: &mut dyn RowSink) {
-        let text = (
-            self.unit.as_str(),
-            self.source.as_str(),
-            self.year,
-            self.source_link.as_deref(),
-        );
-        factor_head(
-            (&self.factor_type, &self.production_type),
-            self.scope,
-            text,
-            |head| {
-                for s in &self.series {
-                    out.points(head, &s.values);
-                }
-            },
-        )
-    }
-    fn points(&self) -> usize {
-        self.series.iter().map(|s| s.values.0.len()).sum()
-    }
-    /// Factors come from the reference data and are final.
-    fn is_final(&self) -> bool {
-        true
-    }
+/// The CSV columns of a factor item: its descriptive fields, then `$tail`.
+macro_rules! factor_columns {
+    ($($tail:literal),*) => {
+        &["factor_type", "production_type", "scope", "unit", "source", "year", "source_link", $($tail),*]
+    };
 }
 
-impl Rows for FactorAggregate {
-    const COLUMNS: &'static [&'static str] = &[
-        "factor_type",
-        "production_type",
-        "scope",
-        "unit",
-        "source",
-        "year",
-        "source_link",
-        "start",
-        "end",
-        "value",
-        "valid",
-        "zone_status",
-        "aggregation_method",
-    ];
-    fn rows(&self, out: &mut dyn RowSink) {
-        let text = (
-            self.unit.as_str(),
-            self.source.as_str(),
-            self.year,
-            self.source_link.as_deref(),
-        );
-        let tail = (
-            self.start.as_str(),
-            self.end.as_str(),
-            self.value,
-            true,
-            ZoneStatus::Complete,
-            self.aggregation_method,
-        );
-        factor_head(
-            (&self.factor_type, &self.production_type),
-            self.scope,
-            text,
-            |head| aggregate_row(out, head, tail),
-        )
-    }
-    fn points(&self) -> usize {
-        0
-    }
-    /// Factors come from the reference data and are final.
-    fn is_final(&self) -> bool {
-        true
-    }
+/// Implements [`Rows`] for a factor item (final: factors come from the reference data): its
+/// descriptive fields (`year` and `source_link` empty when unknown) go to `$rows` as `$head`.
+macro_rules! factor_rows {
+    ($item:ty, [$($tail:literal),*], points: |$p:ident| $points:expr, |$s:ident, $out:ident, $head:ident| $rows:block) => {
+        impl Rows for $item {
+            const COLUMNS: &'static [&'static str] = factor_columns!($($tail),*);
+            fn rows(&self, $out: &mut dyn RowSink) {
+                let $s = self;
+                let year = $s.year.map(|y| y.to_string()).unwrap_or_default();
+                let $head = &[
+                    $s.factor_type.as_str(),
+                    $s.production_type.as_str(),
+                    $s.scope.as_str(),
+                    $s.unit.as_str(),
+                    $s.source.as_str(),
+                    &year,
+                    $s.source_link.as_deref().unwrap_or(""),
+                ];
+                $rows
+            }
+            fn points(&self) -> usize {
+                let $p = self;
+                $points
+            }
+            fn is_final(&self) -> bool {
+                true
+            }
+        }
+    };
 }
+
+factor_rows! { FactorResult, ["timestamp", "value"],
+points: |f| f.series.iter().map(|s| s.values.0.len()).sum(),
+|f, out, head| { f.series.iter().for_each(|s| out.points(head, &s.values)) } }
+
+factor_rows! { FactorAggregate, ["start", "end", "value", "valid", "zone_status", "aggregation_method"],
+points: |_f| 0,
+|f, out, head| {
+    let tail = (f.start.as_str(), f.end.as_str(), f.value, true, ZoneStatus::Complete, f.aggregation_method);
+    aggregate_row(out, head, tail)
+} }
 
 /// Implements [`Rows`] for an item written as rows of its own fields (`$rows` hands them to `$out`):
 /// it has no points, and is final or not whatever it holds (`$final`).
