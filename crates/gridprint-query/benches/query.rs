@@ -6,7 +6,7 @@
 use gridprint_core::derived::{Coverage, DerivedDay, SeriesKey, SlotFlags};
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::reference::{FootprintType, ReferenceData, Scope, ZoneSet};
-use gridprint_query::{Endpoint, QueryService};
+use gridprint_query::{Endpoint, QueryResponse, QueryService};
 use gridprint_store::DerivedStore;
 use gridprint_store_sqlite::SqliteStore;
 use std::sync::{Arc, OnceLock};
@@ -65,44 +65,42 @@ fn pairs(s: &str) -> Vec<(String, String)> {
 
 const NOW: time::OffsetDateTime = datetime!(2025-06-01 00:00 UTC);
 
+/// The carbon footprints of one year.
+const CARBON_YEAR: &str = "footprint_type=carbon&start=2024-01-01&end=2024-12-31";
+
+/// The pairs of `rest` for the first zone of the set (the one with a year of data).
+fn first_zone(rest: &str) -> Vec<(String, String)> {
+    let code = service().reference().zones.code(0).as_str();
+    pairs(&format!("zone={code}&{rest}"))
+}
+
+/// A `/footprints` answer (from the service [`first_zone`] has loaded).
+fn footprints(p: &[(String, String)]) -> QueryResponse {
+    service().query(Endpoint::Footprints, p, NOW).unwrap()
+}
+
 #[divan::bench]
 fn one_zone_year_query_only(b: divan::Bencher) {
-    let svc = service();
-    let code = svc.reference().zones.code(0).as_str().to_string();
-    let p = pairs(&format!(
-        "zone={code}&footprint_type=carbon&start=2024-01-01&end=2024-12-31"
-    ));
-    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap());
+    let p = first_zone(CARBON_YEAR);
+    b.bench(|| footprints(&p));
 }
 
 #[divan::bench]
 fn one_zone_year_json(b: divan::Bencher) {
-    let svc = service();
-    let code = svc.reference().zones.code(0).as_str().to_string();
-    let p = pairs(&format!(
-        "zone={code}&footprint_type=carbon&start=2024-01-01&end=2024-12-31"
-    ));
-    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap().to_json());
+    let p = first_zone(CARBON_YEAR);
+    b.bench(|| footprints(&p).to_json());
 }
 
 #[divan::bench]
 fn one_zone_year_csv(b: divan::Bencher) {
-    let svc = service();
-    let code = svc.reference().zones.code(0).as_str().to_string();
-    let p = pairs(&format!(
-        "zone={code}&footprint_type=carbon&start=2024-01-01&end=2024-12-31"
-    ));
-    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap().to_csv());
+    let p = first_zone(CARBON_YEAR);
+    b.bench(|| footprints(&p).to_csv());
 }
 
 #[divan::bench]
 fn one_zone_year_aggregate(b: divan::Bencher) {
-    let svc = service();
-    let code = svc.reference().zones.code(0).as_str().to_string();
-    let p = pairs(&format!(
-        "zone={code}&aggregate=true&start=2024-01-01&end=2024-12-31"
-    ));
-    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap().to_json());
+    let p = first_zone("aggregate=true&start=2024-01-01&end=2024-12-31");
+    b.bench(|| footprints(&p).to_json());
 }
 
 #[divan::bench]

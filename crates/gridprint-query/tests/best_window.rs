@@ -95,52 +95,63 @@ fn query(s: &QueryService, e: Endpoint, q: &str) -> Result<Value, QueryError> {
 
 const WINDOW: &str = "start=2024-06-15T00:00:00Z&end=2024-06-16T00:00:00Z";
 
+/// The answer to a query that must succeed.
+fn ok(s: &QueryService, e: Endpoint, q: &str) -> Value {
+    query(s, e, q).unwrap_or_else(|err| panic!("{e:?}?{q}: {err}"))
+}
+
+/// The error of a query that must fail.
+fn bad(s: &QueryService, e: Endpoint, q: &str) -> QueryError {
+    match query(s, e, q) {
+        Ok(v) => panic!("{e:?}?{q} should fail, got {v}"),
+        Err(err) => err,
+    }
+}
+
+/// The answer to a query over the day `WINDOW` (the query's own parameters, then `&{WINDOW}`).
+fn in_window(s: &QueryService, e: Endpoint, q: &str) -> Value {
+    ok(s, e, &format!("{q}&{WINDOW}"))
+}
+
+/// The string field `key` of every item of a JSON array, in order.
+fn strings<'a>(v: &'a Value, key: &str) -> Vec<&'a str> {
+    let items = v.as_array().unwrap();
+    items.iter().map(|r| r[key].as_str().unwrap()).collect()
+}
+
 #[test]
 fn a_job_longer_than_the_window_is_a_400() {
     let s = service();
-    let e = query(
-        &s,
-        Endpoint::BestWindow,
-        "zone=DE&duration=PT2H&start=2024-06-15T00:00:00Z&end=2024-06-15T01:45:00Z",
-    )
-    .unwrap_err();
+    let two_hours_in_105_minutes =
+        "zone=DE&duration=PT2H&start=2024-06-15T00:00:00Z&end=2024-06-15T01:45:00Z";
+    let e = bad(&s, Endpoint::BestWindow, two_hours_in_105_minutes);
     assert_eq!(e.status, 400);
     assert!(e.detail.contains("longer than the window"), "{}", e.detail);
-    // without `end` the window ends with the data (end of the day): 23:00 + 2 h does not fit
-    let e = query(
-        &s,
-        Endpoint::BestWindow,
-        "zone=DE&duration=120&start=2024-06-15T23:00:00Z",
-    )
-    .unwrap_err();
-    assert_eq!(e.status, 400, "{}", e.detail);
     // the same job fits from 22:00
-    let ok = query(
+    let fits = ok(
         &s,
         Endpoint::BestWindow,
         "zone=DE&duration=120&start=2024-06-15T22:00:00Z",
-    )
-    .unwrap();
-    assert_eq!(ok.as_array().unwrap().len(), 1);
-    for bad in ["duration=abc", "duration=P1M", "duration=0"] {
-        let e = query(&s, Endpoint::BestWindow, &format!("zone=DE&{bad}")).unwrap_err();
-        assert_eq!(e.status, 422, "{bad}");
+    );
+    assert_eq!(fits.as_array().unwrap().len(), 1);
+    for (query, status) in [
+        // without `end` the window ends with the data (end of the day): 23:00 + 2 h does not fit
+        ("zone=DE&duration=120&start=2024-06-15T23:00:00Z", 400),
+        ("zone=DE&duration=abc", 422),
+        ("zone=DE&duration=P1M", 422),
+        ("zone=DE&duration=0", 422),
+        ("zone=DE&duration=60&n=1000", 400),
+        ("zone=DE", 400),
+    ] {
+        let e = bad(&s, Endpoint::BestWindow, query);
+        assert_eq!(e.status, status, "{query}: {}", e.detail);
     }
-    let e = query(&s, Endpoint::BestWindow, "zone=DE&duration=60&n=1000").unwrap_err();
-    assert_eq!(e.status, 400);
-    let e = query(&s, Endpoint::BestWindow, "zone=DE").unwrap_err();
-    assert_eq!(e.status, 400);
 }
 
 #[test]
 fn alternatives_are_best_first_and_do_not_overlap_within_a_zone() {
     let s = service();
-    let got = query(
-        &s,
-        Endpoint::BestWindow,
-        &format!("zone=DE,FR&duration=60&n=5&{WINDOW}"),
-    )
-    .unwrap();
+    let got = in_window(&s, Endpoint::BestWindow, "zone=DE,FR&duration=60&n=5");
     let items = got.as_array().unwrap();
     assert_eq!(items.len(), 5);
     // brute force over both zones: the best 1-hour job is the minimum of the 4-slot means
@@ -197,12 +208,11 @@ fn alternatives_are_best_first_and_do_not_overlap_within_a_zone() {
 fn flags_and_forecast_across_the_boundary() {
     let s = service();
     // 40 minutes → 3 slots; a window of 11:30–12:30 holds 2 provider slots then the forecast
-    let got = query(
+    let got = ok(
         &s,
         Endpoint::BestWindow,
         "zone=DE&duration=40&n=2&start=2024-06-15T11:30:00Z&end=2024-06-15T12:30:00Z",
-    )
-    .unwrap();
+    );
     let items = got.as_array().unwrap();
     assert!(!items.is_empty());
     for it in items {
@@ -213,22 +223,20 @@ fn flags_and_forecast_across_the_boundary() {
         assert_eq!(it["valid"], false);
         assert_eq!(it["zone_status"], "missing");
     }
-    let past = query(
+    let past = ok(
         &s,
         Endpoint::BestWindow,
         "zone=DE&duration=PT45M&n=1&start=2024-06-15T00:00:00Z&end=2024-06-15T12:00:00Z",
-    )
-    .unwrap();
+    );
     assert_eq!(past[0]["forecast"], false);
     assert_eq!(past[0]["valid"], true);
     assert_eq!(past[0]["zone_status"], "complete");
     // score: higher is better, so the chosen job has the highest mean score
-    let sc = query(
+    let sc = in_window(
         &s,
         Endpoint::BestWindow,
-        &format!("zone=DE&metric=score&duration=15&n=1&{WINDOW}"),
-    )
-    .unwrap();
+        "zone=DE&metric=score&duration=15&n=1",
+    );
     let best = (0..96)
         .map(|i| score(value(0, 2, i) as f32 as f64, value(0, 4, i) as f32 as f64) as f32 as f64)
         .fold(f64::NEG_INFINITY, f64::max);
@@ -262,19 +270,13 @@ fn weighted(col: usize, weight_col: usize, i: usize) -> f64 {
 #[test]
 fn country_footprints_are_weighted_means_of_their_zones() {
     let s = service();
-    let g = query(
-        &s,
-        Endpoint::Footprints,
-        &format!("zone=DK&footprint_type=carbon&{WINDOW}"),
-    )
-    .unwrap();
+    let g = in_window(&s, Endpoint::Footprints, "zone=DK&footprint_type=carbon");
     assert_eq!(g[0]["zone"], "DK");
-    let l = query(
+    let l = in_window(
         &s,
         Endpoint::Footprints,
-        &format!("zone=DK&footprint_type=carbon&use_global=false&{WINDOW}"),
-    )
-    .unwrap();
+        "zone=DK&footprint_type=carbon&use_global=false",
+    );
     let points = |v: &Value| -> Vec<f64> {
         v[0]["series"]
             .as_array()
@@ -293,49 +295,27 @@ fn country_footprints_are_weighted_means_of_their_zones() {
         assert!((lp[i] - weighted(1, 7, i)).abs() <= 0.01, "local slot {i}");
     }
     // flags are the worst member's: provider slots complete, forecast slots missing
-    let statuses: Vec<&str> = g[0]["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["zone_status"].as_str().unwrap())
-        .collect();
+    let statuses = strings(&g[0]["series"], "zone_status");
     assert_eq!(statuses, ["complete", "missing"]);
     // the score comes from the weighted CF and WI, not from the members' scores
-    let sc = query(&s, Endpoint::Score, &format!("zone=DK&{WINDOW}")).unwrap();
+    let sc = in_window(&s, Endpoint::Score, "zone=DK");
     let first = sc[0]["series"][0]["values"][0][1].as_f64().unwrap();
     let want = score(weighted(2, 6, 0), weighted(4, 6, 0));
     assert!((first - want).abs() <= 0.01, "{first} vs {want}");
-    let im = query(&s, Endpoint::Impacts, &format!("zone=DK&{WINDOW}")).unwrap();
+    let im = in_window(&s, Endpoint::Impacts, "zone=DK");
     let first = im[0]["series"][0]["values"][0][1].as_f64().unwrap();
     assert!((first - weighted(4, 6, 0)).abs() <= 0.01);
     // a zone code wins, countries come in code order among zones, and `zone=` adds none
-    let both = query(
+    let both = in_window(
         &s,
         Endpoint::Footprints,
-        &format!("zone=FR,DK,DE&footprint_type=carbon&{WINDOW}"),
-    )
-    .unwrap();
-    let zones: Vec<&str> = both
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["zone"].as_str().unwrap())
-        .collect();
-    assert_eq!(zones, ["DE", "DK", "FR"]);
-    let all = query(
-        &s,
-        Endpoint::Footprints,
-        &format!("zone=&footprint_type=carbon&{WINDOW}"),
-    )
-    .unwrap();
-    assert!(all.as_array().unwrap().iter().all(|r| r["zone"] != "DK"));
+        "zone=FR,DK,DE&footprint_type=carbon",
+    );
+    assert_eq!(strings(&both, "zone"), ["DE", "DK", "FR"]);
+    let all = in_window(&s, Endpoint::Footprints, "zone=&footprint_type=carbon");
+    assert!(strings(&all, "zone").iter().all(|z| *z != "DK"));
     // best-window over a country
-    let bw = query(
-        &s,
-        Endpoint::BestWindow,
-        &format!("zone=DK&duration=15&n=1&{WINDOW}"),
-    )
-    .unwrap();
+    let bw = in_window(&s, Endpoint::BestWindow, "zone=DK&duration=15&n=1");
     assert_eq!(bw[0]["zone"], "DK");
     let best = (0..96)
         .map(|i| weighted(0, 6, i))
@@ -353,12 +333,7 @@ fn a_member_without_a_value_is_left_out_and_makes_the_slot_preview() {
     }
     store.replace_derived_days(&[day("DK1", 2), dk2]).unwrap();
     let s = QueryService::load(&store, reference).unwrap();
-    let g = query(
-        &s,
-        Endpoint::Footprints,
-        &format!("zone=DK&footprint_type=carbon&{WINDOW}"),
-    )
-    .unwrap();
+    let g = in_window(&s, Endpoint::Footprints, "zone=DK&footprint_type=carbon");
     let entries = g[0]["series"].as_array().unwrap();
     assert_eq!(entries[0]["zone_status"], "preview");
     assert_eq!(entries[0]["valid"], false);

@@ -13,6 +13,42 @@ use serde_json::{Value, json};
 
 const W: &str = "start=2024-06-15T00:00:00Z&end=2024-06-16T00:00:00Z";
 
+/// Runs `query` over the day `W` (the query's own parameters, then `&{W}`).
+fn in_w(svc: &QueryService, ep: Endpoint, query: &str) -> Value {
+    get(svc, ep, &format!("{query}&{W}"))
+}
+
+/// Asserts that `query` over the day `W` answers `[]`.
+fn assert_empty(svc: &QueryService, ep: Endpoint, query: &str) {
+    assert_eq!(in_w(svc, ep, query), json!([]), "{ep:?}?{query}&{W}");
+}
+
+/// Asserts each field of `want` (a JSON object) on `v`, naming `what` and the field.
+fn assert_fields(what: &str, v: &Value, want: &Value) {
+    for (k, w) in want.as_object().unwrap() {
+        assert_eq!(&v[k], w, "{what}: {k}");
+    }
+}
+
+/// Whether the answer to `query` over the day `W` is final.
+fn is_final_in_w(svc: &QueryService, ep: Endpoint, query: &str) -> bool {
+    let pairs = q(&format!("{query}&{W}"));
+    svc.query(ep, &pairs, NOW).unwrap().is_final()
+}
+
+/// Asserts the leading blocks of `blocks`: the partner in field `key` and the first value, in
+/// order, each as `(partner, value, why)`.
+fn assert_first_values(blocks: &Value, key: &str, want: &[(&str, f64, &str)]) {
+    for (i, (partner, value, why)) in want.iter().enumerate() {
+        assert_eq!(blocks[i][key], *partner, "{key} of block {i}");
+        assert_eq!(
+            values(&blocks[i]["values"])[0].1,
+            *value,
+            "{partner}: {why}"
+        );
+    }
+}
+
 /// ES and FR with derived values, ES/FR/PT with raw inputs (PT without derived flags).
 ///
 /// Exchanges (MW generated in the origin, consumed in the zone): ES consumes 900 of its own, 100 from
@@ -176,21 +212,19 @@ fn empty_store_gives_empty_arrays() {
 #[test]
 fn generation_nesting_and_values() {
     let svc = service(&basic_store());
-    let v = get(&svc, Endpoint::Generation, &format!("zone=ES&{W}"));
-    assert_eq!(v.as_array().unwrap().len(), 1);
+    let v = in_w(&svc, Endpoint::Generation, "zone=ES");
+    assert_eq!(len(&v), 1);
     let r = &v[0];
     assert_eq!(r["zone"], "ES");
     assert_eq!(r["unit"], "MW");
-    assert_eq!(r["series"].as_array().unwrap().len(), 1);
+    assert_eq!(len(&r["series"]), 1);
     let e = &r["series"][0];
-    assert_eq!(
-        (e["valid"].clone(), e["zone_status"].clone()),
-        (json!(true), json!("complete"))
-    );
+    let want = json!({"valid": true, "zone_status": "complete"});
+    assert_fields("generation", e, &want);
     let p = &e["production"];
-    assert_eq!(p[0]["production_type"], "coal");
-    assert_eq!(p[0]["data_state"], "official");
-    assert_eq!(p[0]["datasource"], "ENTSO-E");
+    let want =
+        json!({"production_type": "coal", "data_state": "official", "datasource": "ENTSO-E"});
+    assert_fields("coal", &p[0], &want);
     assert_eq!(
         values(&p[0]["values"]),
         vec![
@@ -200,107 +234,80 @@ fn generation_nesting_and_values() {
             ("2024-06-15T00:45:00Z".to_string(), 1003.0),
         ]
     );
-    assert_eq!(p[1]["production_type"], "gas");
-    assert_eq!(p[1]["data_state"], "estimated");
-    assert_eq!(p[1]["datasource"], "gridprint-estimation:linear");
+    let want = json!({"production_type": "gas", "data_state": "estimated",
+        "datasource": "gridprint-estimation:linear"});
+    assert_fields("gas", &p[1], &want);
     assert_eq!(
         values(&p[1]["values"]).len(),
         2,
         "the negative gas point is dropped"
     );
-    assert_eq!(p.as_array().unwrap().len(), 2);
+    assert_eq!(len(p), 2);
 
-    let v = get(
+    let v = in_w(&svc, Endpoint::Generation, "zone=ES&production_type=GAS");
+    assert_eq!(len(&v[0]["series"][0]["production"]), 1);
+    assert_eq!(v[0]["series"][0]["production"][0]["production_type"], "gas");
+    assert_empty(
         &svc,
         Endpoint::Generation,
-        &format!("zone=ES&production_type=GAS&{W}"),
+        "zone=ES&production_type=nuclear",
     );
-    assert_eq!(v[0]["series"][0]["production"].as_array().unwrap().len(), 1);
-    assert_eq!(v[0]["series"][0]["production"][0]["production_type"], "gas");
-    assert_eq!(
-        get(
-            &svc,
-            Endpoint::Generation,
-            &format!("zone=ES&production_type=nuclear&{W}")
-        ),
-        json!([])
-    );
+}
+
+/// The partner of the first flow block of the answer to `query` over the day `W` (imports: the
+/// source, exports: the destination).
+fn first_partner(svc: &QueryService, ep: Endpoint, query: &str) -> Value {
+    let (field, key) = match ep {
+        Endpoint::Imports => ("imports", "source"),
+        Endpoint::Exports => ("exports", "destination"),
+        other => panic!("{other:?} has no partners"),
+    };
+    in_w(svc, ep, query)[0]["series"][0][field][0][key].clone()
 }
 
 #[test]
 fn load_imports_exports_nesting() {
     let svc = service(&basic_store());
-    let v = get(&svc, Endpoint::Load, &format!("zone=ES&{W}"));
+    let v = in_w(&svc, Endpoint::Load, "zone=ES");
     assert_eq!(v[0]["unit"], "MW");
-    assert_eq!(v[0]["series"][0]["blocks"][0]["data_state"], "official");
-    assert_eq!(v[0]["series"][0]["blocks"][0]["datasource"], "ENTSO-E");
-    assert_eq!(
-        values(&v[0]["series"][0]["blocks"][0]["values"])[0].1,
-        30_000.0
-    );
+    let block = &v[0]["series"][0]["blocks"][0];
+    let want = json!({"data_state": "official", "datasource": "ENTSO-E"});
+    assert_fields("load", block, &want);
+    assert_eq!(values(&block["values"])[0].1, 30_000.0);
 
-    let v = get(&svc, Endpoint::Imports, &format!("zone=ES&{W}"));
-    assert_eq!(v[0]["series"][0]["imports"][0]["source"], "FR");
-    assert_eq!(
-        values(&v[0]["series"][0]["imports"][0]["values"])[0].1,
-        300.0
-    );
-    let v = get(&svc, Endpoint::Exports, &format!("zone=ES&{W}"));
-    assert_eq!(v[0]["series"][0]["exports"][0]["destination"], "PT");
-    // The same flow seen from the other side.
-    let v = get(&svc, Endpoint::Exports, &format!("zone=FR&{W}"));
-    assert_eq!(v[0]["series"][0]["exports"][0]["destination"], "ES");
-
-    // Filters by partner: code, lower case, point; a partner without flows gives [].
-    let v = get(
-        &svc,
-        Endpoint::Imports,
-        &format!("zone=ES&source_zone=fr&{W}"),
-    );
-    assert_eq!(v[0]["series"][0]["imports"][0]["source"], "FR");
-    let v = get(
-        &svc,
-        Endpoint::Imports,
-        &format!("zone=ES&source_lat=48.85&source_lon=2.35&{W}"),
-    );
-    assert_eq!(v[0]["series"][0]["imports"][0]["source"], "FR");
-    assert_eq!(
-        get(
-            &svc,
+    let v = in_w(&svc, Endpoint::Imports, "zone=ES");
+    let block = &v[0]["series"][0]["imports"][0];
+    assert_eq!(block["source"], "FR");
+    assert_eq!(values(&block["values"])[0].1, 300.0);
+    for (ep, query, partner) in [
+        (Endpoint::Exports, "zone=ES", "PT"),
+        // The same flow seen from the other side.
+        (Endpoint::Exports, "zone=FR", "ES"),
+        // Filters by partner: code, lower case, point.
+        (Endpoint::Imports, "zone=ES&source_zone=fr", "FR"),
+        (
             Endpoint::Imports,
-            &format!("zone=ES&source_zone=PT&{W}")
+            "zone=ES&source_lat=48.85&source_lon=2.35",
+            "FR",
         ),
-        json!([])
-    );
-    assert_eq!(
-        get(
-            &svc,
-            Endpoint::Exports,
-            &format!("zone=ES&destination_zone=XX&{W}")
-        ),
-        json!([])
-    );
+    ] {
+        assert_eq!(first_partner(&svc, ep, query), partner, "{ep:?}?{query}");
+    }
+    // A partner without flows gives [].
+    assert_empty(&svc, Endpoint::Imports, "zone=ES&source_zone=PT");
+    assert_empty(&svc, Endpoint::Exports, "zone=ES&destination_zone=XX");
 }
 
 #[test]
 fn zone_codes_are_upper_cased_and_raw_flags_fall_back_to_data_state() {
     let svc = service(&basic_store());
     // PT has inputs (imports from ES) but no derived flags: official → complete, old → valid.
-    let v = get(&svc, Endpoint::Imports, &format!("zone=pt&{W}"));
+    let v = in_w(&svc, Endpoint::Imports, "zone=pt");
     assert_eq!(v[0]["zone"], "PT");
     assert_eq!(v[0]["series"][0]["imports"][0]["source"], "ES");
-    assert_eq!(
-        (
-            v[0]["series"][0]["valid"].clone(),
-            v[0]["series"][0]["zone_status"].clone()
-        ),
-        (json!(true), json!("complete"))
-    );
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        &format!("zone=es&footprint_type=carbon&{W}"),
-    );
+    let want = json!({"valid": true, "zone_status": "complete"});
+    assert_fields("PT imports", &v[0]["series"][0], &want);
+    let v = in_w(&svc, Endpoint::Footprints, "zone=es&footprint_type=carbon");
     assert_eq!(v[0]["zone"], "ES");
 }
 
@@ -332,30 +339,21 @@ fn recent_raw_points_without_flags_are_not_valid_unless_complete() {
     let v = get(&svc, Endpoint::Load, q);
     let series = v[0]["series"].as_array().unwrap();
     assert_eq!(series.len(), 2);
-    assert_eq!(
-        (series[0]["valid"].clone(), series[0]["zone_status"].clone()),
-        (json!(false), json!("preview"))
-    );
+    let want = json!({"valid": false, "zone_status": "preview"});
+    assert_fields("estimated", &series[0], &want);
     assert_eq!(series[0]["blocks"][0]["data_state"], "estimated");
-    assert_eq!(
-        (series[1]["valid"].clone(), series[1]["zone_status"].clone()),
-        (json!(true), json!("complete"))
-    );
+    let want = json!({"valid": true, "zone_status": "complete"});
+    assert_fields("official", &series[1], &want);
 }
 
 #[test]
 fn derived_endpoints_nesting_and_values() {
     let svc = service(&basic_store());
-    let v = get(&svc, Endpoint::Footprints, &format!("zone=ES&{W}"));
-    assert_eq!(
-        v.as_array().unwrap().len(),
-        2,
-        "carbon and water by default"
-    );
-    assert_eq!(v[0]["footprint_type"], "carbon");
-    assert_eq!(v[0]["scope"], "life-cycle");
-    assert_eq!(v[0]["unit"], "gCO2/kWh");
-    assert_eq!(v[0]["coverage"], "global");
+    let v = in_w(&svc, Endpoint::Footprints, "zone=ES");
+    assert_eq!(len(&v), 2, "carbon and water by default");
+    let want = json!({"footprint_type": "carbon", "scope": "life-cycle", "unit": "gCO2/kWh",
+        "coverage": "global"});
+    assert_fields("footprints", &v[0], &want);
     let vals = values(&v[0]["series"][0]["values"]);
     assert_eq!(vals.len(), 96);
     assert_eq!(vals[5], ("2024-06-15T01:15:00Z".to_string(), 105.0));
@@ -365,56 +363,34 @@ fn derived_endpoints_nesting_and_values() {
     assert_eq!(water.len(), 94, "negative and NaN points are dropped");
     assert_eq!(water[0], ("2024-06-15T00:30:00Z".to_string(), 1.5));
 
-    let v = get(
+    let v = in_w(
         &svc,
         Endpoint::Footprints,
-        &format!("zone=ES&footprint_type=carbon&use_global=false&{W}"),
+        "zone=ES&footprint_type=carbon&use_global=false",
     );
     assert_eq!(v[0]["coverage"], "local");
     assert_eq!(values(&v[0]["series"][0]["values"])[0].1, 50.0);
-    assert_eq!(
-        get(
-            &svc,
-            Endpoint::Footprints,
-            &format!("zone=ES&scope=operational&{W}")
-        ),
-        json!([])
-    );
+    assert_empty(&svc, Endpoint::Footprints, "zone=ES&scope=operational");
 
-    let v = get(&svc, Endpoint::Impacts, &format!("zone=ES&{W}"));
-    assert_eq!(
-        (
-            &v[0]["impact_type"],
-            &v[0]["scope"],
-            &v[0]["unit"],
-            &v[0]["coverage"]
-        ),
-        (
-            &json!("water"),
-            &json!("operational"),
-            &json!("stress-l/kWh"),
-            &json!("global")
-        )
-    );
+    let v = in_w(&svc, Endpoint::Impacts, "zone=ES");
+    let want = json!({"impact_type": "water", "scope": "operational", "unit": "stress-l/kWh",
+        "coverage": "global"});
+    assert_fields("impacts", &v[0], &want);
     assert_eq!(values(&v[0]["series"][0]["values"])[0].1, 3.0);
 
-    let v = get(&svc, Endpoint::Score, &format!("zone=ES&{W}"));
+    let v = in_w(&svc, Endpoint::Score, "zone=ES");
     assert_eq!(v[0]["scope"], "operational");
     assert!(v[0].get("unit").is_none(), "the score has no unit");
     assert_eq!(values(&v[0]["series"][0]["values"])[0].1, 80.0);
 
-    let v = get(&svc, Endpoint::Mix, &format!("zone=ES&{W}"));
+    let v = in_w(&svc, Endpoint::Mix, "zone=ES");
     let prod = &v[0]["series"][0]["production"];
     assert_eq!(prod[0]["production_type"], "gas");
     assert_eq!(prod[1]["production_type"], "solar");
     assert_eq!(prod[0]["data_state"], "official");
     assert_eq!(prod[0]["datasource"], "flow_tracing");
     assert_eq!(
-        get(
-            &svc,
-            Endpoint::Mix,
-            &format!("zone=ES&production_type=solar&{W}")
-        )[0]["series"][0]["production"]
+        in_w(&svc, Endpoint::Mix, "zone=ES&production_type=solar")[0]["series"][0]["production"]
             .as_array()
             .unwrap()
             .len(),
@@ -423,132 +399,78 @@ fn derived_endpoints_nesting_and_values() {
 
     // Shares are computed from the exchanges (docs/api.md §5).
     let first = |v: &Value| values(v)[0].1;
-    let v = get(&svc, Endpoint::FlowShare, &format!("zone=ES&{W}"));
+    let v = in_w(&svc, Endpoint::FlowShare, "zone=ES");
     assert_eq!(v[0]["unit"], "%");
     let flows = &v[0]["series"][0]["flows"];
-    assert_eq!(flows[0]["destination"], "ES");
-    assert_eq!(
-        first(&flows[0]["values"]),
-        75.0,
-        "900 of G = 1200 stay in ES"
+    assert_first_values(
+        flows,
+        "destination",
+        &[
+            ("ES", 75.0, "900 of G = 1200 stay in ES"),
+            ("FR", 25.0, "300 of G = 1200 go to FR"),
+        ],
     );
-    assert_eq!(flows[1]["destination"], "FR");
-    assert_eq!(first(&flows[1]["values"]), 25.0, "300 of G = 1200 go to FR");
-    assert_eq!(flows.as_array().unwrap().len(), 2);
-    let v = get(
-        &svc,
-        Endpoint::FlowShare,
-        &format!("zone=ES&destination_zone=FR&{W}"),
-    );
-    assert_eq!(v[0]["series"][0]["flows"].as_array().unwrap().len(), 1);
+    assert_eq!(len(flows), 2);
+    let v = in_w(&svc, Endpoint::FlowShare, "zone=ES&destination_zone=FR");
+    assert_eq!(len(&v[0]["series"][0]["flows"]), 1);
     assert_eq!(v[0]["series"][0]["flows"][0]["destination"], "FR");
 
-    let v = get(&svc, Endpoint::MixShare, &format!("zone=ES&{W}"));
+    let v = in_w(&svc, Endpoint::MixShare, "zone=ES");
     assert_eq!(v[0]["unit"], "%");
-    let shares = &v[0]["series"][0]["shares"];
-    assert_eq!(shares[0]["origin"], "ES");
-    assert_eq!(first(&shares[0]["values"]), 90.0);
-    assert_eq!(shares[1]["origin"], "FR");
-    assert_eq!(first(&shares[1]["values"]), 10.0);
-    assert_eq!(shares[2]["origin"], "PT");
-    assert_eq!(first(&shares[2]["values"]), 0.0, "zero shares are served");
-    let v = get(
-        &svc,
-        Endpoint::MixShare,
-        &format!("zone=FR&origin_zone=es&{W}"),
+    assert_first_values(
+        &v[0]["series"][0]["shares"],
+        "origin",
+        &[
+            ("ES", 90.0, "900 of L = 1000"),
+            ("FR", 10.0, "100 of L = 1000"),
+            ("PT", 0.0, "zero shares are served"),
+        ],
     );
+    let v = in_w(&svc, Endpoint::MixShare, "zone=FR&origin_zone=es");
     assert_eq!(v[0]["series"][0]["shares"][0]["origin"], "ES");
     assert!((first(&v[0]["series"][0]["shares"][0]["values"]) - 15.79).abs() < 1e-9);
 
-    let v = get(&svc, Endpoint::FootprintShare, &format!("zone=ES&{W}"));
-    assert_eq!(
-        v.as_array().unwrap().len(),
-        1,
-        "only carbon life-cycle local footprints exist"
-    );
-    assert_eq!(v[0]["zone"], "ES");
-    assert_eq!(v[0]["footprint_type"], "carbon");
-    assert_eq!(v[0]["scope"], "life-cycle");
-    assert_eq!(v[0]["unit"], "gCO2/kWh");
+    let v = in_w(&svc, Endpoint::FootprintShare, "zone=ES");
+    assert_eq!(len(&v), 1, "only carbon life-cycle local footprints exist");
+    let want = json!({"zone": "ES", "footprint_type": "carbon", "scope": "life-cycle",
+        "unit": "gCO2/kWh"});
+    assert_fields("footprint-share", &v[0], &want);
     let blocks = &v[0]["series"][0]["blocks"];
-    assert_eq!(blocks[0]["source"], "ES");
-    assert_eq!(first(&blocks[0]["values"]), 45.0, "0.9 × 50");
-    assert_eq!(blocks[1]["source"], "FR");
-    assert_eq!(first(&blocks[1]["values"]), 6.0, "0.1 × 60");
-    assert_eq!(
-        blocks.as_array().unwrap().len(),
-        2,
-        "PT has no local footprint"
+    assert_first_values(
+        blocks,
+        "source",
+        &[("ES", 45.0, "0.9 × 50"), ("FR", 6.0, "0.1 × 60")],
     );
-    let v = get(
-        &svc,
-        Endpoint::FootprintShare,
-        &format!("zone=ES&source_zone=FR&{W}"),
-    );
-    assert_eq!(v[0]["series"][0]["blocks"].as_array().unwrap().len(), 1);
+    assert_eq!(len(blocks), 2, "PT has no local footprint");
+    let v = in_w(&svc, Endpoint::FootprintShare, "zone=ES&source_zone=FR");
+    assert_eq!(len(&v[0]["series"][0]["blocks"]), 1);
 
-    let v = get(&svc, Endpoint::ImpactShare, &format!("zone=ES&{W}"));
-    assert_eq!(
-        (&v[0]["impact_type"], &v[0]["scope"], &v[0]["unit"]),
-        (
-            &json!("water"),
-            &json!("operational"),
-            &json!("stress-l/kWh")
-        )
+    let v = in_w(&svc, Endpoint::ImpactShare, "zone=ES");
+    let want = json!({"impact_type": "water", "scope": "operational", "unit": "stress-l/kWh"});
+    assert_fields("impact-share", &v[0], &want);
+    assert_first_values(
+        &v[0]["series"][0]["blocks"],
+        "source",
+        &[("ES", 1.8, "0.9 × 2"), ("FR", 0.5, "0.1 × 5")],
     );
-    let blocks = &v[0]["series"][0]["blocks"];
-    assert_eq!(blocks[0]["source"], "ES");
-    assert_eq!(first(&blocks[0]["values"]), 1.8, "0.9 × 2");
-    assert_eq!(blocks[1]["source"], "FR");
-    assert_eq!(first(&blocks[1]["values"]), 0.5, "0.1 × 5");
 }
 
 #[test]
 fn results_are_ordered_by_zone_and_located_by_point() {
     let svc = service(&basic_store());
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        &format!("footprint_type=carbon&{W}"),
-    );
-    let zones: Vec<&str> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["zone"].as_str().unwrap())
-        .collect();
-    assert_eq!(zones, vec!["ES", "FR"]);
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        &format!("zone=FR,ES&footprint_type=carbon&{W}"),
-    );
-    assert_eq!(v[0]["zone"], "ES");
-    assert_eq!(v[1]["zone"], "FR");
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        &format!("lat=40.4&lon=-3.7&footprint_type=carbon&{W}"),
-    );
-    assert_eq!(v[0]["zone"], "ES");
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        &format!("lat=48.85&lon=2.35&footprint_type=carbon&{W}"),
-    );
-    assert_eq!(v[0]["zone"], "FR");
-    assert_eq!(
-        get(&svc, Endpoint::Footprints, &format!("zone=XX&{W}")),
-        json!([])
-    );
-    // Duplicated parameters: the last wins, as on the reference (zone too).
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        &format!("zone=FR&zone=ES&footprint_type=carbon&{W}"),
-    );
-    assert_eq!(v.as_array().unwrap().len(), 1);
-    assert_eq!(v[0]["zone"], "ES");
+    let cases: &[(&str, &[&str])] = &[
+        ("footprint_type=carbon", &["ES", "FR"]),
+        ("zone=FR,ES&footprint_type=carbon", &["ES", "FR"]),
+        ("lat=40.4&lon=-3.7&footprint_type=carbon", &["ES"]),
+        ("lat=48.85&lon=2.35&footprint_type=carbon", &["FR"]),
+        ("zone=XX", &[]),
+        // Duplicated parameters: the last wins, as on the reference (zone too).
+        ("zone=FR&zone=ES&footprint_type=carbon", &["ES"]),
+    ];
+    for (query, want) in cases {
+        let v = in_w(&svc, Endpoint::Footprints, query);
+        assert_eq!(zones(&v), *want, "{query}");
+    }
 }
 
 /// ES carbon with flags changing over the first slots.
@@ -578,11 +500,7 @@ fn flags_store() -> SqliteStore {
 #[test]
 fn series_are_grouped_by_flags_in_order_of_first_appearance() {
     let svc = service(&flags_store());
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        &format!("zone=ES&footprint_type=carbon&{W}"),
-    );
+    let v = in_w(&svc, Endpoint::Footprints, "zone=ES&footprint_type=carbon");
     let series = v[0]["series"].as_array().unwrap();
     let got: Vec<(bool, &str, Vec<f64>)> = series
         .iter()
@@ -611,14 +529,11 @@ fn series_are_grouped_by_flags_in_order_of_first_appearance() {
     let s = v[0]["series"].as_array().unwrap();
     assert_eq!(s[0]["zone_status"], "preview");
     assert_eq!(s[1]["zone_status"], "complete");
-    let resp = svc
-        .query(
-            Endpoint::Footprints,
-            &q(&format!("zone=ES&footprint_type=carbon&{W}")),
-            NOW,
-        )
-        .unwrap();
-    assert!(!resp.is_final());
+    assert!(!is_final_in_w(
+        &svc,
+        Endpoint::Footprints,
+        "zone=ES&footprint_type=carbon"
+    ));
 }
 
 #[test]
@@ -650,54 +565,34 @@ fn aggregate_is_the_time_weighted_mean() {
             "aggregation_method": "time-weighted-average"
         }])
     );
-    // Offsets are converted to UTC; only complete, valid points → valid, complete.
-    let pairs = vec![
-        ("zone".to_string(), "ES".to_string()),
-        ("footprint_type".to_string(), "carbon".to_string()),
-        ("aggregate".to_string(), "true".to_string()),
-        ("start".to_string(), "2024-06-15T02:00:00+02:00".to_string()),
-        ("end".to_string(), "2024-06-15T00:30:00Z".to_string()),
+    let cases = [
+        // Offsets are converted to UTC; only complete, valid points → valid, complete.
+        (
+            "footprint_type=carbon&aggregate=true&start=2024-06-15T02:00:00+02:00&end=2024-06-15T00:30:00Z",
+            json!({"start": "2024-06-15T00:00:00Z", "value": 15.0, "valid": true,
+                "zone_status": "complete"}),
+        ),
+        // start == end: one slot, the value of its point.
+        (
+            "aggregate=true&start=2024-06-15T00:20Z&end=2024-06-15T00:20Z",
+            json!({"value": 20.0}),
+        ),
+        // Issue #13: a hole in the window (00:00–02:00: the store holds the first 6 of its 8
+        // slots) → valid false, missing, points < slots.
+        (
+            "footprint_type=carbon&aggregate=true&start=2024-06-15T00:00Z&end=2024-06-15T02:00Z",
+            json!({"points": 6, "slots": 8, "valid": false, "zone_status": "missing"}),
+        ),
+        // The same zone over a window without a hole whose points are all complete and valid.
+        (
+            "footprint_type=carbon&aggregate=true&start=2024-06-15T00:00Z&end=2024-06-15T00:30Z",
+            json!({"points": 2, "slots": 2, "valid": true, "zone_status": "complete"}),
+        ),
     ];
-    let v: Value = serde_json::from_slice(
-        &svc.query(Endpoint::Footprints, &pairs, NOW)
-            .unwrap()
-            .to_json(),
-    )
-    .unwrap();
-    assert_eq!(v[0]["start"], "2024-06-15T00:00:00Z");
-    assert_eq!(v[0]["value"], 15.0);
-    assert_eq!(v[0]["valid"], true);
-    assert_eq!(v[0]["zone_status"], "complete");
-    // start == end: one slot, the value of its point.
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        "zone=ES&aggregate=true&start=2024-06-15T00:20Z&end=2024-06-15T00:20Z",
-    );
-    assert_eq!(v[0]["value"], 20.0);
-    // Issue #13: a hole in the window (00:00–02:00: the store holds the first 6 of its 8 slots) →
-    // valid false, missing, points < slots.
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        "zone=ES&footprint_type=carbon&aggregate=true&start=2024-06-15T00:00Z&end=2024-06-15T02:00Z",
-    );
-    assert_eq!(v[0]["points"], 6);
-    assert_eq!(v[0]["slots"], 8);
-    assert_eq!(v[0]["valid"], false);
-    assert_eq!(v[0]["zone_status"], "missing");
-    // The same zone over a window without a hole whose points are all complete and valid.
-    let v = get(
-        &svc,
-        Endpoint::Footprints,
-        "zone=ES&footprint_type=carbon&aggregate=true&start=2024-06-15T00:00Z&end=2024-06-15T00:30Z",
-    );
-    assert_eq!(
-        (v[0]["points"].clone(), v[0]["slots"].clone()),
-        (json!(2), json!(2))
-    );
-    assert_eq!(v[0]["valid"], true);
-    assert_eq!(v[0]["zone_status"], "complete");
+    for (query, want) in &cases {
+        let v = get(&svc, Endpoint::Footprints, &format!("zone=ES&{query}"));
+        assert_fields(query, &v[0], want);
+    }
     // No point in the window: no aggregate.
     let v = get(
         &svc,
@@ -710,35 +605,29 @@ fn aggregate_is_the_time_weighted_mean() {
 #[test]
 fn impacts_and_score_aggregate() {
     let svc = service(&basic_store());
-    let v = get(
-        &svc,
-        Endpoint::Impacts,
-        &format!("zone=ES&aggregate=true&{W}"),
+    let v = in_w(&svc, Endpoint::Impacts, "zone=ES&aggregate=true");
+    let want = json!({
+        "impact_type": "water", "value": 3.0, "valid": true,
+        "aggregation_method": "time-weighted-average"
+    });
+    assert_fields("impacts aggregate", &v[0], &want);
+    let v = in_w(&svc, Endpoint::Score, "zone=ES&aggregate=true");
+    assert_fields(
+        "score aggregate",
+        &v[0],
+        &json!({"value": 80.0, "scope": "operational"}),
     );
-    assert_eq!(v[0]["impact_type"], "water");
-    assert_eq!(v[0]["value"], 3.0);
-    assert_eq!(v[0]["valid"], true);
-    assert_eq!(v[0]["aggregation_method"], "time-weighted-average");
-    let v = get(
+    assert!(v[0].get("unit").is_none());
+    assert!(is_final_in_w(
         &svc,
         Endpoint::Score,
-        &format!("zone=ES&aggregate=true&{W}"),
-    );
-    assert_eq!(v[0]["value"], 80.0);
-    assert_eq!(v[0]["scope"], "operational");
-    assert!(v[0].get("unit").is_none());
-    let resp = svc
-        .query(
-            Endpoint::Score,
-            &q(&format!("zone=ES&aggregate=true&{W}")),
-            NOW,
-        )
-        .unwrap();
-    assert!(resp.is_final());
+        "zone=ES&aggregate=true"
+    ));
 }
 
-/// Flattens a JSON answer of a series endpoint into rows (descriptive fields…, timestamp, value).
-fn json_rows(v: &Value, block_field: Option<(&str, &[&str])>, top: &[&str]) -> Vec<Vec<String>> {
+/// Flattens a JSON answer of a series endpoint into rows (descriptive fields…, timestamp, value):
+/// `top` names the top-level fields, `block_field` the block array and its fields (comma-separated).
+fn json_rows(v: &Value, block_field: Option<(&str, &str)>, top: &str) -> Vec<Vec<String>> {
     let s = |x: &Value| match x {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -746,7 +635,7 @@ fn json_rows(v: &Value, block_field: Option<(&str, &[&str])>, top: &[&str]) -> V
     let mut rows = Vec::new();
     for r in v.as_array().unwrap() {
         for e in r["series"].as_array().unwrap() {
-            let mut pre: Vec<String> = top.iter().map(|k| s(&r[*k])).collect();
+            let mut pre: Vec<String> = top.split(',').map(|k| s(&r[k])).collect();
             pre.push(s(&e["valid"]));
             pre.push(s(&e["zone_status"]));
             match block_field {
@@ -758,7 +647,7 @@ fn json_rows(v: &Value, block_field: Option<(&str, &[&str])>, top: &[&str]) -> V
                 Some((field, keys)) => {
                     for b in e[field].as_array().unwrap() {
                         let mut pre = pre.clone();
-                        pre.extend(keys.iter().map(|k| s(&b[*k])));
+                        pre.extend(keys.split(',').map(|k| s(&b[k])));
                         for (t, val) in values(&b["values"]) {
                             rows.push([pre.clone(), vec![t, val.to_string()]].concat());
                         }
@@ -791,100 +680,74 @@ fn csv_rows(body: &[u8]) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
+/// One answer as JSON and as CSV.
+fn json_and_csv(svc: &QueryService, ep: Endpoint, query: &str) -> (Value, Vec<u8>) {
+    let resp = svc.query(ep, &q(query), NOW).unwrap();
+    (
+        serde_json::from_slice::<Value>(&resp.to_json()).unwrap(),
+        resp.to_csv(),
+    )
+}
+
+/// Asserts that the CSV answer of `ep` for ES over the day `W` holds the rows of its JSON answer
+/// (see [`json_rows`]); returns the CSV header and the number of rows.
+fn es_csv_equals_json(
+    svc: &QueryService,
+    ep: Endpoint,
+    block_field: Option<(&str, &str)>,
+    top: &str,
+) -> (Vec<String>, usize) {
+    let (v, body) = json_and_csv(svc, ep, &format!("zone=ES&{W}"));
+    let (header, rows) = csv_rows(&body);
+    assert_eq!(rows, json_rows(&v, block_field, top), "{ep:?}");
+    (header, rows.len())
+}
+
+/// The fields of a comma-separated list.
+fn fields(list: &str) -> Vec<&str> {
+    list.split(',').collect()
+}
+
 #[test]
 fn csv_equals_json() {
     let svc = service(&basic_store());
-    let run = |ep, query: &str| {
-        let resp = svc.query(ep, &q(query), NOW).unwrap();
-        (
-            serde_json::from_slice::<Value>(&resp.to_json()).unwrap(),
-            resp.to_csv(),
-        )
-    };
-
-    let (v, body) = run(Endpoint::Footprints, &format!("zone=ES&{W}"));
-    let (header, rows) = csv_rows(&body);
+    let footprints = "zone,footprint_type,scope,unit,coverage";
+    let (header, rows) = es_csv_equals_json(&svc, Endpoint::Footprints, None, footprints);
     assert_eq!(
         header,
-        [
-            "zone",
-            "footprint_type",
-            "scope",
-            "unit",
-            "coverage",
-            "valid",
-            "zone_status",
-            "timestamp",
-            "value"
-        ]
+        fields("zone,footprint_type,scope,unit,coverage,valid,zone_status,timestamp,value")
     );
-    assert_eq!(
-        rows,
-        json_rows(
-            &v,
-            None,
-            &["zone", "footprint_type", "scope", "unit", "coverage"]
-        )
-    );
-    assert_eq!(rows.len(), 96 + 94);
+    assert_eq!(rows, 96 + 94);
 
-    let (v, body) = run(Endpoint::Generation, &format!("zone=ES&{W}"));
-    let (header, rows) = csv_rows(&body);
+    let production = Some(("production", "production_type,data_state,datasource"));
+    let (header, rows) = es_csv_equals_json(&svc, Endpoint::Generation, production, "zone,unit");
     assert_eq!(
         header,
-        [
-            "zone",
-            "unit",
-            "valid",
-            "zone_status",
-            "production_type",
-            "data_state",
-            "datasource",
-            "timestamp",
-            "value"
-        ]
+        fields("zone,unit,valid,zone_status,production_type,data_state,datasource,timestamp,value")
     );
-    assert_eq!(
-        rows,
-        json_rows(
-            &v,
-            Some((
-                "production",
-                &["production_type", "data_state", "datasource"]
-            )),
-            &["zone", "unit"]
-        )
-    );
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows, 6);
 
-    let (v, body) = run(Endpoint::Imports, &format!("zone=ES&{W}"));
-    assert_eq!(
-        csv_rows(&body).1,
-        json_rows(
-            &v,
-            Some(("imports", &["source", "data_state", "datasource"])),
-            &["zone", "unit"]
-        )
+    let imports = Some(("imports", "source,data_state,datasource"));
+    es_csv_equals_json(&svc, Endpoint::Imports, imports, "zone,unit");
+    es_csv_equals_json(
+        &svc,
+        Endpoint::MixShare,
+        Some(("shares", "origin")),
+        "zone,unit",
     );
-    let (v, body) = run(Endpoint::MixShare, &format!("zone=ES&{W}"));
-    assert_eq!(
-        csv_rows(&body).1,
-        json_rows(&v, Some(("shares", &["origin"])), &["zone", "unit"])
-    );
-    let (v, body) = run(Endpoint::FootprintShare, &format!("zone=ES&{W}"));
-    assert_eq!(
-        csv_rows(&body).1,
-        json_rows(
-            &v,
-            Some(("blocks", &["source"])),
-            &["zone", "footprint_type", "scope", "unit"]
-        )
+    let blocks = Some(("blocks", "source"));
+    es_csv_equals_json(
+        &svc,
+        Endpoint::FootprintShare,
+        blocks,
+        "zone,footprint_type,scope,unit",
     );
 
-    let (v, body) = run(Endpoint::Footprints, &format!("zone=ES&aggregate=true&{W}"));
+    let query = format!("zone=ES&aggregate=true&{W}");
+    let (v, body) = json_and_csv(&svc, Endpoint::Footprints, &query);
     let (header, rows) = csv_rows(&body);
     assert_eq!(header.last().unwrap(), "aggregation_method");
-    assert_eq!(rows.len(), v.as_array().unwrap().len());
+    assert_eq!(rows.len(), len(&v));
     assert_eq!(
         rows[0][7].parse::<f64>().unwrap(),
         v[0]["value"].as_f64().unwrap()
@@ -893,7 +756,7 @@ fn csv_equals_json() {
     // Every endpoint renders CSV with a header, also when empty (best-window needs a duration; the
     // others ignore it).
     for ep in gridprint_query::Endpoint::ALL {
-        let (_, body) = run(ep, "zone=XX&duration=60");
+        let (_, body) = json_and_csv(&svc, ep, "zone=XX&duration=60");
         assert!(csv_rows(&body).0.len() >= 3, "{ep:?}");
     }
 }
@@ -909,7 +772,7 @@ fn factors_are_constant_series_or_aggregates() {
         Endpoint::Factors,
         "factor_type=carbon&scope=operational&production_type=coal",
     );
-    assert_eq!(coal.as_array().unwrap().len(), 1);
+    assert_eq!(len(&coal), 1);
     let c = &coal[0];
     assert_eq!(
         (&c["factor_type"], &c["production_type"], &c["scope"]),
@@ -1015,7 +878,7 @@ fn refresh_swaps_in_new_data() {
     put_days(&s, &[es]);
     assert!(svc.refresh(&s).unwrap());
     assert!(!svc.refresh(&s).unwrap());
-    let v = get(&svc, Endpoint::Footprints, &format!("zone=ES&{W}"));
+    let v = in_w(&svc, Endpoint::Footprints, "zone=ES");
     assert_eq!(values(&v[0]["series"][0]["values"])[0].1, 123.0);
     // The old snapshot is untouched.
     assert_eq!(old.stats().derived_zone_days, 0);
@@ -1043,12 +906,6 @@ fn load_window_limits_what_is_cached() {
     };
     let cache = gridprint_query::DataCache::load_with(&s, reference(), opts).unwrap();
     let svc = QueryService::new(cache).unwrap();
-    assert_eq!(
-        get(&svc, Endpoint::Footprints, &format!("zone=ES&{W}")),
-        json!([])
-    );
-    assert_eq!(
-        get(&svc, Endpoint::Load, &format!("zone=ES&{W}")),
-        json!([])
-    );
+    assert_empty(&svc, Endpoint::Footprints, "zone=ES");
+    assert_empty(&svc, Endpoint::Load, "zone=ES");
 }

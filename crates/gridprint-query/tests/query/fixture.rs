@@ -75,6 +75,17 @@ pub fn service(store: &SqliteStore) -> QueryService {
     QueryService::load(store, reference()).unwrap()
 }
 
+/// An input point of `key` at slot `s`.
+fn point(key: InputKey, s: Slot, mw: f64, state: DataState, ds: &str) -> InputPoint {
+    InputPoint {
+        key,
+        slot: s,
+        mw,
+        state,
+        datasource: ds.into(),
+    }
+}
+
 pub fn gen_point(
     zone: &str,
     pt: ProductionType,
@@ -83,26 +94,15 @@ pub fn gen_point(
     state: DataState,
     ds: &str,
 ) -> InputPoint {
-    InputPoint {
-        key: InputKey::Generation {
-            zone: z(zone),
-            production_type: pt,
-        },
-        slot: s,
-        mw,
-        state,
-        datasource: ds.into(),
-    }
+    let key = InputKey::Generation {
+        zone: z(zone),
+        production_type: pt,
+    };
+    point(key, s, mw, state, ds)
 }
 
 pub fn load_point(zone: &str, s: Slot, mw: f64, state: DataState, ds: &str) -> InputPoint {
-    InputPoint {
-        key: InputKey::Load { zone: z(zone) },
-        slot: s,
-        mw,
-        state,
-        datasource: ds.into(),
-    }
+    point(InputKey::Load { zone: z(zone) }, s, mw, state, ds)
 }
 
 pub fn flow_point(
@@ -113,16 +113,11 @@ pub fn flow_point(
     state: DataState,
     ds: &str,
 ) -> InputPoint {
-    InputPoint {
-        key: InputKey::Flow {
-            from: z(from),
-            to: z(to),
-        },
-        slot: s,
-        mw,
-        state,
-        datasource: ds.into(),
-    }
+    let key = InputKey::Flow {
+        from: z(from),
+        to: z(to),
+    };
+    point(key, s, mw, state, ds)
 }
 
 /// A derived day of `zone` on day 0 with every slot computed, complete and valid.
@@ -159,6 +154,17 @@ pub fn err(svc: &QueryService, ep: Endpoint, query: &str) -> QueryError {
         ),
         Err(e) => e,
     }
+}
+
+/// The length of a JSON array.
+pub fn len(v: &Value) -> usize {
+    v.as_array().unwrap().len()
+}
+
+/// The `zone` field of every item of a JSON array, in order.
+pub fn zones(v: &Value) -> Vec<&str> {
+    let items = v.as_array().unwrap();
+    items.iter().map(|r| r["zone"].as_str().unwrap()).collect()
 }
 
 /// `[[timestamp, number], …]` → Vec of (timestamp, number).

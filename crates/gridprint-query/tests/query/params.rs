@@ -4,7 +4,7 @@ use crate::fixture::*;
 use gridprint_core::derived::Coverage;
 use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{Slot, parse_timestamp};
-use gridprint_query::endpoints;
+use gridprint_query::endpoints::{self, EndpointDef};
 use gridprint_query::params::{ParseContext, PartnerFilter, ZoneSelection};
 use gridprint_query::{Endpoint, ZoneLocator};
 use std::sync::OnceLock;
@@ -17,6 +17,25 @@ fn locator() -> &'static ZoneLocator {
     })
 }
 
+/// A table of cases, one a line: `Variant "query"` or `Variant "query" => status`, each into a
+/// tuple `(Endpoint::Variant, "query")` or `(Endpoint::Variant, "query", status)`.
+macro_rules! cases {
+    ($($ep:ident $query:literal $(=> $status:literal)?,)*) => {
+        [$((Endpoint::$ep, $query $(, $status)?)),*]
+    };
+}
+
+/// Parses `query` as a typed request of endpoint `E` (the reference zones, the locator, `NOW`).
+fn parse<E: EndpointDef>(query: &str) -> E::Request {
+    let r = reference();
+    let ctx = ParseContext {
+        zones: &r.zones,
+        locator: locator(),
+        now: NOW,
+    };
+    gridprint_query::parse::<E>(&q(query), &ctx).unwrap_or_else(|e| panic!("{query}: {e}"))
+}
+
 fn idx(code: &str) -> usize {
     reference().zones.index_of_str(code).unwrap()
 }
@@ -24,149 +43,100 @@ fn idx(code: &str) -> usize {
 #[test]
 fn every_rule_violation_gets_its_status() {
     let svc = service(&store());
-    use Endpoint::*;
-    let cases: &[(Endpoint, &str, u16)] = &[
+    let cases = cases![
         // Location.
-        (Footprints, "zone=ES&lat=40&lon=-3", 400),
-        (Footprints, "zone=ES&lat=40", 400),
-        (Footprints, "lat=40", 400),
-        (Footprints, "lon=-3", 400),
-        (Footprints, "lat=abc&lon=1", 422),
-        (Footprints, "lat=40&lon=abc", 422),
-        (Footprints, "lat=NaN&lon=1", 422),
-        (Footprints, "lat=100&lon=1", 422),
-        (Footprints, "lat=-90.5&lon=1", 422),
-        (Footprints, "lat=40&lon=200", 422),
-        (Footprints, "lat=45.0&lon=-30.0", 404),
+        Footprints "zone=ES&lat=40&lon=-3" => 400,
+        Footprints "zone=ES&lat=40" => 400,
+        Footprints "lat=40" => 400,
+        Footprints "lon=-3" => 400,
+        Footprints "lat=abc&lon=1" => 422,
+        Footprints "lat=40&lon=abc" => 422,
+        Footprints "lat=NaN&lon=1" => 422,
+        Footprints "lat=100&lon=1" => 422,
+        Footprints "lat=-90.5&lon=1" => 422,
+        Footprints "lat=40&lon=200" => 422,
+        Footprints "lat=45.0&lon=-30.0" => 404,
         // Time.
-        (Footprints, "zone=ES&start=2024-06-15", 400),
-        (Footprints, "zone=ES&end=2024-06-15", 400),
-        (Footprints, "zone=ES&start=2024-06-16&end=2024-06-15", 400),
-        (Footprints, "zone=ES&start=yesterday&end=2024-06-15", 422),
-        (Footprints, "zone=ES&start=2024-06-15&end=soon", 422),
-        (Footprints, "zone=ES&start=2023-01-01&end=2024-06-15", 400),
-        (Footprints, "start=2024-01-01&end=2024-03-01", 400),
-        (
-            Footprints,
-            "zone=ES,FR&start=2024-01-01&end=2024-03-01",
-            400,
-        ),
-        (
-            Footprints,
-            "zone=XX,YY&start=2024-01-01&end=2024-03-01",
-            400,
-        ),
+        Footprints "zone=ES&start=2024-06-15" => 400,
+        Footprints "zone=ES&end=2024-06-15" => 400,
+        Footprints "zone=ES&start=2024-06-16&end=2024-06-15" => 400,
+        Footprints "zone=ES&start=yesterday&end=2024-06-15" => 422,
+        Footprints "zone=ES&start=2024-06-15&end=soon" => 422,
+        Footprints "zone=ES&start=2023-01-01&end=2024-06-15" => 400,
+        Footprints "start=2024-01-01&end=2024-03-01" => 400,
+        Footprints "zone=ES,FR&start=2024-01-01&end=2024-03-01" => 400,
+        Footprints "zone=XX,YY&start=2024-01-01&end=2024-03-01" => 400,
         // Booleans and enums.
-        (Footprints, "zone=ES&aggregate=maybe", 422),
-        (Footprints, "zone=ES&use_global=yess", 422),
+        Footprints "zone=ES&aggregate=maybe" => 422,
+        Footprints "zone=ES&use_global=yess" => 422,
         // Empty values: 422 for numbers, booleans and timestamps, 400 for enums.
-        (Footprints, "zone=ES&lat=", 422),
-        (Footprints, "zone=ES&aggregate=", 422),
-        (Footprints, "zone=ES&aggregate", 422),
-        (Footprints, "zone=ES&use_global=", 422),
-        (Footprints, "zone=ES&start=&end=", 422),
-        (Footprints, "zone=ES&start=", 422),
-        (Footprints, "zone=ES&footprint_type=", 400),
-        (Footprints, "zone=ES&scope=", 400),
-        (Generation, "zone=ES&production_type=", 400),
-        (Impacts, "zone=ES&impact_type=", 400),
+        Footprints "zone=ES&lat=" => 422,
+        Footprints "zone=ES&aggregate=" => 422,
+        Footprints "zone=ES&aggregate" => 422,
+        Footprints "zone=ES&use_global=" => 422,
+        Footprints "zone=ES&start=&end=" => 422,
+        Footprints "zone=ES&start=" => 422,
+        Footprints "zone=ES&footprint_type=" => 400,
+        Footprints "zone=ES&scope=" => 400,
+        Generation "zone=ES&production_type=" => 400,
+        Impacts "zone=ES&impact_type=" => 400,
         // Timestamps the reference's framework rejects, and offsets beyond ±14:00.
-        (
-            Footprints,
-            "zone=ES&start=2024-06-15T12:00:60Z&end=2024-06-16",
-            422,
-        ),
-        (
-            Footprints,
-            "zone=ES&start=20240615T100000Z&end=2024-06-16",
-            422,
-        ),
-        (Footprints, "zone=ES&start=2024-W24-6&end=2024-06-16", 422),
-        (Footprints, "zone=ES&start=2024-02-30&end=2024-03-01", 422),
-        (
-            Footprints,
-            "zone=ES&start=2024-06-15T10:00+15:00&end=2024-06-16",
-            422,
-        ),
-        (
-            Footprints,
-            "zone=ES&start=2024-06-15T10:00-14:30&end=2024-06-16",
-            422,
-        ),
+        Footprints "zone=ES&start=2024-06-15T12:00:60Z&end=2024-06-16" => 422,
+        Footprints "zone=ES&start=20240615T100000Z&end=2024-06-16" => 422,
+        Footprints "zone=ES&start=2024-W24-6&end=2024-06-16" => 422,
+        Footprints "zone=ES&start=2024-02-30&end=2024-03-01" => 422,
+        Footprints "zone=ES&start=2024-06-15T10:00+15:00&end=2024-06-16" => 422,
+        Footprints "zone=ES&start=2024-06-15T10:00-14:30&end=2024-06-16" => 422,
         // A later bad value overrides an earlier good one (the last wins).
-        (
-            Imports,
-            "zone=ES&source_lat=40&source_lat=abc&source_lon=1",
-            422,
-        ),
-        (Factors, "production_type=hydro_pumped_storage", 400),
-        (Factors, "start=2020-01-01&end=2024-12-31", 400),
-        (Footprints, "zone=ES&aggregate=true", 400),
-        (Footprints, "zone=ES&footprint_type=nitrogen", 400),
-        (Footprints, "zone=ES&scope=cradle", 400),
-        (Generation, "zone=ES&production_type=unobtainium", 400),
-        (
-            Generation,
-            "zone=ES&production_type=hydro_pumped_storage",
-            400,
-        ),
-        (
-            Generation,
-            "zone=ES&production_type=Hydro_Pumped_Storage",
-            400,
-        ),
-        (Mix, "zone=ES&production_type=hydro_pumped_storage", 400),
-        (Mix, "zone=ES&production_type=fusion", 400),
-        (Impacts, "zone=ES&impact_type=carbon", 400),
-        (Impacts, "zone=ES&impact_type=noise", 400),
-        (Impacts, "zone=ES&scope=life-cycle", 400),
-        (Impacts, "zone=ES&scope=cradle", 400),
-        (Impacts, "zone=ES&aggregate=true", 400),
-        (Impacts, "zone=ES&use_global=2", 422),
-        (Score, "zone=ES&scope=life-cycle", 400),
-        (Score, "zone=ES&aggregate=true", 400),
-        (Score, "zone=ES&aggregate=nope", 422),
+        Imports "zone=ES&source_lat=40&source_lat=abc&source_lon=1" => 422,
+        Factors "production_type=hydro_pumped_storage" => 400,
+        Factors "start=2020-01-01&end=2024-12-31" => 400,
+        Footprints "zone=ES&aggregate=true" => 400,
+        Footprints "zone=ES&footprint_type=nitrogen" => 400,
+        Footprints "zone=ES&scope=cradle" => 400,
+        Generation "zone=ES&production_type=unobtainium" => 400,
+        Generation "zone=ES&production_type=hydro_pumped_storage" => 400,
+        Generation "zone=ES&production_type=Hydro_Pumped_Storage" => 400,
+        Mix "zone=ES&production_type=hydro_pumped_storage" => 400,
+        Mix "zone=ES&production_type=fusion" => 400,
+        Impacts "zone=ES&impact_type=carbon" => 400,
+        Impacts "zone=ES&impact_type=noise" => 400,
+        Impacts "zone=ES&scope=life-cycle" => 400,
+        Impacts "zone=ES&scope=cradle" => 400,
+        Impacts "zone=ES&aggregate=true" => 400,
+        Impacts "zone=ES&use_global=2" => 422,
+        Score "zone=ES&scope=life-cycle" => 400,
+        Score "zone=ES&aggregate=true" => 400,
+        Score "zone=ES&aggregate=nope" => 422,
         // Secondary locations.
-        (
-            Imports,
-            "zone=ES&source_zone=FR&source_lat=40&source_lon=-3",
-            400,
-        ),
-        (Imports, "zone=ES&source_lat=40", 400),
-        (Imports, "zone=ES&source_lat=x&source_lon=1", 422),
-        (Imports, "zone=ES&source_lat=45&source_lon=-30", 404),
-        (Exports, "zone=ES&destination_lon=1", 400),
-        (Exports, "zone=ES&destination_lat=91&destination_lon=1", 422),
-        (
-            Exports,
-            "zone=ES&destination_lat=45&destination_lon=-30",
-            404,
-        ),
-        (
-            FlowShare,
-            "zone=ES&destination_zone=FR&destination_lon=1",
-            400,
-        ),
-        (MixShare, "zone=ES&origin_lat=1", 400),
-        (MixShare, "zone=ES&origin_lat=45&origin_lon=-30", 404),
-        (FootprintShare, "zone=ES&source_lat=40", 400),
-        (FootprintShare, "zone=ES&footprint_type=x", 400),
-        (ImpactShare, "zone=ES&impact_type=carbon", 400),
-        (ImpactShare, "zone=ES&scope=life-cycle", 400),
+        Imports "zone=ES&source_zone=FR&source_lat=40&source_lon=-3" => 400,
+        Imports "zone=ES&source_lat=40" => 400,
+        Imports "zone=ES&source_lat=x&source_lon=1" => 422,
+        Imports "zone=ES&source_lat=45&source_lon=-30" => 404,
+        Exports "zone=ES&destination_lon=1" => 400,
+        Exports "zone=ES&destination_lat=91&destination_lon=1" => 422,
+        Exports "zone=ES&destination_lat=45&destination_lon=-30" => 404,
+        FlowShare "zone=ES&destination_zone=FR&destination_lon=1" => 400,
+        MixShare "zone=ES&origin_lat=1" => 400,
+        MixShare "zone=ES&origin_lat=45&origin_lon=-30" => 404,
+        FootprintShare "zone=ES&source_lat=40" => 400,
+        FootprintShare "zone=ES&footprint_type=x" => 400,
+        ImpactShare "zone=ES&impact_type=carbon" => 400,
+        ImpactShare "zone=ES&scope=life-cycle" => 400,
         // Load and flows share the location and time rules.
-        (Load, "zone=ES&lat=1&lon=1", 400),
-        (Load, "start=2024-06-15", 400),
+        Load "zone=ES&lat=1&lon=1" => 400,
+        Load "start=2024-06-15" => 400,
         // Factors.
-        (Factors, "factor_type=nitrogen", 400),
-        (Factors, "scope=x", 400),
-        (Factors, "production_type=x", 400),
-        (Factors, "aggregate=x", 422),
-        (Factors, "start=2024-01-01", 400),
-        (Factors, "start=2024-01-02&end=2024-01-01", 400),
+        Factors "factor_type=nitrogen" => 400,
+        Factors "scope=x" => 400,
+        Factors "production_type=x" => 400,
+        Factors "aggregate=x" => 422,
+        Factors "start=2024-01-01" => 400,
+        Factors "start=2024-01-02&end=2024-01-01" => 400,
     ];
     for (ep, query, status) in cases {
-        let e = err(&svc, *ep, query);
-        assert_eq!(e.status, *status, "{ep:?}?{query}: {e}");
+        let e = err(&svc, ep, query);
+        assert_eq!(e.status, status, "{ep:?}?{query}: {e}");
         assert!(!e.detail.is_empty());
     }
 }
@@ -174,88 +144,56 @@ fn every_rule_violation_gets_its_status() {
 #[test]
 fn messages_name_the_rule() {
     let svc = service(&store());
-    let e = err(
-        &svc,
-        Endpoint::Footprints,
-        "zone=ES&start=2023-01-01&end=2024-06-15",
-    );
-    assert!(e.detail.contains("366 days"), "{}", e.detail);
-    let e = err(
-        &svc,
-        Endpoint::Footprints,
-        "start=2024-01-01&end=2024-03-01",
-    );
-    assert!(e.detail.contains("31 days"), "{}", e.detail);
-    let e = err(&svc, Endpoint::Footprints, "zone=ES&aggregate=true");
-    assert!(e.detail.contains("start and end"), "{}", e.detail);
-    let e = err(&svc, Endpoint::Generation, "zone=ES&production_type=x");
-    assert!(e.detail.contains("wind_onshore"), "{}", e.detail);
-    let e = err(&svc, Endpoint::Footprints, "lat=45.0&lon=-30.0");
-    assert!(e.detail.contains("no supported zone"), "{}", e.detail);
+    let cases = cases![
+        Footprints "zone=ES&start=2023-01-01&end=2024-06-15" => "366 days",
+        Footprints "start=2024-01-01&end=2024-03-01" => "31 days",
+        Footprints "zone=ES&aggregate=true" => "start and end",
+        Generation "zone=ES&production_type=x" => "wind_onshore",
+        Footprints "lat=45.0&lon=-30.0" => "no supported zone",
+    ];
+    for (ep, query, want) in cases {
+        let e = err(&svc, ep, query);
+        assert!(e.detail.contains(want), "{ep:?}?{query}: {}", e.detail);
+    }
 }
 
 #[test]
 fn accepted_forms() {
     let svc = service(&store());
-    use Endpoint::*;
-    let ok: &[(Endpoint, &str)] = &[
-        (Footprints, ""),
-        (Footprints, "zone="),
-        (
-            Footprints,
-            "zone=ES&start=2024-06-15T00:00Z&end=2024-06-15T00:00Z",
-        ),
-        (Footprints, "zone=ES&start=2024-01-01&end=2024-12-31"),
-        (Footprints, "zone=ES&start=2024-01-01&end=2025-01-01"),
-        (Footprints, "start=2024-06-01&end=2024-07-01"),
-        (Footprints, "zone=XX"),
-        (Footprints, "zone=E$"),
-        (Footprints, "zone=es,FR,xx"),
-        (
-            Footprints,
-            "zone=ES&footprint_type=Carbon&scope=LIFE-CYCLE&aggregate=TRUE&use_global=0&start=2024-06-15&end=2024-06-16",
-        ),
-        (Footprints, "zone=ES&aggregate=off&use_global=Yes"),
-        (Footprints, "zone=ES&aggregate=N&use_global=t"),
-        (Footprints, "zone=ES&start=1718445600&end=1718452800"),
-        (Footprints, "zone=ES&start=1718445600.5&end=1718452800000"),
-        (
-            Footprints,
-            "zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15 12:00",
-        ),
-        (
-            Footprints,
-            "zone=ES&start=2024-06-15T10:00+14:00&end=2024-06-15T05:59:59.999Z",
-        ),
-        (Footprints, "zone=ES&unknown=1&format=csv"),
-        (Footprints, "lat=40.4&lon=-3.7"),
-        (
-            Impacts,
-            "zone=ES&impact_type=WATER&scope=Operational&use_global=false",
-        ),
-        (
-            Score,
-            "zone=ES&scope=operational&aggregate=1&start=2024-06-15&end=2024-06-15T06:00Z",
-        ),
-        (Generation, "zone=ES&production_type=Wind_Onshore"),
-        (Imports, "zone=ES&source_zone=fr"),
-        (Imports, "zone=ES&source_lat=48.85&source_lon=2.35"),
-        (Exports, "zone=ES&destination_zone=FR,PT"),
-        (MixShare, "zone=ES&origin_zone=FR"),
-        (
-            FootprintShare,
-            "zone=ES&source_zone=FR&footprint_type=water&scope=operational",
-        ),
-        (ImpactShare, "zone=ES&source_zone=FR&impact_type=water"),
-        (Factors, "aggregate=true"),
-        (
-            Factors,
-            "factor_type=WATER&scope=Life-Cycle&start=2020-01-01&end=2024-12-31&aggregate=true",
-        ),
-        (Zones, "zone=ES&lat=1"),
+    let ok = cases![
+        Footprints "",
+        Footprints "zone=",
+        Footprints "zone=ES&start=2024-06-15T00:00Z&end=2024-06-15T00:00Z",
+        Footprints "zone=ES&start=2024-01-01&end=2024-12-31",
+        Footprints "zone=ES&start=2024-01-01&end=2025-01-01",
+        Footprints "start=2024-06-01&end=2024-07-01",
+        Footprints "zone=XX",
+        Footprints "zone=E$",
+        Footprints "zone=es,FR,xx",
+        Footprints "zone=ES&footprint_type=Carbon&scope=LIFE-CYCLE&aggregate=TRUE&use_global=0&start=2024-06-15&end=2024-06-16",
+        Footprints "zone=ES&aggregate=off&use_global=Yes",
+        Footprints "zone=ES&aggregate=N&use_global=t",
+        Footprints "zone=ES&start=1718445600&end=1718452800",
+        Footprints "zone=ES&start=1718445600.5&end=1718452800000",
+        Footprints "zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15 12:00",
+        Footprints "zone=ES&start=2024-06-15T10:00+14:00&end=2024-06-15T05:59:59.999Z",
+        Footprints "zone=ES&unknown=1&format=csv",
+        Footprints "lat=40.4&lon=-3.7",
+        Impacts "zone=ES&impact_type=WATER&scope=Operational&use_global=false",
+        Score "zone=ES&scope=operational&aggregate=1&start=2024-06-15&end=2024-06-15T06:00Z",
+        Generation "zone=ES&production_type=Wind_Onshore",
+        Imports "zone=ES&source_zone=fr",
+        Imports "zone=ES&source_lat=48.85&source_lon=2.35",
+        Exports "zone=ES&destination_zone=FR,PT",
+        MixShare "zone=ES&origin_zone=FR",
+        FootprintShare "zone=ES&source_zone=FR&footprint_type=water&scope=operational",
+        ImpactShare "zone=ES&source_zone=FR&impact_type=water",
+        Factors "aggregate=true",
+        Factors "factor_type=WATER&scope=Life-Cycle&start=2020-01-01&end=2024-12-31&aggregate=true",
+        Zones "zone=ES&lat=1",
     ];
     for (ep, query) in ok {
-        if let Err(e) = svc.query(*ep, &q(query), NOW) {
+        if let Err(e) = svc.query(ep, &q(query), NOW) {
             panic!("{ep:?}?{query}: {e}");
         }
     }
@@ -263,14 +201,7 @@ fn accepted_forms() {
 
 #[test]
 fn typed_requests() {
-    let r = reference();
-    let ctx = ParseContext {
-        zones: &r.zones,
-        locator: locator(),
-        now: NOW,
-    };
-
-    let req = gridprint_query::parse::<endpoints::FootprintsEndpoint>(&q("zone=pt"), &ctx).unwrap();
+    let req = parse::<endpoints::FootprintsEndpoint>("zone=pt");
     assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("PT")]));
     assert_eq!(
         req.footprint_types,
@@ -285,55 +216,46 @@ fn typed_requests() {
     assert_eq!(req.window.requested, None);
 
     // Comma list: known zones in code order, unknown ones dropped; duplicates: the last wins.
-    let req =
-        gridprint_query::parse::<endpoints::Load>(&q("zone=DE&zone=FR,es,XX,ES"), &ctx).unwrap();
-    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES"), idx("FR")]));
-    let req =
-        gridprint_query::parse::<endpoints::Load>(&q("zone=FR,es,XX,ES&zone=DE"), &ctx).unwrap();
-    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("DE")]));
-    let req = gridprint_query::parse::<endpoints::Load>(&q("zone="), &ctx).unwrap();
-    assert_eq!(req.zones, ZoneSelection::All);
+    for (query, want) in [
+        (
+            "zone=DE&zone=FR,es,XX,ES",
+            ZoneSelection::Zones(vec![idx("ES"), idx("FR")]),
+        ),
+        (
+            "zone=FR,es,XX,ES&zone=DE",
+            ZoneSelection::Zones(vec![idx("DE")]),
+        ),
+        ("zone=", ZoneSelection::All),
+    ] {
+        assert_eq!(parse::<endpoints::Load>(query).zones, want, "{query}");
+    }
 
     // Window rule.
-    let req = gridprint_query::parse::<endpoints::Load>(
-        &q("zone=ES&start=2024-06-15T00:07:00Z&end=2024-06-15T00:31:00Z"),
-        &ctx,
-    )
-    .unwrap();
+    let req =
+        parse::<endpoints::Load>("zone=ES&start=2024-06-15T00:07:00Z&end=2024-06-15T00:31:00Z");
     assert_eq!(
         req.window.range.start,
         Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap())
     );
     assert_eq!(req.window.range.len(), 3);
-    let req = gridprint_query::parse::<endpoints::Load>(
-        &q("zone=ES&start=2024-06-15T02:00+02:00&end=2024-06-15T00:15"),
-        &ctx,
-    )
-    .unwrap();
+    let req = parse::<endpoints::Load>("zone=ES&start=2024-06-15T02:00+02:00&end=2024-06-15T00:15");
     assert_eq!(req.window.range.start, Slot::containing(DAY0));
     assert_eq!(req.window.range.len(), 1);
 
     // use_global=false → local; footprint_type filter; scope operational.
-    let req = gridprint_query::parse::<endpoints::FootprintsEndpoint>(
-        &q("zone=ES&use_global=FALSE&footprint_type=water&scope=operational"),
-        &ctx,
-    )
-    .unwrap();
+    let req = parse::<endpoints::FootprintsEndpoint>(
+        "zone=ES&use_global=FALSE&footprint_type=water&scope=operational",
+    );
     assert_eq!(req.coverage, Coverage::Local);
     assert_eq!(req.footprint_types, vec![FootprintType::Water]);
     assert_eq!(req.scope, Scope::Operational);
 
     // Secondary locations by code and by point.
-    let req = gridprint_query::parse::<endpoints::Imports>(&q("zone=ES&source_zone=fr,pt"), &ctx)
-        .unwrap();
+    let req = parse::<endpoints::Imports>("zone=ES&source_zone=fr,pt");
     assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR"), z("PT")]));
-    let req = gridprint_query::parse::<endpoints::Exports>(
-        &q("zone=ES&destination_lat=48.85&destination_lon=2.35"),
-        &ctx,
-    )
-    .unwrap();
+    let req = parse::<endpoints::Exports>("zone=ES&destination_lat=48.85&destination_lon=2.35");
     assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR")]));
-    let req = gridprint_query::parse::<endpoints::MixShare>(&q("zone=ES"), &ctx).unwrap();
+    let req = parse::<endpoints::MixShare>("zone=ES");
     assert_eq!(req.partners, PartnerFilter::Any);
 }
 
@@ -354,20 +276,11 @@ fn lat_lon_resolve_to_zones() {
     assert_eq!(at(64.1, -21.9), None); // Reykjavik: IS is not a zone
     assert!(l.len() >= 50, "{} zones with polygons", l.len());
 
-    let ctx = ParseContext {
-        zones: &r.zones,
-        locator: l,
-        now: NOW,
-    };
-    let req =
-        gridprint_query::parse::<endpoints::FootprintsEndpoint>(&q("lat=40.4&lon=-3.7"), &ctx)
-            .unwrap();
+    let req = parse::<endpoints::FootprintsEndpoint>("lat=40.4&lon=-3.7");
     assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES")]));
-    let req = gridprint_query::parse::<endpoints::FootprintsEndpoint>(
-        &q("lat=48.85&lon=2.35&start=2024-01-01&end=2024-12-31"),
-        &ctx,
-    )
-    .unwrap();
+    let req = parse::<endpoints::FootprintsEndpoint>(
+        "lat=48.85&lon=2.35&start=2024-01-01&end=2024-12-31",
+    );
     assert_eq!(
         req.zones,
         ZoneSelection::Zones(vec![idx("FR")]),
@@ -426,23 +339,27 @@ fn typed_parameter_errors_are_the_frameworks_items() {
         serde_json::json!({"type": "bool_parsing", "loc": ["query", "aggregate"],
             "msg": "Input should be a valid boolean, unable to interpret input", "input": ""})
     );
-    let why = |q| items(Endpoint::Footprints, q)[0]["ctx"]["error"].clone();
-    assert_eq!(
-        why("zone=NL&start=2024-02-30T00:00:00Z&end=2024-03-01"),
-        "day value is outside expected range"
-    );
-    assert_eq!(
-        why("zone=NL&start=2024-06-15T10:00:60Z&end=2024-06-16"),
-        "unexpected extra characters at the end of the input"
-    );
-    assert_eq!(
-        why("zone=NL&start=20240615T100000Z&end=2024-06-16"),
-        "invalid date separator, expected `-`"
-    );
-    assert_eq!(
-        why("zone=NL&start=2024-W24-6&end=2024-06-16"),
-        "invalid character in month"
-    );
+    for (query, why) in [
+        (
+            "zone=NL&start=2024-02-30T00:00:00Z&end=2024-03-01",
+            "day value is outside expected range",
+        ),
+        (
+            "zone=NL&start=2024-06-15T10:00:60Z&end=2024-06-16",
+            "unexpected extra characters at the end of the input",
+        ),
+        (
+            "zone=NL&start=20240615T100000Z&end=2024-06-16",
+            "invalid date separator, expected `-`",
+        ),
+        (
+            "zone=NL&start=2024-W24-6&end=2024-06-16",
+            "invalid character in month",
+        ),
+    ] {
+        let error = &items(Endpoint::Footprints, query)[0]["ctx"]["error"];
+        assert_eq!(error, why, "{query}");
+    }
     // A '+' that arrived as a space: the framework's item, plus gridprint's hint.
     let v = items(
         Endpoint::Footprints,
@@ -456,39 +373,19 @@ fn typed_parameter_errors_are_the_frameworks_items() {
 /// milliseconds, lowercase t/z), and the last of repeated values wins.
 #[test]
 fn timestamps_and_repeats_follow_the_framework() {
-    let r = reference();
-    let ctx = ParseContext {
-        zones: &r.zones,
-        locator: locator(),
-        now: NOW,
-    };
-    let window = |query: &str| {
-        gridprint_query::parse::<endpoints::Load>(&q(query), &ctx)
-            .unwrap()
-            .window
-            .requested
-            .unwrap()
-    };
+    let window = |query: &str| parse::<endpoints::Load>(query).window.requested.unwrap();
     let want = window("zone=ES&start=2024-06-15T10:00:00Z&end=2024-06-15T12:00:00Z");
-    assert_eq!(window("zone=ES&start=1718445600&end=1718452800"), want);
-    assert_eq!(
-        window("zone=ES&start=1718445600000&end=1718452800000"),
-        want
-    );
-    assert_eq!(
-        window("zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15T14:00:00+02:00"),
-        want
-    );
-    assert_eq!(
-        window("zone=ES&start=2024-06-15T10:00&end=2024-06-15 12:00:00"),
-        want
-    );
+    for query in [
+        "zone=ES&start=1718445600&end=1718452800",
+        "zone=ES&start=1718445600000&end=1718452800000",
+        "zone=ES&start=2024-06-15t10:00:00z&end=2024-06-15T14:00:00+02:00",
+        "zone=ES&start=2024-06-15T10:00&end=2024-06-15 12:00:00",
+        // Repeated: the last value wins, for every single-valued parameter.
+        "zone=ES&start=2020-01-01&start=2024-06-15T10:00Z&end=2024-06-15T12:00Z",
+    ] {
+        assert_eq!(window(query), want, "{query}");
+    }
     let (s, _) = window("zone=ES&start=1718445600.5&end=2024-06-16");
     assert_eq!(s.unix_timestamp(), 1_718_445_600);
     assert_eq!(s.millisecond(), 500);
-    // Repeated: the last value wins, for every single-valued parameter.
-    assert_eq!(
-        window("zone=ES&start=2020-01-01&start=2024-06-15T10:00Z&end=2024-06-15T12:00Z"),
-        want
-    );
 }
