@@ -1,8 +1,8 @@
 //! The binary end to end: import (files, folders, demo), compute, access, and crash safety (kill -9
 //! during a compute leaves the previous outputs intact and the rerun completes).
 
-use std::path::Path;
-use std::process::{Output, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 mod common;
@@ -13,16 +13,51 @@ fn url(db: &Path) -> String {
     format!("sqlite://{}", db.display())
 }
 
+/// A temporary directory and the path of the database `g.db` in it (not created yet).
+fn temp_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    (dir, db)
+}
+
+/// The ENTSO-E File Library fixtures folder.
+fn library() -> PathBuf {
+    fixtures().join("entsoe-file-library")
+}
+
+/// [`temp_db`] with the File Library folder imported (and computed).
+fn library_db() -> (tempfile::TempDir, PathBuf) {
+    let (dir, db) = temp_db();
+    ok(&db, &["import", library().to_str().unwrap()]);
+    (dir, db)
+}
+
 fn ok(db: &Path, args: &[&str]) -> String {
     ok_on(&url(db), args)
 }
 
+/// The binary on the database `db` with `args`.
+fn on(db: &Path, args: &[&str]) -> Command {
+    let mut c = bin();
+    c.arg("--database").arg(url(db)).args(args);
+    c
+}
+
 fn run(db: &Path, args: &[&str]) -> Output {
-    bin()
-        .arg("--database")
-        .arg(url(db))
-        .args(args)
-        .output()
+    on(db, args).output().unwrap()
+}
+
+/// Whether the binary on `db` with `args` fails.
+fn fails(db: &Path, args: &[&str]) -> bool {
+    !run(db, args).status.success()
+}
+
+/// The binary on `db` with `args` started with no stdout and `stderr`.
+fn spawn(db: &Path, args: &[&str], stderr: Stdio) -> Child {
+    on(db, args)
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
         .unwrap()
 }
 
@@ -135,9 +170,8 @@ fn server_options_only_on_server_commands() {
 
 #[test]
 fn import_folder_reports_skips_and_reimport_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
-    let folder = fixtures().join("entsoe-file-library");
+    let (_dir, db) = temp_db();
+    let folder = library();
     let first = ok(&db, &["import", folder.to_str().unwrap()]);
     assert!(first.contains("imported 4 files"), "{first}");
     assert!(
@@ -163,8 +197,7 @@ fn import_folder_reports_skips_and_reimport_changes_nothing() {
 
 #[test]
 fn an_invalid_document_stores_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
+    let (_dir, db) = temp_db();
     let good = fixtures().join("entsoe-api/A75_NL_2024-06-15_PT15M_A03.xml");
     let bad = fixtures().join("entsoe-api/hexagon_invalid.xml");
     let out = run(
@@ -188,8 +221,7 @@ fn an_invalid_document_stores_nothing() {
 
 #[test]
 fn demo_import_computes_real_data() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
+    let (_dir, db) = temp_db();
     ok(&db, &["import", "--demo"]);
     let zones = sqlite_rows(&db, "SELECT DISTINCT zone FROM derived_day ORDER BY zone");
     for z in ["AT", "CH", "CZ", "DE", "FR", "NL", "ES", "PL"] {
@@ -202,8 +234,7 @@ fn demo_import_computes_real_data() {
 
 #[test]
 fn access_commands() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
+    let (_dir, db) = temp_db();
     assert!(
         ok(
             &db,
@@ -218,43 +249,21 @@ fn access_commands() {
             && list.contains("REGISTERED"),
         "{list}"
     );
-    assert!(
-        !run(&db, &["access", "grant", "not-an-email"])
-            .status
-            .success()
-    );
+    assert!(fails(&db, &["access", "grant", "not-an-email"]));
     assert!(ok(&db, &["access", "reset", "ada@example.org"]).contains("not registered"));
     assert!(ok(&db, &["access", "revoke", "ADA@example.org"]).contains("revoked ada@example.org"));
-    assert!(
-        !run(&db, &["access", "revoke", "ada@example.org"])
-            .status
-            .success()
-    );
+    assert!(fails(&db, &["access", "revoke", "ada@example.org"]));
 }
 
 #[test]
 fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
-    let folder = fixtures().join("entsoe-file-library");
+    let (dir, db) = temp_db();
+    let folder = library();
     ok(&db, &["import", "--no-compute", folder.to_str().unwrap()]);
     // A long compute: the data days first (staged early), then years of empty slots. We kill it with
     // SIGKILL once it has staged outputs but before it publishes them.
-    let url = format!("sqlite://{}", db.display());
-    let mut child = bin()
-        .args([
-            "--database",
-            &url,
-            "compute",
-            "--from",
-            "2017-02-01",
-            "--to",
-            "2035-01-01",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let compute = ["compute", "--from", "2017-02-01", "--to", "2035-01-01"];
+    let mut child = spawn(&db, &compute, Stdio::null());
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while sqlite_rows(&db, "SELECT COUNT(*) FROM derived_stage") == vec!["Integer(0)"] {
         assert!(
@@ -291,20 +300,9 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
 
 #[test]
 fn read_only_mode_reads_and_refuses_writes() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
-    let folder = fixtures().join("entsoe-file-library");
-    ok(&db, &["import", folder.to_str().unwrap()]);
+    let (dir, db) = library_db();
     ok(&db, &["access", "grant", "ro@example.org"]);
-    let ro = |args: &[&str]| {
-        bin()
-            .arg("--database")
-            .arg(format!("sqlite://{}", db.display()))
-            .arg("--read-only")
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let ro = |args: &[&str]| on(&db, &["--read-only"]).args(args).output().unwrap();
     assert!(
         ro(&["migrate"]).status.success(),
         "a current schema checks out read-only"
@@ -324,53 +322,19 @@ fn read_only_mode_reads_and_refuses_writes() {
     }
     assert!(ro(&["access", "list"]).status.success(), "reading works");
     let missing = dir.path().join("missing.db");
-    let out = bin()
-        .arg("--database")
-        .arg(format!("sqlite://{}", missing.display()))
-        .args(["--read-only", "migrate"])
-        .output()
-        .unwrap();
+    let out = run(&missing, &["--read-only", "migrate"]);
     assert!(
         !out.status.success() && !missing.exists(),
         "read-only never creates a database"
     );
 
     // A read-only replica serves data but refuses to register or issue tokens.
-    let mut child = bin()
-        .arg("--database")
-        .arg(format!("sqlite://{}", db.display()))
-        .args([
-            "--read-only",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--check-providers",
-            "false",
-        ])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
+    let serve = "--read-only serve --listen 127.0.0.1:0 --check-providers false";
+    let serve: Vec<&str> = serve.split(' ').collect();
+    let mut child = spawn(&db, &serve, Stdio::piped());
     // Keep reading the server's log so its writes never fail.
-    std::thread::spawn(move || {
-        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
-            let Ok(line) = line else { break };
-            if let Some(i) = line.find("listening on http://") {
-                let _ = tx.send(
-                    line[i + 20..]
-                        .split(|c: char| c == '/' || c.is_whitespace())
-                        .next()
-                        .unwrap()
-                        .to_string(),
-                );
-            }
-        }
-    });
-    let addr = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("listening line");
+    let lines = stderr_lines(&mut child);
+    let addr = wait_listening(&lines, Duration::from_secs(60)).expect("listening line");
     let post = |path: &str, body: &str| {
         use std::io::{Read, Write};
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
@@ -396,10 +360,7 @@ fn read_only_mode_reads_and_refuses_writes() {
 /// `GRIDPRINT_FORCE`) recomputes them; `--force` alone is refused.
 #[test]
 fn compute_force_recomputes_final_slots() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("g.db");
-    let folder = fixtures().join("entsoe-file-library");
-    ok(&db, &["import", folder.to_str().unwrap()]);
+    let (_dir, db) = library_db();
     let window = ["--from", "2017-02-01T00:00Z", "--to", "2017-02-01T12:00Z"];
     let kept = ok(&db, &[&["compute"][..], &window].concat());
     assert!(kept.contains("computed 0 zone-slots"), "{kept}");
@@ -407,10 +368,7 @@ fn compute_force_recomputes_final_slots() {
     let forced = ok(&db, &[&["compute", "--force"][..], &window].concat());
     assert!(forced.contains("(0 frozen kept)"), "{forced}");
     assert!(!forced.contains("computed 0 zone-slots"), "{forced}");
-    let by_env = bin()
-        .arg("--database")
-        .arg(format!("sqlite://{}", db.display()))
-        .args([&["compute"][..], &window].concat())
+    let by_env = on(&db, &[&["compute"][..], &window].concat())
         .env("GRIDPRINT_FORCE", "true")
         .output()
         .unwrap();

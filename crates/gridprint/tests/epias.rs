@@ -20,7 +20,9 @@ use time::OffsetDateTime;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/fixtures/epias");
+mod common;
+use common::*;
+
 const EPIAS_USER: &str = "tr-analyst@example.org";
 const EPIAS_PASSWORD: &str = "epias-Secret-91f3";
 const EMAIL: &str = "ada@example.org";
@@ -28,8 +30,9 @@ const PASSWORD: &str = "correct horse battery";
 const FROM: &str = "2025-07-27T21:00:00Z";
 const TO: &str = "2025-07-28T21:00:00Z";
 
+/// The EPIAS fixture file `name`.
 fn read(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{DIR}/{name}")).unwrap()
+    std::fs::read(fixtures().join("epias").join(name)).unwrap()
 }
 
 async fn platform() -> (MockServer, Arc<EpiasReplay>) {
@@ -368,21 +371,9 @@ fn serve_binary(
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
-            let Ok(line) = line else { break };
-            if let Some(i) = line.find("listening on http://") {
-                // the start-up line goes on after the address (docs page, next step)
-                let addr = line[i + 20..].split_whitespace().next().unwrap_or_default();
-                let _ = tx.send(addr.to_string());
-            }
-        }
-    });
-    let addr = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("listening line");
+    // The start-up line goes on after the address (docs page, next step); the log is read on.
+    let lines = stderr_lines(&mut child);
+    let addr = wait_listening(&lines, Duration::from_secs(60)).expect("listening line");
     (child, addr)
 }
 
@@ -390,14 +381,7 @@ fn serve_binary(
 async fn epias_status(addr: &str) -> String {
     let http = gridprint_ingest::http::http_client(Duration::from_secs(5)).unwrap();
     for _ in 0..200 {
-        let v: serde_json::Value = http
-            .get(format!("http://{addr}/v1/status"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v = get_json(&http, format!("http://{addr}/v1/status")).await;
         let s = v["epias"].as_str().unwrap().to_string();
         if s != "unknown" {
             return s;

@@ -21,11 +21,10 @@
 //!   error, the previous data is intact, and after space is freed the rerun completes with the same
 //!   result as an uninterrupted import.
 
-use std::io::BufRead;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 mod common;
@@ -53,19 +52,10 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = stderr_lines(&mut child);
         let mut s = Server {
             child,
-            lines: rx,
+            lines,
             seen: Vec::new(),
             addr: "127.0.0.1:1".parse().unwrap(),
         };
@@ -78,8 +68,8 @@ impl Server {
             );
             if let Ok(line) = s.lines.recv_timeout(Duration::from_millis(100)) {
                 s.seen.push(line.clone());
-                if let Some(a) = line.split("listening on http://").nth(1) {
-                    s.addr = a.split_whitespace().next().unwrap().parse().unwrap();
+                if let Some(a) = listening_addr(&line) {
+                    s.addr = a.parse().unwrap();
                     return s;
                 }
             }
@@ -167,14 +157,7 @@ async fn get(c: &reqwest::Client, s: &Server, token: &str, path: &str) -> reqwes
 }
 
 async fn storage(c: &reqwest::Client, s: &Server) -> String {
-    let v: serde_json::Value = c
-        .get(s.url("/v1/status/storage"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v = get_json(c, s.url("/v1/status/storage")).await;
     v["storage"].as_str().unwrap_or("?").to_string()
 }
 
@@ -759,6 +742,24 @@ struct Uninterrupted {
     took: Duration,
 }
 
+impl Uninterrupted {
+    /// Imports the File Library day into a new database `db`: its URL, then its derived rows and
+    /// its input digest before the second import.
+    fn first_import(&self, db: &Path) -> (String, Vec<String>, Vec<String>) {
+        let url = format!("sqlite://{}", db.display());
+        ok_on(&url, &["import", self.library.to_str().unwrap()]);
+        (url, sqlite_rows(db, DERIVED), sqlite_rows(db, INPUTS))
+    }
+
+    /// The second import of the interrupted database `db` at `url`, rerun: it completes and equals
+    /// the uninterrupted import.
+    fn rerun_completes(&self, db: &Path, url: &str) {
+        ok_on(url, &["import", self.api.to_str().unwrap()]);
+        assert_eq!(sqlite_rows(db, INPUTS), sqlite_rows(&self.fresh, INPUTS));
+        assert_eq!(sqlite_rows(db, DERIVED), sqlite_rows(&self.fresh, DERIVED));
+    }
+}
+
 fn uninterrupted(dir: &Path) -> Uninterrupted {
     let library = fixtures().join("entsoe-file-library");
     let api = valid_api_documents(dir);
@@ -812,24 +813,16 @@ fn assert_previous_state_intact(
 #[test]
 fn kill_9_during_import_keeps_previous_data_and_the_rerun_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let Uninterrupted {
-        library,
-        api,
-        fresh,
-        took: full_import,
-        ..
-    } = uninterrupted(dir.path());
-    let (derived, inputs) = (DERIVED, INPUTS);
+    let reference = uninterrupted(dir.path());
+    let full_import = reference.took;
     let mut killed_at = Vec::new();
     // Kill at several points of the second import (parsing, storing, computing).
     for fraction in [0.1, 0.3, 0.5, 0.7, 0.9] {
         let db = dir.path().join(format!("k{fraction}.db"));
-        let url = format!("sqlite://{}", db.display());
-        ok_on(&url, &["import", library.to_str().unwrap()]);
-        let before_2017: Vec<String> = sqlite_rows(&db, derived);
-        let inputs_before = sqlite_rows(&db, inputs);
+        let (url, before_2017, inputs_before) = reference.first_import(&db);
         let mut child = bin()
-            .args(["--database", &url, "import", api.to_str().unwrap()])
+            .args(["--database", &url, "import"])
+            .arg(&reference.api)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -840,11 +833,9 @@ fn kill_9_during_import_keeps_previous_data_and_the_rerun_completes() {
         child.wait().unwrap();
         killed_at.push((fraction, finished));
         // Previous outputs intact (every 2017 row, byte for byte); inputs all or nothing.
-        assert_previous_state_intact(&db, &fresh, &before_2017, &inputs_before);
+        assert_previous_state_intact(&db, &reference.fresh, &before_2017, &inputs_before);
         // The rerun completes and equals the uninterrupted import.
-        ok_on(&url, &["import", api.to_str().unwrap()]);
-        assert_eq!(sqlite_rows(&db, inputs), sqlite_rows(&fresh, inputs));
-        assert_eq!(sqlite_rows(&db, derived), sqlite_rows(&fresh, derived));
+        reference.rerun_completes(&db, &url);
     }
     eprintln!("full import {full_import:?}; killed at (fraction, already finished): {killed_at:?}");
 }
@@ -918,28 +909,21 @@ impl Drop for SmallDisk {
 #[test]
 fn disk_full_during_an_import_keeps_previous_data_and_the_rerun_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let Uninterrupted {
-        library,
-        api,
-        fresh,
-        size_before,
-        ..
-    } = uninterrupted(dir.path());
-    let growth = std::fs::metadata(&fresh).unwrap().len() - size_before;
+    let reference = uninterrupted(dir.path());
+    let size_before = reference.size_before;
+    let growth = std::fs::metadata(&reference.fresh).unwrap().len() - size_before;
     let disk = SmallDisk::new(size_before * 3 + growth * 3 + (8 << 20));
     let mut outcomes = Vec::new();
     // Room for a small part of what the import writes, up to nearly all of it (the WAL holds the
     // transaction, so it needs more room than the database grows).
     for fraction in [0.02, 0.2, 0.5, 0.9] {
         let db = disk.path().join(format!("g{fraction}.db"));
-        let url = format!("sqlite://{}", db.display());
-        ok_on(&url, &["import", library.to_str().unwrap()]);
-        let before_derived = sqlite_rows(&db, DERIVED);
-        let before_inputs = sqlite_rows(&db, INPUTS);
+        let (url, before_derived, before_inputs) = reference.first_import(&db);
         let free = (growth as f64 * fraction) as u64;
         disk.fill_leaving(free);
         let out = bin()
-            .args(["--database", &url, "import", api.to_str().unwrap()])
+            .args(["--database", &url, "import"])
+            .arg(&reference.api)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -955,7 +939,7 @@ fn disk_full_during_an_import_keeps_previous_data_and_the_rerun_completes() {
             );
         }
         disk.free_space();
-        assert_previous_state_intact(&db, &fresh, &before_derived, &before_inputs);
+        assert_previous_state_intact(&db, &reference.fresh, &before_derived, &before_inputs);
         outcomes.push((
             fraction,
             free,
@@ -963,9 +947,7 @@ fn disk_full_during_an_import_keeps_previous_data_and_the_rerun_completes() {
             stderr.lines().last().unwrap_or("").to_string(),
         ));
         // The rerun completes and equals the uninterrupted import.
-        ok_on(&url, &["import", api.to_str().unwrap()]);
-        assert_eq!(sqlite_rows(&db, INPUTS), sqlite_rows(&fresh, INPUTS));
-        assert_eq!(sqlite_rows(&db, DERIVED), sqlite_rows(&fresh, DERIVED));
+        reference.rerun_completes(&db, &url);
         std::fs::remove_file(&db).unwrap();
     }
     let failed = outcomes.iter().filter(|o| o.2 != Some(0)).count();

@@ -14,9 +14,8 @@
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_ingest::replay::{Replay, ReplayResponder};
 use gridprint_store_postgres::testing::TestDb;
-use std::io::BufRead;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 use wiremock::{Mock, MockServer, matchers::method};
 
@@ -36,9 +35,8 @@ struct Proc {
 
 impl Proc {
     fn spawn(args: &[&str], envs: &[(&str, String)]) -> Proc {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gridprint"));
+        let mut cmd = bin();
         cmd.args(args)
-            .env_remove("GRIDPRINT_DATABASE_URL")
             .env("GRIDPRINT_LOG", "info")
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -46,19 +44,10 @@ impl Proc {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = stderr_lines(&mut child);
         Proc {
             child,
-            lines: rx,
+            lines,
             seen: Vec::new(),
         }
     }
@@ -97,15 +86,8 @@ impl Drop for Proc {
 }
 
 fn base_url(line: &str) -> String {
-    let start = line
-        .find("http://")
-        .expect("listening line names the address");
-    line[start..]
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .trim_end_matches('/')
-        .to_string()
+    let addr = listening_addr(line).expect("listening line names the address");
+    format!("http://{addr}")
 }
 
 /// Runs the binary against `db`; its standard output.
@@ -121,6 +103,47 @@ fn cli_blocking(db: &str, args: &[&str]) -> String {
         .output();
     let out = succeeded(out.unwrap(), format_args!("{args:?}"));
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Posts `body` as JSON to `url`.
+async fn post(http: &reqwest::Client, url: String, body: &serde_json::Value) -> reqwest::Response {
+    http.post(url).json(body).send().await.unwrap()
+}
+
+/// A token for `creds` from the replica at `base`.
+async fn get_token(http: &reqwest::Client, base: &str, creds: &serde_json::Value) -> String {
+    let r = post(http, format!("{base}/token-request/get_token"), creds).await;
+    assert_eq!(r.status(), 200);
+    r.json::<serde_json::Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Runs `check` every `every_ms` until it holds; fails with `what` once `within_s` seconds have
+/// passed since `since`.
+async fn eventually(
+    since: Instant,
+    within_s: u64,
+    every_ms: u64,
+    what: &str,
+    mut check: impl AsyncFnMut() -> bool,
+) {
+    while !check().await {
+        assert!(since.elapsed() < Duration::from_secs(within_s), "{what}");
+        tokio::time::sleep(Duration::from_millis(every_ms)).await;
+    }
+}
+
+/// `ok` requests were allowed since `start` under a limit of `burst` plus `rate` per second: within
+/// 10 % (and one request) of that, else fails naming `whose` limit.
+fn assert_rate(ok: u32, start: Instant, (burst, rate): (u32, f64), whose: &str) {
+    let elapsed = start.elapsed().as_secs_f64();
+    let expected = f64::from(burst) + rate * elapsed;
+    assert!(
+        (f64::from(ok) - expected).abs() <= 0.1 * expected + 1.0,
+        "{ok} allowed in {elapsed:.2} s {whose} allows {expected:.1} (± 10 %)"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -222,24 +245,9 @@ async fn replicas_and_workers_share_one_postgres() {
     let http = gridprint_ingest::http::http_client(Duration::from_secs(30)).unwrap();
     let creds =
         serde_json::json!({"email": "ada@example.org", "password": "correct horse battery"});
-    let r = http
-        .post(format!("{a_url}/token-request/register"))
-        .json(&creds)
-        .send()
-        .await
-        .unwrap();
+    let r = post(&http, format!("{a_url}/token-request/register"), &creds).await;
     assert_eq!(r.status(), 200);
-    let r = http
-        .post(format!("{a_url}/token-request/get_token"))
-        .json(&creds)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let token = r.json::<serde_json::Value>().await.unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let token = get_token(&http, &a_url, &creds).await;
     let get = |base: &str, path: &str| http.get(format!("{base}{path}")).bearer_auth(&token).send();
     assert_eq!(
         get(&b_url, "/v1/zones").await.unwrap().status(),
@@ -250,23 +258,21 @@ async fn replicas_and_workers_share_one_postgres() {
     // Data computed by the worker appears on both replicas (each refreshes from the database).
     let path = "/v1/footprints?zone=NL&footprint_type=carbon&start=2024-09-02T08:00Z&end=2024-09-02T09:00Z";
     for base in [&a_url, &b_url] {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
+        let what = format!("worker data not served by {base}");
+        eventually(Instant::now(), 30, 500, &what, async || {
             let r = get(base, path).await.unwrap();
-            if r.status() == 200 {
-                let v: serde_json::Value = r.json().await.unwrap();
-                if v.as_array().is_some_and(|a| !a.is_empty()) {
-                    let values = &v[0]["series"][0]["values"];
-                    assert_eq!(values.as_array().unwrap().len(), 4, "{v}");
-                    break;
-                }
+            if r.status() != 200 {
+                return false;
             }
-            assert!(
-                Instant::now() < deadline,
-                "worker data not served by {base}"
-            );
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
+            let v: serde_json::Value = r.json().await.unwrap();
+            if v.as_array().is_none_or(|a| a.is_empty()) {
+                return false;
+            }
+            let values = &v[0]["series"][0]["values"];
+            assert_eq!(values.as_array().unwrap().len(), 4, "{v}");
+            true
+        })
+        .await;
     }
 
     // Shared rate limit: one token, requests alternating between A and B for ~3 s.
@@ -287,15 +293,15 @@ async fn replicas_and_workers_share_one_postgres() {
             s => panic!("unexpected status {s}"),
         }
     }
-    let elapsed = start.elapsed().as_secs_f64();
-    let expected = f64::from(BURST) + RATE * elapsed;
     assert!(
         limited > 0 && retry_after_seen,
         "429 with Retry-After once over the limit"
     );
-    assert!(
-        (f64::from(ok) - expected).abs() <= 0.1 * expected + 1.0,
-        "{ok} allowed in {elapsed:.2} s over two replicas; the shared limit allows {expected:.1} (± 10 %)"
+    assert_rate(
+        ok,
+        start,
+        (BURST, RATE),
+        "over two replicas; the shared limit",
     );
 
     // Account tier: set by the operator, applied on both replicas within 60 s (each re-checks the
@@ -325,33 +331,17 @@ async fn replicas_and_workers_share_one_postgres() {
     assert!(row("ada@example.org").ends_with("5/s burst 30"), "{list}");
     assert!(row("bob@example.org").ends_with("1.5/s burst 7"), "{list}");
     for base in [&a_url, &b_url] {
-        loop {
+        let what = format!("{base} did not apply the tier within 60 s");
+        eventually(set, 60, 500, &what, async || {
             let r = get(base, "/v1/zones").await.unwrap();
-            if r.headers()
+            r.headers()
                 .get("ratelimit-limit")
                 .and_then(|v| v.to_str().ok())
                 == Some(&TIER_BURST.to_string())
-            {
-                break;
-            }
-            assert!(
-                set.elapsed() < Duration::from_secs(60),
-                "{base} did not apply the tier within 60 s"
-            );
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
+        })
+        .await;
     }
-    let r = http
-        .post(format!("{b_url}/token-request/get_token"))
-        .json(&creds)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let second = r.json::<serde_json::Value>().await.unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let second = get_token(&http, &b_url, &creds).await;
     tokio::time::sleep(Duration::from_secs_f64(
         f64::from(TIER_BURST) / TIER_RATE + 1.0,
     ))
@@ -374,11 +364,11 @@ async fn replicas_and_workers_share_one_postgres() {
             s => panic!("unexpected status {s}"),
         }
     }
-    let elapsed = start.elapsed().as_secs_f64();
-    let expected = f64::from(TIER_BURST) + TIER_RATE * elapsed;
-    assert!(
-        (f64::from(ok) - expected).abs() <= 0.1 * expected + 1.0,
-        "{ok} allowed in {elapsed:.2} s for one account (two tokens, two replicas); its tier allows {expected:.1} (± 10 %)"
+    assert_rate(
+        ok,
+        start,
+        (TIER_BURST, TIER_RATE),
+        "for one account (two tokens, two replicas); its tier",
     );
 
     // Brute force across replicas: 10 failures from this address split over A and B lock the pair.
@@ -388,27 +378,19 @@ async fn replicas_and_workers_share_one_postgres() {
         .unwrap()
         .as_nanos();
     let wrong = serde_json::json!({"email": format!("guess-{nanos}@example.org"), "password": "wrong password!!"});
-    for i in 0..10 {
-        // Below the per-address request rate (10/s), so only the brute-force guard answers 429.
+    // Each attempt waits first: below the per-address request rate (10/s), so only the brute-force
+    // guard answers 429.
+    let attempt = async |base: &str| {
         tokio::time::sleep(Duration::from_millis(200)).await;
+        let r = post(&http, format!("{base}/token-request/get_token"), &wrong).await;
+        r.status()
+    };
+    for i in 0..10 {
         let base = if i % 2 == 0 { &a_url } else { &b_url };
-        let r = http
-            .post(format!("{base}/token-request/get_token"))
-            .json(&wrong)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 401, "failure {i}");
+        assert_eq!(attempt(base).await, 401, "failure {i}");
     }
     for base in [&a_url, &b_url] {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let r = http
-            .post(format!("{base}/token-request/get_token"))
-            .json(&wrong)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 429, "{base} sees the shared count");
+        assert_eq!(attempt(base).await, 429, "{base} sees the shared count");
     }
 
     // Kill the active worker; the standby takes over and runs the next cycle within 30 s.
@@ -424,17 +406,11 @@ async fn replicas_and_workers_share_one_postgres() {
     cli(&url, &["access", "revoke", "ada@example.org"]);
     let revoked = Instant::now();
     for base in [&a_url, &b_url] {
-        loop {
-            let s = get(base, "/v1/zones").await.unwrap().status().as_u16();
-            if s == 401 {
-                break;
-            }
-            assert!(
-                revoked.elapsed() < Duration::from_secs(60),
-                "{base} still accepts a revoked token"
-            );
-            tokio::time::sleep(Duration::from_millis(1000)).await;
-        }
+        let what = format!("{base} still accepts a revoked token");
+        eventually(revoked, 60, 1000, &what, async || {
+            get(base, "/v1/zones").await.unwrap().status() == 401
+        })
+        .await;
     }
     drop((a, b, w2));
     tokio::task::block_in_place(|| drop(db));

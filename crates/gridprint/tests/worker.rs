@@ -14,7 +14,7 @@ use gridprint_ingest::entsoe_api::{EntsoeClient, EntsoeConfig, EntsoeToken};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::RetryPolicy;
 use gridprint_ingest::replay::{Replay, ReplayResponder};
-use gridprint_pipeline::worker::{Worker, WorkerConfig};
+use gridprint_pipeline::worker::{CycleReport, Worker, WorkerConfig};
 use gridprint_store::SharedStore;
 use std::io::BufRead;
 use std::sync::Arc;
@@ -146,6 +146,18 @@ fn nl_states(store: &SharedStore, s: Slot) -> Vec<(DataState, String)> {
     v
 }
 
+/// The one (state, datasource) of [`nl_states`] when all points agree.
+fn only(state: DataState, datasource: &str) -> Vec<(DataState, String)> {
+    vec![(state, datasource.to_string())]
+}
+
+/// Runs `w`'s cycle at the timestamp `at`, printing its report.
+async fn cycle_at(w: &Worker, at: &str) -> CycleReport {
+    let r = w.run_cycle(t(at)).await.unwrap();
+    eprintln!("{r}");
+    r
+}
+
 /// Official 0 MW flows on every direction of every border of NL over `range`.
 fn report_nl_borders(store: &SharedStore, range: SlotRange) {
     let r = reference();
@@ -183,15 +195,11 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
 
     // 00:05 — the provider has published the day before only: the slot is a forecast.
     publish(&server, &[nl_generation_day_before()]).await;
-    let r = w.run_cycle(t("2024-09-02T00:05Z")).await.unwrap();
-    eprintln!("{r}");
+    let r = cycle_at(&w, "2024-09-02T00:05Z").await;
     assert!(r.fetched_points > 0 && r.forecast > 0, "{r}");
     assert_eq!(
         nl_states(&store, s),
-        vec![(
-            DataState::Missing,
-            "gridprint-forecast:seasonal-blend".to_string()
-        )]
+        only(DataState::Missing, "gridprint-forecast:seasonal-blend")
     );
     let (status, valid, frozen, g_forecast) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Missing, false, false));
@@ -201,15 +209,11 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     assert_eq!((status, valid), (ZoneStatus::Missing, false));
 
     // 07:00 — still nothing new published: the slot, now past, is estimated.
-    let r = w.run_cycle(t("2024-09-02T07:00Z")).await.unwrap();
-    eprintln!("{r}");
+    let r = cycle_at(&w, "2024-09-02T07:00Z").await;
     assert!(r.estimated > 0, "{r}");
     assert_eq!(
         nl_states(&store, s),
-        vec![(
-            DataState::Estimated,
-            "gridprint-estimation:profile".to_string()
-        )]
+        only(DataState::Estimated, "gridprint-estimation:profile")
     );
     let (status, valid, frozen, _) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Preview, false, false));
@@ -219,12 +223,8 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     // border reported): provider data, complete and valid.
     report_nl_borders(&store, SlotRange::new(s.offset(-24), s.offset(8)));
     publish(&server, &[nl_generation()]).await;
-    let r = w.run_cycle(t("2024-09-02T09:00Z")).await.unwrap();
-    eprintln!("{r}");
-    assert_eq!(
-        nl_states(&store, s),
-        vec![(DataState::Official, "ENTSO-E".to_string())]
-    );
+    cycle_at(&w, "2024-09-02T09:00Z").await;
+    assert_eq!(nl_states(&store, s), only(DataState::Official, "ENTSO-E"));
     let (status, valid, frozen, g_official) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Complete, true, false));
     let want: f64 =
@@ -252,8 +252,7 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     // 10:30 — the slot is older than now − 4 h: final. A late correction is stored as input but no
     // longer changes the slot's outputs.
     publish(&server, &[nl_generation_corrected()]).await;
-    let r = w.run_cycle(t("2024-09-02T10:30Z")).await.unwrap();
-    eprintln!("{r}");
+    let r = cycle_at(&w, "2024-09-02T10:30Z").await;
     assert!(r.stored.updated > 0, "the correction was stored: {r}");
     let (status, valid, frozen, g_final) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Complete, true, true));
@@ -297,8 +296,7 @@ async fn a_provider_outage_is_survived() {
         .respond_with(ResponseTemplate::new(503))
         .mount(&server)
         .await;
-    let r = w.run_cycle(t("2024-09-03T03:00Z")).await.unwrap();
-    eprintln!("{r}");
+    let r = cycle_at(&w, "2024-09-03T03:00Z").await;
     assert_eq!(r.failed, r.requests, "{r}");
     assert!(
         r.to_string().contains("failing: ENTSO-E A11") && r.to_string().contains("and 4 more"),
@@ -420,8 +418,9 @@ fn ingest_command_backfills_resumably_then_computes() {
     });
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("ingest.db");
+    // The command's stderr, once it succeeded.
     let run = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
             .args(["--database", &format!("sqlite://{}", db.display())])
             .args([
                 "ingest",
@@ -441,20 +440,19 @@ fn ingest_command_backfills_resumably_then_computes() {
             .env("GRIDPRINT_ENTSOE_URL", format!("{}/api", server.uri()))
             .env("GRIDPRINT_ENTSOE_TOKEN", TOKEN)
             .output()
-            .unwrap()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{text}");
+        text
     };
-    let first = run();
-    let text = String::from_utf8_lossy(&first.stderr).to_string();
-    assert!(first.status.success(), "{text}");
+    let text = run();
     assert!(
         text.contains("0 series-days already present, 4 to fetch in 2 requests"),
         "{text}"
     );
     assert!(text.contains("published"), "computed afterwards: {text}");
     assert!(!text.contains(TOKEN));
-    let second = run();
-    let text = String::from_utf8_lossy(&second.stderr).to_string();
-    assert!(second.status.success(), "{text}");
+    let text = run();
     assert!(
         text.contains("4 series-days already present, 0 to fetch in 0 requests"),
         "{text}"

@@ -1,12 +1,16 @@
 //! What the binary's integration tests share: the binary as a command (no database URL from the
-//! environment, warnings only), running it to success, the fixtures folder, and the rows of a
-//! SQLite database. Each test file
-//! includes it with `mod common;`; not every file uses every item.
+//! environment, warnings only), running it to success, the fixtures folder, the rows of a SQLite
+//! database, the stderr lines of a running child with the address its `serve` listens on, and a
+//! JSON answer over HTTP.
+//! Each test file includes it with `mod common;`; not every file uses every item.
 
 #![allow(dead_code)]
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
 
 /// The `gridprint` binary, without `GRIDPRINT_DATABASE_URL` and logging at `warn`.
 pub fn bin() -> Command {
@@ -53,4 +57,43 @@ pub fn sqlite_rows(db: &Path, sql: &str) -> Vec<String> {
     .unwrap()
     .map(|r| r.unwrap())
     .collect()
+}
+
+/// The lines `child` (spawned with a piped stderr) writes to its stderr, as they come. A thread
+/// reads them until the pipe closes, also once the receiver is gone, so the child's writes never
+/// fail.
+pub fn stderr_lines(child: &mut Child) -> Receiver<String> {
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+/// The address (`host:port`) in `serve`'s start-up line `listening on http://ADDR …`, if `line` is
+/// that line.
+pub fn listening_addr(line: &str) -> Option<&str> {
+    let rest = line.split("listening on http://").nth(1)?;
+    rest.split(|c: char| c == '/' || c.is_whitespace()).next()
+}
+
+/// Waits at most `timeout` for `serve`'s start-up line among `lines`; the address it names.
+pub fn wait_listening(lines: &Receiver<String>, timeout: Duration) -> Option<String> {
+    let deadline = Instant::now() + timeout;
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        let line = lines.recv_timeout(left).ok()?;
+        if let Some(addr) = listening_addr(&line) {
+            return Some(addr.to_string());
+        }
+    }
+    None
+}
+
+/// The JSON body of a GET of `url`.
+pub async fn get_json(http: &reqwest::Client, url: String) -> serde_json::Value {
+    http.get(url).send().await.unwrap().json().await.unwrap()
 }
