@@ -1,6 +1,7 @@
 //! End-to-end checks of import → compute on the real 2017-02-01 File Library extract, plus the
 //! data-quality life of a slot (freeze after 4 h) on hand-made inputs.
 
+use gridprint_compute::ComputeSummary;
 use gridprint_core::derived::{Coverage, DerivedDay, SeriesKey};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
@@ -10,6 +11,7 @@ use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_core::zone::ZoneCode;
 use gridprint_store::Store;
 use std::collections::BTreeMap;
+use time::OffsetDateTime;
 
 const FILES: &[&str] = &[
     "2017_02_01_AM_AggregGen.csv",
@@ -33,6 +35,24 @@ fn import_2017(store: &dyn Store, reference: &ReferenceData) {
     }
 }
 
+/// Computes `range` at `now`, without progress reports.
+fn compute(
+    store: &dyn Store,
+    reference: &ReferenceData,
+    range: SlotRange,
+    now: OffsetDateTime,
+) -> ComputeSummary {
+    gridprint_compute::compute_range(store, reference, range, now, &mut |_, _| {}).unwrap()
+}
+
+/// Imports the 2017 extract and computes its day as of 2026-01-01; returns that "now".
+fn import_and_compute_2017(store: &dyn Store, reference: &ReferenceData) -> OffsetDateTime {
+    import_2017(store, reference);
+    let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
+    compute(store, reference, day_2017(), now);
+    now
+}
+
 fn day_2017() -> SlotRange {
     let s = Slot::containing(parse_timestamp("2017-02-01T00:00Z").unwrap());
     SlotRange::new(s, s.offset(96))
@@ -50,8 +70,7 @@ fn real_2017_extract_gives_plausible_global_footprints(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
     import_2017(store, &reference);
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
-    let s = gridprint_compute::compute_range(store, &reference, day_2017(), now, &mut |_, _| {})
-        .unwrap();
+    let s = compute(store, &reference, day_2017(), now);
     assert!(s.computed > 0);
     let days: BTreeMap<String, DerivedDay> = store
         .derived_days(day_2017().days())
@@ -107,9 +126,7 @@ fn real_2017_extract_gives_plausible_global_footprints(store: &dyn Store) {
 
 fn shares_from_stored_exchanges_add_up(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    import_2017(store, &reference);
-    let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
-    gridprint_compute::compute_range(store, &reference, day_2017(), now, &mut |_, _| {}).unwrap();
+    import_and_compute_2017(store, &reference);
     let days = store.derived_days(day_2017().days()).unwrap();
     let by_zone: BTreeMap<String, &DerivedDay> =
         days.iter().map(|d| (d.zone.to_string(), d)).collect();
@@ -167,9 +184,7 @@ fn shares_from_stored_exchanges_add_up(store: &dyn Store) {
 
 fn recompute_is_idempotent_and_frozen_slots_stay(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    import_2017(store, &reference);
-    let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
-    gridprint_compute::compute_range(store, &reference, day_2017(), now, &mut |_, _| {}).unwrap();
+    let now = import_and_compute_2017(store, &reference);
     let first = store.derived_days(day_2017().days()).unwrap();
     // Re-importing the same data changes nothing.
     for f in FILES {
@@ -190,8 +205,7 @@ fn recompute_is_idempotent_and_frozen_slots_stay(store: &dyn Store) {
         datasource: "ENTSO-E".into(),
     };
     store.upsert_inputs(&[late], 3).unwrap();
-    let s = gridprint_compute::compute_range(store, &reference, day_2017(), now, &mut |_, _| {})
-        .unwrap();
+    let s = compute(store, &reference, day_2017(), now);
     assert_eq!(s.computed, 0, "everything was frozen");
     assert!(s.frozen_kept > 0);
     assert_eq!(store.derived_days(day_2017().days()).unwrap(), first);
@@ -209,20 +223,14 @@ fn point(key: InputKey, slot: Slot, mw: f64, state: DataState, ds: &str) -> Inpu
 
 fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
-    let at = ZoneCode::parse("AT").unwrap();
     let slot = Slot::containing(parse_timestamp("2025-03-01T12:00Z").unwrap());
     let range = SlotRange::new(slot, slot.offset(1));
     let gen_key = InputKey::Generation {
-        zone: at.clone(),
+        zone: ZoneCode::parse("AT").unwrap(),
         production_type: ProductionType::HydroRiver,
     };
     let flags = |store: &dyn Store| {
-        let d = store
-            .derived_days(range.days())
-            .unwrap()
-            .into_iter()
-            .find(|d| d.zone == at)
-            .unwrap();
+        let d = derived_day(store, slot, "AT");
         let f = d.flags[slot.index_in_day()];
         (
             f.status(),
@@ -233,48 +241,24 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
             ),
         )
     };
+    let generation =
+        |mw: f64, state: DataState, ds: &str| point(gen_key.clone(), slot, mw, state, ds);
     // 1. Forecast only, slot in the future: missing, not valid.
     let t0 = parse_timestamp("2025-03-01T06:00Z").unwrap();
-    store
-        .upsert_inputs(
-            &[point(
-                gen_key.clone(),
-                slot,
-                100.0,
-                DataState::Missing,
-                "gridprint-forecast:seasonal",
-            )],
-            1,
-        )
-        .unwrap();
-    gridprint_compute::compute_range(store, &reference, range, t0, &mut |_, _| {}).unwrap();
+    let forecast = generation(100.0, DataState::Missing, "gridprint-forecast:seasonal");
+    store.upsert_inputs(&[forecast], 1).unwrap();
+    compute(store, &reference, range, t0);
     assert_eq!(flags(store), (ZoneStatus::Missing, false, Some(100.0)));
     // 2. Estimated: preview, not valid.
     let t1 = parse_timestamp("2025-03-01T12:30Z").unwrap();
-    store
-        .upsert_inputs(
-            &[point(
-                gen_key.clone(),
-                slot,
-                110.0,
-                DataState::Estimated,
-                "gridprint-estimation:linear",
-            )],
-            2,
-        )
-        .unwrap();
-    gridprint_compute::compute_range(store, &reference, range, t1, &mut |_, _| {}).unwrap();
+    let estimate = generation(110.0, DataState::Estimated, "gridprint-estimation:linear");
+    store.upsert_inputs(&[estimate], 2).unwrap();
+    compute(store, &reference, range, t1);
     assert_eq!(flags(store), (ZoneStatus::Preview, false, Some(110.0)));
     // 3. Provider data, and every border of AT reported (issue #13: a border without a flow is
     //    never a silent zero): complete, valid.
     let t2 = parse_timestamp("2025-03-01T13:00Z").unwrap();
-    let mut official = vec![point(
-        gen_key.clone(),
-        slot,
-        120.0,
-        DataState::Official,
-        "ENTSO-E",
-    )];
+    let mut official = vec![generation(120.0, DataState::Official, "ENTSO-E")];
     official.extend(border_flows(
         &reference,
         "AT",
@@ -283,16 +267,16 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
         DataState::Official,
     ));
     store.upsert_inputs(&official, 3).unwrap();
-    gridprint_compute::compute_range(store, &reference, range, t2, &mut |_, _| {}).unwrap();
+    compute(store, &reference, range, t2);
     assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
     // 4. After 4 h the slot is frozen; late data no longer changes it.
     let t3 = parse_timestamp("2025-03-01T16:30Z").unwrap();
-    gridprint_compute::compute_range(store, &reference, range, t3, &mut |_, _| {}).unwrap();
+    compute(store, &reference, range, t3);
     let mut late = point(gen_key, slot, 500.0, DataState::Official, "ENTSO-E");
     late.datasource = "ENTSO-E".into();
     store.upsert_inputs(&[late], 4).unwrap();
     let t4 = parse_timestamp("2025-03-01T18:00Z").unwrap();
-    let s = gridprint_compute::compute_range(store, &reference, range, t4, &mut |_, _| {}).unwrap();
+    let s = compute(store, &reference, range, t4);
     assert_eq!(s.computed, 0);
     assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
 }
@@ -342,14 +326,32 @@ fn at_generation(slot: Slot, mw: f64) -> InputPoint {
     )
 }
 
-/// AT's flags at `slot`: (status, valid, frozen).
-fn at_flags(store: &dyn Store, slot: Slot) -> (ZoneStatus, bool, bool) {
-    let d = store
+/// AT's generation at `slot` and official flows on all its borders but AT–CH.
+fn at_without_the_ch_border(reference: &ReferenceData, slot: Slot) -> Vec<InputPoint> {
+    let mut inputs = vec![at_generation(slot, 120.0)];
+    inputs.extend(border_flows(
+        reference,
+        "AT",
+        Some("CH"),
+        slot,
+        DataState::Official,
+    ));
+    inputs
+}
+
+/// The stored outputs of `zone` on the day of `slot`.
+fn derived_day(store: &dyn Store, slot: Slot, zone: &str) -> DerivedDay {
+    store
         .derived_days(slot.day()..slot.day() + 1)
         .unwrap()
         .into_iter()
-        .find(|d| d.zone.as_str() == "AT")
-        .expect("AT computed");
+        .find(|d| d.zone.as_str() == zone)
+        .unwrap_or_else(|| panic!("{zone} computed"))
+}
+
+/// AT's flags at `slot`: (status, valid, frozen).
+fn at_flags(store: &dyn Store, slot: Slot) -> (ZoneStatus, bool, bool) {
+    let d = derived_day(store, slot, "AT");
     let f = d.flags[slot.index_in_day()];
     (f.status(), f.valid(), f.frozen())
 }
@@ -379,17 +381,10 @@ fn absent_border_flow_is_an_estimated_zero_until_the_border_reports(store: &dyn 
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
     let slot = Slot::containing(parse_timestamp("2025-03-01T12:00Z").unwrap());
     let range = SlotRange::new(slot, slot.offset(1));
-    let mut inputs = vec![at_generation(slot, 120.0)];
-    inputs.extend(border_flows(
-        &reference,
-        "AT",
-        Some("CH"),
-        slot,
-        DataState::Official,
-    ));
+    let inputs = at_without_the_ch_border(&reference, slot);
     store.upsert_inputs(&inputs, 1).unwrap();
     let t1 = parse_timestamp("2025-03-01T12:30Z").unwrap();
-    gridprint_compute::compute_range(store, &reference, range, t1, &mut |_, _| {}).unwrap();
+    compute(store, &reference, range, t1);
     assert_eq!(at_flags(store, slot), (ZoneStatus::Preview, false, false));
     let assumed = at_ch_flows(store, slot);
     assert_eq!(assumed.len(), 2, "both directions stored: {assumed:?}");
@@ -400,7 +395,7 @@ fn absent_border_flow_is_an_estimated_zero_until_the_border_reports(store: &dyn 
     }
     // Recomputing changes nothing: the stored estimate is now an input like any other.
     let before = store.derived_days(range.days()).unwrap();
-    gridprint_compute::compute_range(store, &reference, range, t1, &mut |_, _| {}).unwrap();
+    compute(store, &reference, range, t1);
     assert_eq!(store.derived_days(range.days()).unwrap(), before);
 
     // The border reports (the official points replace the estimates): complete and valid.
@@ -411,7 +406,7 @@ fn absent_border_flow_is_an_estimated_zero_until_the_border_reports(store: &dyn 
     assert_eq!(reported.len(), 2);
     store.upsert_inputs(&reported, 2).unwrap();
     let t2 = parse_timestamp("2025-03-01T14:00Z").unwrap();
-    gridprint_compute::compute_range(store, &reference, range, t2, &mut |_, _| {}).unwrap();
+    compute(store, &reference, range, t2);
     assert_eq!(at_flags(store, slot), (ZoneStatus::Complete, true, false));
     assert!(
         at_ch_flows(store, slot)
@@ -432,14 +427,7 @@ fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
     // (the engine ignores 0 MW flows, so the numbers are those the old rule published).
     let old_store = gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap();
     let old: &dyn Store = &old_store;
-    let mut inputs = vec![at_generation(slot, 120.0)];
-    inputs.extend(border_flows(
-        &reference,
-        "AT",
-        Some("CH"),
-        slot,
-        DataState::Official,
-    ));
+    let inputs = at_without_the_ch_border(&reference, slot);
     let mut old_inputs = inputs.clone();
     for p in border_flows(&reference, "AT", None, slot, DataState::Official) {
         if let InputKey::Flow { from, to } = &p.key
@@ -449,15 +437,14 @@ fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
         }
     }
     old.upsert_inputs(&old_inputs, 1).unwrap();
-    gridprint_compute::compute_range(old, &reference, range, late, &mut |_, _| {}).unwrap();
+    compute(old, &reference, range, late);
     assert_eq!(at_flags(old, slot), (ZoneStatus::Complete, true, true));
     let published = old.derived_days(range.days()).unwrap();
 
     // An existing database: the inputs without the AT–CH flow, the outputs of the old rule.
     store.upsert_inputs(&inputs, 1).unwrap();
     store.replace_derived_days(&published).unwrap();
-    let s =
-        gridprint_compute::compute_range(store, &reference, range, late, &mut |_, _| {}).unwrap();
+    let s = compute(store, &reference, range, late);
     assert_eq!(s.computed, 0, "the worker never recomputes a final slot");
     assert_eq!(at_flags(store, slot), (ZoneStatus::Complete, true, true));
     assert!(at_ch_flows(store, slot).is_empty());

@@ -1,7 +1,7 @@
 //! Runs the store conformance suite on SQLite: in memory and on a real file.
 
 use gridprint_store_sqlite::SqliteStore;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 /// A fresh temporary directory and the path of a database file in it; the directory is removed
@@ -12,6 +12,11 @@ fn temp_db() -> (TempDir, PathBuf) {
     (dir, path)
 }
 
+/// Opens (creating or migrating) the database file at `path`.
+fn open(path: &Path) -> SqliteStore {
+    SqliteStore::open(path).unwrap()
+}
+
 #[test]
 fn conformance_in_memory() {
     gridprint_store::conformance::run_all(&SqliteStore::open_in_memory().unwrap());
@@ -20,9 +25,9 @@ fn conformance_in_memory() {
 #[test]
 fn conformance_on_file_and_reopen() {
     let (_dir, path) = temp_db();
-    gridprint_store::conformance::run_all(&SqliteStore::open(&path).unwrap());
+    gridprint_store::conformance::run_all(&open(&path));
     // Reopening applies no migration twice and keeps the data.
-    let again = SqliteStore::open(&path).unwrap();
+    let again = open(&path);
     use gridprint_store::InputStore;
     assert!(again.input_extent().unwrap().is_some());
 }
@@ -30,15 +35,13 @@ fn conformance_on_file_and_reopen() {
 #[test]
 fn one_leader_per_database_file() {
     let (_dir, path) = temp_db();
-    let a = SqliteStore::open(&path).unwrap();
-    let b = SqliteStore::open(&path).unwrap();
-    gridprint_store::conformance::leadership(&a, &b);
+    gridprint_store::conformance::leadership(&open(&path), &open(&path));
 }
 
 #[test]
 fn read_only_replica() {
     let (dir, path) = temp_db();
-    let writable = SqliteStore::open(&path).unwrap();
+    let writable = open(&path);
     let ro = SqliteStore::open_read_only(&path).unwrap();
     gridprint_store::conformance::read_only(&writable, &ro);
     let fresh = dir.path().join("fresh.db");
