@@ -1,6 +1,8 @@
 //! Derived columns of one zone: its days, one flags byte per slot and a chunk number per series
-//! and day.
+//! and day (flags and chunk numbers in shared blocks of days, [`DayBlocks`], so a refresh copies
+//! only the blocks of the days it replaces).
 
+use super::blocks::DayBlocks;
 use super::chunk::{Chunk, ChunkPool, N, NO_CHUNK};
 use super::span::day_spans;
 use gridprint_core::derived::{DerivedDay, SeriesKey, SlotFlags};
@@ -8,12 +10,15 @@ use gridprint_core::slot::{Slot, SlotRange};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// A series' chunk number per day position ([`NO_CHUNK`] where the day has no value).
+pub type Column = DayBlocks<u32>;
+
 /// Derived outputs of one zone, columnar (see the module documentation).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct DerivedZone {
     pub(super) days: Vec<i64>,
-    flags: Vec<SlotFlags>,
-    columns: BTreeMap<SeriesKey, Vec<u32>>,
+    flags: DayBlocks<SlotFlags>,
+    columns: BTreeMap<SeriesKey, Column>,
     /// The chunks of every zone (shared by the zones of one cache).
     pub(super) pool: Arc<ChunkPool>,
 }
@@ -26,7 +31,7 @@ impl DerivedZone {
 
     /// The 96 flags of the day at position `pos`.
     pub fn flags(&self, pos: usize) -> &[SlotFlags] {
-        &self.flags[pos * N..(pos + 1) * N]
+        self.flags.day(pos)
     }
 
     /// The 96 flags of a day number, if the zone has that day.
@@ -38,25 +43,25 @@ impl DerivedZone {
     }
 
     /// The column of a series: one chunk number per day position.
-    pub fn column(&self, key: &SeriesKey) -> Option<&[u32]> {
-        self.columns.get(key).map(|c| c.as_slice())
+    pub fn column(&self, key: &SeriesKey) -> Option<&Column> {
+        self.columns.get(key)
     }
 
     /// Every series key the zone has, in key order.
-    pub fn columns(&self) -> impl Iterator<Item = (&SeriesKey, &[u32])> {
-        self.columns.iter().map(|(k, c)| (k, c.as_slice()))
+    pub fn columns(&self) -> impl Iterator<Item = (&SeriesKey, &Column)> {
+        self.columns.iter()
     }
 
     /// The 96 values of a column at a day position, if that day has any.
-    pub fn chunk(&self, column: &[u32], pos: usize) -> Option<Chunk> {
+    pub fn chunk(&self, column: &Column, pos: usize) -> Option<Chunk> {
         match column.get(pos) {
-            Some(&c) if c != NO_CHUNK => self.pool.get(c),
+            Some(&[c]) if c != NO_CHUNK => self.pool.get(c),
             _ => None,
         }
     }
 
     /// The 96 values of a column on a day number, if the zone has that day and the column a value.
-    pub fn chunk_of_day(&self, column: &[u32], day: i64) -> Option<Chunk> {
+    pub fn chunk_of_day(&self, column: &Column, day: i64) -> Option<Chunk> {
         self.days
             .binary_search(&day)
             .ok()
@@ -89,10 +94,9 @@ impl DerivedZone {
     pub(super) fn add_day(&mut self, pool: &mut ChunkPool, day: &DerivedDay) {
         let pos = self.days.len();
         self.days.push(day.day);
-        self.flags
-            .extend(std::iter::repeat_n(SlotFlags::default(), N));
+        self.flags.push(&[SlotFlags::default(); N]);
         for col in self.columns.values_mut() {
-            col.push(NO_CHUNK);
+            col.push(&[NO_CHUNK]);
         }
         self.write_day(pool, pos, day);
     }
@@ -100,7 +104,7 @@ impl DerivedZone {
     /// Writes the flags and series of `day` at position `pos`, whose columns hold [`NO_CHUNK`].
     fn write_day(&mut self, pool: &mut ChunkPool, pos: usize, day: &DerivedDay) {
         if day.flags.len() == N {
-            self.flags[pos * N..(pos + 1) * N].copy_from_slice(&day.flags);
+            self.flags.day_mut(pos).copy_from_slice(&day.flags);
         }
         for (key, vals) in &day.series {
             if vals.len() != N || !vals.iter().any(|v| v.is_finite()) {
@@ -111,8 +115,8 @@ impl DerivedZone {
             let col = self
                 .columns
                 .entry(key.clone())
-                .or_insert_with(|| vec![NO_CHUNK; len]);
-            col[pos] = chunk;
+                .or_insert_with(|| Column::filled(1, len, NO_CHUNK));
+            col.day_mut(pos)[0] = chunk;
         }
     }
 
@@ -130,26 +134,27 @@ impl DerivedZone {
             (Err(_), None) => {}
             (Ok(pos), None) => {
                 self.days.remove(pos);
-                self.flags.drain(pos * N..(pos + 1) * N);
+                self.flags.remove(pos);
                 for col in self.columns.values_mut() {
-                    dropped += usize::from(col.remove(pos) != NO_CHUNK);
+                    dropped += usize::from(col.day(pos)[0] != NO_CHUNK);
+                    col.remove(pos);
                 }
             }
             (Ok(pos), Some(d)) => {
-                self.flags[pos * N..(pos + 1) * N].fill(SlotFlags::default());
+                self.flags.day_mut(pos).fill(SlotFlags::default());
                 for col in self.columns.values_mut() {
-                    dropped += usize::from(std::mem::replace(&mut col[pos], NO_CHUNK) != NO_CHUNK);
+                    if col.day(pos)[0] != NO_CHUNK {
+                        dropped += 1;
+                        col.day_mut(pos)[0] = NO_CHUNK;
+                    }
                 }
                 self.write_day(pool, pos, d);
             }
             (Err(pos), Some(d)) => {
                 self.days.insert(pos, day);
-                self.flags.splice(
-                    pos * N..pos * N,
-                    std::iter::repeat_n(SlotFlags::default(), N),
-                );
+                self.flags.insert(pos, &[SlotFlags::default(); N]);
                 for col in self.columns.values_mut() {
-                    col.insert(pos, NO_CHUNK);
+                    col.insert(pos, &[NO_CHUNK]);
                 }
                 self.write_day(pool, pos, d);
             }
@@ -161,7 +166,7 @@ impl DerivedZone {
     /// columns without any chunk.
     pub(super) fn finish(&mut self) {
         if self.days.windows(2).all(|w| w[0] < w[1]) {
-            self.columns.retain(|_, c| c.iter().any(|&x| x != NO_CHUNK));
+            self.columns.retain(|_, c| has_chunk(c));
             self.shrink();
             return;
         }
@@ -178,14 +183,15 @@ impl DerivedZone {
             }
         }
         self.days = keep.iter().map(|&p| self.days[p]).collect();
-        self.flags = keep
+        let flags: Vec<SlotFlags> = keep
             .iter()
-            .flat_map(|&p| self.flags[p * N..(p + 1) * N].iter().copied())
+            .flat_map(|&p| self.flags.day(p).iter().copied())
             .collect();
+        self.flags = DayBlocks::from_vec(N, flags);
         for col in self.columns.values_mut() {
-            *col = keep.iter().map(|&p| col[p]).collect();
+            *col = Column::from_vec(1, keep.iter().map(|&p| col.day(p)[0]).collect());
         }
-        self.columns.retain(|_, c| c.iter().any(|&x| x != NO_CHUNK));
+        self.columns.retain(|_, c| has_chunk(c));
         self.shrink();
     }
 
@@ -199,13 +205,52 @@ impl DerivedZone {
 
     pub(super) fn memory_bytes(&self) -> usize {
         self.days.capacity() * 8
-            + self.flags.capacity()
+            + self.flags.memory_bytes()
             + self
                 .columns
                 .iter()
-                .map(|(k, c)| key_bytes(k) + 24 + c.capacity() * 4)
+                .map(|(k, c)| key_bytes(k) + c.memory_bytes())
                 .sum::<usize>()
     }
+}
+
+#[cfg(test)]
+impl DerivedZone {
+    /// Of this zone's day cells (flags, then every column), how many share their block with
+    /// `other`'s, and how many there are.
+    pub(super) fn days_shared_with(&self, other: &DerivedZone) -> (usize, usize) {
+        let mut shared = 0;
+        let mut total = 0;
+        let mut count = |a: &dyn Fn(usize) -> bool, n: usize| {
+            shared += (0..n).filter(|&p| a(p)).count();
+            total += n;
+        };
+        let n = self.flags.len().min(other.flags.len());
+        count(&|p| self.flags.shares_day_with(&other.flags, p), n);
+        for (k, c) in &self.columns {
+            match other.columns.get(k) {
+                Some(o) => count(&|p| c.shares_day_with(o, p), c.len().min(o.len())),
+                None => count(&|_| false, c.len()),
+            }
+        }
+        (shared, total)
+    }
+}
+
+impl Default for DerivedZone {
+    fn default() -> DerivedZone {
+        DerivedZone {
+            days: Vec::new(),
+            flags: DayBlocks::new(N),
+            columns: BTreeMap::new(),
+            pool: Arc::default(),
+        }
+    }
+}
+
+/// Whether a column names any chunk.
+fn has_chunk(c: &Column) -> bool {
+    (0..c.len()).any(|p| c.day(p)[0] != NO_CHUNK)
 }
 
 /// Heap and inline bytes of a series key (inline size plus zone-code strings), for memory accounting.

@@ -45,12 +45,15 @@
 //! unreferenced in the shared pages) pass an eighth of the pool.
 
 //!
-//! The module is split by job: `chunk` (the value codec and its pool), `span` (days of a query
-//! window), `derived` (derived columns of a zone), `inputs` (raw input series), `loader`
+//! The module is split by job: `chunk` (the value codec and its pool), `blocks` (per-day indexes
+//! in shared blocks, copied on write), `span` (days of a query
+//! window), `derived` (derived columns of a zone), `inputs` (raw input series), `input_builder` (filling them from the store), `loader`
 //! (building a [`DataCache`] from the store) and `swap` (the [`SharedCache`] readers share).
 
+mod blocks;
 mod chunk;
 mod derived;
+mod input_builder;
 mod inputs;
 mod loader;
 mod span;
@@ -61,7 +64,7 @@ mod testing;
 mod tests;
 
 pub use chunk::{Chunk, ChunkPool, NO_CHUNK, Spill};
-pub use derived::DerivedZone;
+pub use derived::{Column, DerivedZone};
 pub use inputs::{ABSENT, InputDay, InputSeries, PlainDay, ZoneInputs};
 pub use loader::{CacheStats, CacheVersion, DataCache, LoadOptions};
 pub use span::{DaySpan, day_spans};
