@@ -15,21 +15,9 @@ use gridprint_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use time::OffsetDateTime;
-use time::macros::datetime;
 
 mod common;
 use common::*;
-
-const EMAIL: &str = "ada@example.org";
-const PASSWORD: &str = "correct horse battery";
-const START: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
-
-struct Env {
-    app: Router,
-    store: SharedStore,
-    clock: MutableClock,
-}
 
 /// An app whose clock drives token expiry, the brute-force windows and the rate limits.
 fn env(config: ApiConfig) -> Env {
@@ -56,6 +44,15 @@ fn env(config: ApiConfig) -> Env {
     }
 }
 
+/// The quiet configuration with a rate limit of `per_second` and `burst` per account.
+fn rate_limited(per_second: f64, burst: u32) -> ApiConfig {
+    ApiConfig {
+        rate_limit_per_second: per_second,
+        rate_limit_burst: burst,
+        ..quiet_config()
+    }
+}
+
 fn post(path: &str, content_type: Option<&str>, body: &str, client: [u8; 4]) -> Request<Body> {
     let mut b = Request::builder().method(Method::POST).uri(path);
     if let Some(ct) = content_type {
@@ -67,32 +64,19 @@ fn post(path: &str, content_type: Option<&str>, body: &str, client: [u8; 4]) -> 
     req
 }
 
+/// Sends a JSON `body` to `path` from `client`.
+async fn post_json(app: &Router, path: &str, body: &str, client: [u8; 4]) -> Reply {
+    send(app, post(path, Some("application/json"), body, client)).await
+}
+
 async fn get_token_from(app: &Router, password: &str, client: [u8; 4]) -> Reply {
     let body = json!({"email": EMAIL, "password": password}).to_string();
-    send(
-        app,
-        post(
-            "/token-request/get_token",
-            Some("application/json"),
-            &body,
-            client,
-        ),
-    )
-    .await
+    post_json(app, "/token-request/get_token", &body, client).await
 }
 
 async fn register(app: &Router) {
     let body = json!({"email": EMAIL, "password": PASSWORD}).to_string();
-    let r = send(
-        app,
-        post(
-            "/token-request/register",
-            Some("application/json"),
-            &body,
-            [127, 0, 0, 1],
-        ),
-    )
-    .await;
+    let r = post_json(app, "/token-request/register", &body, [127, 0, 0, 1]).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text());
 }
 
@@ -160,11 +144,7 @@ async fn three_hundred_guesses_from_thirty_addresses_verify_at_most_a_hundred() 
 
 #[tokio::test]
 async fn an_accounts_tokens_share_one_budget_and_its_tier_sets_the_size() {
-    let e = env(ApiConfig {
-        rate_limit_per_second: 1.0,
-        rate_limit_burst: 4,
-        ..quiet_config()
-    });
+    let e = env(rate_limited(1.0, 4));
     register(&e.app).await;
     let first = token(&e.app, [127, 0, 0, 1]).await;
     let second = token(&e.app, [127, 0, 0, 1]).await;
@@ -212,11 +192,7 @@ async fn an_accounts_tokens_share_one_budget_and_its_tier_sets_the_size() {
 
 #[tokio::test]
 async fn cats_asking_for_a_token_every_run_and_five_dashboards_all_succeed() {
-    let e = env(ApiConfig {
-        rate_limit_per_second: 20.0,
-        rate_limit_burst: 100,
-        ..quiet_config()
-    });
+    let e = env(rate_limited(20.0, 100));
     register(&e.app).await;
     // CATS: a new token on every run, then one data request; 20 runs in one minute.
     for run in 0..20 {
@@ -306,16 +282,7 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
     // Re-registering with another password, many times: 200, password unchanged, no lockout.
     let other = json!({"email": EMAIL, "password": "another long password"}).to_string();
     for _ in 0..12 {
-        let r = send(
-            &e.app,
-            post(
-                "/token-request/register",
-                Some("application/json"),
-                &other,
-                from,
-            ),
-        )
-        .await;
+        let r = post_json(&e.app, "/token-request/register", &other, from).await;
         assert_eq!(r.json(), json!({"detail": "already registered"}));
     }
     assert_eq!(
@@ -374,26 +341,17 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
         }
     }
     // A form that accepts only JSON gets JSON; a browser's form gets the page.
-    let form = "email=ada%40example.org&password=nope";
-    let mut req = post(
-        "/token-request/get_token",
-        Some("application/x-www-form-urlencoded"),
-        form,
-        from,
-    );
-    req.headers_mut()
-        .insert(header::ACCEPT, "application/json".parse().unwrap());
-    let r = send(&e.app, req).await;
+    let form_accepting = |accept: &str| {
+        let form = "email=ada%40example.org&password=nope";
+        let form_type = Some("application/x-www-form-urlencoded");
+        let mut req = post("/token-request/get_token", form_type, form, from);
+        req.headers_mut()
+            .insert(header::ACCEPT, accept.parse().unwrap());
+        send(&e.app, req)
+    };
+    let r = form_accepting("application/json").await;
     assert_eq!(r.header(header::CONTENT_TYPE), "application/problem+json");
-    let mut req = post(
-        "/token-request/get_token",
-        Some("application/x-www-form-urlencoded"),
-        form,
-        from,
-    );
-    req.headers_mut()
-        .insert(header::ACCEPT, "text/html,*/*;q=0.8".parse().unwrap());
-    let r = send(&e.app, req).await;
+    let r = form_accepting("text/html,*/*;q=0.8").await;
     assert!(r.header(header::CONTENT_TYPE).starts_with("text/html"));
 }
 
@@ -446,20 +404,18 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
     let e = env(quiet_config());
     register(&e.app).await;
     let t = token(&e.app, [127, 0, 0, 1]).await;
+    let anonymous = |path: &'static str| get_as(&e.app, path, None);
     let v1 = get_as(&e.app, "/v1/zones", Some(&t)).await;
     let latest = get_as(&e.app, "/latest/zones", Some(&t)).await;
     assert_eq!(latest.status, StatusCode::OK);
     assert_eq!(latest.text(), v1.text());
     assert_eq!(
-        get_as(&e.app, "/latest/zones", None).await.status,
+        anonymous("/latest/zones").await.status,
         StatusCode::UNAUTHORIZED
     );
-    assert_eq!(
-        get_as(&e.app, "/latest/status", None).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(anonymous("/latest/status").await.status, StatusCode::OK);
 
-    let spec = get_as(&e.app, "/openapi.json", None).await;
+    let spec = anonymous("/openapi.json").await;
     assert_eq!(spec.status, StatusCode::OK);
     assert!(spec.json()["openapi"].as_str().unwrap().starts_with("3.1"));
     for page in ["/docs", "/redoc", "/latest/docs"] {
@@ -470,10 +426,7 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
             "{page}"
         );
     }
-    assert_eq!(
-        get_as(&e.app, "/docs/docs.js", None).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(anonymous("/docs/docs.js").await.status, StatusCode::OK);
 
     // A trailing slash: 307 to the path without it, relative, keeping the query string.
     let r = get_as(
@@ -487,35 +440,20 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
         r.header(header::LOCATION),
         "../footprints?zone=DE&footprint_type=carbon"
     );
-    let r = get_as(&e.app, "/latest/zones/", None).await;
+    let r = anonymous("/latest/zones/").await;
     assert_eq!(r.status, StatusCode::TEMPORARY_REDIRECT);
     assert_eq!(r.header(header::LOCATION), "../zones");
     // Routes declared with a slash keep it.
-    assert_eq!(
-        get_as(&e.app, "/token-request/", None).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(anonymous("/token-request/").await.status, StatusCode::OK);
 
-    let r = get_as(&e.app, "/favicon.ico", None).await;
+    let r = anonymous("/favicon.ico").await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header(header::CONTENT_TYPE), "image/x-icon");
 
     // The token service under /v1/token-request too.
-    assert_eq!(
-        get_as(&e.app, "/v1/token-request/", None).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(anonymous("/v1/token-request/").await.status, StatusCode::OK);
     let body = json!({"email": EMAIL, "password": PASSWORD}).to_string();
-    let r = send(
-        &e.app,
-        post(
-            "/v1/token-request/get_token",
-            Some("application/json"),
-            &body,
-            [127, 0, 0, 1],
-        ),
-    )
-    .await;
+    let r = post_json(&e.app, "/v1/token-request/get_token", &body, [127, 0, 0, 1]).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     assert_eq!(r.json()["expires_in"], 86400);
 }
@@ -524,19 +462,8 @@ async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_f
 #[tokio::test]
 async fn connection_layer_errors_are_problem_json() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
-    let state = AppState::new(
-        store,
-        reference(),
-        Arc::new(gridprint_core::slot::SystemClock),
-        quiet_config(),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
-        let _ = stopped.await;
-    }));
+    let server = SocketServer::start(Arc::new(SqliteStore::open_in_memory().unwrap())).await;
+    let addr = server.addr;
     let many_headers: String = (0..120).map(|i| format!("x-h{i}: v\r\n")).collect();
     let cases: Vec<(&str, Vec<u8>, u16)> = vec![
         (
@@ -597,6 +524,5 @@ async fn connection_layer_errors_are_problem_json() {
     let mut buf = Vec::new();
     s.read_to_end(&mut buf).await.unwrap();
     assert!(String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 200 "));
-    stop.send(()).unwrap();
-    server.await.unwrap().unwrap();
+    server.stop().await;
 }

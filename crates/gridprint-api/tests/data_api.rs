@@ -31,17 +31,12 @@ use time::macros::datetime;
 mod common;
 use common::*;
 
-/// "Now" of every request: long after the demo data, so every computed slot is final.
-const NOW: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
 /// The compute's "now" (as `gridprint import --demo` would have run it).
 const COMPUTED_AT: OffsetDateTime = datetime!(2026-01-01 00:00:00 UTC);
-/// A valid token (stored as its hash) and an expired one.
-const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+/// An expired token (stored as its hash; `TOKEN` is the valid one).
 const EXPIRED: &str = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
 /// The whole day of the 2017 File Library extract.
 const DAY_2017: &str = "start=2017-02-01T00:00:00Z&end=2017-02-02T00:00:00Z";
-/// The day of the NL load, generation and DE↔NL flows of 2024.
-const DAY_NL: &str = "start=2024-09-02T00:00:00Z&end=2024-09-03T00:00:00Z";
 
 const DEMO_FILES: &[&str] = &[
     "entsoe-file-library/2017_02_01_AM_AggregGen.csv",
@@ -250,6 +245,11 @@ async fn get_ok(app: &Router, uri: &str) -> Value {
     v
 }
 
+/// [`get_ok`] of `/v1/{query}` over the whole day of the 2017 extract.
+async fn get_2017(app: &Router, query: &str) -> Value {
+    get_ok(app, &format!("/v1/{query}&{DAY_2017}")).await
+}
+
 /// Asserts a problem+json error with a string detail; returns the detail.
 async fn get_err(app: &Router, uri: &str, status: StatusCode) -> String {
     let r = get(app, uri).await;
@@ -296,6 +296,35 @@ fn values(v: &Value) -> Vec<(String, f64)> {
         .iter()
         .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_f64().unwrap()))
         .collect()
+}
+
+/// The points of every series entry of one row of a data answer, in order.
+fn row_values(row: &Value) -> Vec<(String, f64)> {
+    row["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| values(&e["values"]))
+        .collect()
+}
+
+/// The `field` blocks (`production`, `blocks`, `shares`, …) of every series entry of one row of a
+/// data answer.
+fn row_blocks<'a>(row: &'a Value, field: &'a str) -> impl Iterator<Item = &'a Value> {
+    row["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(move |e| e[field].as_array().unwrap())
+}
+
+/// The rows of a data answer with their zone.
+fn zone_rows(answer: &Value) -> impl Iterator<Item = (&str, &Value)> {
+    answer
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["zone"].as_str().unwrap(), r))
 }
 
 fn round2(v: f32) -> f64 {
@@ -559,7 +588,7 @@ async fn known_values_with_the_documented_nesting(kind: Kind) {
     let app = demo_env(kind).app;
     // generation / mix: series[0].production[0].production_type
     for path in ["generation", "mix"] {
-        let v = get_ok(&app, &format!("/v1/{path}?zone=DE&{DAY_2017}")).await;
+        let v = get_2017(&app, &format!("{path}?zone=DE")).await;
         assert_eq!(v[0]["zone"], "DE");
         assert_eq!(v[0]["unit"], "MW");
         let block = &v[0]["series"][0]["production"][0];
@@ -594,10 +623,10 @@ async fn known_values_with_the_documented_nesting(kind: Kind) {
             .any(|b| b["destination"] == "DE" && b["data_state"] == "official")
     );
     // flow-share: …flows[0].destination; mix-share: …shares[0].origin
-    let v = get_ok(&app, &format!("/v1/flow-share?zone=DE&{DAY_2017}")).await;
+    let v = get_2017(&app, "flow-share?zone=DE").await;
     assert!(v[0]["series"][0]["flows"][0]["destination"].is_string());
     assert_eq!(v[0]["unit"], "%");
-    let v = get_ok(&app, &format!("/v1/mix-share?zone=DE&{DAY_2017}")).await;
+    let v = get_2017(&app, "mix-share?zone=DE").await;
     let shares = v[0]["series"][0]["shares"].as_array().unwrap();
     assert!(shares.iter().any(|s| s["origin"] == "DE"));
     // The shares of one slot sum to 100 %.
@@ -605,25 +634,19 @@ async fn known_values_with_the_documented_nesting(kind: Kind) {
     assert!((first - 100.0).abs() < 0.1, "mix shares sum to {first}");
     // footprint-share / impact-share: …blocks[0].source
     for path in ["footprint-share", "impact-share"] {
-        let v = get_ok(&app, &format!("/v1/{path}?zone=DE&{DAY_2017}")).await;
+        let v = get_2017(&app, &format!("{path}?zone=DE")).await;
         assert!(
             v[0]["series"][0]["blocks"][0]["source"].is_string(),
             "{path}"
         );
     }
     // Secondary location filters.
-    let v = get_ok(
-        &app,
-        &format!("/v1/mix-share?zone=DE&origin_zone=fr&{DAY_2017}"),
-    )
-    .await;
-    for e in v[0]["series"].as_array().unwrap() {
-        for s in e["shares"].as_array().unwrap() {
-            assert_eq!(s["origin"], "FR");
-        }
+    let v = get_2017(&app, "mix-share?zone=DE&origin_zone=fr").await;
+    for s in row_blocks(&v[0], "shares") {
+        assert_eq!(s["origin"], "FR");
     }
     // Footprints, impacts, scores.
-    let v = get_ok(&app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
+    let v = get_2017(&app, "footprints?zone=DE").await;
     let kinds: BTreeSet<String> = v
         .as_array()
         .unwrap()
@@ -639,13 +662,13 @@ async fn known_values_with_the_documented_nesting(kind: Kind) {
     );
     assert_eq!(v[0]["unit"], "gCO2/kWh");
     assert_eq!(v[0]["series"][0]["valid"], true);
-    let v = get_ok(&app, &format!("/v1/impacts?zone=DE&{DAY_2017}")).await;
+    let v = get_2017(&app, "impacts?zone=DE").await;
     assert_eq!(
         (&v[0]["impact_type"], &v[0]["unit"]),
         (&json!("water"), &json!("stress-l/kWh"))
     );
     for path in ["green-score", "environmental-score"] {
-        let v = get_ok(&app, &format!("/v1/{path}?zone=DE&{DAY_2017}")).await;
+        let v = get_2017(&app, &format!("{path}?zone=DE")).await;
         assert!(v[0].get("unit").is_none());
         for (_, s) in values(&v[0]["series"][0]["values"]) {
             assert!((0.0..=100.0).contains(&s), "score {s}");
@@ -722,12 +745,7 @@ async fn served_numbers_equal_the_engine(kind: Kind) {
                 ),
             )
             .await;
-            let served: Vec<(String, f64)> = v[0]["series"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .flat_map(|e| values(&e["values"]))
-                .collect();
+            let served: Vec<(String, f64)> = row_values(&v[0]);
             let want = series(
                 dd,
                 &SeriesKey::Footprint {
@@ -754,27 +772,20 @@ async fn served_numbers_equal_the_engine(kind: Kind) {
                 },
             ),
         ] {
-            let v = get_ok(&app, &format!("/v1/{path}?zone={zone}&{DAY_2017}")).await;
-            let served: Vec<(String, f64)> = v[0]["series"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .flat_map(|e| values(&e["values"]))
-                .collect();
+            let v = get_2017(&app, &format!("{path}?zone={zone}")).await;
+            let served: Vec<(String, f64)> = row_values(&v[0]);
             assert_eq!(served, series(dd, &key), "{zone} {path}");
             compared += served.len();
         }
     }
     // The flow-traced mix of DE, per production type.
-    let v = get_ok(&app, &format!("/v1/mix?zone=DE&{DAY_2017}")).await;
+    let v = get_2017(&app, "mix?zone=DE").await;
     let mut by_type: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
-    for e in v[0]["series"].as_array().unwrap() {
-        for b in e["production"].as_array().unwrap() {
-            by_type
-                .entry(b["production_type"].as_str().unwrap().to_string())
-                .or_default()
-                .extend(values(&b["values"]));
-        }
+    for b in row_blocks(&v[0], "production") {
+        by_type
+            .entry(b["production_type"].as_str().unwrap().to_string())
+            .or_default()
+            .extend(values(&b["values"]));
     }
     for (name, served) in &by_type {
         let t = ProductionType::parse_api(name).unwrap();
@@ -799,11 +810,7 @@ async fn zone_codes_and_locations(kind: Kind) {
     let v = get_ok(&app, &format!("/v1/footprints?zone=pt&{first_hour}")).await;
     assert_eq!(v[0]["zone"], "PT");
     // Comma list: results ordered by zone.
-    let v = get_ok(
-        &app,
-        &format!("/v1/footprints?zone=fr,DE&footprint_type=carbon&{DAY_2017}"),
-    )
-    .await;
+    let v = get_2017(&app, "footprints?zone=fr,DE&footprint_type=carbon").await;
     let zones: Vec<&str> = v
         .as_array()
         .unwrap()
@@ -812,41 +819,29 @@ async fn zone_codes_and_locations(kind: Kind) {
         .collect();
     assert_eq!(zones, ["DE", "FR"]);
     // Unknown zone → 200 [].
-    assert_eq!(
-        get_ok(&app, &format!("/v1/footprints?zone=XX&{DAY_2017}")).await,
-        json!([])
-    );
+    assert_eq!(get_2017(&app, "footprints?zone=XX").await, json!([]));
     // A point in Madrid → ES; in the Atlantic → 404.
     let w = "start=2024-06-15T00:00:00Z&end=2024-06-16T00:00:00Z";
     let v = get_ok(&app, &format!("/v1/footprints?lat=40.4168&lon=-3.7038&{w}")).await;
     assert_eq!(v[0]["zone"], "ES");
-    get_err(
-        &app,
-        &format!("/v1/footprints?lat=45&lon=-30&{w}"),
-        StatusCode::NOT_FOUND,
-    )
-    .await;
+    let atlantic = format!("/v1/footprints?lat=45&lon=-30&{w}");
+    get_err(&app, &atlantic, StatusCode::NOT_FOUND).await;
     // zone with lat → 400; lat without lon → 400; lat out of range → 422.
-    get_err(
-        &app,
-        "/v1/footprints?zone=ES&lat=40.4",
-        StatusCode::BAD_REQUEST,
-    )
-    .await;
-    get_err(&app, "/v1/footprints?lat=40.4", StatusCode::BAD_REQUEST).await;
-    get_err(&app, "/v1/footprints?lon=-3.7", StatusCode::BAD_REQUEST).await;
-    get_err(
-        &app,
-        "/v1/footprints?lat=91&lon=0",
-        StatusCode::UNPROCESSABLE_ENTITY,
-    )
-    .await;
-    get_err(
-        &app,
-        "/v1/footprints?lat=abc&lon=0",
-        StatusCode::UNPROCESSABLE_ENTITY,
-    )
-    .await;
+    for (uri, status) in [
+        ("/v1/footprints?zone=ES&lat=40.4", StatusCode::BAD_REQUEST),
+        ("/v1/footprints?lat=40.4", StatusCode::BAD_REQUEST),
+        ("/v1/footprints?lon=-3.7", StatusCode::BAD_REQUEST),
+        (
+            "/v1/footprints?lat=91&lon=0",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/v1/footprints?lat=abc&lon=0",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ] {
+        get_err(&app, uri, status).await;
+    }
     // Each secondary location with both forms → 400.
     for (path, prefix) in [
         ("imports", "source_"),
@@ -856,62 +851,44 @@ async fn zone_codes_and_locations(kind: Kind) {
         ("flow-share", "destination_"),
         ("mix-share", "origin_"),
     ] {
-        let d = get_err(
-            &app,
-            &format!("/v1/{path}?zone=DE&{prefix}zone=FR&{prefix}lat=48.8&{prefix}lon=2.3"),
-            StatusCode::BAD_REQUEST,
-        )
-        .await;
+        let both = format!("/v1/{path}?zone=DE&{prefix}zone=FR&{prefix}lat=48.8&{prefix}lon=2.3");
+        let d = get_err(&app, &both, StatusCode::BAD_REQUEST).await;
         assert!(d.contains(prefix), "{path}: {d}");
-        get_err(
-            &app,
-            &format!("/v1/{path}?zone=DE&{prefix}lat=48.8"),
-            StatusCode::BAD_REQUEST,
-        )
-        .await;
+        let lat_only = format!("/v1/{path}?zone=DE&{prefix}lat=48.8");
+        get_err(&app, &lat_only, StatusCode::BAD_REQUEST).await;
     }
     // A secondary point resolves to its zone.
-    let v = get_ok(
-        &app,
-        &format!("/v1/mix-share?zone=DE&origin_lat=48.85&origin_lon=2.35&{DAY_2017}"),
-    )
-    .await;
+    let v = get_2017(&app, "mix-share?zone=DE&origin_lat=48.85&origin_lon=2.35").await;
     assert_eq!(v[0]["series"][0]["shares"][0]["origin"], "FR");
 }
 
 async fn parameter_rules(kind: Kind) {
     let app = demo_env(kind).app;
     let bad = StatusCode::BAD_REQUEST;
+    let unprocessable = StatusCode::UNPROCESSABLE_ENTITY;
     // Time.
     let d = get_err(&app, "/v1/footprints?zone=DE&start=2017-02-01", bad).await;
     assert!(d.contains("start and end"), "{d}");
-    get_err(&app, "/v1/footprints?zone=DE&end=2017-02-01", bad).await;
-    get_err(
-        &app,
-        "/v1/footprints?zone=DE&start=2017-02-02&end=2017-02-01",
-        bad,
-    )
-    .await;
-    get_err(
-        &app,
-        "/v1/footprints?zone=DE&start=yesterday&end=2017-02-01",
-        StatusCode::UNPROCESSABLE_ENTITY,
-    )
-    .await;
+    for (uri, status) in [
+        ("/v1/footprints?zone=DE&end=2017-02-01", bad),
+        (
+            "/v1/footprints?zone=DE&start=2017-02-02&end=2017-02-01",
+            bad,
+        ),
+        (
+            "/v1/footprints?zone=DE&start=yesterday&end=2017-02-01",
+            unprocessable,
+        ),
+    ] {
+        get_err(&app, uri, status).await;
+    }
     // start == end is one slot.
-    let v = get_ok(
-        &app,
-        "/v1/footprints?zone=DE&footprint_type=carbon&start=2017-02-01T12:00:00Z&end=2017-02-01T12:00:00Z",
-    )
-    .await;
+    let one_slot = "/v1/footprints?zone=DE&footprint_type=carbon&start=2017-02-01T12:00:00Z&end=2017-02-01T12:00:00Z";
+    let v = get_ok(&app, one_slot).await;
     assert_eq!(values(&v[0]["series"][0]["values"]).len(), 1);
     // Range limits: 366 days for one zone, 31 for several or all.
-    let d = get_err(
-        &app,
-        "/v1/footprints?zone=DE&start=2016-01-01&end=2017-02-01",
-        bad,
-    )
-    .await;
+    let over_a_year = "/v1/footprints?zone=DE&start=2016-01-01&end=2017-02-01";
+    let d = get_err(&app, over_a_year, bad).await;
     assert!(d.contains("366"), "{d}");
     let d = get_err(&app, "/v1/footprints?start=2017-01-01&end=2017-02-15", bad).await;
     assert!(d.contains("31"), "{d}");
@@ -922,37 +899,19 @@ async fn parameter_rules(kind: Kind) {
     .await;
     // production_type: invalid → 400; pumped storage as a filter → 400; a valid one → 200.
     for path in ["generation", "mix"] {
-        get_err(
-            &app,
-            &format!("/v1/{path}?zone=DE&production_type=unicorn"),
-            bad,
-        )
-        .await;
-        let d = get_err(
-            &app,
-            &format!("/v1/{path}?zone=DE&production_type=hydro_pumped_storage"),
-            bad,
-        )
-        .await;
+        let unicorn = format!("/v1/{path}?zone=DE&production_type=unicorn");
+        get_err(&app, &unicorn, bad).await;
+        let pumped = format!("/v1/{path}?zone=DE&production_type=hydro_pumped_storage");
+        let d = get_err(&app, &pumped, bad).await;
         assert!(d.contains("hydro_pumped_storage"), "{d}");
-        let v = get_ok(
-            &app,
-            &format!("/v1/{path}?zone=DE&production_type=Nuclear&{DAY_2017}"),
-        )
-        .await;
-        for e in v[0]["series"].as_array().unwrap() {
-            for b in e["production"].as_array().unwrap() {
-                assert_eq!(b["production_type"], "nuclear");
-            }
+        let v = get_2017(&app, &format!("{path}?zone=DE&production_type=Nuclear")).await;
+        for b in row_blocks(&v[0], "production") {
+            assert_eq!(b["production_type"], "nuclear");
         }
     }
     // footprint_type: invalid → 400; water → 200 with only water.
     get_err(&app, "/v1/footprints?zone=DE&footprint_type=steam", bad).await;
-    let v = get_ok(
-        &app,
-        &format!("/v1/footprints?zone=DE&footprint_type=WATER&{DAY_2017}"),
-    )
-    .await;
+    let v = get_2017(&app, "footprints?zone=DE&footprint_type=WATER").await;
     assert!(!v.as_array().unwrap().is_empty());
     for r in v.as_array().unwrap() {
         assert_eq!(
@@ -962,36 +921,22 @@ async fn parameter_rules(kind: Kind) {
     }
     // scope: invalid → 400; operational → 200.
     get_err(&app, "/v1/footprints?zone=DE&scope=cradle", bad).await;
-    let v = get_ok(
-        &app,
-        &format!("/v1/footprints?zone=DE&scope=Operational&{DAY_2017}"),
-    )
-    .await;
+    let v = get_2017(&app, "footprints?zone=DE&scope=Operational").await;
     assert_eq!(v[0]["scope"], "operational");
     // impacts with carbon → 400; life-cycle impacts → 400; score with life-cycle → 400.
-    get_err(&app, "/v1/impacts?zone=DE&impact_type=carbon", bad).await;
-    get_err(&app, "/v1/impacts?zone=DE&scope=life-cycle", bad).await;
-    get_err(&app, "/v1/green-score?zone=DE&scope=LIFE-CYCLE", bad).await;
-    get_err(
-        &app,
+    for uri in [
+        "/v1/impacts?zone=DE&impact_type=carbon",
+        "/v1/impacts?zone=DE&scope=life-cycle",
+        "/v1/green-score?zone=DE&scope=LIFE-CYCLE",
         "/v1/environmental-score?zone=DE&scope=life-cycle",
-        bad,
-    )
-    .await;
-    get_err(&app, "/v1/impact-share?zone=DE&impact_type=carbon", bad).await;
-    get_err(
-        &app,
+        "/v1/impact-share?zone=DE&impact_type=carbon",
         "/v1/footprint-share?zone=DE&footprint_type=steam",
-        bad,
-    )
-    .await;
+    ] {
+        get_err(&app, uri, bad).await;
+    }
     // Booleans.
-    get_err(
-        &app,
-        "/v1/footprints?zone=DE&use_global=maybe",
-        StatusCode::UNPROCESSABLE_ENTITY,
-    )
-    .await;
+    let maybe = "/v1/footprints?zone=DE&use_global=maybe";
+    get_err(&app, maybe, unprocessable).await;
     // The 422 body is the reference framework's list, byte for byte.
     let r = get(&app, "/v1/footprints?zone=DE&aggregate=2&lat=").await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -999,26 +944,19 @@ async fn parameter_rules(kind: Kind) {
         r.text(),
         r#"{"detail":[{"type":"float_parsing","loc":["query","lat"],"msg":"Input should be a valid number, unable to parse string as a number","input":""},{"type":"bool_parsing","loc":["query","aggregate"],"msg":"Input should be a valid boolean, unable to interpret input","input":"2"}]}"#
     );
-    let r = get(
-        &app,
-        "/v1/footprints?zone=DE&start=2024-02-30T00:00:00Z&end=2024-03-01",
-    )
-    .await;
+    let february_30 = "/v1/footprints?zone=DE&start=2024-02-30T00:00:00Z&end=2024-03-01";
+    let r = get(&app, february_30).await;
     assert_eq!(
         r.text(),
         r#"{"detail":[{"type":"datetime_from_date_parsing","loc":["query","start"],"msg":"Input should be a valid datetime or date, day value is outside expected range","input":"2024-02-30T00:00:00Z","ctx":{"error":"day value is outside expected range"}}]}"#
     );
     // Leap second: 422, never a shifted window.
-    get_err(
-        &app,
-        "/v1/footprints?zone=DE&start=2017-02-01T12:00:60Z&end=2017-02-02",
-        StatusCode::UNPROCESSABLE_ENTITY,
-    )
-    .await;
+    let leap_second = "/v1/footprints?zone=DE&start=2017-02-01T12:00:60Z&end=2017-02-02";
+    get_err(&app, leap_second, unprocessable).await;
     // Booleans and timestamps as the framework reads them; the last repeated value wins.
-    let a = get_ok(
+    let a = get_2017(
         &app,
-        &format!("/v1/footprints?zone=DE&footprint_type=carbon&aggregate=yes&{DAY_2017}"),
+        "footprints?zone=DE&footprint_type=carbon&aggregate=yes",
     )
     .await;
     let b = get_ok(
@@ -1027,11 +965,7 @@ async fn parameter_rules(kind: Kind) {
     )
     .await;
     assert_eq!(a, b);
-    let v = get_ok(
-        &app,
-        &format!("/v1/footprints?zone=FR&zone=DE&footprint_type=carbon&{DAY_2017}"),
-    )
-    .await;
+    let v = get_2017(&app, "footprints?zone=FR&zone=DE&footprint_type=carbon").await;
     assert_eq!(v.as_array().unwrap().len(), 1);
     assert_eq!(v[0]["zone"], "DE");
     // What had no effect is named in `Gridprint-Ignored`; the answer is unchanged.
@@ -1048,11 +982,7 @@ async fn parameter_rules(kind: Kind) {
     let r = get(&app, &format!("/v1/footprints?zone=DE&{DAY_2017}")).await;
     assert_eq!(r.header("gridprint-ignored"), "");
     // Unknown parameters are ignored; format is checked.
-    get_ok(
-        &app,
-        &format!("/v1/footprints?zone=DE&colour=blue&{DAY_2017}"),
-    )
-    .await;
+    get_2017(&app, "footprints?zone=DE&colour=blue").await;
     get_err(&app, "/v1/footprints?zone=DE&format=xml", bad).await;
 }
 
@@ -1067,11 +997,7 @@ async fn aggregates(kind: Kind) {
     ] {
         let d = get_err(&app, &format!("/v1/{path}?zone=DE&aggregate=true"), bad).await;
         assert!(d.contains("aggregate"), "{d}");
-        let v = get_ok(
-            &app,
-            &format!("/v1/{path}?zone=DE&aggregate=true&{DAY_2017}"),
-        )
-        .await;
+        let v = get_2017(&app, &format!("{path}?zone=DE&aggregate=true")).await;
         let a = &v[0];
         assert_eq!(a["aggregation_method"], "time-weighted-average", "{path}");
         assert_eq!(a["start"], "2017-02-01T00:00:00Z");
@@ -1085,20 +1011,11 @@ async fn aggregates(kind: Kind) {
     }
     // The aggregate is the time-weighted mean of the served series (checked where points are
     // evenly spaced: a full day of 96 slots).
-    let series = get_ok(
+    let series = get_2017(&app, "footprints?zone=DE&footprint_type=carbon").await;
+    let pts: Vec<(String, f64)> = row_values(&series[0]);
+    let agg = get_2017(
         &app,
-        &format!("/v1/footprints?zone=DE&footprint_type=carbon&{DAY_2017}"),
-    )
-    .await;
-    let pts: Vec<(String, f64)> = series[0]["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|e| values(&e["values"]))
-        .collect();
-    let agg = get_ok(
-        &app,
-        &format!("/v1/footprints?zone=DE&footprint_type=carbon&aggregate=true&{DAY_2017}"),
+        "footprints?zone=DE&footprint_type=carbon&aggregate=true",
     )
     .await;
     if pts.len() == 96 {
@@ -1109,9 +1026,9 @@ async fn aggregates(kind: Kind) {
     get_err(&app, "/v1/factors?factor_type=steam", bad).await;
     get_err(&app, "/v1/factors?scope=cradle", bad).await;
     get_err(&app, "/v1/factors?production_type=unicorn", bad).await;
-    let v = get_ok(
+    let v = get_2017(
         &app,
-        &format!("/v1/factors?factor_type=carbon&scope=operational&production_type=coal&aggregate=true&{DAY_2017}"),
+        "factors?factor_type=carbon&scope=operational&production_type=coal&aggregate=true",
     )
     .await;
     assert_eq!(v.as_array().unwrap().len(), 1);
@@ -1219,11 +1136,8 @@ async fn csv_etag_and_compression(kind: Kind) {
             )
         })
         .collect();
-    let from_json: Vec<(String, String, f64)> = v[0]["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|e| values(&e["values"]))
+    let from_json: Vec<(String, String, f64)> = row_values(&v[0])
+        .into_iter()
         .map(|(t, x)| ("DE".to_string(), t, x))
         .collect();
     assert!(!rows.is_empty());
@@ -1869,82 +1783,43 @@ async fn availability_matches_a_scan_of_the_endpoints(kind: Kind) {
     };
     for (a, b) in windows {
         let w = format!("start={a}&end={b}");
-        for r in get_ok(&app, &format!("/v1/generation?{w}"))
-            .await
-            .as_array()
-            .unwrap()
-        {
-            let zone = r["zone"].as_str().unwrap();
-            for e in r["series"].as_array().unwrap() {
-                for b in e["production"].as_array().unwrap() {
-                    add(
-                        zone,
-                        "generation".into(),
-                        b["data_state"].as_str().unwrap(),
-                        &b["values"],
-                        true,
-                    );
-                }
+        let generation = get_ok(&app, &format!("/v1/generation?{w}")).await;
+        for (zone, r) in zone_rows(&generation) {
+            for b in row_blocks(r, "production") {
+                let state = b["data_state"].as_str().unwrap();
+                add(zone, "generation".into(), state, &b["values"], true);
             }
         }
-        for r in get_ok(&app, &format!("/v1/load?{w}"))
-            .await
-            .as_array()
-            .unwrap()
-        {
-            let zone = r["zone"].as_str().unwrap();
-            for e in r["series"].as_array().unwrap() {
-                for b in e["blocks"].as_array().unwrap() {
-                    add(
-                        zone,
-                        "load".into(),
-                        b["data_state"].as_str().unwrap(),
-                        &b["values"],
-                        false,
-                    );
-                }
+        let load = get_ok(&app, &format!("/v1/load?{w}")).await;
+        for (zone, r) in zone_rows(&load) {
+            for b in row_blocks(r, "blocks") {
+                let state = b["data_state"].as_str().unwrap();
+                add(zone, "load".into(), state, &b["values"], false);
             }
         }
         for (path, field, partner) in [
             ("imports", "imports", "source"),
             ("exports", "exports", "destination"),
         ] {
-            for r in get_ok(&app, &format!("/v1/{path}?{w}"))
-                .await
-                .as_array()
-                .unwrap()
-            {
-                let zone = r["zone"].as_str().unwrap();
-                for e in r["series"].as_array().unwrap() {
-                    for b in e[field].as_array().unwrap() {
-                        let p = b[partner].as_str().unwrap();
-                        let series = if path == "imports" {
-                            format!("flow {p}>{zone}")
-                        } else {
-                            format!("flow {zone}>{p}")
-                        };
-                        add(
-                            zone,
-                            series,
-                            b["data_state"].as_str().unwrap(),
-                            &b["values"],
-                            false,
-                        );
-                    }
+            let flows = get_ok(&app, &format!("/v1/{path}?{w}")).await;
+            for (zone, r) in zone_rows(&flows) {
+                for b in row_blocks(r, field) {
+                    let p = b[partner].as_str().unwrap();
+                    let series = if path == "imports" {
+                        format!("flow {p}>{zone}")
+                    } else {
+                        format!("flow {zone}>{p}")
+                    };
+                    let state = b["data_state"].as_str().unwrap();
+                    add(zone, series, state, &b["values"], false);
                 }
             }
         }
         let fp = get_ok(&app, &format!("/v1/footprints?footprint_type=carbon&{w}")).await;
-        for r in fp.as_array().unwrap() {
-            let zone = r["zone"].as_str().unwrap();
+        for (zone, r) in zone_rows(&fp) {
             for e in r["series"].as_array().unwrap() {
-                add(
-                    zone,
-                    "outputs".into(),
-                    e["zone_status"].as_str().unwrap(),
-                    &e["values"],
-                    false,
-                );
+                let state = e["zone_status"].as_str().unwrap();
+                add(zone, "outputs".into(), state, &e["values"], false);
             }
         }
     }

@@ -28,15 +28,12 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use time::OffsetDateTime;
 use time::macros::datetime;
 
 mod common;
+use common::DAY_NL as DAY;
 use common::*;
 
-const NOW: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
-const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-const DAY: &str = "start=2024-09-02T00:00:00Z&end=2024-09-03T00:00:00Z";
 const FILES: &[&str] = &[
     "entsoe-api/A75_NL_2024-09-02_PT15M_A03.xml",
     "entsoe-api/A65_A16_NL_2024-09-02_PT15M_A03.xml",
@@ -312,6 +309,28 @@ fn query_with(param: &str, value: &str, with_zone: bool) -> String {
         .join("&")
 }
 
+/// GETs `path` with the hostile `value` in `param` (see [`query_with`]) and asserts a sane answer
+/// of an expected status; returns it with a description of the request.
+async fn hostile_get(
+    app: &Router,
+    path: &str,
+    param: &str,
+    value: &str,
+    with_zone: bool,
+) -> (Reply, String) {
+    let uri = format!("{path}?{}", query_with(param, value, with_zone));
+    let r = get(app, &uri).await;
+    let what = format!("{path} {param}={}", &value[..value.len().min(60)]);
+    assert_sane(&r, &what);
+    assert!(
+        matches!(r.status.as_u16(), 200 | 400 | 404 | 414 | 422),
+        "{what}: unexpected {} {}",
+        r.status,
+        r.text()
+    );
+    (r, what)
+}
+
 #[tokio::test]
 async fn hostile_values_in_every_parameter_of_every_data_endpoint_never_give_5xx() {
     let app = app();
@@ -325,16 +344,7 @@ async fn hostile_values_in_every_parameter_of_every_data_endpoint_never_give_5xx
             .collect();
         for param in params {
             for value in &values {
-                let uri = format!("{path}?{}", query_with(param, value, true));
-                let r = get(&app, &uri).await;
-                let what = format!("{path} {param}={}", &value[..value.len().min(60)]);
-                assert_sane(&r, &what);
-                assert!(
-                    matches!(r.status.as_u16(), 200 | 400 | 404 | 414 | 422),
-                    "{what}: unexpected {} {}",
-                    r.status,
-                    r.text()
-                );
+                let (r, what) = hostile_get(&app, path, param, value, true).await;
                 if r.status == StatusCode::OK {
                     let ct = r.header(header::CONTENT_TYPE).to_owned();
                     if ct.starts_with("application/json") {
@@ -367,16 +377,7 @@ async fn hostile_values_in_every_parameter_of_every_data_endpoint_never_give_5xx
     ] {
         for param in params {
             for value in &values {
-                let uri = format!("{path}?{}", query_with(param, value, false));
-                let r = get(&app, &uri).await;
-                let what = format!("{path} {param}={}", &value[..value.len().min(60)]);
-                assert_sane(&r, &what);
-                assert!(
-                    matches!(r.status.as_u16(), 200 | 400 | 404 | 414 | 422),
-                    "{what}: unexpected {} {}",
-                    r.status,
-                    r.text()
-                );
+                let (r, _) = hostile_get(&app, path, param, value, false).await;
                 *counts.entry(r.status.as_u16()).or_default() += 1;
                 requests += 1;
             }
@@ -450,20 +451,15 @@ async fn injection_strings_select_nothing_and_reveal_nothing() {
 #[tokio::test]
 async fn unknown_and_duplicated_parameters_follow_the_documented_rules() {
     let app = app();
-    let zones_of = |v: &Value| -> BTreeSet<String> {
+    let field_of = |v: &Value, field: &str| -> BTreeSet<String> {
         v.as_array()
             .unwrap()
             .iter()
-            .map(|o| o["zone"].as_str().unwrap().to_string())
+            .map(|o| o[field].as_str().unwrap().to_string())
             .collect()
     };
-    let types_of = |v: &Value| -> BTreeSet<String> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["footprint_type"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let zones_of = |v: &Value| field_of(v, "zone");
+    let types_of = |v: &Value| field_of(v, "footprint_type");
     let base = get(&app, &format!("/v1/footprints?zone=NL&{DAY}"))
         .await
         .json();

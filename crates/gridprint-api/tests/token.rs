@@ -14,21 +14,9 @@ use gridprint_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use time::OffsetDateTime;
-use time::macros::datetime;
 
 mod common;
 use common::*;
-
-const EMAIL: &str = "ada@example.org";
-const PASSWORD: &str = "correct horse battery";
-const START: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
-
-struct Env {
-    app: Router,
-    store: SharedStore,
-    clock: MutableClock,
-}
 
 fn env_with(store: SharedStore) -> Env {
     store.grant(EMAIL, START.unix_timestamp()).unwrap();
@@ -69,42 +57,53 @@ fn post_raw(
     req
 }
 
+/// Posts `body` as JSON to `path`, from `client` when given.
+async fn post_value(app: &Router, path: &str, body: Value, client: Option<[u8; 4]>) -> Reply {
+    let json = body.to_string();
+    send(app, post_raw(path, "application/json", json, client)).await
+}
+
 async fn post_json(app: &Router, path: &str, body: Value) -> Reply {
-    send(
-        app,
-        post_raw(path, "application/json", body.to_string(), None),
-    )
-    .await
+    post_value(app, path, body, None).await
 }
 
 async fn post_from(app: &Router, path: &str, body: Value, client: [u8; 4]) -> Reply {
-    send(
-        app,
-        post_raw(path, "application/json", body.to_string(), Some(client)),
-    )
-    .await
+    post_value(app, path, body, Some(client)).await
+}
+
+/// Posts the credentials `email` and `password` to `path`.
+async fn post_credentials(app: &Router, path: &str, email: &str, password: &str) -> Reply {
+    post_json(app, path, json!({"email": email, "password": password})).await
 }
 
 async fn register(app: &Router, email: &str, password: &str) -> Reply {
-    post_json(
-        app,
-        "/token-request/register",
-        json!({"email": email, "password": password}),
-    )
-    .await
+    post_credentials(app, "/token-request/register", email, password).await
 }
 
 async fn get_token(app: &Router, email: &str, password: &str) -> Reply {
-    post_json(
-        app,
-        "/token-request/get_token",
-        json!({"email": email, "password": password}),
-    )
-    .await
+    post_credentials(app, "/token-request/get_token", email, password).await
+}
+
+/// Registers `EMAIL` with `PASSWORD`, which must succeed.
+async fn register_ada(app: &Router) {
+    assert_eq!(register(app, EMAIL, PASSWORD).await.status, StatusCode::OK);
+}
+
+/// The status of `GET /v1/zones` with the bearer `token`.
+async fn zones_status(app: &Router, token: &str) -> StatusCode {
+    get_as(app, "/v1/zones", Some(token)).await.status
+}
+
+/// `GET /v1/zones` with the bearer `token`, asserted to be refused with a Bearer challenge.
+async fn zones_refused(app: &Router, token: &str) -> Reply {
+    let r = get_as(app, "/v1/zones", Some(token)).await;
+    assert_problem(&r, StatusCode::UNAUTHORIZED);
+    assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
+    r
 }
 
 async fn token_for(app: &Router) -> String {
-    assert_eq!(register(app, EMAIL, PASSWORD).await.status, StatusCode::OK);
+    register_ada(app).await;
     let r = get_token(app, EMAIL, PASSWORD).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     r.json()["access_token"].as_str().unwrap().to_string()
@@ -212,10 +211,7 @@ async fn body_errors_are_400_422_and_413() {
 #[tokio::test]
 async fn get_token_returns_a_bearer_token_valid_for_one_day() {
     let e = env();
-    assert_eq!(
-        register(&e.app, EMAIL, PASSWORD).await.status,
-        StatusCode::OK
-    );
+    register_ada(&e.app).await;
     let r = get_token(&e.app, "ADA@example.org", PASSWORD).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
@@ -243,14 +239,8 @@ async fn get_token_returns_a_bearer_token_valid_for_one_day() {
         .unwrap()
         .to_string();
     assert_ne!(second, token);
-    assert_eq!(
-        get_as(&e.app, "/v1/zones", Some(token)).await.status,
-        StatusCode::OK
-    );
-    assert_eq!(
-        get_as(&e.app, "/v1/zones", Some(&second)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(zones_status(&e.app, token).await, StatusCode::OK);
+    assert_eq!(zones_status(&e.app, &second).await, StatusCode::OK);
 
     // Only the SHA-256 is stored.
     let hash = gridprint_api::auth::token_hash(token);
@@ -263,10 +253,7 @@ async fn get_token_returns_a_bearer_token_valid_for_one_day() {
 #[tokio::test]
 async fn wrong_password_and_unknown_email_get_the_same_401() {
     let e = env();
-    assert_eq!(
-        register(&e.app, EMAIL, PASSWORD).await.status,
-        StatusCode::OK
-    );
+    register_ada(&e.app).await;
     let wrong = get_token(&e.app, EMAIL, "wrong password!!").await;
     let unknown = get_token(&e.app, "nobody@example.org", PASSWORD).await;
     let granted_unregistered = {
@@ -286,14 +273,9 @@ async fn tokens_expire_after_exactly_24_hours() {
     let e = env();
     let token = token_for(&e.app).await;
     e.clock.advance(time::Duration::seconds(86_399));
-    assert_eq!(
-        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(zones_status(&e.app, &token).await, StatusCode::OK);
     e.clock.advance(time::Duration::seconds(1));
-    let r = get_as(&e.app, "/v1/zones", Some(&token)).await;
-    assert_problem(&r, StatusCode::UNAUTHORIZED);
-    assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
+    let r = zones_refused(&e.app, &token).await;
     assert!(r.detail().contains("expired"), "{}", r.detail());
 }
 
@@ -301,22 +283,14 @@ async fn tokens_expire_after_exactly_24_hours() {
 async fn a_revoked_email_loses_its_token_once_the_cache_entry_is_rechecked() {
     let e = env();
     let token = token_for(&e.app).await;
-    assert_eq!(
-        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(zones_status(&e.app, &token).await, StatusCode::OK);
     assert!(e.store.revoke(EMAIL).unwrap());
     // Served from the cache for at most 30 s (no database round trip)...
     e.clock.advance(time::Duration::seconds(29));
-    assert_eq!(
-        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(zones_status(&e.app, &token).await, StatusCode::OK);
     // ...then re-checked against the store.
     e.clock.advance(time::Duration::seconds(2));
-    let r = get_as(&e.app, "/v1/zones", Some(&token)).await;
-    assert_problem(&r, StatusCode::UNAUTHORIZED);
-    assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
+    zones_refused(&e.app, &token).await;
 }
 
 #[tokio::test]
@@ -325,18 +299,12 @@ async fn a_revocation_by_another_connection_to_the_same_database_stops_the_token
     let path = dir.path().join("gridprint.db");
     let e = env_with(Arc::new(SqliteStore::open(&path).unwrap()));
     let token = token_for(&e.app).await;
-    assert_eq!(
-        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(zones_status(&e.app, &token).await, StatusCode::OK);
     // What `gridprint access revoke` does from its own process.
     let admin = SqliteStore::open(&path).unwrap();
     assert!(admin.revoke(EMAIL).unwrap());
     e.clock.advance(time::Duration::seconds(31));
-    assert_eq!(
-        get_as(&e.app, "/v1/zones", Some(&token)).await.status,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(zones_status(&e.app, &token).await, StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
@@ -383,10 +351,7 @@ async fn tampered_truncated_and_malformed_tokens_are_401() {
 #[tokio::test]
 async fn the_eleventh_failure_from_one_address_locks_that_pair_only_and_success_resets_it() {
     let e = env();
-    assert_eq!(
-        register(&e.app, EMAIL, PASSWORD).await.status,
-        StatusCode::OK
-    );
+    register_ada(&e.app).await;
     let bad = json!({"email": EMAIL, "password": "wrong password!!"});
     let good = json!({"email": EMAIL, "password": PASSWORD});
     let here = [10, 0, 0, 1];
@@ -602,7 +567,9 @@ async fn form_posts_are_answered_with_the_page() {
     let e = env();
     let form = "email=Ada%40example.org&password=correct+horse+battery";
     let ct = "application/x-www-form-urlencoded";
-    let r = send(&e.app, post_raw("/token-request/register", ct, form, None)).await;
+    let form_post =
+        |path: &'static str, form: &'static str| send(&e.app, post_raw(path, ct, form, None));
+    let r = form_post("/token-request/register", form).await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.header(header::CONTENT_TYPE).starts_with("text/html"));
     assert!(
@@ -615,41 +582,20 @@ async fn form_posts_are_answered_with_the_page() {
         r.text()
     );
 
-    let r = send(&e.app, post_raw("/token-request/get_token", ct, form, None)).await;
+    let r = form_post("/token-request/get_token", form).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
     let start = r.text().find(r#"id="token""#).expect("token field");
     let value_at = r.text()[start..].find("value=\"").unwrap() + start + 7;
     let token = &r.text()[value_at..value_at + 64];
-    assert_eq!(
-        get_as(&e.app, "/v1/zones", Some(token)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(zones_status(&e.app, token).await, StatusCode::OK);
 
     // Errors are shown on the page, escaped, with the same status as the JSON API.
-    let r = send(
-        &e.app,
-        post_raw(
-            "/token-request/register",
-            ct,
-            "email=%3Cb%3E&password=short",
-            None,
-        ),
-    )
-    .await;
+    let r = form_post("/token-request/register", "email=%3Cb%3E&password=short").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(r.text().contains(r#"role="alert""#));
     assert!(r.text().contains("&lt;b&gt;") && !r.text().contains("<b>"));
-    let r = send(
-        &e.app,
-        post_raw(
-            "/token-request/get_token",
-            ct,
-            "email=x%40y.org&password=nope",
-            None,
-        ),
-    )
-    .await;
+    let r = form_post("/token-request/get_token", "email=x%40y.org&password=nope").await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert!(r.text().contains("invalid email or password"));
     assert!(!r.text().contains(r#"id="token""#));
@@ -688,18 +634,8 @@ async fn serves_on_a_real_socket_with_graceful_shutdown() {
 
     let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
     store.grant(EMAIL, 0).unwrap();
-    let state = AppState::new(
-        store,
-        reference(),
-        Arc::new(gridprint_core::slot::SystemClock),
-        quiet_config(),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
-        let _ = stopped.await;
-    }));
+    let server = SocketServer::start(store).await;
+    let addr = server.addr;
 
     async fn http(addr: SocketAddr, raw: String) -> (u16, String) {
         let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -750,8 +686,7 @@ async fn serves_on_a_real_socket_with_graceful_shutdown() {
         429
     );
 
-    stop.send(()).unwrap();
-    server.await.unwrap().unwrap();
+    server.stop().await;
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! What the API's integration tests share: the embedded reference data, a configuration without
 //! failure delay or rate limit (from `gridprint_api::testing`), and one request through the router
 //! read back as a [`Reply`].
+//! The data suites share their "now", token and 2024 day; the token-service suites (`token`,
+//! `access_limits`) their account, their clock's start, the app they drive and a server on a real
+//! socket.
 //! Each test file includes it with `mod common;`; not every file uses every item.
 
 #![allow(dead_code)]
@@ -8,11 +11,37 @@
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode, header};
+use gridprint_api::AppState;
+use gridprint_api::testing::MutableClock;
 pub use gridprint_api::testing::quiet_config;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
+use gridprint_store::SharedStore;
 use serde_json::Value;
+use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
+use time::OffsetDateTime;
+use time::macros::datetime;
 use tower::ServiceExt;
+
+/// The account the token-service tests grant, register and log in with.
+pub const EMAIL: &str = "ada@example.org";
+pub const PASSWORD: &str = "correct horse battery";
+/// "Now" of every request of the data suites (`data_api`, `hostile`): long after the demo data, so
+/// every computed slot is final.
+pub const NOW: OffsetDateTime = datetime!(2026-03-01 12:00:00 UTC);
+/// Where the clock of the token-service tests starts.
+pub const START: OffsetDateTime = NOW;
+/// The valid token of the data suites (stored as its hash).
+pub const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+/// The day of the NL load, generation and DE↔NL flows of 2024.
+pub const DAY_NL: &str = "start=2024-09-02T00:00:00Z&end=2024-09-03T00:00:00Z";
+
+/// An app of the token-service tests, its store and the clock the test moves.
+pub struct Env {
+    pub app: Router,
+    pub store: SharedStore,
+    pub clock: MutableClock,
+}
 
 /// The embedded reference data (2026 zones), built once.
 pub fn reference() -> Arc<ReferenceData> {
@@ -99,4 +128,37 @@ pub fn request(uri: &str, token: Option<&str>, extra: &[(&str, &str)]) -> Reques
 /// GET of `path` with the bearer `token` (if any).
 pub async fn get_as(app: &Router, path: &str, token: Option<&str>) -> Reply {
     send(app, request(path, token, &[])).await
+}
+
+/// A server over a store (system clock, quiet configuration) on a port of 127.0.0.1 the kernel
+/// picks.
+pub struct SocketServer {
+    pub addr: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl SocketServer {
+    /// Starts serving `store`.
+    pub async fn start(store: SharedStore) -> SocketServer {
+        let state = AppState::new(
+            store,
+            reference(),
+            Arc::new(gridprint_core::slot::SystemClock),
+            quiet_config(),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(gridprint_api::serve(listener, state, async {
+            let _ = stopped.await;
+        }));
+        SocketServer { addr, stop, task }
+    }
+
+    /// Asks the server to shut down and asserts that it ends cleanly.
+    pub async fn stop(self) {
+        self.stop.send(()).unwrap();
+        self.task.await.unwrap().unwrap();
+    }
 }
