@@ -5,14 +5,14 @@
 //! and stages the resulting [`DerivedDay`]s in batches before publishing them all at once, so a crash
 //! leaves the previous outputs intact. Slots that were already computed and are older than
 //! `floor15(now) − 4 h` are frozen: they are kept as stored and never recomputed, except by
-//! [`recompute_ranges`] (`gridprint compute --force`, after an upgrade or a data correction).
+//! [`Mode::RECOMPUTE_FINAL`] (`gridprint compute --force`, after an upgrade or a data correction).
 //!
 //! An absent input is never a silent zero: where a border inside the zone set has no flow in a
 //! slot computed now (no provider value, no estimate), the flow is taken as 0 MW and stored as an
 //! estimated input point ([`DATASOURCE_ASSUMED_ZERO`]), so both zones are `preview` and
 //! `/v1/imports`/`/v1/exports` show the estimated blocks. The engine ignores 0 MW flows: with full
 //! data the numbers are the same as without this rule.
-//! [`compute_days_with_inputs`] covers only the days of a range that hold stored inputs (what
+//! [`Mode::DAYS_WITH_INPUTS`] covers only the days of a range that hold stored inputs (what
 //! `gridprint compute` does without a range). Orchestration (imports, the worker) lives in
 //! `gridprint-pipeline`, which calls this crate.
 
@@ -228,51 +228,12 @@ pub fn compute_ranges(
     now: OffsetDateTime,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
-    let mode = Mode {
-        days: Days::All,
-        frozen: Frozen::Keep,
-    };
-    compute_publish(store, reference, ranges, mode, now, progress)
-}
-
-/// Like [`compute_ranges`], but final (frozen) slots are recomputed too, from the stored inputs and
-/// under today's rules; they stay final. The worker never does this; `gridprint compute --force`
-/// does (after an upgrade or a data correction).
-pub fn recompute_ranges(
-    store: &dyn Store,
-    reference: &ReferenceData,
-    ranges: &[SlotRange],
-    now: OffsetDateTime,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<ComputeSummary, ComputeError> {
-    let mode = Mode {
-        days: Days::All,
-        frozen: Frozen::Recompute,
-    };
-    compute_publish(store, reference, ranges, mode, now, progress)
-}
-
-/// Like [`compute_range`], but only the UTC days of `range` that hold at least one stored input
-/// are computed and published; the days between them are left as stored. This is what computing
-/// "everything stored" means: a day in 2017 and a few in 2024 cost a few days, not seven years.
-/// `summary.slots` counts the slots of the computed days.
-pub fn compute_days_with_inputs(
-    store: &dyn Store,
-    reference: &ReferenceData,
-    range: SlotRange,
-    now: OffsetDateTime,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<ComputeSummary, ComputeError> {
-    let mode = Mode {
-        days: Days::WithInputs,
-        frozen: Frozen::Keep,
-    };
-    compute_publish(store, reference, &[range], mode, now, progress)
+    compute_publish(store, reference, ranges, Mode::KEEP_FINAL, now, progress)
 }
 
 /// Which days of a range a compute covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Days {
+pub enum Days {
     /// Every day.
     All,
     /// Only the days that hold stored inputs.
@@ -281,7 +242,7 @@ enum Days {
 
 /// What happens to final slots that were already computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Frozen {
+pub enum Frozen {
     /// Kept as stored.
     Keep,
     /// Recomputed (`--force`).
@@ -289,13 +250,38 @@ enum Frozen {
 }
 
 /// How a compute run treats days and final slots.
-#[derive(Debug, Clone, Copy)]
-struct Mode {
-    days: Days,
-    frozen: Frozen,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    pub days: Days,
+    pub frozen: Frozen,
 }
 
-fn compute_publish(
+impl Mode {
+    /// Every day of the ranges; final slots already computed are kept (the worker, `compute`).
+    pub const KEEP_FINAL: Mode = Mode {
+        days: Days::All,
+        frozen: Frozen::Keep,
+    };
+    /// Every day, final slots recomputed too, from the stored inputs and under today's rules; they
+    /// stay final. The worker never does this; `gridprint compute --force` does (after an upgrade
+    /// or a data correction).
+    pub const RECOMPUTE_FINAL: Mode = Mode {
+        days: Days::All,
+        frozen: Frozen::Recompute,
+    };
+    /// Only the UTC days of the ranges that hold at least one stored input; the days between them
+    /// are left as stored. This is what computing "everything stored" means: a day in 2017 and a
+    /// few in 2024 cost a few days, not seven years. `summary.slots` counts the slots of the
+    /// computed days.
+    pub const DAYS_WITH_INPUTS: Mode = Mode {
+        days: Days::WithInputs,
+        frozen: Frozen::Keep,
+    };
+}
+
+/// Computes the ranges as `mode` says and publishes them together in one transaction (see
+/// [`compute_range`]).
+pub fn compute_publish(
     store: &dyn Store,
     reference: &ReferenceData,
     ranges: &[SlotRange],

@@ -416,7 +416,7 @@ fn absent_border_flow_is_an_estimated_zero_until_the_border_reports(store: &dyn 
 }
 
 /// Issue #13: a final slot computed under the old rule (an absent flow was a silent zero, the
-/// zone `complete`) stays as it is for the worker's compute, and `recompute_ranges`
+/// zone `complete`) stays as it is for the worker's compute, and `Mode::RECOMPUTE_FINAL`
 /// (`gridprint compute --force`) turns it into `preview` (still final), with the same numbers.
 fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
@@ -449,8 +449,15 @@ fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
     assert_eq!(at_flags(store, slot), (ZoneStatus::Complete, true, true));
     assert!(at_ch_flows(store, slot).is_empty());
 
-    let s = gridprint_compute::recompute_ranges(store, &reference, &[range], late, &mut |_, _| {})
-        .unwrap();
+    let s = gridprint_compute::compute_publish(
+        store,
+        &reference,
+        &[range],
+        gridprint_compute::Mode::RECOMPUTE_FINAL,
+        late,
+        &mut |_, _| {},
+    )
+    .unwrap();
     assert!(s.computed > 0 && s.frozen_kept == 0, "{s:?}");
     assert_eq!(at_flags(store, slot), (ZoneStatus::Preview, true, true));
     assert_eq!(at_ch_flows(store, slot).len(), 2);
@@ -465,7 +472,7 @@ fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
     assert_eq!(value(&recomputed), value(&published), "same numbers");
 }
 
-/// `compute_days_with_inputs` over the whole extent (a day in 2017, a slot in 2025) computes those
+/// `Mode::DAYS_WITH_INPUTS` over the whole extent (a day in 2017, a slot in 2025) computes those
 /// two days only, and publishes exactly what computing those days explicitly publishes.
 fn only_days_with_inputs_are_computed(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
@@ -486,8 +493,9 @@ fn only_days_with_inputs_are_computed(store: &dyn Store) {
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
     let extent = store.input_extent().unwrap().unwrap();
     let mut total_days = 0;
+    let mode = gridprint_compute::Mode::DAYS_WITH_INPUTS;
     let s =
-        gridprint_compute::compute_days_with_inputs(store, &reference, extent, now, &mut |_, t| {
+        gridprint_compute::compute_publish(store, &reference, &[extent], mode, now, &mut |_, t| {
             total_days = t
         })
         .unwrap();

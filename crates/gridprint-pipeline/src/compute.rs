@@ -5,7 +5,7 @@
 
 use crate::estimate::fill_stored_gaps;
 use crate::observer::Observer;
-use gridprint_compute::{ComputeError, ComputeSummary};
+use gridprint_compute::{ComputeError, ComputeSummary, Mode};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::SlotRange;
 use gridprint_store::Store;
@@ -20,26 +20,22 @@ pub fn compute_ranges(
     now: OffsetDateTime,
     observer: &mut dyn Observer,
 ) -> Result<ComputeSummary, ComputeError> {
-    fill_stored_gaps(store, reference, ranges, now)?;
-    let summary = gridprint_compute::compute_ranges(store, reference, ranges, now, &mut |d, t| {
-        observer.computing(d, t)
-    })?;
-    observer.computed(&summary);
-    Ok(summary)
+    compute_ranges_as(store, reference, ranges, Mode::KEEP_FINAL, now, observer)
 }
 
-/// Like [`compute_ranges`], but final slots are recomputed too, under today's rules
-/// (`gridprint compute --force`); the worker never does this.
-pub fn recompute_ranges(
+/// Like [`compute_ranges`], with the treatment of days and final slots given (`Mode::RECOMPUTE_FINAL`
+/// for `gridprint compute --force`; the worker never recomputes final slots).
+pub fn compute_ranges_as(
     store: &dyn Store,
     reference: &ReferenceData,
     ranges: &[SlotRange],
+    mode: Mode,
     now: OffsetDateTime,
     observer: &mut dyn Observer,
 ) -> Result<ComputeSummary, ComputeError> {
     fill_stored_gaps(store, reference, ranges, now)?;
     let summary =
-        gridprint_compute::recompute_ranges(store, reference, ranges, now, &mut |d, t| {
+        gridprint_compute::compute_publish(store, reference, ranges, mode, now, &mut |d, t| {
             observer.computing(d, t)
         })?;
     observer.computed(&summary);
@@ -57,11 +53,7 @@ pub fn compute_stored(
     let Some(extent) = store.input_extent()? else {
         return Ok(None);
     };
-    fill_stored_gaps(store, reference, &[extent], now)?;
-    let summary =
-        gridprint_compute::compute_days_with_inputs(store, reference, extent, now, &mut |d, t| {
-            observer.computing(d, t)
-        })?;
-    observer.computed(&summary);
+    let mode = Mode::DAYS_WITH_INPUTS;
+    let summary = compute_ranges_as(store, reference, &[extent], mode, now, observer)?;
     Ok(Some(summary))
 }

@@ -93,10 +93,11 @@ pub fn run(g: &ServerArgs, args: &ComputeArgs) -> anyhow::Result<()> {
     anyhow::ensure!(end > start, "--to must be after --from");
     let range = [SlotRange::new(start, end)];
     if args.force {
-        gridprint_pipeline::compute::recompute_ranges(
+        gridprint_pipeline::compute::compute_ranges_as(
             &*store,
             &reference,
             &range,
+            gridprint_compute::Mode::RECOMPUTE_FINAL,
             now,
             &mut Bars::new(false),
         )?;
