@@ -2,22 +2,19 @@
 //! ENTSO-E documents from `data/fixtures`, imported and computed), and against small wiremock stubs
 //! for the failure modes a real server only shows under load (429, 503, dead sockets).
 
-use gridprint_api::testing::{MutableClock, TestServer, quiet_config, serve_ephemeral};
-use gridprint_api::{ApiConfig, AppState};
+use gridprint_api::ApiConfig;
+use gridprint_api::testing::{MutableClock, quiet_config};
 use gridprint_client::*;
-use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_core::slot::{Clock, FixedClock};
-use gridprint_store::SharedStore;
-use gridprint_store_sqlite::SqliteStore;
+use live::{EMAIL, PASSWORD, Server, registered};
 use serde::Serialize;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const EMAIL: &str = "ada@example.org";
-const PASSWORD: &str = "correct horse battery";
+mod live;
 
 /// Real documents: generation of six zones on 2024-06-15; generation, load and DE-LU↔NL flows
 /// around 2024-09-02.
@@ -33,49 +30,8 @@ const FIXTURES: &[&str] = &[
     "entsoe-api/A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml",
 ];
 
-fn reference() -> Arc<ReferenceData> {
-    static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
-    REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
-        .clone()
-}
-
-/// One store for the whole test binary: the fixtures imported and computed once, access granted.
-fn store() -> SharedStore {
-    static STORE: OnceLock<SharedStore> = OnceLock::new();
-    STORE
-        .get_or_init(|| {
-            let reference = reference();
-            let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
-            let now = OffsetDateTime::now_utc();
-            gridprint_pipeline::testing::import_fixtures(
-                &*store,
-                &reference,
-                FIXTURES,
-                now.unix_timestamp(),
-                Some(now),
-            );
-            store.grant(EMAIL, 0).unwrap();
-            store
-        })
-        .clone()
-}
-
-/// A server on 127.0.0.1:0 in this test's runtime; stops when dropped.
-struct Server {
-    url: String,
-    clock: MutableClock,
-    _server: TestServer,
-}
-
 async fn server(config: ApiConfig) -> Server {
-    let clock = MutableClock::new(OffsetDateTime::now_utc());
-    let state = AppState::new(store(), reference(), Arc::new(clock.clone()), config);
-    let server = serve_ephemeral(state).await;
-    Server {
-        url: server.url.clone(),
-        clock,
-        _server: server,
-    }
+    live::server(FIXTURES, config).await
 }
 
 fn builder(url: &str) -> ClientBuilder {
@@ -83,14 +39,6 @@ fn builder(url: &str) -> ClientBuilder {
         .base_url(url)
         .credentials(EMAIL, PASSWORD)
         .backoff(Duration::from_millis(20), Duration::from_millis(200))
-}
-
-/// Registers (once per store; 409 afterwards is fine).
-async fn registered(client: &Client) {
-    match client.register().await {
-        Ok(()) | Err(Error::Api { status: 409, .. }) => {}
-        Err(e) => panic!("register: {e}"),
-    }
 }
 
 fn window(start: &str, end: &str) -> Option<TimeWindow> {
@@ -107,6 +55,59 @@ async fn round_trips<T: Serialize>(client: &Client, req: &(impl ApiRequest + ?Si
         "{} did not round-trip",
         req.path()
     );
+}
+
+/// A data request for `location` over `window`, every other parameter left out.
+trait Scoped: Default {
+    fn scoped(location: &Option<Location>, window: Option<TimeWindow>) -> Self;
+}
+
+macro_rules! impl_scoped {
+    ($($request:ty),* $(,)?) => {$(
+        impl Scoped for $request {
+            // `..Default::default()` is needless for the requests without other fields (load,
+            // availability) and needed for the rest.
+            #[allow(clippy::needless_update)]
+            fn scoped(location: &Option<Location>, window: Option<TimeWindow>) -> Self {
+                Self {
+                    location: location.clone(),
+                    window,
+                    ..Default::default()
+                }
+            }
+        }
+    )*};
+}
+
+impl_scoped!(
+    GenerationRequest,
+    AvailabilityRequest,
+    LoadRequest,
+    ImportsRequest,
+    ExportsRequest,
+    MixRequest,
+    FootprintsRequest,
+    ImpactsRequest,
+    ScoreRequest,
+    FlowShareRequest,
+    MixShareRequest,
+    FootprintShareRequest,
+    ImpactShareRequest,
+);
+
+/// `client.$method(&request)`, unwrapped, after asserting that it [`round_trips`] (as the
+/// request itself, or with `aggregate` as its [`Aggregate`]).
+macro_rules! fetch {
+    ($client:expr, $method:ident, $request:expr) => {{
+        let answer = $client.$method(&$request).await.unwrap();
+        round_trips(&$client, &$request, &answer).await;
+        answer
+    }};
+    (aggregate $client:expr, $method:ident, $request:expr) => {{
+        let answer = $client.$method(&$request).await.unwrap();
+        round_trips(&$client, &Aggregate(&$request), &answer).await;
+        answer
+    }};
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -126,105 +127,52 @@ async fn every_endpoint_through_the_client() {
     assert!(de_info.neighbours.iter().any(|n| n.as_str() == "NL"));
     round_trips(&client, &ZonesRequest, &zones).await;
 
-    let r = GenerationRequest {
-        location: de.clone(),
-        window: june,
-        ..Default::default()
-    };
-    let generation = client.generation(&r).await.unwrap();
+    let r = GenerationRequest::scoped(&de, june);
+    let generation = fetch!(client, generation, r);
     assert_eq!(generation.len(), 1);
     assert!(!generation[0].series[0].production.is_empty());
-    round_trips(&client, &r, &generation).await;
     let r = GenerationRequest {
         production_type: Some(ProductionType::Solar),
         ..r
     };
     let solar = client.generation(&r).await.unwrap();
-    assert!(
-        solar[0]
-            .series
-            .iter()
-            .flat_map(|e| &e.production)
-            .all(|b| b.production_type == ProductionType::Solar)
-    );
+    let mut blocks = solar[0].series.iter().flat_map(|e| &e.production);
+    assert!(blocks.all(|b| b.production_type == ProductionType::Solar));
 
     // Availability: DE's 2024-06-15 is held, its outputs preview (its borders did not report).
-    let r = AvailabilityRequest {
-        location: de.clone(),
-        window: june,
-    };
-    let availability = client.availability(&r).await.unwrap();
+    let availability = fetch!(client, availability, AvailabilityRequest::scoped(&de, june));
     assert_eq!(availability.len(), 1);
-    assert!(
-        availability[0]
-            .inputs
-            .iter()
-            .any(|i| i.input == "generation")
-    );
-    assert!(
-        availability[0]
-            .outputs
-            .iter()
-            .all(|o| o.state == gridprint_core::quality::ZoneStatus::Preview)
-    );
-    round_trips(&client, &r, &availability).await;
+    let a = &availability[0];
+    assert!(a.inputs.iter().any(|i| i.input == "generation"));
+    let preview = gridprint_core::quality::ZoneStatus::Preview;
+    assert!(a.outputs.iter().all(|o| o.state == preview));
 
-    let r = LoadRequest {
-        location: nl.clone(),
-        window: sept,
-    };
-    let load = client.load(&r).await.unwrap();
+    let load = fetch!(client, load, LoadRequest::scoped(&nl, sept));
     assert_eq!(load[0].series[0].blocks[0].values.0.len(), 8);
-    round_trips(&client, &r, &load).await;
 
     let r = ImportsRequest {
-        location: nl.clone(),
-        window: sept,
         source: Some(Location::zone("DE")),
+        ..Scoped::scoped(&nl, sept)
     };
-    let imports = client.imports(&r).await.unwrap();
-    assert!(
-        imports[0]
-            .series
-            .iter()
-            .flat_map(|e| &e.imports)
-            .all(|b| b.source.as_str() == "DE")
-    );
-    round_trips(&client, &r, &imports).await;
+    let imports = fetch!(client, imports, r);
+    let mut blocks = imports[0].series.iter().flat_map(|e| &e.imports);
+    assert!(blocks.all(|b| b.source.as_str() == "DE"));
 
-    let r = ExportsRequest {
-        location: nl.clone(),
-        window: sept,
-        destination: None,
-    };
-    let exports = client.exports(&r).await.unwrap();
-    round_trips(&client, &r, &exports).await;
+    fetch!(client, exports, ExportsRequest::scoped(&nl, sept));
 
-    let r = MixRequest {
-        location: de.clone(),
-        window: june,
-        production_type: None,
-    };
-    let mix = client.mix(&r).await.unwrap();
+    let mix = fetch!(client, mix, MixRequest::scoped(&de, june));
     assert!(!mix.is_empty());
-    round_trips(&client, &r, &mix).await;
 
-    let r = FootprintsRequest {
-        location: de.clone(),
-        window: june,
-        ..Default::default()
-    };
-    let footprints = client.footprints(&r).await.unwrap();
+    let r = FootprintsRequest::scoped(&de, june);
+    let footprints = fetch!(client, footprints, r);
     assert_eq!(footprints.len(), 2, "carbon and water");
     assert_eq!(footprints[0].footprint_type, FootprintType::Carbon);
     assert_eq!(footprints[0].unit, "gCO2/kWh");
     let points: usize = footprints[0].series.iter().map(|s| s.values.0.len()).sum();
     assert_eq!(points, 8, "two hours of 15-minute slots");
-    round_trips(&client, &r, &footprints).await;
-    let agg = client.footprints_aggregate(&r).await.unwrap();
+    let agg = fetch!(aggregate client, footprints_aggregate, r);
     assert_eq!(agg.len(), 2);
     assert_eq!(agg[0].aggregation_method, "time-weighted-average");
-    round_trips(&client, &Aggregate(&r), &agg).await;
     let carbon_op = client
         .footprints(&FootprintsRequest {
             footprint_type: Some(FootprintType::Carbon),
@@ -238,79 +186,47 @@ async fn every_endpoint_through_the_client() {
     assert_eq!(carbon_op[0].scope, Scope::Operational);
 
     let r = ImpactsRequest {
-        location: de.clone(),
-        window: june,
         impact_type: Some(ImpactType::Water),
         scope: Some(Scope::Operational),
         use_global: None,
+        ..Scoped::scoped(&de, june)
     };
-    let impacts = client.impacts(&r).await.unwrap();
+    let impacts = fetch!(client, impacts, r);
     assert_eq!(impacts[0].unit, "stress-l/kWh");
-    round_trips(&client, &r, &impacts).await;
-    let agg = client.impacts_aggregate(&r).await.unwrap();
-    round_trips(&client, &Aggregate(&r), &agg).await;
+    fetch!(aggregate client, impacts_aggregate, r);
 
-    let r = ScoreRequest {
-        location: de.clone(),
-        window: june,
-        ..Default::default()
-    };
-    let score = client.green_score(&r).await.unwrap();
-    assert!(
-        score[0]
-            .series
-            .iter()
-            .flat_map(|s| &s.values.0)
-            .all(|p| (0.0..=100.0).contains(&p.value))
-    );
-    round_trips(&client, &r, &score).await;
+    let r = ScoreRequest::scoped(&de, june);
+    let score = fetch!(client, green_score, r);
+    let mut points = score[0].series.iter().flat_map(|s| &s.values.0);
+    assert!(points.all(|p| (0.0..=100.0).contains(&p.value)));
     assert_eq!(client.environmental_score(&r).await.unwrap(), score);
-    let agg = client.green_score_aggregate(&r).await.unwrap();
-    round_trips(&client, &Aggregate(&r), &agg).await;
+    fetch!(aggregate client, green_score_aggregate, r);
 
-    let r = FlowShareRequest {
-        location: nl.clone(),
-        window: sept,
-        destination: None,
-    };
-    let flow_share = client.flow_share(&r).await.unwrap();
-    round_trips(&client, &r, &flow_share).await;
+    fetch!(client, flow_share, FlowShareRequest::scoped(&nl, sept));
 
     let r = MixShareRequest {
-        location: nl.clone(),
-        window: sept,
         origin: Some(Location::zones(["NL", "DE"])),
+        ..Scoped::scoped(&nl, sept)
     };
-    let mix_share = client.mix_share(&r).await.unwrap();
+    let mix_share = fetch!(client, mix_share, r);
     assert!(!mix_share.is_empty());
-    round_trips(&client, &r, &mix_share).await;
 
     let r = FootprintShareRequest {
-        location: nl.clone(),
-        window: sept,
         footprint_type: Some(FootprintType::Carbon),
-        ..Default::default()
+        ..Scoped::scoped(&nl, sept)
     };
-    let footprint_share = client.footprint_share(&r).await.unwrap();
+    let footprint_share = fetch!(client, footprint_share, r);
     assert!(!footprint_share.is_empty());
-    round_trips(&client, &r, &footprint_share).await;
 
-    let r = ImpactShareRequest {
-        location: nl.clone(),
-        window: sept,
-        ..Default::default()
-    };
-    let impact_share = client.impact_share(&r).await.unwrap();
-    round_trips(&client, &r, &impact_share).await;
+    fetch!(client, impact_share, ImpactShareRequest::scoped(&nl, sept));
 
     let r = FactorsRequest {
         factor_type: Some(FootprintType::Carbon),
         scope: Some(Scope::LifeCycle),
         ..Default::default()
     };
-    let factors = client.factors(&r).await.unwrap();
+    let factors = fetch!(client, factors, r);
     assert!(!factors.is_empty());
-    round_trips(&client, &r, &factors).await;
     let r = FactorsRequest {
         production_type: Some(ProductionType::Coal),
         window: june,
@@ -537,24 +453,46 @@ async fn stub_with_token() -> MockServer {
     server
 }
 
+/// Mounts on `stub` an answer to `GET {path}`: `response`, at most `up_to` times and expected
+/// `expect` times when given.
+async fn mock_get(
+    stub: &MockServer,
+    path_: &str,
+    response: ResponseTemplate,
+    up_to: Option<u64>,
+    expect: Option<u64>,
+) {
+    let mut mock = Mock::given(method("GET"))
+        .and(path(path_))
+        .respond_with(response);
+    if let Some(n) = up_to {
+        mock = mock.up_to_n_times(n);
+    }
+    if let Some(n) = expect {
+        mock = mock.expect(n);
+    }
+    mock.mount(stub).await;
+}
+
+/// A 200 with a JSON body.
+fn json_ok(body: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_raw(body, "application/json")
+}
+
+/// The 503 of a server whose storage is down.
+fn unavailable() -> ResponseTemplate {
+    ResponseTemplate::new(503)
+        .set_body_json(serde_json::json!({"status": 503, "detail": "storage unavailable"}))
+}
+
 const ZONES_BODY: &str = r#"[{"zone":"DE","full_name":"Germany","eic_code":"10Y1001A1001A82H","country_code":"DE","country_name":"Germany","provider":"ENTSO-E","neighbours":["NL"]}]"#;
 
 #[tokio::test]
 async fn too_many_requests_then_success_waits_retry_after() {
     let stub = stub_with_token().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/zones"))
-        .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "1"))
-        .up_to_n_times(1)
-        .expect(1)
-        .mount(&stub)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/zones"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(ZONES_BODY, "application/json"))
-        .expect(1)
-        .mount(&stub)
-        .await;
+    let too_many = ResponseTemplate::new(429).insert_header("Retry-After", "1");
+    mock_get(&stub, "/v1/zones", too_many, Some(1), Some(1)).await;
+    mock_get(&stub, "/v1/zones", json_ok(ZONES_BODY), None, Some(1)).await;
     let client = builder(&stub.uri()).build().unwrap();
     let started = Instant::now();
     let zones = client.zones().await.unwrap();
@@ -569,22 +507,8 @@ async fn too_many_requests_then_success_waits_retry_after() {
 #[tokio::test]
 async fn unavailable_then_success_is_retried_with_backoff() {
     let stub = stub_with_token().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/footprints"))
-        .respond_with(
-            ResponseTemplate::new(503)
-                .set_body_json(serde_json::json!({"status": 503, "detail": "storage unavailable"})),
-        )
-        .up_to_n_times(2)
-        .expect(2)
-        .mount(&stub)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/footprints"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
-        .expect(1)
-        .mount(&stub)
-        .await;
+    mock_get(&stub, "/v1/footprints", unavailable(), Some(2), Some(2)).await;
+    mock_get(&stub, "/v1/footprints", json_ok("[]"), None, Some(1)).await;
     let client = builder(&stub.uri()).build().unwrap();
     let answer = client
         .footprints(&FootprintsRequest::default())
@@ -596,15 +520,7 @@ async fn unavailable_then_success_is_retried_with_backoff() {
 #[tokio::test]
 async fn retries_used_up_returns_the_last_api_error() {
     let stub = stub_with_token().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/load"))
-        .respond_with(
-            ResponseTemplate::new(503)
-                .set_body_json(serde_json::json!({"status": 503, "detail": "storage unavailable"})),
-        )
-        .expect(3)
-        .mount(&stub)
-        .await;
+    mock_get(&stub, "/v1/load", unavailable(), None, Some(3)).await;
     let client = builder(&stub.uri()).retries(2).build().unwrap();
     let e = client.load(&LoadRequest::default()).await.unwrap_err();
     assert_eq!(
@@ -638,18 +554,8 @@ async fn connection_refused_is_a_transport_error_after_the_retries() {
 #[tokio::test]
 async fn zones_and_factors_are_cached_for_an_hour() {
     let stub = stub_with_token().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/zones"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(ZONES_BODY, "application/json"))
-        .expect(2)
-        .mount(&stub)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/factors"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
-        .expect(1)
-        .mount(&stub)
-        .await;
+    mock_get(&stub, "/v1/zones", json_ok(ZONES_BODY), None, Some(2)).await;
+    mock_get(&stub, "/v1/factors", json_ok("[]"), None, Some(1)).await;
     let clock = MutableClock::new(OffsetDateTime::now_utc());
     let client = builder(&stub.uri())
         .clock(Arc::new(clock.clone()))
@@ -668,11 +574,7 @@ async fn zones_and_factors_are_cached_for_an_hour() {
 #[tokio::test]
 async fn a_token_store_shares_tokens_between_clients() {
     let stub = stub_with_token().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/load"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
-        .mount(&stub)
-        .await;
+    mock_get(&stub, "/v1/load", json_ok("[]"), None, None).await;
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(FileTokenStore::new(dir.path()));
     let a = builder(&stub.uri())

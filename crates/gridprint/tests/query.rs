@@ -2,21 +2,15 @@
 //! ephemeral port (in-memory SQLite store with real ENTSO-E documents from `data/fixtures`, imported
 //! and computed), with a private HOME so config and token cache land in a temporary directory.
 
-use gridprint_api::AppState;
-use gridprint_api::testing::{MutableClock, TestServer, quiet_config, serve_ephemeral};
-use gridprint_client::{Client, Error, Format};
-use gridprint_core::reference::{ReferenceData, ZoneSet};
-use gridprint_core::slot::{Slot, SlotRange};
-use gridprint_store::SharedStore;
-use gridprint_store_sqlite::SqliteStore;
-use std::collections::BTreeSet;
+use gridprint_api::testing::quiet_config;
+use gridprint_client::{Client, Format};
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::sync::{Arc, OnceLock};
-use time::OffsetDateTime;
 
-const EMAIL: &str = "ada@example.org";
-const PASSWORD: &str = "correct horse battery";
+#[path = "../../gridprint-client/tests/live/mod.rs"]
+mod live;
+use live::{EMAIL, PASSWORD, Server};
+
 const FIXTURES: &[&str] = &[
     "entsoe-api/A75_DE-LU_2024-06-15_PT15M_A03.xml",
     "entsoe-api/A75_FR_2024-06-15_PT60M_A03.xml",
@@ -25,58 +19,10 @@ const FIXTURES: &[&str] = &[
 ];
 const WINDOW: [&str; 4] = ["--start", "2024-06-15T00:00Z", "--end", "2024-06-15T02:00Z"];
 
-fn reference() -> Arc<ReferenceData> {
-    static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
-    REF.get_or_init(|| Arc::new(ReferenceData::embedded(ZoneSet::Selected2026)))
-        .clone()
-}
-
-fn store() -> SharedStore {
-    static STORE: OnceLock<SharedStore> = OnceLock::new();
-    STORE
-        .get_or_init(|| {
-            let reference = reference();
-            let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
-            let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/fixtures/");
-            let mut points = Vec::new();
-            for f in FIXTURES {
-                let bytes = std::fs::read(format!("{root}{f}")).unwrap();
-                points.extend(
-                    gridprint_ingest::detect_and_parse(&bytes, &reference.zones)
-                        .unwrap()
-                        .points,
-                );
-            }
-            store
-                .upsert_inputs(&points, OffsetDateTime::now_utc().unix_timestamp())
-                .unwrap();
-            let days: BTreeSet<i64> = points.iter().map(|p| p.slot.day()).collect();
-            let ranges: Vec<SlotRange> = days
-                .iter()
-                .map(|d| SlotRange::new(Slot::first_of_day(*d), Slot::first_of_day(d + 1)))
-                .collect();
-            gridprint_compute::compute_ranges(
-                &*store,
-                &reference,
-                &ranges,
-                OffsetDateTime::now_utc(),
-                &mut |_, _| {},
-            )
-            .unwrap();
-            store.grant(EMAIL, 0).unwrap();
-            store
-        })
-        .clone()
-}
-
-async fn server() -> TestServer {
-    let clock = MutableClock::new(OffsetDateTime::now_utc());
-    let state = AppState::new(store(), reference(), Arc::new(clock), quiet_config());
-    let s = serve_ephemeral(state).await;
-    match client(&s.url).register().await {
-        Ok(()) | Err(Error::Api { status: 409, .. }) => {}
-        Err(e) => panic!("register: {e}"),
-    }
+/// The server over [`FIXTURES`], the account registered.
+async fn server() -> Server {
+    let s = live::server(FIXTURES, quiet_config()).await;
+    live::registered(&client(&s.url)).await;
     s
 }
 
@@ -124,6 +70,12 @@ fn ok(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
+/// The stderr of a run that must fail.
+fn failed(out: &Output) -> String {
+    assert!(!out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 fn token_files(home: &Path) -> Vec<PathBuf> {
     let dir = home.join(".cache/gridprint/tokens");
     std::fs::read_dir(&dir)
@@ -137,11 +89,24 @@ fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
 
-fn footprint_pairs() -> Vec<(String, String)> {
-    [("zone", "DE"), ("start", WINDOW[1]), ("end", WINDOW[3])]
+/// Runs `gridprint query ARGS` over [`WINDOW`] with the credentials for the server at `url`; it
+/// must succeed: its stdout.
+async fn in_window(home: &Path, url: &str, args: &[&str]) -> String {
+    let args = [args, &WINDOW[..]].concat();
+    ok(&query(home, &args, &creds(url)).await)
+}
+
+/// The server's own `/footprints` answer for DE over [`WINDOW`], with the `extra` pairs.
+async fn servers_footprints(url: &str, extra: &[(&str, &str)], format: Format) -> String {
+    let pairs: Vec<(String, String)> = [("zone", "DE"), ("start", WINDOW[1]), ("end", WINDOW[3])]
         .iter()
+        .chain(extra)
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+        .collect();
+    client(url)
+        .get_raw("footprints", &pairs, format)
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -149,37 +114,20 @@ async fn query_csv_equals_the_servers_csv() {
     let s = server().await;
     let home = tempfile::tempdir().unwrap();
     let mut args = vec!["footprints", "--zone", "DE", "--format", "csv"];
-    args.extend(WINDOW);
-    let out = ok(&query(home.path(), &args, &creds(&s.url)).await);
-    let server_csv = client(&s.url)
-        .get_raw("footprints", &footprint_pairs(), Format::Csv)
-        .await
-        .unwrap();
-    assert_eq!(out, server_csv);
+    let out = in_window(home.path(), &s.url, &args).await;
+    assert_eq!(out, servers_footprints(&s.url, &[], Format::Csv).await);
     assert_eq!(out.lines().count(), 1 + 2 * 8, "{out}");
 
     // Other parameters pass through --param.
-    let mut args = vec![
-        "footprints",
-        "--zone",
-        "DE",
-        "--format",
-        "csv",
+    args.extend([
         "--param",
         "footprint_type=carbon",
         "-p",
         "scope=operational",
-    ];
-    args.extend(WINDOW);
-    let out = ok(&query(home.path(), &args, &creds(&s.url)).await);
-    let mut pairs = footprint_pairs();
-    pairs.push(("footprint_type".into(), "carbon".into()));
-    pairs.push(("scope".into(), "operational".into()));
-    let server_csv = client(&s.url)
-        .get_raw("footprints", &pairs, Format::Csv)
-        .await
-        .unwrap();
-    assert_eq!(out, server_csv);
+    ]);
+    let out = in_window(home.path(), &s.url, &args).await;
+    let extra = [("footprint_type", "carbon"), ("scope", "operational")];
+    assert_eq!(out, servers_footprints(&s.url, &extra, Format::Csv).await);
     assert!(
         out.lines()
             .skip(1)
@@ -192,13 +140,9 @@ async fn query_csv_equals_the_servers_csv() {
 async fn query_json_is_the_servers_json() {
     let s = server().await;
     let home = tempfile::tempdir().unwrap();
-    let mut args = vec!["footprints", "--zone", "DE", "--format", "json"];
-    args.extend(WINDOW);
-    let out = ok(&query(home.path(), &args, &creds(&s.url)).await);
-    let server_json = client(&s.url)
-        .get_raw("footprints", &footprint_pairs(), Format::Json)
-        .await
-        .unwrap();
+    let args = ["footprints", "--zone", "DE", "--format", "json"];
+    let out = in_window(home.path(), &s.url, &args).await;
+    let server_json = servers_footprints(&s.url, &[], Format::Json).await;
     assert_eq!(out.trim_end(), server_json);
 }
 
@@ -206,26 +150,11 @@ async fn query_json_is_the_servers_json() {
 async fn table_shows_one_row_per_point_with_its_flags() {
     let s = server().await;
     let home = tempfile::tempdir().unwrap();
-    let mut args = vec!["footprints", "--zone", "DE"];
-    args.extend(WINDOW);
-    let out = ok(&query(home.path(), &args, &creds(&s.url)).await);
+    let out = in_window(home.path(), &s.url, &["footprints", "--zone", "DE"]).await;
     let lines: Vec<&str> = out.lines().collect();
     let header: Vec<&str> = lines[0].split_whitespace().collect();
-    assert_eq!(
-        header,
-        [
-            "zone",
-            "footprint_type",
-            "scope",
-            "coverage",
-            "timestamp",
-            "value",
-            "unit",
-            "zone_status",
-            "valid"
-        ],
-        "{out}"
-    );
+    let columns = "zone footprint_type scope coverage timestamp value unit zone_status valid";
+    assert_eq!(header, columns.split(' ').collect::<Vec<_>>(), "{out}");
     assert_eq!(lines.len(), 1 + 16, "{out}");
     let first: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(first[0], "DE");
@@ -294,36 +223,21 @@ async fn saved_config_is_private_and_used() {
     assert!(out.starts_with("zone,full_name"), "{out}");
     // XDG_CONFIG_HOME wins over HOME.
     let xdg = home.path().join("xdg");
-    let out = query(
-        home.path(),
-        &["zones"],
-        &[("XDG_CONFIG_HOME", xdg.to_str().unwrap())],
-    )
-    .await;
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("no credentials"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let env = [("XDG_CONFIG_HOME", xdg.to_str().unwrap())];
+    let err = failed(&query(home.path(), &["zones"], &env).await);
+    assert!(err.contains("no credentials"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_password_fails_with_a_clear_message() {
     let s = server().await;
     let home = tempfile::tempdir().unwrap();
-    let out = query(
-        home.path(),
-        &["zones"],
-        &[
-            ("GRIDPRINT_URL", &s.url),
-            ("GRIDPRINT_EMAIL", EMAIL),
-            ("GRIDPRINT_PASSWORD", "definitely wrong password"),
-        ],
-    )
-    .await;
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let wrong = [
+        ("GRIDPRINT_URL", s.url.as_str()),
+        ("GRIDPRINT_EMAIL", EMAIL),
+        ("GRIDPRINT_PASSWORD", "definitely wrong password"),
+    ];
+    let err = failed(&query(home.path(), &["zones"], &wrong).await);
     assert!(
         err.contains("authentication failed") && err.contains("refused the email and password"),
         "{err}"
@@ -336,14 +250,8 @@ async fn wrong_password_fails_with_a_clear_message() {
 async fn bad_requests_show_the_servers_detail() {
     let s = server().await;
     let home = tempfile::tempdir().unwrap();
-    let out = query(
-        home.path(),
-        &["footprints", "--zone", "DE", "--param", "start=2024-06-15"],
-        &creds(&s.url),
-    )
-    .await;
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let args = ["footprints", "--zone", "DE", "--param", "start=2024-06-15"];
+    let err = failed(&query(home.path(), &args, &creds(&s.url)).await);
     assert!(
         err.contains("400") && err.contains("start and end"),
         "{err}"
