@@ -24,7 +24,6 @@ use crate::DashboardConfig;
 use crate::cache::{Entry, ResponseCache, if_none_match};
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -160,8 +159,6 @@ impl Dash {
     }
 }
 
-type Shared = axum::Extension<Arc<Dash>>;
-
 /// The data routes (public mode: all four; login mode: `meta` only, the page reads `/v1`).
 pub(crate) fn routes(config: DashboardConfig, dash: Arc<Dash>) -> Router<AppState> {
     let mut r = Router::new().route("/dashboard/api/meta", get(meta));
@@ -178,6 +175,45 @@ pub(crate) fn routes(config: DashboardConfig, dash: Arc<Dash>) -> Router<AppStat
 /// address resolved behind trusted proxies once the API provides it).
 pub fn client_of(client: ClientAddr) -> IpAddr {
     client.0
+}
+
+/// A data route's request after the per-address limit admitted it: the service state, the
+/// dashboard's limiter and cache, the raw query string and the request headers.
+struct Admitted {
+    state: AppState,
+    dash: Arc<Dash>,
+    query: Option<String>,
+    headers: HeaderMap,
+}
+
+impl axum::extract::FromRequestParts<AppState> for Admitted {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Admitted, ApiError> {
+        let dash = parts
+            .extensions
+            .get::<Arc<Dash>>()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("the dashboard routes lost their state"))?;
+        admit(&dash, ClientAddr::of(&parts.extensions)).await?;
+        Ok(Admitted {
+            state: state.clone(),
+            dash,
+            query: parts.uri.query().map(str::to_owned),
+            headers: parts.headers.clone(),
+        })
+    }
+}
+
+impl Admitted {
+    /// The query parameters (each at most once, all among `allowed`), once the data is loaded.
+    fn params(&self, allowed: &[&str]) -> Result<BTreeMap<String, String>, ApiError> {
+        ready(&self.state)?;
+        params(self.query.as_deref(), allowed)
+    }
 }
 
 async fn admit(dash: &Dash, client: ClientAddr) -> Result<(), ApiError> {
@@ -360,16 +396,14 @@ fn respond(
 
 const JSON: &str = "application/json";
 
-async fn day(
-    State(state): State<AppState>,
-    axum::Extension(dash): Shared,
-    client: ClientAddr,
-    RawQuery(query): RawQuery,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    admit(&dash, client).await?;
-    ready(&state)?;
-    let p = params(query.as_deref(), &["date"])?;
+async fn day(req: Admitted) -> Result<Response, ApiError> {
+    let p = req.params(&["date"])?;
+    let Admitted {
+        state,
+        dash,
+        headers,
+        ..
+    } = req;
     let date = day_of(&p["date"], state.now())?;
     let entry = cached(&state, &dash, format!("day|{date}"), move |s| {
         bundle(&s, &DAY_PARTS, "", date)
@@ -378,16 +412,14 @@ async fn day(
     Ok(respond(&state, entry, &headers, JSON))
 }
 
-async fn zone(
-    State(state): State<AppState>,
-    axum::Extension(dash): Shared,
-    client: ClientAddr,
-    RawQuery(query): RawQuery,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    admit(&dash, client).await?;
-    ready(&state)?;
-    let p = params(query.as_deref(), &["date", "zone"])?;
+async fn zone(req: Admitted) -> Result<Response, ApiError> {
+    let p = req.params(&["date", "zone"])?;
+    let Admitted {
+        state,
+        dash,
+        headers,
+        ..
+    } = req;
     let date = day_of(&p["date"], state.now())?;
     let zone = zone_of(&state, &p["zone"])?;
     let key = format!("zone|{zone}|{date}");
@@ -398,16 +430,14 @@ async fn zone(
     Ok(respond(&state, entry, &headers, JSON))
 }
 
-async fn csv(
-    State(state): State<AppState>,
-    axum::Extension(dash): Shared,
-    client: ClientAddr,
-    RawQuery(query): RawQuery,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    admit(&dash, client).await?;
-    ready(&state)?;
-    let p = params(query.as_deref(), &["date", "part", "zone"])?;
+async fn csv(req: Admitted) -> Result<Response, ApiError> {
+    let p = req.params(&["date", "part", "zone"])?;
+    let Admitted {
+        state,
+        dash,
+        headers,
+        ..
+    } = req;
     let date = day_of(&p["date"], state.now())?;
     let zone = zone_of(&state, &p["zone"])?;
     let part = *ZONE_PARTS
@@ -545,13 +575,13 @@ pub(crate) fn url_day(state: &AppState, query: Option<&str>) -> Option<String> {
     day_of(value, state.now()).ok().map(|d| d.to_string())
 }
 
-async fn meta(
-    State(state): State<AppState>,
-    axum::Extension(dash): Shared,
-    client: ClientAddr,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    admit(&dash, client).await?;
+async fn meta(req: Admitted) -> Result<Response, ApiError> {
+    let Admitted {
+        state,
+        dash,
+        headers,
+        ..
+    } = req;
     let now = state.now();
     let key = format!("meta|{}", Slot::containing(now).0);
     let entry = cached(&state, &dash, key, move |s| {

@@ -537,6 +537,25 @@ pub struct FactorAggregate {
     pub aggregation_method: StaticStr,
 }
 
+impl FactorResult {
+    /// The aggregate of this factor over `[start, end]`: its descriptive fields and `value`.
+    pub fn into_aggregate(self, start: String, end: String, value: f64) -> FactorAggregate {
+        FactorAggregate {
+            factor_type: self.factor_type,
+            production_type: self.production_type,
+            scope: self.scope,
+            unit: self.unit,
+            source: self.source,
+            year: self.year,
+            source_link: self.source_link,
+            start,
+            end,
+            value,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        }
+    }
+}
+
 /// Item of `/zones`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ZoneInfo {

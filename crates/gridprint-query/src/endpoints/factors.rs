@@ -5,6 +5,7 @@
 //! carry no validity flags, and `hydro_pumped_storage` is no factor's production type (400).
 
 use super::*;
+use gridprint_core::reference::Factor;
 
 /// `/factors`: emission/consumption factors of the reference data, filtered.
 pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
@@ -13,50 +14,35 @@ pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
             && req.scope.is_none_or(|s| s == f.scope)
             && req.production_type.is_none_or(|p| p == f.production_type)
     });
+    // One point per slot of the window, as the reference's storage holds factors (a time series).
+    let item = |f: &Factor, slots: &[Slot]| FactorResult {
+        factor_type: f.factor_type,
+        production_type: f.production_type,
+        scope: f.scope,
+        unit: f.unit.clone(),
+        source: f.source.clone(),
+        year: f.year,
+        source_link: Some(f.source_link.clone().unwrap_or_default()),
+        series: vec![PlainSeries {
+            values: Values(
+                slots
+                    .iter()
+                    .map(|&slot| Point {
+                        slot,
+                        value: f.value,
+                    })
+                    .collect(),
+            ),
+        }],
+    };
     if req.aggregate && req.window.requested.is_some() {
         let (start, end) = requested_strings(&req.window);
-        return Factors::Aggregate(
-            list.map(|f| FactorAggregate {
-                factor_type: f.factor_type,
-                production_type: f.production_type,
-                scope: f.scope,
-                unit: f.unit.clone(),
-                source: f.source.clone(),
-                year: f.year,
-                source_link: Some(f.source_link.clone().unwrap_or_default()),
-                start: start.clone(),
-                end: end.clone(),
-                value: f.value,
-                aggregation_method: TIME_WEIGHTED_AVERAGE,
-            })
-            .collect(),
-        );
+        let aggregate =
+            |f: &Factor| item(f, &[]).into_aggregate(start.clone(), end.clone(), f.value);
+        return Factors::Aggregate(list.map(aggregate).collect());
     }
-    // One point per slot of the window, as the reference's storage holds factors (a time series).
     let slots: Vec<_> = req.window.range.iter().collect();
-    Factors::Series(
-        list.map(|f| FactorResult {
-            factor_type: f.factor_type,
-            production_type: f.production_type,
-            scope: f.scope,
-            unit: f.unit.clone(),
-            source: f.source.clone(),
-            year: f.year,
-            source_link: Some(f.source_link.clone().unwrap_or_default()),
-            series: vec![PlainSeries {
-                values: Values(
-                    slots
-                        .iter()
-                        .map(|&slot| Point {
-                            slot,
-                            value: f.value,
-                        })
-                        .collect(),
-                ),
-            }],
-        })
-        .collect(),
-    )
+    Factors::Series(list.map(|f| item(f, &slots)).collect())
 }
 
 /// `/factors`: no location; `factor_type`, `scope`, `production_type` (not pumped storage),

@@ -1,6 +1,7 @@
 //! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone.
 
 use super::*;
+use crate::cache::ZoneInputs;
 
 /// Groups the flows of one zone (imports or exports) by flags, then partner, data state, datasource.
 fn flow_entries(
@@ -24,38 +25,58 @@ fn flow_entries(
     g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)))
 }
 
-/// `/imports`: flows into the zone, by source.
-pub fn imports(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
+/// One `zone, unit, series` item per zone of the flows `side` picks (imports or exports), each
+/// block made by `block(partner, data state, datasource, points)`.
+fn flow_answer<R: ZoneSeries>(
+    cache: &DataCache,
+    req: &FlowsRequest,
+    side: fn(&ZoneInputs) -> &[(ZoneCode, u32)],
+    block: fn(ZoneCode, DataState, String, Values) -> <R::Entry as FlagEntry>::Block,
+) -> Vec<R>
+where
+    R::Entry: FlagEntry,
+{
     let group = |z| {
-        let flows = &cache.inputs(z).imports;
+        let flows = side(cache.inputs(z));
         entries(
             flow_entries(cache, z, flows, req),
-            |_, (k, data_state, ds), values| ImportBlock {
-                source: flows[k as usize].0.clone(),
-                data_state,
-                datasource: cache.datasource(ds).to_string(),
-                values,
+            |_, (k, state, ds), values| {
+                let partner = flows[k as usize].0.clone();
+                block(partner, state, cache.datasource(ds).to_string(), values)
             },
         )
     };
     zone_series(cache, &req.zones, MW, group)
 }
 
+/// `/imports`: flows into the zone, by source.
+pub fn imports(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
+    flow_answer(
+        cache,
+        req,
+        |i| &i.imports,
+        |source, data_state, datasource, values| ImportBlock {
+            source,
+            data_state,
+            datasource,
+            values,
+        },
+    )
+}
+
 /// `/exports`: flows out of the zone, by destination.
 pub fn exports(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {
-    let group = |z| {
-        let flows = &cache.inputs(z).exports;
-        entries(
-            flow_entries(cache, z, flows, req),
-            |_, (k, data_state, ds), values| ExportBlock {
-                destination: flows[k as usize].0.clone(),
-                data_state,
-                datasource: cache.datasource(ds).to_string(),
-                values,
-            },
-        )
-    };
-    zone_series(cache, &req.zones, MW, group)
+    flow_answer(
+        cache,
+        req,
+        |i| &i.exports,
+        |destination, data_state, datasource, values| ExportBlock {
+            destination,
+            data_state,
+            datasource,
+            values,
+        },
+    )
 }
 
 /// `/imports`: location, `source_*` location, time.
