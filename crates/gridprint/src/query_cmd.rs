@@ -42,6 +42,11 @@ fn endpoints() -> Vec<&'static str> {
         .collect()
 }
 
+/// The help of the endpoint argument: every endpoint of the table.
+fn endpoint_help() -> String {
+    format!("Endpoint: {}.", endpoints().join(", "))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     /// Aligned columns, one row per point with its flags.
@@ -61,10 +66,8 @@ pub enum OutputFormat {
   gridprint query availability --zone DE
   GRIDPRINT_EMAIL=ada@example.org GRIDPRINT_PASSWORD=... gridprint query --save-config --register")]
 pub struct QueryArgs {
-    /// Endpoint: zones, generation, load, imports, exports, mix, footprints, impacts, green-score,
-    /// environmental-score, flow-share, mix-share, footprint-share, impact-share, factors,
-    /// best-window, availability, status.
-    #[arg(required_unless_present_any = ["save_config", "register"])]
+    /// The endpoint (its list, from the endpoint table, is the help text).
+    #[arg(required_unless_present_any = ["save_config", "register"], help = endpoint_help())]
     pub endpoint: Option<String>,
     /// Zone code, or several separated by commas (`ES,FR,DE`); omitted: every zone.
     #[arg(long)]
