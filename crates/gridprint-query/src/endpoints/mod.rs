@@ -42,7 +42,6 @@
 
 mod availability;
 mod best_window;
-pub mod carbon;
 mod derived;
 mod factors;
 mod flows;
@@ -83,7 +82,6 @@ macro_rules! endpoint_list {
             BestWindow => $crate::endpoints::BestWindowEndpoint, ["best-window"];
             /// `/availability`: which zones and time ranges hold data.
             Availability => $crate::endpoints::Availability, ["availability"];
-            Carbon => $crate::endpoints::carbon::Carbon, ["carbon"];
         }
     };
 }
