@@ -185,7 +185,7 @@ impl<'r> InputsBuilder<'r> {
     }
 
     /// Packs the days written since the last flush into the pool.
-    fn flush(&mut self, pool: &mut ChunkPool) {
+    pub(super) fn flush(&mut self, pool: &mut ChunkPool) {
         for s in &mut self.series {
             s.flush(pool);
         }

@@ -377,7 +377,7 @@ impl DataCache {
         );
         for &(a, z) in &runs {
             for s in &mut b.series {
-                stale += s.remove_days(a..z);
+                stale += s.reset_days(a..z);
             }
             if let Some(Some(r)) = input_days
                 .as_ref()
@@ -385,6 +385,8 @@ impl DataCache {
             {
                 b.load_days(store, &mut pool, r)?;
             }
+            // Days reset and not loaded again (outside the input extent) are removed.
+            b.flush(&mut pool);
         }
         let inputs = b.finish();
 

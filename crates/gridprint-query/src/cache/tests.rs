@@ -460,8 +460,10 @@ fn constant_input_days_share_one_chunk_and_take_one_run() {
     }
     assert_eq!(pool.chunks(), 1, "all-zero days share one chunk");
     finish_series(&mut s, pool);
-    assert_eq!(s.runs.len(), 30);
-    assert_eq!(s.memory_bytes(), 30 * (8 + 4 + 4 + 4));
+    assert_eq!(s.run_count(), 30);
+    // 8 bytes of day number and 4 of chunk, run end and run a day, plus one block's bookkeeping.
+    let block = 8 + 16 + 72;
+    assert_eq!(s.memory_bytes(), 30 * (8 + 4 + 4 + 4) + block);
     assert_same_day(
         &s.day(29),
         &expect_day(
@@ -470,4 +472,65 @@ fn constant_input_days_share_one_chunk_and_take_one_run() {
                 .collect::<Vec<_>>(),
         ),
     );
+}
+
+/// An incremental refresh of an input series: a day reset and written again replaces the stored
+/// day in its block (the other blocks stay shared with the series it was cloned from); a day reset
+/// without new points is removed; the result equals a series loaded from scratch.
+#[test]
+fn rewriting_input_days_copies_only_their_blocks() {
+    let days = 4 * blocks::BLOCK_DAYS as i64;
+    let value = |day: i64, i: usize, k: f64| k * (day * 100 + i as i64) as f64;
+    let write = |s: &mut InputSeries, pool: &mut ChunkPool, day: i64, k: f64| {
+        for i in (0..N).step_by(3) {
+            let state = if i < 48 {
+                DataState::Official
+            } else {
+                DataState::Estimated
+            };
+            s.set(pool, Slot(day * 96 + i as i64), value(day, i, k), state, 1);
+        }
+    };
+    let mut pool = ChunkPool::default();
+    let mut s = InputSeries::default();
+    for day in 0..days {
+        write(&mut s, &mut pool, day, 1.0);
+        s.flush(&mut pool);
+    }
+    let old = s.clone();
+    // Day 200 gets new values, day 300 loses all its points.
+    assert_eq!(s.reset_days(200..201) + s.reset_days(300..301), 2);
+    write(&mut s, &mut pool, 200, 2.0);
+    s.flush(&mut pool);
+    let (shared, total) = s.blocks_shared_with(&old);
+    assert_eq!(total, 4);
+    assert_eq!(
+        shared, 1,
+        "blocks 0 kept; 1 rewritten in place; 2 and 3 rebuilt after the removal"
+    );
+    // The same series loaded from scratch.
+    let mut fresh = InputSeries::default();
+    for day in (0..days).filter(|&d| d != 300) {
+        write(
+            &mut fresh,
+            &mut pool,
+            day,
+            if day == 200 { 2.0 } else { 1.0 },
+        );
+        fresh.flush(&mut pool);
+    }
+    let pool = Arc::new(pool);
+    s.pool = pool.clone();
+    fresh.pool = pool;
+    assert_eq!(s.days(), fresh.days());
+    for pos in 0..s.days().len() {
+        assert_same_day(&s.day(pos), &fresh.day(pos));
+    }
+    // Rewriting a day alone (no removal) copies just its block.
+    let before = s.clone();
+    let mut pool = s.pool.extend();
+    s.reset_days(10..11);
+    write(&mut s, &mut pool, 10, 3.0);
+    s.flush(&mut pool);
+    assert_eq!(s.blocks_shared_with(&before).0, 3);
 }
