@@ -62,7 +62,8 @@ pub async fn refresh_once(state: &AppState) -> Result<bool, StoreError> {
 #[derive(Default)]
 struct Checker {
     probe: Option<JoinHandle<Result<CacheVersion, StoreError>>>,
-    reload: Option<(Instant, JoinHandle<Result<bool, StoreError>>)>,
+    /// The reload's task; it returns whether the cache changed and how long the reload took.
+    reload: Option<JoinHandle<Result<(bool, Duration), StoreError>>>,
 }
 
 impl Checker {
@@ -70,8 +71,8 @@ impl Checker {
     /// the outcome is the storage health) and starts a reload when the version changed. With
     /// `wait`, waits for that reload; otherwise it runs on while later ticks keep checking health.
     async fn check(&mut self, state: &AppState, wait: bool) -> Result<bool, StoreError> {
-        let reloaded = match self.reload.take_if(|(_, r)| r.is_finished()) {
-            Some((started, r)) => finish_reload(state, started, r.await),
+        let reloaded = match self.reload.take_if(|r| r.is_finished()) {
+            Some(r) => finish_reload(state, r.await),
             None => Ok(false),
         };
         let version = self.probe(state).await;
@@ -81,11 +82,15 @@ impl Checker {
             (Ok(version), Ok(reloaded)) => {
                 if version != state.query().cache().version() && self.reload.is_none() {
                     let (store, svc) = (state.store().clone(), state.query().clone());
-                    let task = tokio::task::spawn_blocking(move || svc.refresh(&*store));
-                    self.reload = Some((Instant::now(), task));
+                    let task = tokio::task::spawn_blocking(move || {
+                        let started = Instant::now();
+                        svc.refresh(&*store)
+                            .map(|changed| (changed, started.elapsed()))
+                    });
+                    self.reload = Some(task);
                 }
                 match self.reload.take_if(|_| wait) {
-                    Some((started, r)) => finish_reload(state, started, r.await),
+                    Some(r) => finish_reload(state, r.await),
                     None => Ok(reloaded),
                 }
             }
@@ -127,10 +132,9 @@ impl Checker {
 /// Logs and publishes a finished reload.
 fn finish_reload(
     state: &AppState,
-    started: Instant,
-    joined: Result<Result<bool, StoreError>, tokio::task::JoinError>,
+    joined: Result<Result<(bool, Duration), StoreError>, tokio::task::JoinError>,
 ) -> Result<bool, StoreError> {
-    let changed =
+    let (changed, took) =
         joined.map_err(|e| StoreError::Other(format!("cache refresh task failed: {e}")))??;
     let health = &state.inner.health;
     if changed || !health.loaded() {
@@ -143,7 +147,7 @@ fn finish_reload(
             megabytes = stats.bytes / (1 << 20),
             spilled_megabytes = stats.spilled_bytes / (1 << 20),
             incremental_updates = stats.incremental_updates,
-            millis = started.elapsed().as_millis() as u64,
+            millis = took.as_millis() as u64,
             "data cache refreshed"
         );
     }
