@@ -501,14 +501,14 @@ mod tests {
     fn input_extent_does_not_scan_the_table() {
         let store = SqliteStore::open_in_memory().unwrap();
         let conn = store.lock();
-        let mut st = conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {INPUT_EXTENT_SQL}"))
-            .unwrap();
-        let plan: Vec<String> = st
-            .query_map([], |r| r.get::<_, String>(3))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
+        let plan_of = |sql: &str| -> Vec<String> {
+            let mut st = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            st.query_map([], |r| r.get::<_, String>(3))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let plan = plan_of(INPUT_EXTENT_SQL);
         assert!(!plan.is_empty());
         for step in &plan {
             assert!(
@@ -516,14 +516,7 @@ mod tests {
                 "full scan in the extent query's plan: {plan:?}"
             );
         }
-        let mut st = conn
-            .prepare("EXPLAIN QUERY PLAN SELECT MIN(slot), MAX(slot) FROM input_point")
-            .unwrap();
-        let naive: Vec<String> = st
-            .query_map([], |r| r.get::<_, String>(3))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
+        let naive = plan_of("SELECT MIN(slot), MAX(slot) FROM input_point");
         assert!(
             naive.iter().any(|s| s.starts_with("SCAN input_point")),
             "the check above would not see a scan: {naive:?}"
