@@ -29,6 +29,7 @@ version="${SCHEMATHESIS_VERSION:-4.32.5}"
 venv="${SCHEMATHESIS_VENV:-$target_dir/schemathesis-venv}"
 if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$version"; then
   echo "== installing schemathesis $version into $venv"
+  rm -rf "$venv"   # a venv moved or left half-built is not reused
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "schemathesis==$version"
 fi
