@@ -9,7 +9,8 @@
 //!   [`Answer`], any endpoint's whole answer;
 //! - [`body`]: [`BodySchema`], an answer type as an OpenAPI response body;
 //! - [`json`]: the fast JSON writer of answers; [`schema`]: OpenAPI schemas the structs point to;
-//!   `stamp`: slot timestamps without allocation.
+//!   `stamp`: slot timestamps without allocation; `number`: rounding and writing numbers; `sink`:
+//!   the buffer an answer is written into.
 //!
 //! The rules the answers follow are in the project's API reference, `docs/api.md`.
 
@@ -18,8 +19,10 @@
 pub mod body;
 pub mod items;
 pub mod json;
+mod number;
 pub mod rows;
 pub mod schema;
+mod sink;
 pub mod stamp;
 pub mod values;
 

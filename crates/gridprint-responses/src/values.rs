@@ -3,18 +3,16 @@
 //! answer allocates no string per point); plus the `&'static str` fields ([`StaticStr`]) and how the
 //! client reads them back ([`static_str`]).
 
-use crate::stamp::with_slot_stamp;
+pub use crate::number::round2;
+use crate::number::write_rounded;
+use crate::sink::with_sink;
+use crate::stamp::{StampWriter, with_slot_stamp};
 use gridprint_core::slot::Slot;
 use serde::ser::{SerializeSeq, SerializeTuple};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// `aggregation_method` of every aggregate.
 pub const TIME_WEIGHTED_AVERAGE: &str = "time-weighted-average";
-
-/// Rounds to 2 decimals as the API reference asks (docs/api.md, "Numbers"); `-0.0` becomes `0.0`.
-pub fn round2(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0 + 0.0
-}
 
 pub(crate) fn serialize_round2<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round2(*v))
@@ -116,38 +114,28 @@ impl<'de> Deserialize<'de> for Values {
     }
 }
 
-std::thread_local! {
-    /// Set while [`crate::json::to_json`] serializes: [`Values`] then pass their points to its
-    /// formatter in one `serialize_bytes` call instead of element by element.
-    static FAST_VALUES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Resets the fast-values flag when dropped (also on a panic inside serialization).
-pub(crate) struct FastGuard(bool);
-
-impl FastGuard {
-    /// Turns the fast path on until the guard is dropped.
-    pub(crate) fn on() -> FastGuard {
-        FastGuard(FAST_VALUES.replace(true))
+/// Appends `[["2024-06-15T12:00:00Z",123.45],…]`: each point's slot start and its value rounded by
+/// [`round2`] (`null` when not finite), byte for byte what serde_json writes for them.
+fn write_points(out: &mut Vec<u8>, points: &[Point]) {
+    out.reserve(2 + 34 * points.len());
+    let mut stamps = StampWriter::default();
+    out.push(b'[');
+    for (i, p) in points.iter().enumerate() {
+        out.extend_from_slice(if i > 0 { b",[\"" } else { b"[\"" });
+        stamps.write(out, p.slot);
+        out.extend_from_slice(b"\",");
+        write_rounded(out, p.value);
+        out.push(b']');
     }
-}
-
-impl Drop for FastGuard {
-    fn drop(&mut self) {
-        FAST_VALUES.set(self.0);
-    }
+    out.push(b']');
 }
 
 impl Serialize for Values {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if FAST_VALUES.get() {
-            // Inside `to_json`: hand the points to its formatter as bytes.
-            let mut b = Vec::with_capacity(self.0.len() * 16);
-            for p in &self.0 {
-                b.extend_from_slice(&p.slot.0.to_le_bytes());
-                b.extend_from_slice(&p.value.to_bits().to_le_bytes());
-            }
-            return s.serialize_bytes(&b);
+        if with_sink(|out| write_points(out, &self.0)).is_some() {
+            // Inside `to_json`: the points are written; serde_json is handed an empty byte array,
+            // which its formatter writes as nothing.
+            return s.serialize_bytes(&[]);
         }
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
         for p in &self.0 {
