@@ -10,10 +10,10 @@
 //! a build script and several crates to every build of this workspace for the same result.
 
 use crate::AppState;
-use crate::page::CSP;
+use crate::page::{CSP, page_headers};
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderValue, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 
@@ -65,12 +65,7 @@ fn html(body: &'static str) -> Response {
         body,
     )
         .into_response();
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    page_headers(&mut resp, CSP);
     resp
 }
 

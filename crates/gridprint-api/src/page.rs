@@ -100,6 +100,17 @@ fn validity(secs: i64) -> String {
     }
 }
 
+/// Sets the headers of an HTML page that only loads what `csp` allows and is never framed
+/// (Content-Security-Policy, X-Frame-Options).
+pub fn page_headers(resp: &mut Response, csp: &'static str) {
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(csp),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+}
+
 fn html(status: StatusCode, body: String) -> Response {
     let mut resp = (
         status,

@@ -296,12 +296,7 @@ fn page(mode: Mode, hints: &str, headers: &HeaderMap) -> Response {
         Cow::Owned(html.into_bytes()),
         Cow::Owned(tag),
     );
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    gridprint_api::page::page_headers(&mut resp, CSP);
     resp
 }
 

@@ -86,6 +86,16 @@ enum Rows<T> {
     Bare(Vec<T>),
 }
 
+impl<T: serde::de::DeserializeOwned> Rows<T> {
+    /// Reads the rows of an answer of `dataset` (`shape` names it in the error).
+    fn read(body: &[u8], dataset: &'static str, shape: &str) -> Result<Self, ElexonParseError> {
+        serde_json::from_slice(body).map_err(|e| ElexonParseError {
+            dataset,
+            message: format!("not the {shape} JSON shape: {e}"),
+        })
+    }
+}
+
 impl<T> Rows<T> {
     fn into_vec(self) -> Vec<T> {
         match self {
@@ -129,10 +139,7 @@ pub fn parse_fuelhh(
     range: SlotRange,
 ) -> Result<ElexonDocument, ElexonParseError> {
     const DS: &str = "FUELHH";
-    let rows: Rows<FuelRow> = serde_json::from_slice(body).map_err(|e| ElexonParseError {
-        dataset: DS,
-        message: format!("not the FUELHH JSON shape: {e}"),
-    })?;
+    let rows: Rows<FuelRow> = Rows::read(body, DS, "FUELHH")?;
     let mut doc = ElexonDocument::default();
     // (fuel type, period start) → (publish time, MW): the latest publication wins.
     let mut latest: BTreeMap<(String, Slot), (String, f64)> = BTreeMap::new();
@@ -205,10 +212,7 @@ pub fn parse_demand_outturn(
     range: SlotRange,
 ) -> Result<ElexonDocument, ElexonParseError> {
     const DS: &str = "demand/outturn";
-    let rows: Rows<DemandRow> = serde_json::from_slice(body).map_err(|e| ElexonParseError {
-        dataset: DS,
-        message: format!("not the demand outturn JSON shape: {e}"),
-    })?;
+    let rows: Rows<DemandRow> = Rows::read(body, DS, "demand outturn")?;
     let mut doc = ElexonDocument::default();
     let mut latest: BTreeMap<Slot, (String, f64)> = BTreeMap::new();
     for r in rows.into_vec() {
@@ -335,11 +339,10 @@ impl ElexonClient {
 
     /// Fetches one request (split into pieces of at most 7 days) and returns its points.
     pub async fn fetch(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
-        let mut out = Vec::new();
-        for part in req.split(req.max_span_slots()) {
-            out.extend(self.fetch_one(&part).await?);
-        }
-        Ok(out)
+        req.fetch_in_parts(req.max_span_slots(), |part| async move {
+            self.fetch_one(&part).await
+        })
+        .await
     }
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {

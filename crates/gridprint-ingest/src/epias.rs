@@ -645,11 +645,11 @@ impl EpiasClient {
 
     /// Fetches one request (split into pieces of at most 31 days, each paged) and returns its points.
     pub async fn fetch(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
-        let mut out = Vec::new();
-        for part in req.split(MAX_SPAN_SLOTS) {
-            out.extend(self.fetch_one(&part).await?);
-        }
-        Ok(out)
+        req.fetch_in_parts(
+            MAX_SPAN_SLOTS,
+            |part| async move { self.fetch_one(&part).await },
+        )
+        .await
     }
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {

@@ -9,7 +9,8 @@
 //! Elexon (GB); EPIAS publishes generation and consumption of the zones whose provider is EPIAS (TR),
 //! whose borders (TR–BG, TR–GR, TR–GE) keep coming from ENTSO-E A11.
 
-use gridprint_core::inputs::InputKey;
+use crate::http::FetchError;
+use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::{Provider, ZoneCode, Zones};
 use std::fmt;
@@ -115,6 +116,23 @@ impl FetchRequest {
             Provider::Elexon => ELEXON_MAX_SPAN_SLOTS,
             _ => ENTSOE_MAX_SPAN_SLOTS,
         }
+    }
+
+    /// Fetches the request in parts of at most `max_slots` slots ([`Self::split`]), one after the
+    /// other, with `fetch_one`, and returns all their points; the first error ends it.
+    pub async fn fetch_in_parts<Fut>(
+        &self,
+        max_slots: i64,
+        mut fetch_one: impl FnMut(FetchRequest) -> Fut,
+    ) -> Result<Vec<InputPoint>, FetchError>
+    where
+        Fut: Future<Output = Result<Vec<InputPoint>, FetchError>>,
+    {
+        let mut out = Vec::new();
+        for part in self.split(max_slots) {
+            out.extend(fetch_one(part).await?);
+        }
+        Ok(out)
     }
 
     /// Splits the request so that none spans more than `max_slots` slots.

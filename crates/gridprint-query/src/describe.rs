@@ -105,6 +105,13 @@ pub struct LocationParams {
     pub lon: Option<f64>,
 }
 
+/// A partner location filter (sources, destinations or origins): its parameters are the primary
+/// location's under [`Self::PREFIX`].
+pub trait PartnerParams: IntoParams {
+    /// `source_`, `destination_` or `origin_`.
+    const PREFIX: &'static str;
+}
+
 macro_rules! partner_params {
     ($name:ident, $what:literal, $z:ident, $la:ident, $lo:ident) => {
         #[doc = concat!("The ", $what, " filter (`", stringify!($z), "` XOR `", stringify!($la), "` + `", stringify!($lo), "`; same rules as the primary location).")]
@@ -119,6 +126,10 @@ macro_rules! partner_params {
             #[doc = concat!("Longitude of a point inside the ", $what, " zone, in [-180, 180]; with `", stringify!($la), "`.")]
             #[param(minimum = -180, maximum = 180)]
             pub $lo: Option<f64>,
+        }
+
+        impl PartnerParams for $name {
+            const PREFIX: &'static str = concat!($what, "_");
         }
     };
 }

@@ -87,6 +87,15 @@ macro_rules! block {
             /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
             datasource: String
         } []);
+
+        impl $name {
+            /// The block of these points, with its key fields, data state and datasource.
+            pub fn new(
+                $($field: $fty,)* data_state: DataState, datasource: String, values: Values,
+            ) -> Self {
+                $name { $($field,)* data_state, datasource, values }
+            }
+        }
     };
     (@declare $(#[$doc:meta])* $name:ident { $($(#[$fa:meta])* $field:ident: $fty:ty),* } []) => {
         $(#[$doc])*

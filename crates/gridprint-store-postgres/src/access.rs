@@ -1,7 +1,7 @@
 //! Access records on PostgreSQL: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{PgStore, map_err};
-use gridprint_store::access::registration_error;
+use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
 use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, TokenRecord};
 
 impl AccessStore for PgStore {
@@ -14,29 +14,11 @@ impl AccessStore for PgStore {
     }
 
     fn revoke(&self, email: &str) -> Result<bool> {
-        let mut c = self.conn()?;
-        let mut tx = c.transaction().map_err(map_err)?;
-        tx.execute("DELETE FROM token WHERE email = $1", &[&email])
-            .map_err(map_err)?;
-        tx.execute("DELETE FROM registration WHERE email = $1", &[&email])
-            .map_err(map_err)?;
-        let n = tx
-            .execute("DELETE FROM access_grant WHERE email = $1", &[&email])
-            .map_err(map_err)?;
-        tx.commit().map_err(map_err)?;
-        Ok(n == 1)
+        self.delete_rows(email, REVOKE_TABLES)
     }
 
     fn reset(&self, email: &str) -> Result<bool> {
-        let mut c = self.conn()?;
-        let mut tx = c.transaction().map_err(map_err)?;
-        tx.execute("DELETE FROM token WHERE email = $1", &[&email])
-            .map_err(map_err)?;
-        let n = tx
-            .execute("DELETE FROM registration WHERE email = $1", &[&email])
-            .map_err(map_err)?;
-        tx.commit().map_err(map_err)?;
-        Ok(n == 1)
+        self.delete_rows(email, RESET_TABLES)
     }
 
     fn list_grants(&self) -> Result<Vec<GrantRow>> {
@@ -139,5 +121,21 @@ impl AccessStore for PgStore {
             issued_at: r.get(2),
             expires_at: r.get(3),
         }))
+    }
+}
+
+impl PgStore {
+    /// Deletes the rows of `email` from `tables`, in order, in one transaction; whether the last
+    /// table held one.
+    fn delete_rows(&self, email: &str, tables: &[&str]) -> Result<bool> {
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(map_err)?;
+        let mut last = 0;
+        for table in tables {
+            let sql = format!("DELETE FROM {table} WHERE email = $1");
+            last = tx.execute(sql.as_str(), &[&email]).map_err(map_err)?;
+        }
+        tx.commit().map_err(map_err)?;
+        Ok(last == 1)
     }
 }

@@ -67,6 +67,16 @@ fn pool_err(e: r2d2::Error) -> StoreError {
     StoreError::Unavailable(e.to_string())
 }
 
+/// The highest applied migration (0 before the first).
+fn schema_version(c: &mut postgres::Client) -> Result<i32> {
+    Ok(c.query_one(
+        "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+        &[],
+    )
+    .map_err(map_err)?
+    .get(0))
+}
+
 /// A URL with its password replaced.
 fn describe(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -121,14 +131,7 @@ impl PgStore {
             described: describe(url),
         };
         if read_only {
-            let mut c = store.conn()?;
-            let current: i32 = c
-                .query_one(
-                    "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
-                    &[],
-                )
-                .map_err(map_err)?
-                .get(0);
+            let current = schema_version(&mut *store.conn()?)?;
             if current as usize != MIGRATIONS.len() {
                 return Err(StoreError::Other(format!(
                     "database schema version {current}, this gridprint needs {}: run `gridprint migrate` on a writable process first",
@@ -153,13 +156,7 @@ impl PgStore {
         let result = (|| {
             c.batch_execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
                 .map_err(map_err)?;
-            let current: i32 = c
-                .query_one(
-                    "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
-                    &[],
-                )
-                .map_err(map_err)?
-                .get(0);
+            let current = schema_version(&mut c)?;
             if current as usize > MIGRATIONS.len() {
                 return Err(StoreError::Other(format!(
                     "database schema version {current} is newer than this gridprint ({}); upgrade gridprint",

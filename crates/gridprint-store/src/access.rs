@@ -86,6 +86,12 @@ impl std::fmt::Debug for TokenRecord {
     }
 }
 
+/// The tables [`AccessStore::reset`] deletes an email's rows from, in this order, in one
+/// transaction; it answers whether the last one held a row.
+pub const RESET_TABLES: &[&str] = &["token", "registration"];
+/// The same for [`AccessStore::revoke`]: a reset's tables, then the grant.
+pub const REVOKE_TABLES: &[&str] = &["token", "registration", "access_grant"];
+
 /// Grants, registrations and tokens. Emails are passed already trimmed and lower-cased.
 pub trait AccessStore {
     /// Grants access; returns false if the email already had a grant.

@@ -171,23 +171,12 @@ pub struct AvailabilityWindow {
     pub end: Option<String>,
 }
 
-/// `/availability`: optional location, optional `start`/`end`.
-pub struct Availability;
-
-impl EndpointDef for Availability {
+/// `/availability`'s parameters: the location, then the optional window.
+impl RequestParams for AvailabilityWindow {
     type Request = AvailabilityRequest;
-    type Response = Vec<AvailabilityResult>;
-
-    const DOCS: &'static [&'static str] = &[
-        "Which zones and time ranges hold data.\n\nPer zone, per input (generation, load, the flow on each direction of each border) and for the derived outputs, the ranges held as runs of consecutive 15-minute slots with the same `data_state` (inputs) or `zone_status` (outputs), plus the end of the forecast. Without `start`/`end`: everything held.",
-    ];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<AvailabilityWindow>(),
-        ]
-        .concat()
+        [params_of::<LocationParams>(), params_of::<Self>()].concat()
     }
 
     fn parse(
@@ -198,8 +187,10 @@ impl EndpointDef for Availability {
         let range = dates(p)?.map(|(s, e)| SlotRange::from_window(s, e));
         Ok(AvailabilityRequest { zones, range })
     }
+}
 
-    fn answer(cache: &DataCache, req: &AvailabilityRequest) -> Vec<AvailabilityResult> {
-        availability(cache, req)
-    }
+endpoint! {
+    /// `/availability`: optional location, optional `start`/`end`.
+    Availability(AvailabilityWindow) -> Vec<AvailabilityResult> = availability,
+    docs: ["Which zones and time ranges hold data.\n\nPer zone, per input (generation, load, the flow on each direction of each border) and for the derived outputs, the ranges held as runs of consecutive 15-minute slots with the same `data_state` (inputs) or `zone_status` (outputs), plus the end of the forecast. Without `start`/`end`: everything held."];
 }

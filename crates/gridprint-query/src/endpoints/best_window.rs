@@ -256,24 +256,11 @@ pub struct BestWindowParams {
     pub n: Option<u32>,
 }
 
-/// `/best-window`: location (zones, countries or lat/lon), `duration`, optional `start`/`end`,
-/// `metric`, `footprint_type`/`impact_type`, `scope`, `use_global`, `n`.
-pub struct BestWindowEndpoint;
-
-impl EndpointDef for BestWindowEndpoint {
+impl RequestParams for BestWindowParams {
     type Request = BestWindowRequest;
-    type Response = Vec<BestWindow>;
-
-    const DOCS: &'static [&'static str] = &[
-        "When and where a job of fixed length runs best: the best `n` placements over the requested zones or countries (`zone`, a list, or `lat`/`lon`) and the forecast, best first.\n\nA job covers whole 15-minute slots and never spans a slot without data; its `value` is the mean of its slot values (a step series). `now_value` is the same job starting at the window's start; `saving_percent` is positive when the placement is better than starting now. `forecast` is true when any slot of the job is a forecast (no provider data). Unlike the data endpoints `start` and `end` may each be omitted (current slot; end of the data). Never cached (`no-cache`).",
-    ];
 
     fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<BestWindowParams>(),
-        ]
-        .concat()
+        [params_of::<LocationParams>(), params_of::<Self>()].concat()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<BestWindowRequest, QueryError> {
@@ -331,6 +318,20 @@ impl EndpointDef for BestWindowEndpoint {
         }
         Ok(req)
     }
+}
+
+/// `/best-window`: location (zones, countries or lat/lon), `duration`, optional `start`/`end`,
+/// `metric`, `footprint_type`/`impact_type`, `scope`, `use_global`, `n`.
+pub struct BestWindowEndpoint;
+
+impl EndpointDef for BestWindowEndpoint {
+    type Request = BestWindowRequest;
+    type Params = BestWindowParams;
+    type Response = Vec<BestWindow>;
+
+    const DOCS: &'static [&'static str] = &[
+        "When and where a job of fixed length runs best: the best `n` placements over the requested zones or countries (`zone`, a list, or `lat`/`lon`) and the forecast, best first.\n\nA job covers whole 15-minute slots and never spans a slot without data; its `value` is the mean of its slot values (a step series). `now_value` is the same job starting at the window's start; `saving_percent` is positive when the placement is better than starting now. `forecast` is true when any slot of the job is a forecast (no provider data). Unlike the data endpoints `start` and `end` may each be omitted (current slot; end of the data). Never cached (`no-cache`).",
+    ];
 
     fn answer(cache: &DataCache, req: &BestWindowRequest) -> Vec<BestWindow> {
         best_window(cache, req).unwrap_or_default()

@@ -51,12 +51,36 @@ pub struct FactorsEndpoint;
 
 impl EndpointDef for FactorsEndpoint {
     type Request = FactorsRequest;
+    type Params = FactorParams;
     type Response = Factors;
     const DOCS: &'static [&'static str] =
         &["Carbon and water factors per production type and scope (constant; no location)."];
 
+    fn answer(cache: &DataCache, req: &FactorsRequest) -> Factors {
+        factors(cache.reference(), req)
+    }
+}
+
+/// `/factors` (no location; `start`/`end` optional).
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FactorParams {
+    /// `carbon` or `water`; default both.
+    pub factor_type: Option<schema::FootprintType>,
+    /// `life-cycle` or `operational`; default both.
+    pub scope: Option<schema::Scope>,
+    /// Only this production type (not `hydro_pumped_storage`: 400).
+    pub production_type: Option<schema::ProductionType>,
+    /// `true` with start and end: one time-weighted average per factor over the window; without
+    /// start and end the factors are answered as series.
+    pub aggregate: Option<bool>,
+}
+
+impl RequestParams for FactorParams {
+    type Request = FactorsRequest;
+
     fn parameters() -> Vec<Parameter> {
-        [params_of::<TimeParams>(), params_of::<FactorParams>()].concat()
+        [params_of::<TimeParams>(), params_of::<Self>()].concat()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
@@ -92,23 +116,4 @@ impl EndpointDef for FactorsEndpoint {
             window,
         })
     }
-
-    fn answer(cache: &DataCache, req: &FactorsRequest) -> Factors {
-        factors(cache.reference(), req)
-    }
-}
-
-/// `/factors` (no location; `start`/`end` optional).
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FactorParams {
-    /// `carbon` or `water`; default both.
-    pub factor_type: Option<schema::FootprintType>,
-    /// `life-cycle` or `operational`; default both.
-    pub scope: Option<schema::Scope>,
-    /// Only this production type (not `hydro_pumped_storage`: 400).
-    pub production_type: Option<schema::ProductionType>,
-    /// `true` with start and end: one time-weighted average per factor over the window; without
-    /// start and end the factors are answered as series.
-    pub aggregate: Option<bool>,
 }

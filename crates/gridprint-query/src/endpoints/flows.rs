@@ -51,73 +51,19 @@ where
 
 /// `/imports`: flows into the zone, by source.
 pub fn imports(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
-    flow_answer(
-        cache,
-        req,
-        |i| &i.imports,
-        |source, data_state, datasource, values| ImportBlock {
-            source,
-            data_state,
-            datasource,
-            values,
-        },
-    )
+    flow_answer(cache, req, |i| &i.imports, ImportBlock::new)
 }
 
 /// `/exports`: flows out of the zone, by destination.
 pub fn exports(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {
-    flow_answer(
-        cache,
-        req,
-        |i| &i.exports,
-        |destination, data_state, datasource, values| ExportBlock {
-            destination,
-            data_state,
-            datasource,
-            values,
-        },
-    )
+    flow_answer(cache, req, |i| &i.exports, ExportBlock::new)
 }
 
-/// `/imports`: location, `source_*` location, time.
-pub struct Imports;
-
-impl EndpointDef for Imports {
-    type Request = FlowsRequest;
-    type Response = Vec<ImportsResult>;
-    const DOCS: &'static [&'static str] = &["Physical flows into the zone (MW), per source zone."];
-
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time::<SourceParams>()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
-        with_partners(p, ctx, "source_")
-    }
-
-    fn answer(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
-        imports(cache, req)
-    }
-}
-
-/// `/exports`: location, `destination_*` location, time.
-pub struct Exports;
-
-impl EndpointDef for Exports {
-    type Request = FlowsRequest;
-    type Response = Vec<ExportsResult>;
-    const DOCS: &'static [&'static str] =
-        &["Physical flows out of the zone (MW), per destination zone."];
-
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time::<DestinationParams>()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
-        with_partners(p, ctx, "destination_")
-    }
-
-    fn answer(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {
-        exports(cache, req)
-    }
+endpoint! {
+    /// `/imports`: location, `source_*` location, time.
+    Imports(Partners<SourceParams>) -> Vec<ImportsResult> = imports,
+    docs: ["Physical flows into the zone (MW), per source zone."];
+    /// `/exports`: location, `destination_*` location, time.
+    Exports(Partners<DestinationParams>) -> Vec<ExportsResult> = exports,
+    docs: ["Physical flows out of the zone (MW), per destination zone."];
 }

@@ -20,19 +20,34 @@ pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
     derived_answer(cache, req.into(), &req.footprint_types, column, item).into()
 }
 
-/// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
-/// `aggregate`, `use_global`.
-pub struct FootprintsEndpoint;
+endpoint! {
+    /// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
+    /// `aggregate`, `use_global`.
+    FootprintsEndpoint(FootprintParams) -> Footprints = footprints,
+    docs: ["Carbon (gCO2/kWh) and water (l/kWh) footprints of consumed electricity.\n\nGlobal (traced through imports, default) or local; life-cycle (default) or operational scope."];
+}
 
-impl EndpointDef for FootprintsEndpoint {
+/// `/footprints`.
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FootprintParams {
+    /// `carbon` (gCO2/kWh) or `water` (l/kWh); default both.
+    pub footprint_type: Option<schema::FootprintType>,
+    /// `life-cycle` (default) or `operational`.
+    pub scope: Option<schema::Scope>,
+    /// `true`: one time-weighted average per zone and type over `[start, end]` instead of series
+    /// (start and end required, else 400).
+    pub aggregate: Option<bool>,
+    /// `true` (default): global values, traced through imports (`coverage: global`); `false`: local
+    /// values from the zone's own generation (`coverage: local`).
+    pub use_global: Option<bool>,
+}
+
+impl RequestParams for FootprintParams {
     type Request = FootprintsRequest;
-    type Response = Footprints;
-    const DOCS: &'static [&'static str] = &[
-        "Carbon (gCO2/kWh) and water (l/kWh) footprints of consumed electricity.\n\nGlobal (traced through imports, default) or local; life-cycle (default) or operational scope.",
-    ];
 
     fn parameters() -> Vec<Parameter> {
-        location_time_and::<FootprintParams>()
+        location_time_and::<Self>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
@@ -50,24 +65,4 @@ impl EndpointDef for FootprintsEndpoint {
             coverage: base.coverage,
         })
     }
-
-    fn answer(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
-        footprints(cache, req)
-    }
-}
-
-/// `/footprints`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FootprintParams {
-    /// `carbon` (gCO2/kWh) or `water` (l/kWh); default both.
-    pub footprint_type: Option<schema::FootprintType>,
-    /// `life-cycle` (default) or `operational`.
-    pub scope: Option<schema::Scope>,
-    /// `true`: one time-weighted average per zone and type over `[start, end]` instead of series
-    /// (start and end required, else 400).
-    pub aggregate: Option<bool>,
-    /// `true` (default): global values, traced through imports (`coverage: global`); `false`: local
-    /// values from the zone's own generation (`coverage: local`).
-    pub use_global: Option<bool>,
 }

@@ -35,29 +35,25 @@ pub(super) fn production_answer<K>(
     let group = |z| {
         entries(groups(z), |flags, key, values| {
             let (production_type, data_state, datasource) = block(flags, key);
-            ProductionBlock {
-                production_type,
-                data_state,
-                datasource,
-                values,
-            }
+            ProductionBlock::new(production_type, data_state, datasource, values)
         })
     };
     zone_series(cache, zones, MW, group)
 }
 
-/// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).
-pub struct Generation;
+endpoint! {
+    /// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).
+    Generation(ProductionFilter) -> Vec<GenerationResult> = generation,
+    docs: ["Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource."];
+}
 
-impl EndpointDef for Generation {
+/// The parameters of `/generation` and `/mix`: location, time, `production_type` (pumped storage
+/// rejected as a filter).
+impl RequestParams for ProductionFilter {
     type Request = GenerationRequest;
-    type Response = Vec<GenerationResult>;
-    const DOCS: &'static [&'static str] = &[
-        "Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource.",
-    ];
 
     fn parameters() -> Vec<Parameter> {
-        location_time_and::<ProductionFilter>()
+        location_time_and::<Self>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<GenerationRequest, QueryError> {
@@ -67,9 +63,5 @@ impl EndpointDef for Generation {
             window,
             production_type: production_type(p, false)?,
         })
-    }
-
-    fn answer(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationResult> {
-        generation(cache, req)
     }
 }

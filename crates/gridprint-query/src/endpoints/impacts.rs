@@ -18,28 +18,10 @@ pub fn impacts(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
     derived_answer(cache, req.into(), &[()], column, item).into()
 }
 
-/// `/impacts`: location, time, `impact_type` (water), `scope` (operational), `aggregate`, `use_global`.
-pub struct ImpactsEndpoint;
-
-impl EndpointDef for ImpactsEndpoint {
-    type Request = ImpactsRequest;
-    type Response = Impacts;
-    const DOCS: &'static [&'static str] = &[
-        "Water impact (stress-l/kWh): operational water footprint × AWARE 2.0 factor of the month.",
-    ];
-
-    fn parameters() -> Vec<Parameter> {
-        location_time_and::<ImpactParams>()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
-        let own = || impact_type(p).and_then(|()| scope_operational(p, "impacts"));
-        Ok(derived_params(p, ctx, own)?.0)
-    }
-
-    fn answer(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
-        impacts(cache, req)
-    }
+endpoint! {
+    /// `/impacts`: location, time, `impact_type` (water), `scope` (operational), `aggregate`, `use_global`.
+    ImpactsEndpoint(ImpactParams) -> Impacts = impacts,
+    docs: ["Water impact (stress-l/kWh): operational water footprint × AWARE 2.0 factor of the month."];
 }
 
 /// `/impacts`.
@@ -54,4 +36,17 @@ pub struct ImpactParams {
     pub aggregate: Option<bool>,
     /// `true` (default): global values; `false`: local.
     pub use_global: Option<bool>,
+}
+
+impl RequestParams for ImpactParams {
+    type Request = ImpactsRequest;
+
+    fn parameters() -> Vec<Parameter> {
+        location_time_and::<Self>()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
+        let own = || impact_type(p).and_then(|()| scope_operational(p, "impacts"));
+        Ok(derived_params(p, ctx, own)?.0)
+    }
 }

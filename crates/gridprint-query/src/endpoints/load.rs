@@ -19,23 +19,25 @@ pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
         );
         entries(
             g.finish(|a, b| cmp(a.0, a.1, b.0, b.1)),
-            |_, (data_state, ds), values| StateBlock {
-                data_state,
-                datasource: cache.datasource(ds).to_string(),
-                values,
+            |_, (data_state, ds), values| {
+                StateBlock::new(data_state, cache.datasource(ds).to_string(), values)
             },
         )
     };
     zone_series(cache, &req.zones, MW, group)
 }
 
-/// `/load`: location and time.
-pub struct Load;
+endpoint! {
+    /// `/load`: location and time.
+    Load(LoadParams) -> Vec<LoadResult> = load,
+    docs: ["Load (MW)."];
+}
 
-impl EndpointDef for Load {
+/// The parameters of `/load`: location and time only.
+pub struct LoadParams;
+
+impl RequestParams for LoadParams {
     type Request = LoadRequest;
-    type Response = Vec<LoadResult>;
-    const DOCS: &'static [&'static str] = &["Load (MW)."];
 
     fn parameters() -> Vec<Parameter> {
         [params_of::<LocationParams>(), params_of::<TimeParams>()].concat()
@@ -44,9 +46,5 @@ impl EndpointDef for Load {
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<LoadRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
         Ok(LoadRequest { zones, window })
-    }
-
-    fn answer(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
-        load(cache, req)
     }
 }

@@ -21,25 +21,8 @@ pub fn mix(cache: &DataCache, req: &MixRequest) -> Vec<MixResult> {
     })
 }
 
-/// `/mix`: location, time, `production_type` (pumped storage rejected).
-pub struct Mix;
-
-impl EndpointDef for Mix {
-    type Request = MixRequest;
-    type Response = Vec<MixResult>;
-    const DOCS: &'static [&'static str] = &[
-        "The consumed mix (MW of each production type consumed in the zone after flow tracing).\n\nSame shape as `/generation`, datasource `flow_tracing`.",
-    ];
-
-    fn parameters() -> Vec<Parameter> {
-        Generation::parameters()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<MixRequest, QueryError> {
-        Generation::parse(p, ctx)
-    }
-
-    fn answer(cache: &DataCache, req: &MixRequest) -> Vec<MixResult> {
-        mix(cache, req)
-    }
+endpoint! {
+    /// `/mix`: location, time, `production_type` (pumped storage rejected).
+    Mix(ProductionFilter) -> Vec<MixResult> = mix,
+    docs: ["The consumed mix (MW of each production type consumed in the zone after flow tracing).\n\nSame shape as `/generation`, datasource `flow_tracing`."];
 }

@@ -37,8 +37,38 @@
 //!   leave `start` or `end` open, and a job longer than the window is refused when answering
 //!   ([`EndpointDef::try_answer`]) since the default end depends on the data.
 //!
-//! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (how it reads its
-//! parameters and how it answers); the table in [`crate::service`] names each once.
+//! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (which
+//! parameters it reads and how it answers); its parameters are a [`RequestParams`] implementation,
+//! mostly on the module's `IntoParams` struct, shared where endpoints read the same parameters (the
+//! flow and share endpoints: [`Partners`]; `/generation` and `/mix`). The table in
+//! [`crate::service`] names each endpoint once.
+
+/// Declares endpoints answered from the cache by one function: for each, its unit struct and its
+/// [`EndpointDef`]. `Name(Params) -> Response = answer` reads as the definition does: the endpoint
+/// reads the [`RequestParams`] `Params` (their request is its request) and answers `Response` with
+/// `answer(cache, &request)`; `docs` holds each path's OpenAPI text. Endpoints that answer otherwise
+/// (from the reference data, or refusing a request) implement the trait themselves.
+macro_rules! endpoint {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident($params:ty) -> $response:ty = $answer:path,
+        docs: [$($docs:literal),+ $(,)?];
+    )+) => {$(
+        $(#[$attr])*
+        pub struct $name;
+
+        impl EndpointDef for $name {
+            type Request = <$params as RequestParams>::Request;
+            type Params = $params;
+            type Response = $response;
+            const DOCS: &'static [&'static str] = &[$($docs),+];
+
+            fn answer(cache: &DataCache, req: &Self::Request) -> $response {
+                $answer(cache, req)
+            }
+        }
+    )+};
+}
 
 mod availability;
 mod best_window;
@@ -125,21 +155,68 @@ use time::OffsetDateTime;
 use utoipa::IntoParams;
 use utoipa::openapi::path::Parameter;
 
-/// One `/v1` data endpoint: how it reads its query parameters and how it answers from the cache.
+/// The query parameters of one or more endpoints: how the OpenAPI document lists them and how they
+/// are read into a typed request. Mostly implemented by the endpoint's own `IntoParams` struct;
+/// endpoints with the same parameters name the same implementation (see [`Partners`]).
+pub trait RequestParams {
+    /// The typed request they are read into.
+    type Request;
+    /// The query parameters in the OpenAPI document, in order (`IntoParams` structs of
+    /// [`crate::describe`] or of the module, through [`params_of`]; `format` is added for all).
+    fn parameters() -> Vec<Parameter>;
+    /// Reads the request by the rules of [`crate::params`] (the first problem found is reported).
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
+}
+
+/// No parameters (`/zones`).
+impl RequestParams for () {
+    type Request = ();
+
+    fn parameters() -> Vec<Parameter> {
+        Vec::new()
+    }
+
+    fn parse(_: &QueryParams<'_>, _: &ParseContext<'_>) -> Result<(), QueryError> {
+        Ok(())
+    }
+}
+
+/// The parameters of the flow and share endpoints: location, the partner location `P` (sources,
+/// destinations or origins, read under its prefix), time.
+pub struct Partners<P>(std::marker::PhantomData<P>);
+
+impl<P: PartnerParams> RequestParams for Partners<P> {
+    type Request = FlowsRequest;
+
+    fn parameters() -> Vec<Parameter> {
+        location_partner_time::<P>()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FlowsRequest, QueryError> {
+        with_partners(p, ctx, P::PREFIX)
+    }
+}
+
+/// One `/v1` data endpoint: which query parameters it reads and how it answers from the cache.
 /// Implemented once per endpoint module; [`crate::service::Endpoint`] lists them.
 pub trait EndpointDef {
     /// The typed request.
     type Request;
+    /// The query parameters, read into [`Self::Request`].
+    type Params: RequestParams<Request = Self::Request>;
     /// The answer (a response type of `gridprint-responses`).
     type Response: Answer + BodySchema + 'static;
     /// Per path of the endpoint (in the table's order), its OpenAPI summary (first paragraph) and
     /// description (the rest).
     const DOCS: &'static [&'static str];
-    /// The endpoint's query parameters in the OpenAPI document, in order (`IntoParams` structs of
-    /// [`crate::describe`] or of the module, through [`params_of`]; `format` is added for all).
-    fn parameters() -> Vec<Parameter>;
+    /// The endpoint's query parameters in the OpenAPI document, in order (`format` is added for all).
+    fn parameters() -> Vec<Parameter> {
+        Self::Params::parameters()
+    }
     /// Reads the request by the rules of [`crate::params`] (the first problem found is reported).
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError> {
+        Self::Params::parse(p, ctx)
+    }
     /// Answers the request from a cache snapshot.
     fn answer(cache: &DataCache, req: &Self::Request) -> Self::Response;
     /// Answers, or refuses a request that can only be judged against the data (best-window: a job

@@ -16,29 +16,14 @@ pub fn score(cache: &DataCache, req: &ImpactsRequest) -> Scores {
     derived_answer(cache, req.into(), &[()], column, item).into()
 }
 
-/// `/green-score` and `/environmental-score`: location, time, `scope` (operational), `aggregate`,
-/// `use_global`.
-pub struct Score;
-
-impl EndpointDef for Score {
-    type Request = ScoreRequest;
-    type Response = Scores;
-    const DOCS: &'static [&'static str] = &[
+endpoint! {
+    /// `/green-score` and `/environmental-score`: location, time, `scope` (operational), `aggregate`,
+    /// `use_global`.
+    Score(ScoreParams) -> Scores = score,
+    docs: [
         "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/environmental-score`.",
         "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/green-score`.",
     ];
-
-    fn parameters() -> Vec<Parameter> {
-        location_time_and::<ScoreParams>()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
-        Ok(derived_params(p, ctx, || scope_operational(p, "the score"))?.0)
-    }
-
-    fn answer(cache: &DataCache, req: &ScoreRequest) -> Scores {
-        score(cache, req)
-    }
 }
 
 /// `/green-score` and `/environmental-score`.
@@ -51,4 +36,16 @@ pub struct ScoreParams {
     pub aggregate: Option<bool>,
     /// `true` (default): the score of the global values; `false`: of the local values.
     pub use_global: Option<bool>,
+}
+
+impl RequestParams for ScoreParams {
+    type Request = ScoreRequest;
+
+    fn parameters() -> Vec<Parameter> {
+        location_time_and::<Self>()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
+        Ok(derived_params(p, ctx, || scope_operational(p, "the score"))?.0)
+    }
 }

@@ -225,121 +225,20 @@ pub fn impact_share(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareRes
     })
 }
 
-/// `/flow-share`: location, `destination_*` location, time.
-pub struct FlowShare;
-
-impl EndpointDef for FlowShare {
-    type Request = ShareRequest;
-    type Response = Vec<FlowShareResult>;
-    const DOCS: &'static [&'static str] =
-        &["Where the zone's generation is consumed: % per destination zone (itself included)."];
-
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time::<DestinationParams>()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        with_partners(p, ctx, "destination_")
-    }
-
-    fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult> {
-        flow_share(cache, req)
-    }
-}
-
-/// `/mix-share`: location, `origin_*` location, time.
-pub struct MixShare;
-
-impl EndpointDef for MixShare {
-    type Request = ShareRequest;
-    type Response = Vec<MixShareResult>;
-    const DOCS: &'static [&'static str] =
-        &["Where the zone's consumption is generated: % per origin zone (itself included)."];
-
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time::<OriginParams>()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        with_partners(p, ctx, "origin_")
-    }
-
-    fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<MixShareResult> {
-        mix_share(cache, req)
-    }
-}
-
-/// `/footprint-share`: location, `source_*` location, time, `footprint_type` (default both),
-/// `scope` (default life-cycle).
-pub struct FootprintShare;
-
-impl EndpointDef for FootprintShare {
-    type Request = FootprintShareRequest;
-    type Response = Vec<FootprintShareResult>;
-    const DOCS: &'static [&'static str] = &[
-        "The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).",
-    ];
-
-    fn parameters() -> Vec<Parameter> {
-        [
-            location_partner_time::<SourceParams>(),
-            params_of::<FootprintShareParams>(),
-        ]
-        .concat()
-    }
-
-    fn parse(
-        p: &QueryParams<'_>,
-        ctx: &ParseContext<'_>,
-    ) -> Result<FootprintShareRequest, QueryError> {
-        let FlowsRequest {
-            zones,
-            window,
-            partners,
-        } = with_partners(p, ctx, "source_")?;
-        let footprint_types = footprint_types(p, "footprint_type")?;
-        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
-        Ok(FootprintShareRequest {
-            zones,
-            window,
-            partners,
-            footprint_types,
-            scope,
-        })
-    }
-
-    fn answer(cache: &DataCache, req: &FootprintShareRequest) -> Vec<FootprintShareResult> {
-        footprint_share(cache, req)
-    }
-}
-
-/// `/impact-share`: location, `source_*` location, time, `impact_type` (water), `scope` (operational).
-pub struct ImpactShare;
-
-impl EndpointDef for ImpactShare {
-    type Request = ShareRequest;
-    type Response = Vec<ImpactShareResult>;
-    const DOCS: &'static [&'static str] =
-        &["The zone's global water impact split by the zone the power comes from."];
-
-    fn parameters() -> Vec<Parameter> {
-        [
-            location_partner_time::<SourceParams>(),
-            params_of::<ImpactShareParams>(),
-        ]
-        .concat()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        let req = with_partners(p, ctx, "source_")?;
-        impact_type(p)?;
-        scope_operational(p, "impact shares")?;
-        Ok(req)
-    }
-
-    fn answer(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareResult> {
-        impact_share(cache, req)
-    }
+endpoint! {
+    /// `/flow-share`: location, `destination_*` location, time.
+    FlowShare(Partners<DestinationParams>) -> Vec<FlowShareResult> = flow_share,
+    docs: ["Where the zone's generation is consumed: % per destination zone (itself included)."];
+    /// `/mix-share`: location, `origin_*` location, time.
+    MixShare(Partners<OriginParams>) -> Vec<MixShareResult> = mix_share,
+    docs: ["Where the zone's consumption is generated: % per origin zone (itself included)."];
+    /// `/footprint-share`: location, `source_*` location, time, `footprint_type` (default both),
+    /// `scope` (default life-cycle).
+    FootprintShare(FootprintShareParams) -> Vec<FootprintShareResult> = footprint_share,
+    docs: ["The zone's global footprint split by the zone the power comes from (blocks sum to the footprint)."];
+    /// `/impact-share`: location, `source_*` location, time, `impact_type` (water), `scope` (operational).
+    ImpactShare(ImpactShareParams) -> Vec<ImpactShareResult> = impact_share,
+    docs: ["The zone's global water impact split by the zone the power comes from."];
 }
 
 /// `/footprint-share`.
@@ -352,6 +251,35 @@ pub struct FootprintShareParams {
     pub scope: Option<schema::Scope>,
 }
 
+/// The sources' parameters, then `footprint_type` (default both) and `scope` (default life-cycle).
+impl RequestParams for FootprintShareParams {
+    type Request = FootprintShareRequest;
+
+    fn parameters() -> Vec<Parameter> {
+        [Partners::<SourceParams>::parameters(), params_of::<Self>()].concat()
+    }
+
+    fn parse(
+        p: &QueryParams<'_>,
+        ctx: &ParseContext<'_>,
+    ) -> Result<FootprintShareRequest, QueryError> {
+        let FlowsRequest {
+            zones,
+            window,
+            partners,
+        } = Partners::<SourceParams>::parse(p, ctx)?;
+        let footprint_types = footprint_types(p, "footprint_type")?;
+        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
+        Ok(FootprintShareRequest {
+            zones,
+            window,
+            partners,
+            footprint_types,
+            scope,
+        })
+    }
+}
+
 /// `/impact-share`.
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -360,4 +288,20 @@ pub struct ImpactShareParams {
     pub impact_type: Option<schema::ImpactType>,
     /// Only `operational` (default); `life-cycle` → 400.
     pub scope: Option<schema::OperationalScope>,
+}
+
+/// The sources' parameters, then `impact_type` and `scope`, which only accept their one value.
+impl RequestParams for ImpactShareParams {
+    type Request = ShareRequest;
+
+    fn parameters() -> Vec<Parameter> {
+        [Partners::<SourceParams>::parameters(), params_of::<Self>()].concat()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
+        let req = Partners::<SourceParams>::parse(p, ctx)?;
+        impact_type(p)?;
+        scope_operational(p, "impact shares")?;
+        Ok(req)
+    }
 }

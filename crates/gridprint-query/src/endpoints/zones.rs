@@ -27,17 +27,10 @@ pub struct Zones;
 
 impl EndpointDef for Zones {
     type Request = ();
+    type Params = ();
     type Response = Vec<ZoneInfo>;
     const DOCS: &'static [&'static str] =
         &["Every zone: code, names, EIC code, provider and neighbours, sorted by zone."];
-
-    fn parameters() -> Vec<Parameter> {
-        Vec::new()
-    }
-
-    fn parse(_: &QueryParams<'_>, _: &ParseContext<'_>) -> Result<(), QueryError> {
-        Ok(())
-    }
 
     fn answer(cache: &DataCache, _: &()) -> Vec<ZoneInfo> {
         zones(cache.reference())
