@@ -59,7 +59,7 @@ fn write_hundredths_of(out: &mut Vec<u8>, k: i64) {
     let mut a = k.unsigned_abs();
     let frac = (a % 100) as usize;
     a /= 100;
-    if frac % 10 == 0 {
+    if frac.is_multiple_of(10) {
         i -= 1;
         buf[i] = b'0' + (frac / 10) as u8;
     } else {
