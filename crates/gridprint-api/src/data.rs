@@ -19,7 +19,8 @@
 //!   are 503 with `Retry-After` (zones and factors come from the reference data and are always served).
 //! - **Reuse**: a final answer is kept rendered in the [`response_cache`](crate::response_cache) under
 //!   its tag; the same request is then answered (or 304'd) from there, without query or serialization.
-//! - **Cost**: requests whose window exceeds [`BLOCKING_ABOVE_DAYS`] run on the blocking pool so a long
+//! - **Cost**: requests whose window exceeds [`BLOCKING_ABOVE_DAYS`] run on the blocking pool, at most
+//!   `ApiConfig::max_concurrent_long_answers` at a time (two per core by default), so a long
 //!   serialization does not stall the async workers; short ones run inline (reading memory only).
 
 use crate::AppState;
@@ -254,6 +255,12 @@ pub(crate) async fn answer(
         return Ok(resp);
     }
     if is_long(&ask.pairs) {
+        let _permit = state
+            .inner
+            .long_answer_permits
+            .acquire()
+            .await
+            .map_err(ApiError::internal)?;
         let state = state.clone();
         tokio::task::spawn_blocking(move || render(&state, &cache, ask, etag)).await?
     } else {

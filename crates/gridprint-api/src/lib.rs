@@ -108,6 +108,13 @@ pub struct ApiConfig {
     pub trusted_proxies: front::TrustedProxies,
     /// Argon2id computations allowed at once (each takes ~19 MiB and a core for tens of ms).
     pub max_concurrent_hashes: usize,
+    /// Long answers (windows over `data::BLOCKING_ABOVE_DAYS` days) rendered at once; the others
+    /// wait their turn in arrival order. Default: twice the number of cores, so that a burst of year
+    /// requests is served a few at a time at full speed (a short tail of latency, few answer buffers
+    /// alive) instead of all of them sharing the cores. Measured on ten years, 32 connections of
+    /// distinct one-year windows, 2 cores: unlimited p99 47–51 ms, RSS 597 MB; 4 at once p99
+    /// 34–37 ms, RSS 525 MB, the same throughput; 2 at once 17 % fewer answers per second.
+    pub max_concurrent_long_answers: usize,
     /// How often the background task asks the store whether computed data changed (and reloads the
     /// cache when it did); also the storage health check of `/v1/status/storage`.
     pub refresh_interval: Duration,
@@ -142,6 +149,8 @@ impl Default for ApiConfig {
             trusted_proxies: front::TrustedProxies::default(),
             failure_delay: Duration::from_millis(100),
             max_concurrent_hashes: 4,
+            max_concurrent_long_answers: 2 * std::thread::available_parallelism()
+                .map_or(2, |n| n.get()),
             refresh_interval: Duration::from_secs(2),
             cors_origin: None,
             max_uri_bytes: 8 * 1024,
@@ -168,6 +177,7 @@ pub(crate) struct Inner {
     /// Per token (`token:` keys) and per client address (`ip:` keys).
     pub(crate) limits: RateLimit,
     pub(crate) hash_permits: tokio::sync::Semaphore,
+    pub(crate) long_answer_permits: tokio::sync::Semaphore,
     pub(crate) dummy_hash: OnceLock<String>,
     pub(crate) query: Arc<QueryService>,
     pub(crate) health: status::StorageHealth,
@@ -240,6 +250,9 @@ impl AppStateBuilder {
                 failures: limit::FailureGuard::new(&config, &limits),
                 limits,
                 hash_permits: tokio::sync::Semaphore::new(config.max_concurrent_hashes.max(1)),
+                long_answer_permits: tokio::sync::Semaphore::new(
+                    config.max_concurrent_long_answers.max(1),
+                ),
                 dummy_hash: OnceLock::new(),
                 query,
                 health: status::StorageHealth::new(loaded),

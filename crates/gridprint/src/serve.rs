@@ -91,6 +91,10 @@ pub struct ServeArgs {
     /// recomputation; 0 disables it.
     #[arg(long, env = "GRIDPRINT_RESPONSE_CACHE_MB", default_value_t = 64)]
     pub response_cache_mb: usize,
+    /// Answers over long windows (more than a few days) rendered at the same time; the others wait
+    /// their turn in arrival order. 0: twice the number of cores.
+    #[arg(long, env = "GRIDPRINT_MAX_LONG_ANSWERS", default_value_t = 0)]
+    pub max_long_answers: usize,
     /// Directory on a disk where the data cache moves its packed pages of old days (unnamed files,
     /// gone when the process exits), so memory does not grow with the years of history; default:
     /// the system's temporary directory. Avoid a `tmpfs`, whose files live in memory.
@@ -181,6 +185,10 @@ impl ServeArgs {
             refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
             cors_origin: self.cors_origin.clone().filter(|o| !o.trim().is_empty()),
             response_cache_bytes: self.response_cache_mb.saturating_mul(1 << 20),
+            max_concurrent_long_answers: match self.max_long_answers {
+                0 => ApiConfig::default().max_concurrent_long_answers,
+                n => n,
+            },
             cache_load: self.cache_load()?,
             trusted_proxies: self.trusted_proxies.clone(),
             max_failed_attempts: self.failed_attempts_per_pair.max(1),
