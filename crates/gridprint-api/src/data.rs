@@ -255,14 +255,11 @@ pub(crate) async fn answer(
         return Ok(resp);
     }
     if is_long(&ask.pairs) {
-        let _permit = state
-            .inner
-            .long_answer_permits
-            .acquire()
-            .await
-            .map_err(ApiError::internal)?;
-        let state = state.clone();
-        tokio::task::spawn_blocking(move || render(&state, &cache, ask, etag)).await?
+        let st = state.clone();
+        crate::on_blocking_pool(&state.inner.long_answer_permits, move || {
+            render(&st, &cache, ask, etag)
+        })
+        .await?
     } else {
         render(state, &cache, ask, etag)
     }

@@ -265,6 +265,16 @@ impl AppStateBuilder {
     }
 }
 
+/// Runs `f` on tokio's blocking pool once one of `permits` is free (permits bound how many such
+/// jobs run at once: password hashes, long answers; waiting is in arrival order).
+pub(crate) async fn on_blocking_pool<T: Send + 'static>(
+    permits: &tokio::sync::Semaphore,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, error::ApiError> {
+    let _permit = permits.acquire().await.map_err(error::ApiError::internal)?;
+    Ok(tokio::task::spawn_blocking(f).await?)
+}
+
 impl AppState {
     /// Builds the shared state with an empty data cache (load it with
     /// [`refresh::load`]) and a per-process rate limit. `clock` decides token expiry, cache ages,

@@ -456,13 +456,7 @@ async fn on_hash_pool<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
-    let _permit = state
-        .inner
-        .hash_permits
-        .acquire()
-        .await
-        .map_err(ApiError::internal)?;
-    Ok(tokio::task::spawn_blocking(f).await?)
+    crate::on_blocking_pool(&state.inner.hash_permits, f).await
 }
 
 /// Argon2id hash (PHC string) of a password, on the blocking pool.
