@@ -14,24 +14,22 @@ macro_rules! typed_methods {
     ($(
         $(#[$doc:meta])*
         $variant:ident {
-            server: $def:ident $(, $reference:ident)?;
+            server: $($server:ident),+;
             client: $request:ident $(, $unit:ident)?;
-            paths: [$($paths:tt)+];
+            paths: $paths:tt;
             answer: $answer:ty;
-            $(series: $series:ty; aggregate: $agg_method:ident -> $agg:ty;)?
+            $($aggregate:tt)*
         }
     )*) => {$(
-        typed_methods!(
-            @endpoint [$(#[$doc])*] $request $(, $unit)?; [$($paths)+]; ($answer)
-            $(($series) $agg_method $agg)?
-        );
+        typed_methods!(@endpoint [$(#[$doc])*] $request $(, $unit)?; $paths; ($answer) $($aggregate)*);
     )*};
     // Without aggregate: the series methods answer the table's `answer`.
     (@endpoint $docs:tt $request:ident $(, $unit:ident)?; $paths:tt; ($answer:ty)) => {
         typed_methods!(@paths $docs $request $(, $unit)?; $paths; $answer);
     };
     // With aggregate: the series methods answer `series`; `aggregate=true` the aggregates.
-    (@endpoint $docs:tt $request:ident; $paths:tt; ($answer:ty) ($series:ty) $agg_method:ident $agg:ty) => {
+    (@endpoint $docs:tt $request:ident; $paths:tt; ($answer:ty)
+        series: $series:ty; aggregate: $agg_method:ident -> $agg:ty;) => {
         typed_methods!(@paths $docs $request; $paths; $series);
 
         impl Aggregatable for $request {}
