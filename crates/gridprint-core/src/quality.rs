@@ -10,6 +10,32 @@ use crate::slot::Slot;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+/// `as_str` (the name it is serialised as), `from_u8` (from its `repr(u8)` value, as stored) and
+/// `parse` (from its name) of a state enum.
+macro_rules! state_names {
+    ($ty:ident { $($variant:ident: $name:literal),+ $(,)? }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)+
+                }
+            }
+            pub fn from_u8(v: u8) -> Option<$ty> {
+                match v {
+                    $(v if v == $ty::$variant as u8 => Some($ty::$variant),)+
+                    _ => None,
+                }
+            }
+            pub fn parse(s: &str) -> Option<$ty> {
+                match s {
+                    $($name => Some($ty::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
 /// Provenance of one input point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -20,31 +46,11 @@ pub enum DataState {
     Missing = 2,
 }
 
-impl DataState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DataState::Official => "official",
-            DataState::Estimated => "estimated",
-            DataState::Missing => "missing",
-        }
-    }
-    pub fn from_u8(v: u8) -> Option<DataState> {
-        match v {
-            0 => Some(DataState::Official),
-            1 => Some(DataState::Estimated),
-            2 => Some(DataState::Missing),
-            _ => None,
-        }
-    }
-    pub fn parse(s: &str) -> Option<DataState> {
-        match s {
-            "official" => Some(DataState::Official),
-            "estimated" => Some(DataState::Estimated),
-            "missing" => Some(DataState::Missing),
-            _ => None,
-        }
-    }
-}
+state_names!(DataState {
+    Official: "official",
+    Estimated: "estimated",
+    Missing: "missing"
+});
 
 /// Quality of a computed zone and slot. Ordered worst first: missing < preview < complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -56,23 +62,13 @@ pub enum ZoneStatus {
     Complete = 2,
 }
 
-impl ZoneStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ZoneStatus::Complete => "complete",
-            ZoneStatus::Preview => "preview",
-            ZoneStatus::Missing => "missing",
-        }
-    }
-    pub fn from_u8(v: u8) -> Option<ZoneStatus> {
-        match v {
-            0 => Some(ZoneStatus::Missing),
-            1 => Some(ZoneStatus::Preview),
-            2 => Some(ZoneStatus::Complete),
-            _ => None,
-        }
-    }
+state_names!(ZoneStatus {
+    Complete: "complete",
+    Preview: "preview",
+    Missing: "missing"
+});
 
+impl ZoneStatus {
     /// Status of a zone's slot from the states of its inputs (its generation and load points and the
     /// flows on its borders) and whether the engine had to repair them.
     pub fn from_inputs(
