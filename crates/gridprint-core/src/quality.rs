@@ -10,10 +10,18 @@ use crate::slot::Slot;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-/// `as_str` (the name it is serialised as), `from_u8` (from its `repr(u8)` value, as stored) and
-/// `parse` (from its name) of a state enum.
-macro_rules! state_names {
-    ($ty:ident { $($variant:ident: $name:literal),+ $(,)? }) => {
+/// Declares a state enum stored as its `repr(u8)` value and serialised as its lowercase name, with
+/// `as_str` (the name), `from_u8` (from the stored value) and `parse` (from the name).
+macro_rules! state_enum {
+    ($(#[$doc:meta])* $ty:ident { $($variant:ident = $value:literal: $name:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        #[repr(u8)]
+        pub enum $ty {
+            $($variant = $value,)+
+        }
+
         impl $ty {
             pub fn as_str(self) -> &'static str {
                 match self {
@@ -22,7 +30,7 @@ macro_rules! state_names {
             }
             pub fn from_u8(v: u8) -> Option<$ty> {
                 match v {
-                    $(v if v == $ty::$variant as u8 => Some($ty::$variant),)+
+                    $($value => Some($ty::$variant),)+
                     _ => None,
                 }
             }
@@ -36,37 +44,15 @@ macro_rules! state_names {
     };
 }
 
-/// Provenance of one input point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[repr(u8)]
-pub enum DataState {
-    Official = 0,
-    Estimated = 1,
-    Missing = 2,
+state_enum! {
+    /// Provenance of one input point.
+    DataState { Official = 0: "official", Estimated = 1: "estimated", Missing = 2: "missing" }
 }
 
-state_names!(DataState {
-    Official: "official",
-    Estimated: "estimated",
-    Missing: "missing"
-});
-
-/// Quality of a computed zone and slot. Ordered worst first: missing < preview < complete.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[repr(u8)]
-pub enum ZoneStatus {
-    Missing = 0,
-    Preview = 1,
-    Complete = 2,
+state_enum! {
+    /// Quality of a computed zone and slot. Ordered worst first: missing < preview < complete.
+    ZoneStatus { Missing = 0: "missing", Preview = 1: "preview", Complete = 2: "complete" }
 }
-
-state_names!(ZoneStatus {
-    Complete: "complete",
-    Preview: "preview",
-    Missing: "missing"
-});
 
 impl ZoneStatus {
     /// Status of a zone's slot from the states of its inputs (its generation and load points and the
