@@ -102,26 +102,24 @@ mod tests {
     #[test]
     fn status_rules() {
         use DataState::*;
+        use ZoneStatus::{Complete, Preview};
         assert_eq!(
             ZoneStatus::from_inputs(None, [], false),
             ZoneStatus::Missing
         );
-        assert_eq!(
-            ZoneStatus::from_inputs(Some(Missing), [Official], false),
-            ZoneStatus::Missing
-        );
-        assert_eq!(
-            ZoneStatus::from_inputs(Some(Official), [Estimated], false),
-            ZoneStatus::Preview
-        );
-        assert_eq!(
-            ZoneStatus::from_inputs(Some(Official), [Official], true),
-            ZoneStatus::Preview
-        );
-        assert_eq!(
-            ZoneStatus::from_inputs(Some(Official), [Official], false),
-            ZoneStatus::Complete
-        );
+        // (own generation, other inputs, repaired, status)
+        let cases = [
+            (Missing, Official, false, ZoneStatus::Missing),
+            (Official, Estimated, false, Preview),
+            (Official, Official, true, Preview),
+            (Official, Official, false, Complete),
+        ];
+        for (own, other, repaired, status) in cases {
+            assert_eq!(
+                ZoneStatus::from_inputs(Some(own), [other], repaired),
+                status
+            );
+        }
         assert!(
             ZoneStatus::Missing < ZoneStatus::Preview && ZoneStatus::Preview < ZoneStatus::Complete
         );
