@@ -347,17 +347,11 @@ impl ElexonClient {
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
         let label = req.describe();
-        let (path, params) = request_path(req).map_err(|message| FetchError::NotConfigured {
-            request: label.clone(),
-            message,
-        })?;
+        let (path, params) = request_path(req).map_err(FetchError::not_configured(&label))?;
         let mut url = self
             .base
             .join(path)
-            .map_err(|e| FetchError::NotConfigured {
-                request: label.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(FetchError::not_configured(&label))?;
         url.query_pairs_mut()
             .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())));
         let answer =

@@ -671,17 +671,11 @@ impl EpiasClient {
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
         let label = req.describe();
-        let path = endpoint(req).map_err(|message| FetchError::NotConfigured {
-            request: label.clone(),
-            message,
-        })?;
+        let path = endpoint(req).map_err(FetchError::not_configured(&label))?;
         let url = self
             .base
             .join(path)
-            .map_err(|e| FetchError::NotConfigured {
-                request: label.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(FetchError::not_configured(&label))?;
         let Target::Zone(zone) = &req.target else {
             unreachable!("checked by endpoint")
         };

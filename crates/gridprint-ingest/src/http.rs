@@ -123,6 +123,14 @@ pub enum FetchError {
 }
 
 impl FetchError {
+    /// For `map_err`: a [`FetchError::NotConfigured`] of `request` with the error as its message.
+    pub(crate) fn not_configured<M: ToString>(request: &str) -> impl FnOnce(M) -> FetchError + '_ {
+        move |message| FetchError::NotConfigured {
+            request: request.to_string(),
+            message: message.to_string(),
+        }
+    }
+
     /// The request this error is about (its redacted description).
     pub fn request(&self) -> &str {
         match self {
