@@ -370,42 +370,18 @@ pub fn data_router() -> OpenApiRouter<AppState> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(s: &str) -> Vec<(String, String)> {
-        pairs_of(Some(s)).unwrap()
-    }
+    use crate::format::tests::pairs;
 
     #[test]
     fn etags_ignore_pair_order_and_see_the_data_version() {
         let now = OffsetDateTime::UNIX_EPOCH;
-        let a = entity_tag(
-            1,
-            Endpoint::Load,
-            &pairs("zone=ES&start=a&end=b"),
-            Format::Json,
-            now,
-        );
-        let b = entity_tag(
-            1,
-            Endpoint::Load,
-            &pairs("end=b&zone=ES&start=a"),
-            Format::Json,
-            now,
-        );
-        let c = entity_tag(
-            2,
-            Endpoint::Load,
-            &pairs("zone=ES&start=a&end=b"),
-            Format::Json,
-            now,
-        );
-        let d = entity_tag(
-            1,
-            Endpoint::Load,
-            &pairs("zone=ES&start=a&end=b"),
-            Format::Csv,
-            now,
-        );
+        let tag = |version, query, format| {
+            entity_tag(version, Endpoint::Load, &pairs(query), format, now)
+        };
+        let a = tag(1, "zone=ES&start=a&end=b", Format::Json);
+        let b = tag(1, "end=b&zone=ES&start=a", Format::Json);
+        let c = tag(2, "zone=ES&start=a&end=b", Format::Json);
+        let d = tag(1, "zone=ES&start=a&end=b", Format::Csv);
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

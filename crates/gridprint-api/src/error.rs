@@ -43,6 +43,16 @@ pub struct Problem<'a> {
     pub detail: &'a str,
 }
 
+/// `name => STATUS`: a constructor of an error with that status and the given detail.
+macro_rules! status_constructors {
+    ($($(#[$doc:meta])* $name:ident => $status:ident;)+) => {$(
+        $(#[$doc])*
+        pub fn $name(detail: impl Into<Cow<'static, str>>) -> ApiError {
+            ApiError::new(StatusCode::$status, detail)
+        }
+    )+};
+}
+
 impl ApiError {
     /// An error with any status and detail.
     pub fn new(status: StatusCode, detail: impl Into<Cow<'static, str>>) -> ApiError {
@@ -55,9 +65,21 @@ impl ApiError {
         }
     }
 
-    /// 400: the request breaks a rule (invalid email, password too short, bad parameter).
-    pub fn bad_request(detail: impl Into<Cow<'static, str>>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, detail)
+    status_constructors! {
+        /// 400: the request breaks a rule (invalid email, password too short, bad parameter).
+        bad_request => BAD_REQUEST;
+        /// 401 on the token service (wrong credentials): no Bearer challenge, the client sent none.
+        unauthorized => UNAUTHORIZED;
+        /// 403: the request is understood but not allowed (e.g. registering without a grant).
+        forbidden => FORBIDDEN;
+        /// 404: no such resource.
+        not_found => NOT_FOUND;
+        /// 409: the request conflicts with stored state (e.g. registering twice).
+        conflict => CONFLICT;
+        /// 413: the body is larger than allowed.
+        payload_too_large => PAYLOAD_TOO_LARGE;
+        /// 422: the request is well-formed but its values have the wrong types or are missing.
+        unprocessable => UNPROCESSABLE_ENTITY;
     }
 
     /// 401 on a data route: adds `WWW-Authenticate: Bearer`.
@@ -68,52 +90,28 @@ impl ApiError {
         }
     }
 
-    /// 401 on the token service (wrong credentials): no Bearer challenge, the client sent none.
-    pub fn unauthorized(detail: impl Into<Cow<'static, str>>) -> ApiError {
-        ApiError::new(StatusCode::UNAUTHORIZED, detail)
-    }
-
-    /// 403: the request is understood but not allowed (e.g. registering without a grant).
-    pub fn forbidden(detail: impl Into<Cow<'static, str>>) -> ApiError {
-        ApiError::new(StatusCode::FORBIDDEN, detail)
-    }
-
-    /// 404: no such resource.
-    pub fn not_found(detail: impl Into<Cow<'static, str>>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, detail)
-    }
-
-    /// 409: the request conflicts with stored state (e.g. registering twice).
-    pub fn conflict(detail: impl Into<Cow<'static, str>>) -> ApiError {
-        ApiError::new(StatusCode::CONFLICT, detail)
-    }
-
-    /// 413: the body is larger than allowed.
-    pub fn payload_too_large(detail: impl Into<Cow<'static, str>>) -> ApiError {
-        ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, detail)
-    }
-
-    /// 422: the request is well-formed but its values have the wrong types or are missing.
-    pub fn unprocessable(detail: impl Into<Cow<'static, str>>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, detail)
-    }
-
     /// 429 with `Retry-After` in seconds (at least 1).
     pub fn too_many_requests(
         detail: impl Into<Cow<'static, str>>,
         retry_after_secs: u64,
     ) -> ApiError {
-        ApiError {
-            retry_after: Some(retry_after_secs.max(1)),
-            ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, detail)
-        }
+        ApiError::with_retry_after(StatusCode::TOO_MANY_REQUESTS, detail, retry_after_secs)
     }
 
     /// 503 with `Retry-After`: storage or another dependency cannot be used right now.
     pub fn unavailable(detail: impl Into<Cow<'static, str>>, retry_after_secs: u64) -> ApiError {
+        ApiError::with_retry_after(StatusCode::SERVICE_UNAVAILABLE, detail, retry_after_secs)
+    }
+
+    /// An error with `Retry-After` in seconds (at least 1).
+    fn with_retry_after(
+        status: StatusCode,
+        detail: impl Into<Cow<'static, str>>,
+        retry_after_secs: u64,
+    ) -> ApiError {
         ApiError {
             retry_after: Some(retry_after_secs.max(1)),
-            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, detail)
+            ..ApiError::new(status, detail)
         }
     }
 

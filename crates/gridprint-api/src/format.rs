@@ -75,37 +75,35 @@ pub(crate) fn content_type(format: Format) -> HeaderValue {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn pairs(s: &str) -> Vec<(String, String)> {
+    /// The pairs of a query string (tests of this crate).
+    pub(crate) fn pairs(s: &str) -> Vec<(String, String)> {
         pairs_of(Some(s)).unwrap()
     }
 
     #[test]
     fn format_from_parameter_then_accept() {
-        let mut h = HeaderMap::new();
-        assert_eq!(format_from(&pairs("zone=ES"), &h).unwrap(), Format::Json);
-        assert_eq!(format_from(&pairs("format=CSV"), &h).unwrap(), Format::Csv);
-        assert!(format_from(&pairs("format=xml"), &h).is_err());
-        assert!(format_from(&pairs("format="), &h).is_err());
-        assert_eq!(
-            format_from(&pairs("format=xml&format=csv"), &h).unwrap(),
-            Format::Csv
-        );
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/csv;q=0.9, application/json"),
-        );
-        assert_eq!(format_from(&pairs(""), &h).unwrap(), Format::Csv);
-        assert_eq!(
-            format_from(&pairs("format=json"), &h).unwrap(),
-            Format::Json
-        );
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/csv;q=0, */*"),
-        );
-        assert_eq!(format_from(&pairs(""), &h).unwrap(), Format::Json);
+        let prefers_csv = Some("text/csv;q=0.9, application/json");
+        // (query, Accept, the format or None: refused)
+        let cases = [
+            ("zone=ES", None, Some(Format::Json)),
+            ("format=CSV", None, Some(Format::Csv)),
+            ("format=xml", None, None),
+            ("format=", None, None),
+            ("format=xml&format=csv", None, Some(Format::Csv)),
+            ("", prefers_csv, Some(Format::Csv)),
+            ("format=json", prefers_csv, Some(Format::Json)),
+            ("", Some("text/csv;q=0, */*"), Some(Format::Json)),
+        ];
+        for (query, accept, expected) in cases {
+            let mut h = HeaderMap::new();
+            if let Some(a) = accept {
+                h.insert(header::ACCEPT, HeaderValue::from_static(a));
+            }
+            let format = format_from(&pairs(query), &h).ok();
+            assert_eq!(format, expected, "{query} {accept:?}");
+        }
     }
 }

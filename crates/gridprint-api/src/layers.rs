@@ -70,36 +70,38 @@ pub(crate) async fn limit_request_size(
     req: Request,
     next: Next,
 ) -> Response {
-    let config = state.config();
     let target = req
         .uri()
         .path_and_query()
         .map(|p| p.as_str().len())
         .unwrap_or(0);
-    if target > config.max_uri_bytes {
-        return ApiError::new(
-            StatusCode::URI_TOO_LONG,
-            format!(
-                "the request target is {target} bytes long; at most {} are accepted",
-                config.max_uri_bytes
-            ),
-        )
-        .into_response();
-    }
     let headers: usize = req
         .headers()
         .iter()
         .map(|(k, v)| k.as_str().len() + v.len() + 4)
         .sum();
-    if headers > config.max_header_bytes {
-        return ApiError::new(
+    let c = state.config();
+    let limits = [
+        (
+            StatusCode::URI_TOO_LONG,
+            "target is",
+            target,
+            "bytes long",
+            c.max_uri_bytes,
+        ),
+        (
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            format!(
-                "the request headers take {headers} bytes; at most {} are accepted",
-                config.max_header_bytes
-            ),
-        )
-        .into_response();
+            "headers take",
+            headers,
+            "bytes",
+            c.max_header_bytes,
+        ),
+    ];
+    for (status, what, size, unit, max) in limits {
+        if size > max {
+            let detail = format!("the request {what} {size} {unit}; at most {max} are accepted");
+            return ApiError::new(status, detail).into_response();
+        }
     }
     next.run(req).await
 }

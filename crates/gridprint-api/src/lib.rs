@@ -52,7 +52,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware;
-use axum::routing::{get, post};
+use axum::routing::get;
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::Clock;
 use gridprint_query::{DataCache, QueryService, ServiceError};
@@ -395,8 +395,14 @@ fn token_routes() -> Router<AppState> {
         .route("/token-request/page.js", get(page::script))
         .route("/token-request/page.css", get(page::style))
         .route("/token-request/favicon.svg", get(page::icon))
-        .route("/token-request/register", post(token::register))
-        .route("/token-request/get_token", post(token::get_token))
+        .route(
+            "/token-request/register",
+            token::Operation::Register.route(),
+        )
+        .route(
+            "/token-request/get_token",
+            token::Operation::GetToken.route(),
+        )
         .layer(SetResponseHeaderLayer::overriding(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),

@@ -143,30 +143,25 @@ pub(crate) async fn check_account(
     if !quota.is_limited() {
         return Ok(None);
     }
-    let d = state
-        .inner
-        .limits
-        .check_quota(&format!("account:{email}"), quota)
-        .await;
-    if d.allowed {
-        Ok(Some(d))
-    } else {
-        Err(refused(&d, "rate limit of this account exceeded"))
-    }
+    count(state, &format!("account:{email}"), quota)
+        .await
+        .map(Some)
+        .map_err(|d| refused(&d, "rate limit of this account exceeded"))
+}
+
+/// Counts one request under `key` against `quota`: `Ok` the decision when allowed, `Err` when not.
+async fn count(state: &AppState, key: &str, quota: Quota) -> Result<Decision, Decision> {
+    let d = state.inner.limits.check_quota(key, quota).await;
+    if d.allowed { Ok(d) } else { Err(d) }
 }
 
 /// Counts one token issued to an account; `Err(429)` when it asked for too many.
 pub(crate) async fn check_token_issue(state: &AppState, email: &str) -> Result<(), ApiError> {
     let c = state.config();
     let quota = Quota::new(c.token_requests_per_minute / 60.0, c.token_request_burst);
-    let d = state
-        .inner
-        .limits
-        .check_quota(&format!("get_token:{email}"), quota)
-        .await;
-    if d.allowed {
+    let Err(d) = count(state, &format!("get_token:{email}"), quota).await else {
         return Ok(());
-    }
+    };
     let wait = d.retry_after_secs.max(1);
     Err(ApiError::too_many_requests(
         format!(

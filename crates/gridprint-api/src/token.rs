@@ -41,6 +41,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Request, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, post};
 use gridprint_core::slot::format_timestamp;
 use gridprint_ratelimit::Ticket;
 use gridprint_store::access::normalize_email;
@@ -246,29 +247,24 @@ fn respond(format: Format, outcome: Outcome) -> Response {
     }
 }
 
-/// `POST /token-request/register`.
-pub(crate) async fn register(
-    State(state): State<AppState>,
-    client: ClientAddr,
-    req: Request,
-) -> Response {
-    credentials_request(&state, client, req, Operation::Register).await
-}
-
-/// `POST /token-request/get_token`.
-pub(crate) async fn get_token(
-    State(state): State<AppState>,
-    client: ClientAddr,
-    req: Request,
-) -> Response {
-    credentials_request(&state, client, req, Operation::GetToken).await
-}
-
 /// What a credentials request asks the token service for.
 #[derive(Debug, Clone, Copy)]
-enum Operation {
+pub(crate) enum Operation {
+    /// `POST /token-request/register`.
     Register,
+    /// `POST /token-request/get_token`.
     GetToken,
+}
+
+impl Operation {
+    /// The `POST` route of the operation: [`credentials_request`].
+    pub(crate) fn route(self) -> MethodRouter<AppState> {
+        post(
+            move |State(state): State<AppState>, client: ClientAddr, req: Request| async move {
+                credentials_request(&state, client, req, self).await
+            },
+        )
+    }
 }
 
 /// Reads the credentials, normalises the email and runs `op`; unreadable credentials or a

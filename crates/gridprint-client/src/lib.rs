@@ -29,7 +29,9 @@
 //!   exponential backoff with jitter. Count and delays are configurable ([`RetryPolicy`]).
 //! * **Types**: requests are the typed structs of [`request`]; answers are deserialised into the
 //!   server's own response types ([`responses`], from gridprint-responses), so client and server cannot
-//!   drift apart. [`Client::csv`] returns the server's CSV text; [`Client::get_raw`] any path verbatim.
+//!   drift apart. The typed methods (one per path, plus `…_aggregate` where the endpoint supports
+//!   `aggregate=true`) and each request's path come from the endpoint table the server is built
+//!   from too ([`responses::endpoint_table`]). [`Client::csv`] returns the server's CSV text; [`Client::get_raw`] any path verbatim.
 //! * **Caching**: `/zones` and `/factors` answers are kept for an hour ([`DEFAULT_CACHE_TTL`]).
 //! * **Errors**: one [`Error`] enum (configuration, authentication, API status + detail, transport,
 //!   decode). Passwords and tokens never appear in `Debug` output, errors or logs.
@@ -41,6 +43,7 @@
 pub mod error;
 pub mod request;
 pub mod token;
+mod typed;
 
 pub use error::Error;
 pub use gridprint_core::production::ProductionType;
@@ -791,119 +794,7 @@ impl Client {
             .await
     }
 
-    // ----- typed endpoints (docs/api.md §3) --------------------------------------------------
-
-    /// `/zones`: every zone with its metadata and neighbours, sorted by zone (cached for an hour).
-    pub async fn zones(&self) -> Result<Vec<ZoneInfo>> {
-        self.get(&ZonesRequest).await
-    }
-
-    /// `/generation`: MW per production type.
-    pub async fn generation(&self, r: &GenerationRequest) -> Result<Vec<GenerationResult>> {
-        self.get(r).await
-    }
-
-    /// `/load`: MW consumed.
-    pub async fn load(&self, r: &LoadRequest) -> Result<Vec<LoadResult>> {
-        self.get(r).await
-    }
-
-    /// `/availability`: the time ranges held per zone, input and for the outputs, as runs of one
-    /// state, and the forecast's end.
-    pub async fn availability(&self, r: &AvailabilityRequest) -> Result<Vec<AvailabilityResult>> {
-        self.get(r).await
-    }
-
-    /// `/imports`: MW received per source zone.
-    pub async fn imports(&self, r: &ImportsRequest) -> Result<Vec<ImportsResult>> {
-        self.get(r).await
-    }
-
-    /// `/exports`: MW sent per destination zone.
-    pub async fn exports(&self, r: &ExportsRequest) -> Result<Vec<ExportsResult>> {
-        self.get(r).await
-    }
-
-    /// `/mix`: MW per production type consumed after flow tracing.
-    pub async fn mix(&self, r: &MixRequest) -> Result<Vec<MixResult>> {
-        self.get(r).await
-    }
-
-    /// `/footprints`: carbon and water footprints as series.
-    pub async fn footprints(&self, r: &FootprintsRequest) -> Result<Vec<FootprintResult>> {
-        self.get(r).await
-    }
-
-    /// `/footprints?aggregate=true`: time-weighted averages over the window (required).
-    pub async fn footprints_aggregate(
-        &self,
-        r: &FootprintsRequest,
-    ) -> Result<Vec<FootprintAggregate>> {
-        self.get(&Aggregate(r)).await
-    }
-
-    /// `/impacts`: water impact series.
-    pub async fn impacts(&self, r: &ImpactsRequest) -> Result<Vec<ImpactResult>> {
-        self.get(r).await
-    }
-
-    /// `/impacts?aggregate=true`.
-    pub async fn impacts_aggregate(&self, r: &ImpactsRequest) -> Result<Vec<ImpactAggregate>> {
-        self.get(&Aggregate(r)).await
-    }
-
-    /// `/best-window`: the best placements of a job, best first.
-    pub async fn best_window(&self, r: &BestWindowRequest) -> Result<Vec<BestWindow>> {
-        self.get(r).await
-    }
-
-    /// `/green-score` (same answer as `/environmental-score`): 0–100 series.
-    pub async fn green_score(&self, r: &ScoreRequest) -> Result<Vec<ScoreResult>> {
-        self.get(r).await
-    }
-
-    /// `/green-score?aggregate=true`.
-    pub async fn green_score_aggregate(&self, r: &ScoreRequest) -> Result<Vec<ScoreAggregate>> {
-        self.get(&Aggregate(r)).await
-    }
-
-    /// `/environmental-score`: the same handler and answer as `/green-score`, under its other name.
-    pub async fn environmental_score(&self, r: &ScoreRequest) -> Result<Vec<ScoreResult>> {
-        self.get_at("environmental-score", &r.query()).await
-    }
-
-    /// `/flow-share`: % of generation consumed per destination.
-    pub async fn flow_share(&self, r: &FlowShareRequest) -> Result<Vec<FlowShareResult>> {
-        self.get(r).await
-    }
-
-    /// `/mix-share`: % of consumption per origin.
-    pub async fn mix_share(&self, r: &MixShareRequest) -> Result<Vec<MixShareResult>> {
-        self.get(r).await
-    }
-
-    /// `/footprint-share`: footprint parts per source zone.
-    pub async fn footprint_share(
-        &self,
-        r: &FootprintShareRequest,
-    ) -> Result<Vec<FootprintShareResult>> {
-        self.get(r).await
-    }
-
-    /// `/impact-share`: water-impact parts per source zone.
-    pub async fn impact_share(&self, r: &ImpactShareRequest) -> Result<Vec<ImpactShareResult>> {
-        self.get(r).await
-    }
-
-    /// `/factors`: factors per production type and scope (cached for an hour).
-    pub async fn factors(&self, r: &FactorsRequest) -> Result<Vec<FactorResult>> {
-        self.get(r).await
-    }
-
-    /// `/factors?aggregate=true` (with a window).
-    pub async fn factors_aggregate(&self, r: &FactorsRequest) -> Result<Vec<FactorAggregate>> {
-        self.get(&Aggregate(r)).await
-    }
+    // ----- typed endpoints (docs/api.md §3): the table's in `typed.rs`, `/status` here -------
 
     /// `/status` (public: no credentials needed).
     pub async fn status(&self) -> Result<StatusResponse> {

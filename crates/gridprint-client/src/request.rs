@@ -19,6 +19,9 @@
 //! footprint types, …). A [`Location`] is zone codes (`zone=DE` or `zone=ES,FR`) or a point
 //! (`lat`/`lon`); secondary locations get their prefix (`source_`, `destination_`, `origin_`).
 //! [`Aggregate`] wraps a request that supports `aggregate=true`.
+//!
+//! Each struct's query parameters are written here; its path (and whether it is [`Aggregatable`])
+//! comes from the endpoint table shared with the server, in `typed.rs`.
 
 use crate::error::Error;
 use gridprint_core::production::ProductionType;
@@ -176,13 +179,17 @@ impl Query {
     }
 }
 
-macro_rules! api_request {
-    ($ty:ident, $path:literal, |$s:ident| $body:expr) => {
-        impl ApiRequest for $ty {
-            fn path(&self) -> &'static str {
-                $path
-            }
-            fn query(&self) -> Vec<(String, String)> {
+/// The query pairs of a request of the endpoint table; its [`ApiRequest`] implementation (the
+/// path, from the table) is derived in `typed.rs` and calls this.
+pub(crate) trait QueryPairs {
+    fn pairs(&self) -> Vec<(String, String)>;
+}
+
+/// Implements [`QueryPairs`]: `|s| query` builds the request `s`'s [`Query`].
+macro_rules! query_pairs {
+    ($ty:ident, |$s:ident| $body:expr) => {
+        impl QueryPairs for $ty {
+            fn pairs(&self) -> Vec<(String, String)> {
                 let $s = self;
                 let q: Query = $body;
                 q.0
@@ -194,7 +201,7 @@ macro_rules! api_request {
 /// `/zones`: metadata and neighbours of every zone (no parameters).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ZonesRequest;
-api_request!(ZonesRequest, "zones", |_s| Query::default());
+query_pairs!(ZonesRequest, |_s| Query::default());
 
 /// `/generation`: MW per production type.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -204,7 +211,7 @@ pub struct GenerationRequest {
     /// One type only (pumped storage is refused as a filter by the server).
     pub production_type: Option<ProductionType>,
 }
-api_request!(GenerationRequest, "generation", |s| Query::default()
+query_pairs!(GenerationRequest, |s| Query::default()
     .location("", &s.location)
     .window(&s.window)
     .opt("production_type", s.production_type.map(|t| t.as_str())));
@@ -215,7 +222,7 @@ pub struct LoadRequest {
     pub location: Option<Location>,
     pub window: Option<TimeWindow>,
 }
-api_request!(LoadRequest, "load", |s| Query::default()
+query_pairs!(LoadRequest, |s| Query::default()
     .location("", &s.location)
     .window(&s.window));
 
@@ -226,7 +233,7 @@ pub struct AvailabilityRequest {
     pub location: Option<Location>,
     pub window: Option<TimeWindow>,
 }
-api_request!(AvailabilityRequest, "availability", |s| Query::default()
+query_pairs!(AvailabilityRequest, |s| Query::default()
     .location("", &s.location)
     .window(&s.window));
 
@@ -238,7 +245,7 @@ pub struct ImportsRequest {
     /// Only these sources (`source_zone` / `source_lat` + `source_lon`).
     pub source: Option<Location>,
 }
-api_request!(ImportsRequest, "imports", |s| Query::default()
+query_pairs!(ImportsRequest, |s| Query::default()
     .location("", &s.location)
     .location("source_", &s.source)
     .window(&s.window));
@@ -251,7 +258,7 @@ pub struct ExportsRequest {
     /// Only these destinations (`destination_zone` / `destination_lat` + `destination_lon`).
     pub destination: Option<Location>,
 }
-api_request!(ExportsRequest, "exports", |s| Query::default()
+query_pairs!(ExportsRequest, |s| Query::default()
     .location("", &s.location)
     .location("destination_", &s.destination)
     .window(&s.window));
@@ -263,7 +270,7 @@ pub struct MixRequest {
     pub window: Option<TimeWindow>,
     pub production_type: Option<ProductionType>,
 }
-api_request!(MixRequest, "mix", |s| Query::default()
+query_pairs!(MixRequest, |s| Query::default()
     .location("", &s.location)
     .window(&s.window)
     .opt("production_type", s.production_type.map(|t| t.as_str())));
@@ -280,13 +287,12 @@ pub struct FootprintsRequest {
     /// `Some(false)`: local footprints (the zone's own generation only); `None`: global.
     pub use_global: Option<bool>,
 }
-api_request!(FootprintsRequest, "footprints", |s| Query::default()
+query_pairs!(FootprintsRequest, |s| Query::default()
     .location("", &s.location)
     .window(&s.window)
     .opt("footprint_type", s.footprint_type.map(|t| t.as_str()))
     .opt("scope", s.scope.map(|t| t.as_str()))
     .flag("use_global", s.use_global));
-impl Aggregatable for FootprintsRequest {}
 
 /// `/impacts`: water impact (stress-l/kWh), operational scope.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -299,13 +305,12 @@ pub struct ImpactsRequest {
     pub scope: Option<Scope>,
     pub use_global: Option<bool>,
 }
-api_request!(ImpactsRequest, "impacts", |s| Query::default()
+query_pairs!(ImpactsRequest, |s| Query::default()
     .location("", &s.location)
     .window(&s.window)
     .opt("impact_type", s.impact_type.map(|t| t.as_str()))
     .opt("scope", s.scope.map(|t| t.as_str()))
     .flag("use_global", s.use_global));
-impl Aggregatable for ImpactsRequest {}
 
 /// `/green-score` (or `/environmental-score`, the same answer): 0–100, higher is better.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -316,12 +321,11 @@ pub struct ScoreRequest {
     pub scope: Option<Scope>,
     pub use_global: Option<bool>,
 }
-api_request!(ScoreRequest, "green-score", |s| Query::default()
+query_pairs!(ScoreRequest, |s| Query::default()
     .location("", &s.location)
     .window(&s.window)
     .opt("scope", s.scope.map(|t| t.as_str()))
     .flag("use_global", s.use_global));
-impl Aggregatable for ScoreRequest {}
 
 /// What `/best-window` ranks a job by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -363,7 +367,7 @@ pub struct BestWindowRequest {
     /// How many placements (1–100); `None`: 3.
     pub n: Option<u32>,
 }
-api_request!(BestWindowRequest, "best-window", |s| Query::default()
+query_pairs!(BestWindowRequest, |s| Query::default()
     .location("", &s.location)
     .opt("duration", Some(s.duration.as_str()))
     .opt("start", s.start.map(format_timestamp).as_deref())
@@ -381,7 +385,7 @@ pub struct FlowShareRequest {
     pub window: Option<TimeWindow>,
     pub destination: Option<Location>,
 }
-api_request!(FlowShareRequest, "flow-share", |s| Query::default()
+query_pairs!(FlowShareRequest, |s| Query::default()
     .location("", &s.location)
     .location("destination_", &s.destination)
     .window(&s.window));
@@ -393,7 +397,7 @@ pub struct MixShareRequest {
     pub window: Option<TimeWindow>,
     pub origin: Option<Location>,
 }
-api_request!(MixShareRequest, "mix-share", |s| Query::default()
+query_pairs!(MixShareRequest, |s| Query::default()
     .location("", &s.location)
     .location("origin_", &s.origin)
     .window(&s.window));
@@ -407,7 +411,7 @@ pub struct FootprintShareRequest {
     pub footprint_type: Option<FootprintType>,
     pub scope: Option<Scope>,
 }
-api_request!(FootprintShareRequest, "footprint-share", |s| {
+query_pairs!(FootprintShareRequest, |s| {
     Query::default()
         .location("", &s.location)
         .location("source_", &s.source)
@@ -425,7 +429,7 @@ pub struct ImpactShareRequest {
     pub impact_type: Option<ImpactType>,
     pub scope: Option<Scope>,
 }
-api_request!(ImpactShareRequest, "impact-share", |s| Query::default()
+query_pairs!(ImpactShareRequest, |s| Query::default()
     .location("", &s.location)
     .location("source_", &s.source)
     .window(&s.window)
@@ -442,12 +446,11 @@ pub struct FactorsRequest {
     pub production_type: Option<ProductionType>,
     pub window: Option<TimeWindow>,
 }
-api_request!(FactorsRequest, "factors", |s| Query::default()
+query_pairs!(FactorsRequest, |s| Query::default()
     .window(&s.window)
     .opt("factor_type", s.factor_type.map(|t| t.as_str()))
     .opt("scope", s.scope.map(|t| t.as_str()))
     .opt("production_type", s.production_type.map(|t| t.as_str())));
-impl Aggregatable for FactorsRequest {}
 
 /// The public `/status` endpoint and its sub-paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

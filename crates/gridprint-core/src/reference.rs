@@ -169,7 +169,11 @@ pub struct ReferenceFiles {
     pub geojson: (String, String),
 }
 
+/// The text of a file of `data/reference` compiled in; `embedded!(file PATH)`: its path and text.
 macro_rules! embedded {
+    (file $path:literal) => {
+        ($path.to_string(), embedded!($path).to_string())
+    };
     ($path:literal) => {
         include_str!(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -197,22 +201,10 @@ impl ReferenceFiles {
             zone_set,
             zones: (format!("zones/{zf}"), zones.to_string()),
             crossborders: (format!("zones/{cf}"), cross.to_string()),
-            carbon: (
-                "footprint/Carbon.yaml".into(),
-                embedded!("footprint/Carbon.yaml").into(),
-            ),
-            water: (
-                "footprint/Water.yaml".into(),
-                embedded!("footprint/Water.yaml").into(),
-            ),
-            aware: (
-                "impact/AWARE2.0.yaml".into(),
-                embedded!("impact/AWARE2.0.yaml").into(),
-            ),
-            geojson: (
-                "geojson/zones.geojson".into(),
-                embedded!("geojson/zones.geojson").into(),
-            ),
+            carbon: embedded!(file "footprint/Carbon.yaml"),
+            water: embedded!(file "footprint/Water.yaml"),
+            aware: embedded!(file "impact/AWARE2.0.yaml"),
+            geojson: embedded!(file "geojson/zones.geojson"),
         }
     }
 }

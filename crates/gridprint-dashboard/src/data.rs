@@ -214,6 +214,18 @@ impl Admitted {
         ready(&self.state)?;
         params(self.query.as_deref(), allowed)
     }
+
+    /// The answer under `key` in the dashboard's cache (built by `build` off the async workers on a
+    /// miss), as a response to this request (its `If-None-Match`) with `content_type`.
+    async fn respond_cached(
+        &self,
+        key: String,
+        content_type: &'static str,
+        build: impl FnOnce(AppState) -> Result<(Vec<u8>, bool), ApiError> + Send + 'static,
+    ) -> Result<Response, ApiError> {
+        let entry = cached(&self.state, &self.dash, key, build).await?;
+        Ok(respond(&self.state, entry, &self.headers, content_type))
+    }
 }
 
 async fn admit(dash: &Dash, client: ClientAddr) -> Result<(), ApiError> {
@@ -398,48 +410,26 @@ const JSON: &str = "application/json";
 
 async fn day(req: Admitted) -> Result<Response, ApiError> {
     let p = req.params(&["date"])?;
-    let Admitted {
-        state,
-        dash,
-        headers,
-        ..
-    } = req;
-    let date = day_of(&p["date"], state.now())?;
-    let entry = cached(&state, &dash, format!("day|{date}"), move |s| {
+    let date = day_of(&p["date"], req.state.now())?;
+    req.respond_cached(format!("day|{date}"), JSON, move |s| {
         bundle(&s, &DAY_PARTS, "", date)
     })
-    .await?;
-    Ok(respond(&state, entry, &headers, JSON))
+    .await
 }
 
 async fn zone(req: Admitted) -> Result<Response, ApiError> {
     let p = req.params(&["date", "zone"])?;
-    let Admitted {
-        state,
-        dash,
-        headers,
-        ..
-    } = req;
-    let date = day_of(&p["date"], state.now())?;
-    let zone = zone_of(&state, &p["zone"])?;
+    let date = day_of(&p["date"], req.state.now())?;
+    let zone = zone_of(&req.state, &p["zone"])?;
     let key = format!("zone|{zone}|{date}");
-    let entry = cached(&state, &dash, key, move |s| {
-        bundle(&s, &ZONE_PARTS, &zone, date)
-    })
-    .await?;
-    Ok(respond(&state, entry, &headers, JSON))
+    req.respond_cached(key, JSON, move |s| bundle(&s, &ZONE_PARTS, &zone, date))
+        .await
 }
 
 async fn csv(req: Admitted) -> Result<Response, ApiError> {
     let p = req.params(&["date", "part", "zone"])?;
-    let Admitted {
-        state,
-        dash,
-        headers,
-        ..
-    } = req;
-    let date = day_of(&p["date"], state.now())?;
-    let zone = zone_of(&state, &p["zone"])?;
+    let date = day_of(&p["date"], req.state.now())?;
+    let zone = zone_of(&req.state, &p["zone"])?;
     let part = *ZONE_PARTS
         .iter()
         .find(|z| z.name == p["part"])
@@ -451,15 +441,15 @@ async fn csv(req: Admitted) -> Result<Response, ApiError> {
         })?;
     let key = format!("csv|{zone}|{date}|{}", part.name);
     let z = zone.clone();
-    let entry = cached(&state, &dash, key, move |s| {
-        let endpoint = Endpoint::from_path(part.path).expect("parts name /v1 endpoints");
-        let answer = s
-            .query()
-            .query(endpoint, &part_pairs(&part, &z, date), s.now())?;
-        Ok((answer.to_csv(), answer.is_final()))
-    })
-    .await?;
-    let mut resp = respond(&state, entry, &headers, "text/csv; charset=utf-8");
+    let mut resp = req
+        .respond_cached(key, "text/csv; charset=utf-8", move |s| {
+            let endpoint = Endpoint::from_path(part.path).expect("parts name /v1 endpoints");
+            let answer = s
+                .query()
+                .query(endpoint, &part_pairs(&part, &z, date), s.now())?;
+            Ok((answer.to_csv(), answer.is_final()))
+        })
+        .await?;
     let name = format!(
         "attachment; filename=\"gridprint-{}-{zone}-{date}.csv\"",
         part.name.replace(':', "-")
@@ -576,38 +566,32 @@ pub(crate) fn url_day(state: &AppState, query: Option<&str>) -> Option<String> {
 }
 
 async fn meta(req: Admitted) -> Result<Response, ApiError> {
-    let Admitted {
-        state,
-        dash,
-        headers,
-        ..
-    } = req;
-    let now = state.now();
+    let now = req.state.now();
     let key = format!("meta|{}", Slot::containing(now).0);
-    let entry = cached(&state, &dash, key, move |s| {
-        let opening = if s.is_loaded() {
-            opening_slot(&s)?
-        } else {
-            None
-        };
-        let zones = s.query().query(Endpoint::Zones, &[], s.now())?.to_json();
-        let zones: serde_json::Value =
-            serde_json::from_slice(&zones).map_err(ApiError::internal)?;
-        let body = serde_json::json!({
-            "now": format_timestamp(s.now()),
-            "opening_slot": opening.map(|o| format_timestamp(o.start())),
-            "slots_per_day": SLOTS_PER_DAY,
-            "refresh_seconds": crate::changing_ttl(&s).as_secs_f64(),
-            "zones": zones,
-            "day_parts": parts_json(&DAY_PARTS),
-            "zone_parts": parts_json(&ZONE_PARTS),
-        });
-        // Its key names the data version and the current slot, so it is kept as long as both hold;
-        // browsers revalidate it (below).
-        Ok((body.to_string().into_bytes(), true))
-    })
-    .await?;
-    let mut resp = respond(&state, entry, &headers, JSON);
+    let mut resp = req
+        .respond_cached(key, JSON, move |s| {
+            let opening = if s.is_loaded() {
+                opening_slot(&s)?
+            } else {
+                None
+            };
+            let zones = s.query().query(Endpoint::Zones, &[], s.now())?.to_json();
+            let zones: serde_json::Value =
+                serde_json::from_slice(&zones).map_err(ApiError::internal)?;
+            let body = serde_json::json!({
+                "now": format_timestamp(s.now()),
+                "opening_slot": opening.map(|o| format_timestamp(o.start())),
+                "slots_per_day": SLOTS_PER_DAY,
+                "refresh_seconds": crate::changing_ttl(&s).as_secs_f64(),
+                "zones": zones,
+                "day_parts": parts_json(&DAY_PARTS),
+                "zone_parts": parts_json(&ZONE_PARTS),
+            });
+            // Its key names the data version and the current slot, so it is kept as long as both hold;
+            // browsers revalidate it (below).
+            Ok((body.to_string().into_bytes(), true))
+        })
+        .await?;
     resp.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     Ok(resp)

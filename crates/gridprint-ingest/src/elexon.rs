@@ -21,7 +21,7 @@
 //! When a period was published more than once, the latest `publishTime` wins.
 
 use crate::http::{
-    FetchError, RequestBudget, RetryPolicy, body_head, get_with_retries, http_client,
+    FetchError, RequestBudget, RetryPolicy, body_head, get_with_retries, http_client, parsed_points,
 };
 use crate::request::{DataKind, FetchRequest, Target};
 use gridprint_core::inputs::{DATASOURCE_ELEXON, InputKey, InputPoint};
@@ -347,17 +347,11 @@ impl ElexonClient {
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
         let label = req.describe();
-        let (path, params) = request_path(req).map_err(|message| FetchError::NotConfigured {
-            request: label.clone(),
-            message,
-        })?;
+        let (path, params) = request_path(req).map_err(FetchError::not_configured(&label))?;
         let mut url = self
             .base
             .join(path)
-            .map_err(|e| FetchError::NotConfigured {
-                request: label.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(FetchError::not_configured(&label))?;
         url.query_pairs_mut()
             .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())));
         let answer =
@@ -376,21 +370,10 @@ impl ElexonClient {
             DataKind::Generation => parse_fuelhh(&answer.body, zone, req.range),
             _ => parse_demand_outturn(&answer.body, zone, req.range),
         };
-        match parsed {
-            Ok(doc) => {
-                if !doc.skipped.is_empty() {
-                    tracing::debug!(request = %label, skipped = ?doc.skipped, "Elexon values skipped");
-                }
-                Ok(doc.points)
-            }
-            Err(e) => {
-                tracing::warn!(request = %label, url = %url, error = %e, body = %body_head(&answer.body, 200), "malformed Elexon response: nothing stored");
-                Err(FetchError::Malformed {
-                    request: label,
-                    message: e.to_string(),
-                })
-            }
-        }
+        let parsed = parsed.map(|doc| (doc.points, doc.skipped));
+        parsed_points("Elexon", label.clone(), parsed, |e| {
+            tracing::warn!(request = %label, url = %url, error = %e, body = %body_head(&answer.body, 200), "malformed Elexon response: nothing stored");
+        })
     }
 }
 

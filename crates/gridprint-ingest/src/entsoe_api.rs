@@ -232,11 +232,7 @@ impl EntsoeClient {
             });
         };
         debug_assert_eq!(req.provider, Provider::Entsoe);
-        let params =
-            query_params(req, &self.zones).map_err(|message| FetchError::NotConfigured {
-                request: label.clone(),
-                message,
-            })?;
+        let params = query_params(req, &self.zones).map_err(FetchError::not_configured(&label))?;
         let url = self.url(&params, token.expose());
         let answer =
             get_with_retries(&self.http, &url, Some(&self.budget), &self.retry, &label).await?;

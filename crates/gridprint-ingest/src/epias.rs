@@ -31,7 +31,8 @@
 //! requests span at most [`MAX_SPAN_SLOTS`].
 
 use crate::http::{
-    Answer, FetchError, RequestBudget, RetryPolicy, body_head, http_client, send_with_retries,
+    Answer, FetchError, RequestBudget, RetryPolicy, body_head, http_client, parsed_points,
+    send_with_retries,
 };
 use crate::request::{DataKind, FetchRequest, Target};
 use gridprint_core::inputs::{InputKey, InputPoint};
@@ -541,23 +542,17 @@ impl EpiasClient {
             request: label.into(),
             message: format!("cannot encode the login form: {e}"),
         })?;
-        let answer = send_with_retries(
-            || {
-                self.http
-                    .post(self.tickets.clone())
-                    .header(
-                        reqwest::header::CONTENT_TYPE,
-                        "application/x-www-form-urlencoded",
-                    )
-                    .header(reqwest::header::ACCEPT, "text/plain")
-                    .body(form.clone())
-            },
-            Some(&self.budget),
-            &self.retry,
-            label,
-            Some(MAX_LOGIN_BODY),
-        )
-        .await?;
+        let types = ("application/x-www-form-urlencoded", "text/plain");
+        let answer = self
+            .send_post(
+                &self.tickets,
+                types,
+                None,
+                form.as_bytes(),
+                label,
+                MAX_LOGIN_BODY,
+            )
+            .await?;
         match answer.status {
             200 | 201 => {
                 let text = String::from_utf8_lossy(&answer.body);
@@ -598,6 +593,39 @@ impl EpiasClient {
         }
     }
 
+    /// POSTs `body` to `url` (`types`: its content type and the accepted one; with the `TGT` header
+    /// when given) within the request budget and with retries, reading at most `max_body` bytes.
+    async fn send_post(
+        &self,
+        url: &reqwest::Url,
+        (content_type, accept): (&str, &str),
+        tgt: Option<&reqwest::header::HeaderValue>,
+        body: &[u8],
+        label: &str,
+        max_body: usize,
+    ) -> Result<Answer, FetchError> {
+        let build = || {
+            let request = self
+                .http
+                .post(url.clone())
+                .header(reqwest::header::CONTENT_TYPE, content_type)
+                .header(reqwest::header::ACCEPT, accept);
+            match tgt {
+                Some(t) => request.header("TGT", t.clone()),
+                None => request,
+            }
+            .body(body.to_vec())
+        };
+        send_with_retries(
+            build,
+            Some(&self.budget),
+            &self.retry,
+            label,
+            Some(max_body),
+        )
+        .await
+    }
+
     /// POSTs a JSON body with the TGT; a 401 renews the TGT once and tries again.
     async fn post(
         &self,
@@ -615,21 +643,10 @@ impl EpiasClient {
                 }
             })?;
             header.set_sensitive(true);
-            let answer = send_with_retries(
-                || {
-                    self.http
-                        .post(url.clone())
-                        .header(reqwest::header::CONTENT_TYPE, "application/json")
-                        .header(reqwest::header::ACCEPT, "application/json")
-                        .header("TGT", header.clone())
-                        .body(body.to_vec())
-                },
-                Some(&self.budget),
-                &self.retry,
-                label,
-                Some(MAX_PAGE_BODY),
-            )
-            .await?;
+            let json = ("application/json", "application/json");
+            let answer = self
+                .send_post(url, json, Some(&header), body, label, MAX_PAGE_BODY)
+                .await?;
             if answer.status == 401 && !renewed {
                 tracing::info!(
                     request = label,
@@ -654,17 +671,11 @@ impl EpiasClient {
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
         let label = req.describe();
-        let path = endpoint(req).map_err(|message| FetchError::NotConfigured {
-            request: label.clone(),
-            message,
-        })?;
+        let path = endpoint(req).map_err(FetchError::not_configured(&label))?;
         let url = self
             .base
             .join(path)
-            .map_err(|e| FetchError::NotConfigured {
-                request: label.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(FetchError::not_configured(&label))?;
         let Target::Zone(zone) = &req.target else {
             unreachable!("checked by endpoint")
         };
@@ -708,18 +719,10 @@ impl EpiasClient {
             DataKind::Generation => parse_generation(&items, zone, req.range),
             _ => parse_consumption(&items, zone, req.range),
         };
-        match parsed {
-            Ok(doc) => {
-                if !doc.skipped.is_empty() {
-                    tracing::debug!(request = %label, skipped = ?doc.skipped, "EPIAS values skipped");
-                }
-                Ok(doc.points)
-            }
-            Err(e) => {
-                tracing::warn!(request = %label, error = %e, "malformed EPIAS response: nothing stored");
-                Err(malformed(e.to_string()))
-            }
-        }
+        let parsed = parsed.map(|doc| (doc.points, doc.skipped));
+        parsed_points("EPIAS", label.clone(), parsed, |e| {
+            tracing::warn!(request = %label, error = %e, "malformed EPIAS response: nothing stored");
+        })
     }
 }
 

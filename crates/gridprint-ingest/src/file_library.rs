@@ -26,7 +26,7 @@ use crate::time_grid::{RESOLUTIONS_ACCEPTED, Resolution, slot_at};
 use gridprint_core::inputs::InputKey;
 use gridprint_core::production::ProductionType;
 use gridprint_core::slot::Slot;
-use gridprint_core::zone::{ZoneIdx, Zones};
+use gridprint_core::zone::Zones;
 use std::collections::HashMap;
 
 /// Parses one File Library extract, mapping areas to `zones` by EIC code.
@@ -61,23 +61,38 @@ fn row_error(e: &csv::Error, what: &str) -> ParseError {
     }
 }
 
-struct GenerationColumns {
+/// The columns every layout has: time, resolution and value (and the value column's name).
+struct ValueColumns {
     datetime: usize,
     resolution: usize,
+    value: usize,
+    value_name: &'static str,
+}
+
+impl ValueColumns {
+    fn find(col: &dyn Fn(&str) -> Option<usize>, value_name: &'static str) -> Option<ValueColumns> {
+        Some(ValueColumns {
+            datetime: col("DateTime")?,
+            resolution: col("ResolutionCode")?,
+            value: col(value_name)?,
+            value_name,
+        })
+    }
+}
+
+struct GenerationColumns {
+    values: ValueColumns,
     area: usize,
     area_type: usize,
     production_type: usize,
-    value: usize,
 }
 
 struct FlowColumns {
-    datetime: usize,
-    resolution: usize,
+    values: ValueColumns,
     out_area: usize,
     out_type: usize,
     in_area: usize,
     in_type: usize,
-    value: usize,
 }
 
 enum Layout {
@@ -94,23 +109,19 @@ impl Layout {
         };
         let generation = || {
             Some(GenerationColumns {
-                datetime: col("DateTime")?,
-                resolution: col("ResolutionCode")?,
+                values: ValueColumns::find(&col, "ActualGenerationOutput")?,
                 area: col("AreaCode")?,
                 area_type: col("AreaTypeCode")?,
                 production_type: col("ProductionType")?,
-                value: col("ActualGenerationOutput")?,
             })
         };
         let flows = || {
             Some(FlowColumns {
-                datetime: col("DateTime")?,
-                resolution: col("ResolutionCode")?,
+                values: ValueColumns::find(&col, "FlowValue")?,
                 out_area: col("OutAreaCode")?,
                 out_type: col("OutAreaTypeCode")?,
                 in_area: col("InAreaCode")?,
                 in_type: col("InAreaTypeCode")?,
-                value: col("FlowValue")?,
             })
         };
         if let Some(c) = generation() {
@@ -153,11 +164,14 @@ struct RowValues {
 fn read_row(
     line: u64,
     record: &csv::StringRecord,
-    datetime: usize,
-    resolution: usize,
-    value: usize,
-    value_name: &str,
+    columns: &ValueColumns,
 ) -> Result<RowValues, ParseError> {
+    let ValueColumns {
+        datetime,
+        resolution,
+        value,
+        value_name,
+    } = *columns;
     let invalid = |column: &str, message: String| ParseError::InvalidRow {
         line,
         column: column.to_string(),
@@ -191,33 +205,33 @@ fn read_row(
     })
 }
 
+/// Per key, the best (lowest) rank of the rows that `rank` gives a key and a rank.
+fn best_ranks<K: std::hash::Hash + Eq>(
+    rows: &[(u64, csv::StringRecord)],
+    rank: impl Fn(&csv::StringRecord) -> Option<(K, u8)>,
+) -> HashMap<K, u8> {
+    let mut best = HashMap::new();
+    for (key, r) in rows.iter().filter_map(|(_, record)| rank(record)) {
+        best.entry(key)
+            .and_modify(|b: &mut u8| *b = (*b).min(r))
+            .or_insert(r);
+    }
+    best
+}
+
 fn parse_generation(
     rows: &[(u64, csv::StringRecord)],
     cols: &GenerationColumns,
     zones: &Zones,
 ) -> Result<ParsedDocument, ParseError> {
     let field = |r: &csv::StringRecord, i: usize| r.get(i).unwrap_or("").to_string();
-    let mut best: HashMap<ZoneIdx, u8> = HashMap::new();
-    for (_, r) in rows {
-        if let (Some(z), Some(rank)) = (
-            zones.index_of_eic(&field(r, cols.area)),
-            area_rank(&field(r, cols.area_type)),
-        ) {
-            best.entry(z)
-                .and_modify(|b| *b = (*b).min(rank))
-                .or_insert(rank);
-        }
-    }
+    let best = best_ranks(rows, |r| {
+        let z = zones.index_of_eic(&field(r, cols.area))?;
+        Some((z, area_rank(&field(r, cols.area_type))?))
+    });
     let mut acc = Accumulator::default();
     for (line, r) in rows {
-        let v = read_row(
-            *line,
-            r,
-            cols.datetime,
-            cols.resolution,
-            cols.value,
-            "ActualGenerationOutput",
-        )?;
+        let v = read_row(*line, r, &cols.values)?;
         let (area, area_type, name) = (
             field(r, cols.area),
             field(r, cols.area_type),
@@ -269,28 +283,14 @@ fn parse_flows(
         let ri = area_rank(&i).ok_or_else(|| i.clone())?;
         Ok(if ro >= ri { (ro, o) } else { (ri, i) })
     };
-    let mut best: HashMap<(ZoneIdx, ZoneIdx), u8> = HashMap::new();
-    for (_, r) in rows {
-        let pair = (
-            zones.index_of_eic(&field(r, cols.out_area)),
-            zones.index_of_eic(&field(r, cols.in_area)),
-        );
-        if let ((Some(from), Some(to)), Ok((rank, _))) = (pair, rank_of(r)) {
-            best.entry((from, to))
-                .and_modify(|b| *b = (*b).min(rank))
-                .or_insert(rank);
-        }
-    }
+    let best = best_ranks(rows, |r| {
+        let from = zones.index_of_eic(&field(r, cols.out_area))?;
+        let to = zones.index_of_eic(&field(r, cols.in_area))?;
+        Some(((from, to), rank_of(r).ok()?.0))
+    });
     let mut acc = Accumulator::default();
     for (line, r) in rows {
-        let v = read_row(
-            *line,
-            r,
-            cols.datetime,
-            cols.resolution,
-            cols.value,
-            "FlowValue",
-        )?;
+        let v = read_row(*line, r, &cols.values)?;
         if let Some(mw) = v.value.filter(|mw| *mw < 0.0) {
             return Err(ParseError::InvalidRow {
                 line: *line,

@@ -10,6 +10,8 @@
 
 use backon::{ExponentialBuilder, Retryable};
 use governor::{DefaultDirectRateLimiter, Quota};
+use gridprint_core::inputs::InputPoint;
+use std::collections::BTreeMap;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
@@ -121,6 +123,14 @@ pub enum FetchError {
 }
 
 impl FetchError {
+    /// For `map_err`: a [`FetchError::NotConfigured`] of `request` with the error as its message.
+    pub(crate) fn not_configured<M: ToString>(request: &str) -> impl FnOnce(M) -> FetchError + '_ {
+        move |message| FetchError::NotConfigured {
+            request: request.to_string(),
+            message: message.to_string(),
+        }
+    }
+
     /// The request this error is about (its redacted description).
     pub fn request(&self) -> &str {
         match self {
@@ -297,6 +307,32 @@ fn describe_reqwest(e: &reqwest::Error) -> String {
         source = s.source();
     }
     msg
+}
+
+/// The points of a provider's answer once parsed (`parsed`: its points and what was skipped, logged
+/// at debug), or [`FetchError::Malformed`] after `log_error` logged the parse error: nothing of a
+/// malformed answer is stored.
+pub(crate) fn parsed_points<E: std::fmt::Display>(
+    provider: &str,
+    label: String,
+    parsed: Result<(Vec<InputPoint>, BTreeMap<String, usize>), E>,
+    log_error: impl FnOnce(&E),
+) -> Result<Vec<InputPoint>, FetchError> {
+    match parsed {
+        Ok((points, skipped)) => {
+            if !skipped.is_empty() {
+                tracing::debug!(request = %label, skipped = ?skipped, "{provider} values skipped");
+            }
+            Ok(points)
+        }
+        Err(e) => {
+            log_error(&e);
+            Err(FetchError::Malformed {
+                request: label,
+                message: e.to_string(),
+            })
+        }
+    }
 }
 
 /// The first `n` characters of a body, printable, for error messages.

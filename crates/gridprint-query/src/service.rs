@@ -1,8 +1,9 @@
-//! The entry point for the HTTP layer. [`Endpoint`] is derived from the endpoint table of
-//! [`crate::endpoints`] (one line per endpoint: its definition in [`crate::endpoints`], its paths, whether it needs
-//! the data cache); [`QueryService`] holds the reference data, the polygon index and the swappable
-//! cache, and [`QueryService::query`] turns an [`Endpoint`] plus the raw query pairs into a
-//! [`QueryResponse`] (or a [`QueryError`]).
+//! The entry point for the HTTP layer. [`Endpoint`] is derived from the endpoint table shared with
+//! the client ([`gridprint_responses::endpoint_table`]: per endpoint its definition in
+//! [`crate::endpoints`], its paths, its answer type, whether it needs the data cache);
+//! [`QueryService`] holds the reference data, the polygon index and the swappable cache, and
+//! [`QueryService::query`] turns an [`Endpoint`] plus the raw query pairs into a [`QueryResponse`]
+//! (or a [`QueryError`]).
 //!
 //! A handler is then three lines: take the pairs from the URL, call `query` with the clock's "now",
 //! render `to_json()` or `to_csv()`. Everything here is synchronous and reads memory only; the
@@ -21,18 +22,32 @@ use gridprint_store::{Result as StoreResult, Store};
 use std::sync::Arc;
 use time::OffsetDateTime;
 
-/// Derives everything from the endpoint table ([`endpoints::endpoint_list`], one line per endpoint:
-/// its [`Endpoint`] variant, the module type implementing [`EndpointDef`], its paths under `/v1`, and
-/// whether it is answered from the reference data alone): the enum, its path lookups, its OpenAPI
-/// description and the dispatch.
-macro_rules! endpoint_table {
-    ($($(#[$doc:meta])* $variant:ident => $def:ty, [$($path:literal),+] $(, $reference:ident)?;)*) => {
+/// Derives everything from the endpoint table ([`gridprint_responses::endpoint_table`], one entry
+/// per endpoint: its [`Endpoint`] variant, the type implementing [`EndpointDef`] in
+/// [`crate::endpoints`] and whether it is answered from the reference data alone, its paths under
+/// `/v1`, its answer type; the client's parts are for gridprint-client): the enum, its path
+/// lookups, its OpenAPI description and the dispatch, and a compile-time check that each
+/// definition answers the table's type.
+macro_rules! endpoint_enum {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident {
+            server: $def:ident $(, $reference:ident)?;
+            client: $request:ident $(, $unit:ident)?;
+            paths: [$($method:ident: $path:literal),+];
+            answer: $answer:ty;
+            $(series: $series:ty; aggregate: $agg_method:ident -> $agg:ty;)?
+        }
+    )*) => {
         /// The data endpoints answered from the cache (`/status` is separate: see
         /// [`endpoints::status`]).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Endpoint {
             $($(#[$doc])* $variant,)*
         }
+
+        // Each definition answers the type the table declares.
+        $(const _: fn(<endpoints::$def as EndpointDef>::Response) -> $answer = |r| r;)*
 
         impl Endpoint {
             /// Every endpoint, in table order.
@@ -49,18 +64,18 @@ macro_rules! endpoint_table {
             /// is down or the cache is loading).
             pub fn from_reference(self) -> bool {
                 match self {
-                    $(Endpoint::$variant => endpoint_table!(@reference $($reference)?),)*
+                    $(Endpoint::$variant => endpoint_enum!(@reference $($reference)?),)*
                 }
             }
 
             /// What the OpenAPI document publishes for the endpoint (docs per path, parameters,
-            /// body schema), from its [`EndpointDef`].
+            /// body schema), from its [`EndpointDef`] and the table's answer type.
             pub fn description(self) -> Description {
                 match self {
                     $(Endpoint::$variant => {
-                        Description::new::<<$def as EndpointDef>::Response>(
-                            <$def as EndpointDef>::DOCS,
-                            <$def as EndpointDef>::parameters(),
+                        Description::new::<$answer>(
+                            <endpoints::$def as EndpointDef>::DOCS,
+                            <endpoints::$def as EndpointDef>::parameters(),
                         )
                     })*
                 }
@@ -73,7 +88,7 @@ macro_rules! endpoint_table {
                 ctx: &ParseContext<'_>,
             ) -> Result<QueryResponse, QueryError> {
                 match self {
-                    $(Endpoint::$variant => answer::<$def>(cache, p, ctx),)*
+                    $(Endpoint::$variant => answer::<endpoints::$def>(cache, p, ctx),)*
                 }
             }
         }
@@ -82,7 +97,7 @@ macro_rules! endpoint_table {
     (@reference) => { false };
 }
 
-endpoints::endpoint_list!(endpoint_table);
+gridprint_responses::endpoint_table!(endpoint_enum);
 
 impl Endpoint {
     /// The endpoint of a path segment after `/v1/` (`green-score` and `environmental-score` are both

@@ -4,12 +4,26 @@ use crate::{PgStore, map_err};
 use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
 use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, TokenRecord};
 
+type Params<'a> = [&'a (dyn postgres::types::ToSql + Sync)];
+
+impl PgStore {
+    /// The row `sql` selects with `params`, if any.
+    fn row(&self, sql: &str, params: &Params<'_>) -> Result<Option<postgres::Row>> {
+        self.conn()?.query_opt(sql, params).map_err(map_err)
+    }
+
+    /// How many rows `sql` with `params` changed.
+    fn changed(&self, sql: &str, params: &Params<'_>) -> Result<u64> {
+        self.conn()?.execute(sql, params).map_err(map_err)
+    }
+}
+
 impl AccessStore for PgStore {
     fn grant(&self, email: &str, now: i64) -> Result<bool> {
-        let mut c = self.conn()?;
-        let n = c
-            .execute("INSERT INTO access_grant (email, granted_at) VALUES ($1, $2) ON CONFLICT DO NOTHING", &[&email, &now])
-            .map_err(map_err)?;
+        let n = self.changed(
+            "INSERT INTO access_grant (email, granted_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            &[&email, &now],
+        )?;
         Ok(n == 1)
     }
 
@@ -44,12 +58,9 @@ impl AccessStore for PgStore {
     }
 
     fn has_grant(&self, email: &str) -> Result<bool> {
-        let mut c = self.conn()?;
-        Ok(
-            c.query_opt("SELECT 1 FROM access_grant WHERE email = $1", &[&email])
-                .map_err(map_err)?
-                .is_some(),
-        )
+        Ok(self
+            .row("SELECT 1 FROM access_grant WHERE email = $1", &[&email])?
+            .is_some())
     }
 
     fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()> {
@@ -63,64 +74,57 @@ impl AccessStore for PgStore {
     }
 
     fn password_hash(&self, email: &str) -> Result<Option<String>> {
-        let mut c = self.conn()?;
-        Ok(c.query_opt(
-            "SELECT password_hash FROM registration WHERE email = $1",
-            &[&email],
-        )
-        .map_err(map_err)?
-        .map(|r| r.get(0)))
+        Ok(self
+            .row(
+                "SELECT password_hash FROM registration WHERE email = $1",
+                &[&email],
+            )?
+            .map(|r| r.get(0)))
     }
 
     fn insert_token(&self, t: &TokenRecord) -> Result<()> {
-        let mut c = self.conn()?;
-        c.execute(
+        self.changed(
             "INSERT INTO token (token_hash, email, issued_at, expires_at) VALUES ($1, $2, $3, $4)",
             &[&t.token_hash, &t.email, &t.issued_at, &t.expires_at],
         )
         .map(|_| ())
-        .map_err(map_err)
     }
 
     fn set_limit(&self, email: &str, limit: Option<AccountLimit>) -> Result<bool> {
-        let mut c = self.conn()?;
-        let n = c
-            .execute(
+        let n = self
+            .changed(
                 "UPDATE access_grant SET rate_limit_per_second = $2, rate_limit_burst = $3 WHERE email = $1",
                 &[
                     &email,
                     &limit.map(|l| l.rate_per_second),
                     &limit.map(|l| i64::from(l.burst)),
                 ],
-            )
-            .map_err(map_err)?;
+            )?;
         Ok(n == 1)
     }
 
     fn account_limit(&self, email: &str) -> Result<Option<AccountLimit>> {
-        let mut c = self.conn()?;
-        Ok(c.query_opt(
-            "SELECT rate_limit_per_second, rate_limit_burst FROM access_grant WHERE email = $1",
-            &[&email],
-        )
-        .map_err(map_err)?
-        .and_then(|r| AccountLimit::from_columns(r.get(0), r.get(1))))
+        Ok(self
+            .row(
+                "SELECT rate_limit_per_second, rate_limit_burst FROM access_grant WHERE email = $1",
+                &[&email],
+            )?
+            .and_then(|r| AccountLimit::from_columns(r.get(0), r.get(1))))
     }
 
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
-        let mut c = self.conn()?;
-        Ok(c.query_opt(
-            "SELECT t.token_hash, t.email, t.issued_at, t.expires_at FROM token t
+        Ok(self
+            .row(
+                "SELECT t.token_hash, t.email, t.issued_at, t.expires_at FROM token t
                  JOIN registration r ON r.email = t.email WHERE t.token_hash = $1",
-            &[&token_hash],
-        )
-        .map_err(map_err)?
-        .map(|r| TokenRecord {
-            token_hash: r.get(0),
-            email: r.get(1),
-            issued_at: r.get(2),
-            expires_at: r.get(3),
-        }))
+                &[&token_hash],
+            )?
+            .map(|r| TokenRecord {
+                token_hash: r.get(0),
+                email: r.get(1),
+                issued_at: r.get(2),
+                expires_at: r.get(3),
+            }))
     }
 }
 

@@ -303,10 +303,7 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
         plan.requests.len()
     );
     let fetcher = args.providers.fetcher(&reference, entsoe, elexon, epias)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = crate::open::runtime(tokio::runtime::Builder::new_multi_thread())?;
     // A wrong EPIAS password is one clear error before anything is fetched or stored.
     if let Some(c) = &fetcher.epias
         && !plan.requests.is_empty()

@@ -1,6 +1,7 @@
 //! What every server-side subcommand opens — the store named by `--database` and the reference
 //! data — and the options that name them ([`ServerArgs`]), which only those subcommands take
-//! (`gridprint query` talks to a server over HTTP and has none of them).
+//! (`gridprint query` talks to a server over HTTP and has none of them) — and the async runtime
+//! the networked subcommands start ([`runtime`]).
 
 use anyhow::{Context, bail};
 use clap::parser::ValueSource;
@@ -152,6 +153,14 @@ pub fn redact(url: &str) -> String {
         }
         _ => url.to_string(),
     }
+}
+
+/// The async runtime of a subcommand (`builder`: multi- or current-thread), with I/O and timers.
+pub fn runtime(mut builder: tokio::runtime::Builder) -> anyhow::Result<tokio::runtime::Runtime> {
+    builder
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
 }
 
 #[cfg(test)]

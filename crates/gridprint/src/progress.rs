@@ -44,22 +44,37 @@ fn bar(template: &str, len: u64) -> ProgressBar {
     b
 }
 
+/// The bar in `slot` (drawn with `template` when it is the first call) at `position` of `len`.
+fn advance<'a>(
+    slot: &'a mut Option<ProgressBar>,
+    template: &str,
+    position: u64,
+    len: u64,
+) -> &'a ProgressBar {
+    let b = slot.get_or_insert_with(|| bar(template, len));
+    b.set_length(len);
+    b.set_position(position);
+    b
+}
+
+/// Removes the bar in `slot` from the terminal.
+fn clear(slot: &mut Option<ProgressBar>) {
+    if let Some(b) = slot.take() {
+        b.finish_and_clear();
+    }
+}
+
 impl Observer for Bars {
     fn parsed(&mut self, file: &str, done_bytes: u64, total_bytes: u64) {
         if !self.show_parsing || total_bytes <= PARSE_BAR_MIN_BYTES {
             return;
         }
-        let b = self.parsing.get_or_insert_with(|| {
-            bar("parsing {bar:40} {bytes}/{total_bytes} {msg}", total_bytes)
-        });
-        b.set_message(file.to_string());
-        b.set_position(done_bytes);
+        let template = "parsing {bar:40} {bytes}/{total_bytes} {msg}";
+        advance(&mut self.parsing, template, done_bytes, total_bytes).set_message(file.to_string());
     }
 
     fn stored(&mut self, r: &ImportReport) {
-        if let Some(b) = self.parsing.take() {
-            b.finish_and_clear();
-        }
+        clear(&mut self.parsing);
         eprintln!(
             "imported {} files: {} points ({} new, {} changed, {} unchanged)",
             r.files,
@@ -89,20 +104,12 @@ impl Observer for Bars {
     }
 
     fn computing(&mut self, done_days: u64, total_days: u64) {
-        let b = self.computing.get_or_insert_with(|| {
-            bar(
-                "computing {bar:40} {pos}/{len} days ({eta} left)",
-                total_days,
-            )
-        });
-        b.set_length(total_days);
-        b.set_position(done_days);
+        let template = "computing {bar:40} {pos}/{len} days ({eta} left)";
+        advance(&mut self.computing, template, done_days, total_days);
     }
 
     fn computed(&mut self, summary: &ComputeSummary) {
-        if let Some(b) = self.computing.take() {
-            b.finish_and_clear();
-        }
+        clear(&mut self.computing);
         eprintln!(
             "computed {} zone-slots over {} slots ({} frozen kept), published {} zone-days in {:.1} s",
             summary.computed,

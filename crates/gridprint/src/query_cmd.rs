@@ -246,10 +246,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         );
     }
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = crate::open::runtime(tokio::runtime::Builder::new_current_thread())?;
     runtime.block_on(async {
         if args.register {
             match client.register().await {

@@ -95,10 +95,7 @@ pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
         ..WorkerConfig::default()
     };
     let worker = Worker::new(store.clone(), reference, fetcher, config);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = crate::open::runtime(tokio::runtime::Builder::new_multi_thread())?;
     runtime.block_on(async {
         if args.once {
             let lease = tokio::task::spawn_blocking(move || store.try_lead()).await.context("taking the worker lease")??;

@@ -40,8 +40,9 @@
 //! Each endpoint is one module here with a unit struct implementing [`EndpointDef`] (which
 //! parameters it reads and how it answers); its parameters are a [`RequestParams`] implementation,
 //! mostly on the module's `IntoParams` struct, shared where endpoints read the same parameters (the
-//! flow and share endpoints: [`Partners`]; `/generation` and `/mix`). The table in
-//! [`crate::service`] names each endpoint once.
+//! flow and share endpoints: [`Partners`]; `/generation` and `/mix`). The endpoint table
+//! ([`gridprint_responses::endpoint_table`], shared with the client) names each endpoint once, with
+//! its unit struct here; [`crate::service`] derives `Endpoint` and the dispatch from it.
 
 /// Declares endpoints answered from the cache by one function: for each, its unit struct and its
 /// [`EndpointDef`]. `Name(Params) -> Response = answer` reads as the definition does: the endpoint
@@ -84,38 +85,6 @@ mod score;
 mod shares;
 pub mod status;
 mod zones;
-
-/// The endpoint table: one line per endpoint (its `Endpoint` variant, the type implementing
-/// [`EndpointDef`], its paths under `/v1`, `reference` when it is answered from the reference data
-/// alone). It sits beside the `mod` lines so that adding an endpoint touches this file twice, in
-/// adjacent places; [`crate::service`] derives `Endpoint`, its lookups, its OpenAPI description and
-/// the dispatch from it (`$m` is the deriving macro).
-macro_rules! endpoint_list {
-    ($m:ident) => {
-        $m! {
-            Zones => $crate::endpoints::Zones, ["zones"], reference;
-            Generation => $crate::endpoints::Generation, ["generation"];
-            Load => $crate::endpoints::Load, ["load"];
-            Imports => $crate::endpoints::Imports, ["imports"];
-            Exports => $crate::endpoints::Exports, ["exports"];
-            Mix => $crate::endpoints::Mix, ["mix"];
-            Footprints => $crate::endpoints::FootprintsEndpoint, ["footprints"];
-            Impacts => $crate::endpoints::ImpactsEndpoint, ["impacts"];
-            /// `/green-score` and `/environmental-score`.
-            Score => $crate::endpoints::Score, ["green-score", "environmental-score"];
-            FlowShare => $crate::endpoints::FlowShare, ["flow-share"];
-            MixShare => $crate::endpoints::MixShare, ["mix-share"];
-            FootprintShare => $crate::endpoints::FootprintShare, ["footprint-share"];
-            ImpactShare => $crate::endpoints::ImpactShare, ["impact-share"];
-            Factors => $crate::endpoints::FactorsEndpoint, ["factors"], reference;
-            /// `/best-window`: the best placements of a job over zones and the forecast.
-            BestWindow => $crate::endpoints::BestWindowEndpoint, ["best-window"];
-            /// `/availability`: which zones and time ranges hold data.
-            Availability => $crate::endpoints::Availability, ["availability"];
-        }
-    };
-}
-pub(crate) use endpoint_list;
 
 pub use availability::{Availability, AvailabilityRequest, AvailabilityWindow, availability};
 pub use best_window::{
