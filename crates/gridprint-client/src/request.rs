@@ -294,22 +294,6 @@ query_pairs!(FootprintsRequest, |s| Query::default()
     .opt("scope", s.scope.map(|t| t.as_str()))
     .flag("use_global", s.use_global));
 
-/// `/carbon`: the carbon footprint alone (gCO2/kWh; a demonstration).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CarbonRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    /// `None`: life-cycle.
-    pub scope: Option<Scope>,
-    /// `Some(false)`: local footprints; `None`: global.
-    pub use_global: Option<bool>,
-}
-query_pairs!(CarbonRequest, |s| Query::default()
-    .location("", &s.location)
-    .window(&s.window)
-    .opt("scope", s.scope.map(|t| t.as_str()))
-    .flag("use_global", s.use_global));
-
 /// `/impacts`: water impact (stress-l/kWh), operational scope.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ImpactsRequest {

@@ -83,15 +83,6 @@ macro_rules! endpoint_table {
                 series: Vec<$crate::FootprintResult>;
                 aggregate: footprints_aggregate -> Vec<$crate::FootprintAggregate>;
             }
-            /// `/carbon`: the carbon footprint alone (a demonstration).
-            Carbon {
-                server: Carbon;
-                client: CarbonRequest;
-                paths: [carbon: "carbon"];
-                answer: $crate::Footprints;
-                series: Vec<$crate::FootprintResult>;
-                aggregate: carbon_aggregate -> Vec<$crate::FootprintAggregate>;
-            }
             /// `/impacts`: water impact series.
             Impacts {
                 server: ImpactsEndpoint;

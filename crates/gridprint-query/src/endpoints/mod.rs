@@ -73,7 +73,6 @@ macro_rules! endpoint {
 
 mod availability;
 mod best_window;
-mod carbon;
 mod derived;
 mod factors;
 mod flows;
@@ -91,7 +90,6 @@ pub use availability::{Availability, AvailabilityRequest, AvailabilityWindow, av
 pub use best_window::{
     BestWindowEndpoint, BestWindowParams, BestWindowRequest, Metric, best_window,
 };
-pub use carbon::{Carbon, CarbonParams};
 pub use derived::{Aggregated, time_weighted_mean};
 use derived::{coverage, derived_answer, derived_params, requested_strings};
 pub use factors::{FactorParams, FactorsEndpoint, factors};
