@@ -50,12 +50,7 @@ pub use gridprint_core::production::ProductionType;
 pub use gridprint_core::reference::{FootprintType, Scope};
 pub use gridprint_core::slot::{Clock, SystemClock};
 pub use gridprint_responses as responses;
-pub use request::{
-    Aggregatable, Aggregate, ApiRequest, AvailabilityRequest, BestWindowRequest, ExportsRequest,
-    FactorsRequest, FlowShareRequest, FootprintShareRequest, FootprintsRequest, GenerationRequest,
-    ImpactShareRequest, ImpactType, ImpactsRequest, ImportsRequest, LoadRequest, Location, Metric,
-    MixRequest, MixShareRequest, ScoreRequest, StatusRequest, TimeWindow, ZonesRequest,
-};
+pub use request::*;
 pub use token::{AccessToken, FileTokenStore, Secret, TokenKey, TokenStore};
 
 use backon::{ExponentialBuilder, Retryable};

@@ -20,8 +20,11 @@
 //! (`lat`/`lon`); secondary locations get their prefix (`source_`, `destination_`, `origin_`).
 //! [`Aggregate`] wraps a request that supports `aggregate=true`.
 //!
-//! Each struct's query parameters are written here; its path (and whether it is [`Aggregatable`])
-//! comes from the endpoint table shared with the server, in `typed.rs`.
+//! The structs themselves are declared in the endpoint table shared with the server
+//! ([`gridprint_responses::endpoint_table`]: each entry's `client:` fields) and generated here; each
+//! field is written into the query by its type's [`QueryValue`] under the field's name, in the
+//! table's order. Their path (and whether they are [`Aggregatable`]) comes from the same table, in
+//! `typed.rs`.
 
 use crate::error::Error;
 use gridprint_core::production::ProductionType;
@@ -85,7 +88,7 @@ impl Location {
         Location::LatLon { lat, lon }
     }
 
-    fn push(&self, prefix: &str, q: &mut Vec<(String, String)>) {
+    fn write_query(&self, prefix: &str, q: &mut Vec<(String, String)>) {
         match self {
             Location::Zones(codes) => {
                 let joined = codes
@@ -132,7 +135,7 @@ impl TimeWindow {
         })
     }
 
-    fn push(&self, q: &mut Vec<(String, String)>) {
+    fn write_query(&self, q: &mut Vec<(String, String)>) {
         q.push(("start".into(), format_timestamp(self.start)));
         q.push(("end".into(), format_timestamp(self.end)));
     }
@@ -150,182 +153,6 @@ impl ImpactType {
         "water"
     }
 }
-
-/// Builds the query pairs of one request.
-#[derive(Default)]
-struct Query(Vec<(String, String)>);
-
-impl Query {
-    fn location(mut self, prefix: &str, loc: &Option<Location>) -> Query {
-        if let Some(l) = loc {
-            l.push(prefix, &mut self.0);
-        }
-        self
-    }
-    fn window(mut self, w: &Option<TimeWindow>) -> Query {
-        if let Some(w) = w {
-            w.push(&mut self.0);
-        }
-        self
-    }
-    fn opt(mut self, key: &str, v: Option<&str>) -> Query {
-        if let Some(v) = v {
-            self.0.push((key.to_string(), v.to_string()));
-        }
-        self
-    }
-    fn flag(self, key: &str, v: Option<bool>) -> Query {
-        self.opt(key, v.map(|b| if b { "true" } else { "false" }))
-    }
-}
-
-/// The query pairs of a request of the endpoint table; its [`ApiRequest`] implementation (the
-/// path, from the table) is derived in `typed.rs` and calls this.
-pub(crate) trait QueryPairs {
-    fn pairs(&self) -> Vec<(String, String)>;
-}
-
-/// Implements [`QueryPairs`]: `|s| query` builds the request `s`'s [`Query`].
-macro_rules! query_pairs {
-    ($ty:ident, |$s:ident| $body:expr) => {
-        impl QueryPairs for $ty {
-            fn pairs(&self) -> Vec<(String, String)> {
-                let $s = self;
-                let q: Query = $body;
-                q.0
-            }
-        }
-    };
-}
-
-/// `/zones`: metadata and neighbours of every zone (no parameters).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ZonesRequest;
-query_pairs!(ZonesRequest, |_s| Query::default());
-
-/// `/generation`: MW per production type.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct GenerationRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    /// One type only (pumped storage is refused as a filter by the server).
-    pub production_type: Option<ProductionType>,
-}
-query_pairs!(GenerationRequest, |s| Query::default()
-    .location("", &s.location)
-    .window(&s.window)
-    .opt("production_type", s.production_type.map(|t| t.as_str())));
-
-/// `/load`: MW consumed.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LoadRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-}
-query_pairs!(LoadRequest, |s| Query::default()
-    .location("", &s.location)
-    .window(&s.window));
-
-/// `/availability`: which time ranges each zone holds, per input and for its outputs. Without a
-/// window: everything held.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AvailabilityRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-}
-query_pairs!(AvailabilityRequest, |s| Query::default()
-    .location("", &s.location)
-    .window(&s.window));
-
-/// `/imports`: MW received from each neighbour.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ImportsRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    /// Only these sources (`source_zone` / `source_lat` + `source_lon`).
-    pub source: Option<Location>,
-}
-query_pairs!(ImportsRequest, |s| Query::default()
-    .location("", &s.location)
-    .location("source_", &s.source)
-    .window(&s.window));
-
-/// `/exports`: MW sent to each neighbour.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ExportsRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    /// Only these destinations (`destination_zone` / `destination_lat` + `destination_lon`).
-    pub destination: Option<Location>,
-}
-query_pairs!(ExportsRequest, |s| Query::default()
-    .location("", &s.location)
-    .location("destination_", &s.destination)
-    .window(&s.window));
-
-/// `/mix`: MW of each production type consumed in the zone after flow tracing.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct MixRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    pub production_type: Option<ProductionType>,
-}
-query_pairs!(MixRequest, |s| Query::default()
-    .location("", &s.location)
-    .window(&s.window)
-    .opt("production_type", s.production_type.map(|t| t.as_str())));
-
-/// `/footprints`: carbon (gCO2/kWh) and water (l/kWh) footprints of consumption.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FootprintsRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    /// Carbon or water; `None`: both.
-    pub footprint_type: Option<FootprintType>,
-    /// `None`: life-cycle.
-    pub scope: Option<Scope>,
-    /// `Some(false)`: local footprints (the zone's own generation only); `None`: global.
-    pub use_global: Option<bool>,
-}
-query_pairs!(FootprintsRequest, |s| Query::default()
-    .location("", &s.location)
-    .window(&s.window)
-    .opt("footprint_type", s.footprint_type.map(|t| t.as_str()))
-    .opt("scope", s.scope.map(|t| t.as_str()))
-    .flag("use_global", s.use_global));
-
-/// `/impacts`: water impact (stress-l/kWh), operational scope.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ImpactsRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    /// Only water exists; `None` leaves it to the server.
-    pub impact_type: Option<ImpactType>,
-    /// Only operational is accepted by the server.
-    pub scope: Option<Scope>,
-    pub use_global: Option<bool>,
-}
-query_pairs!(ImpactsRequest, |s| Query::default()
-    .location("", &s.location)
-    .window(&s.window)
-    .opt("impact_type", s.impact_type.map(|t| t.as_str()))
-    .opt("scope", s.scope.map(|t| t.as_str()))
-    .flag("use_global", s.use_global));
-
-/// `/green-score` (or `/environmental-score`, the same answer): 0–100, higher is better.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ScoreRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    /// Only operational is accepted by the server.
-    pub scope: Option<Scope>,
-    pub use_global: Option<bool>,
-}
-query_pairs!(ScoreRequest, |s| Query::default()
-    .location("", &s.location)
-    .window(&s.window)
-    .opt("scope", s.scope.map(|t| t.as_str()))
-    .flag("use_global", s.use_global));
 
 /// What `/best-window` ranks a job by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -349,108 +176,131 @@ impl Metric {
     }
 }
 
-/// `/best-window`: the best placements of a job of `duration` over the zones (or countries) and the
-/// forecast. `start` and `end` may each be left to the server (the current slot; the data's end).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct BestWindowRequest {
-    pub location: Option<Location>,
-    /// Whole minutes (`"120"`) or ISO 8601 (`"PT2H"`); the server rounds up to whole slots.
-    pub duration: String,
-    pub start: Option<OffsetDateTime>,
-    pub end: Option<OffsetDateTime>,
-    /// `None`: footprint.
-    pub metric: Option<Metric>,
-    /// With the footprint metric; `None`: carbon.
-    pub footprint_type: Option<FootprintType>,
-    pub scope: Option<Scope>,
-    pub use_global: Option<bool>,
-    /// How many placements (1–100); `None`: 3.
-    pub n: Option<u32>,
+/// A field of a request struct: how it is written into the query under its field name. `None`
+/// writes nothing, so the server's default applies.
+pub(crate) trait QueryValue {
+    fn push(&self, name: &str, q: &mut Vec<(String, String)>);
 }
-query_pairs!(BestWindowRequest, |s| Query::default()
-    .location("", &s.location)
-    .opt("duration", Some(s.duration.as_str()))
-    .opt("start", s.start.map(format_timestamp).as_deref())
-    .opt("end", s.end.map(format_timestamp).as_deref())
-    .opt("metric", s.metric.map(|m| m.as_str()))
-    .opt("footprint_type", s.footprint_type.map(|t| t.as_str()))
-    .opt("scope", s.scope.map(|t| t.as_str()))
-    .flag("use_global", s.use_global)
-    .opt("n", s.n.map(|n| n.to_string()).as_deref()));
 
-/// `/flow-share`: % of the zone's generation consumed in each destination.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FlowShareRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    pub destination: Option<Location>,
+impl<T: QueryValue> QueryValue for Option<T> {
+    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
+        if let Some(v) = self {
+            v.push(name, q);
+        }
+    }
 }
-query_pairs!(FlowShareRequest, |s| Query::default()
-    .location("", &s.location)
-    .location("destination_", &s.destination)
-    .window(&s.window));
 
-/// `/mix-share`: % of the zone's consumption coming from each origin.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct MixShareRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    pub origin: Option<Location>,
+/// `location` is the request's own location (`zone` or `lat` + `lon`); any other location field
+/// is a partner filter under its name as prefix (`source` → `source_zone`, …).
+impl QueryValue for Location {
+    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
+        if name == "location" {
+            self.write_query("", q);
+        } else {
+            self.write_query(&format!("{name}_"), q);
+        }
+    }
 }
-query_pairs!(MixShareRequest, |s| Query::default()
-    .location("", &s.location)
-    .location("origin_", &s.origin)
-    .window(&s.window));
 
-/// `/footprint-share`: the part of the zone's footprint coming from each source zone.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FootprintShareRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    pub source: Option<Location>,
-    pub footprint_type: Option<FootprintType>,
-    pub scope: Option<Scope>,
+/// `start` and `end`, whatever the field is called.
+impl QueryValue for TimeWindow {
+    fn push(&self, _: &str, q: &mut Vec<(String, String)>) {
+        self.write_query(q);
+    }
 }
-query_pairs!(FootprintShareRequest, |s| {
-    Query::default()
-        .location("", &s.location)
-        .location("source_", &s.source)
-        .window(&s.window)
-        .opt("footprint_type", s.footprint_type.map(|t| t.as_str()))
-        .opt("scope", s.scope.map(|t| t.as_str()))
-});
 
-/// `/impact-share`: the part of the zone's water impact coming from each source zone.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ImpactShareRequest {
-    pub location: Option<Location>,
-    pub window: Option<TimeWindow>,
-    pub source: Option<Location>,
-    pub impact_type: Option<ImpactType>,
-    pub scope: Option<Scope>,
+impl QueryValue for OffsetDateTime {
+    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
+        q.push((name.into(), format_timestamp(*self)));
+    }
 }
-query_pairs!(ImpactShareRequest, |s| Query::default()
-    .location("", &s.location)
-    .location("source_", &s.source)
-    .window(&s.window)
-    .opt("impact_type", s.impact_type.map(|t| t.as_str()))
-    .opt("scope", s.scope.map(|t| t.as_str())));
 
-/// `/factors`: emission and water factors per production type (no location, no flags).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FactorsRequest {
-    pub factor_type: Option<FootprintType>,
-    /// `None`: both scopes.
-    pub scope: Option<Scope>,
-    /// `None`: every type (pumped storage is accepted here).
-    pub production_type: Option<ProductionType>,
-    pub window: Option<TimeWindow>,
+impl QueryValue for bool {
+    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
+        q.push((name.into(), if *self { "true" } else { "false" }.into()));
+    }
 }
-query_pairs!(FactorsRequest, |s| Query::default()
-    .window(&s.window)
-    .opt("factor_type", s.factor_type.map(|t| t.as_str()))
-    .opt("scope", s.scope.map(|t| t.as_str()))
-    .opt("production_type", s.production_type.map(|t| t.as_str())));
+
+/// A required text parameter (`duration`): always written.
+impl QueryValue for String {
+    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
+        q.push((name.into(), self.clone()));
+    }
+}
+
+impl QueryValue for u32 {
+    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
+        q.push((name.into(), self.to_string()));
+    }
+}
+
+/// The enumerations, written by their `as_str`.
+macro_rules! named_values {
+    ($($ty:ty),+) => {$(
+        impl QueryValue for $ty {
+            fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
+                q.push((name.into(), self.as_str().into()));
+            }
+        }
+    )+};
+}
+named_values!(ProductionType, FootprintType, Scope, ImpactType, Metric);
+
+/// The query pairs of a request of the endpoint table; its [`ApiRequest`] implementation (the
+/// path, from the table) is derived in `typed.rs` and calls this.
+pub(crate) trait QueryPairs {
+    fn pairs(&self) -> Vec<(String, String)>;
+}
+
+/// Reads the endpoint table (see [`gridprint_responses::endpoint_table`]) into the request
+/// structs: public fields (with `Default`, so `..Default::default()` leaves the rest to the
+/// server), written into the query in their order by [`QueryValue`].
+macro_rules! request_structs {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident {
+            server: $($server:ident)::+ $(, $reference:ident)?;
+            client: $request:ident $(, $unit:ident)? $({
+                $($(#[$field_doc:meta])* $field:ident: $field_ty:ty),* $(,)?
+            })?;
+            $($rest:tt)*
+        }
+    )*) => {$(
+        request_structs!(@struct [$(#[$doc])*] $request $(, $unit)? $({
+            $($(#[$field_doc])* $field: $field_ty),*
+        })?);
+    )*};
+    (@struct [$($doc:tt)*] $request:ident, unit) => {
+        $($doc)*
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct $request;
+
+        impl QueryPairs for $request {
+            fn pairs(&self) -> Vec<(String, String)> {
+                Vec::new()
+            }
+        }
+    };
+    (@struct [$($doc:tt)*] $request:ident {
+        $($(#[$field_doc:meta])* $field:ident: $field_ty:ty),*
+    }) => {
+        $($doc)*
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct $request {
+            $($(#[$field_doc])* pub $field: $field_ty,)*
+        }
+
+        impl QueryPairs for $request {
+            fn pairs(&self) -> Vec<(String, String)> {
+                let mut q = Vec::new();
+                $(QueryValue::push(&self.$field, stringify!($field), &mut q);)*
+                q
+            }
+        }
+    };
+}
+
+gridprint_responses::endpoint_table!(request_structs);
 
 /// The public `/status` endpoint and its sub-paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,9 +1,9 @@
 //! The typed endpoint methods of [`Client`] and the path of each request struct, derived from the
 //! endpoint table the server uses too ([`gridprint_responses::endpoint_table`]): per endpoint its
 //! request struct gets [`ApiRequest`] (the table's first path; its query parameters come from
-//! [`crate::request`]) and [`Aggregatable`] where the endpoint supports `aggregate=true`, and the
+//! [`crate::request`], which also declares the struct from the table) and [`Aggregatable`] where the endpoint supports `aggregate=true`, and the
 //! client one method per path (returning the table's answer type) plus the `_aggregate` method.
-//! A new table entry thus gives the client its typed method once its request struct exists.
+//! A new table entry thus gives the client its request struct and typed methods.
 
 use crate::request::*;
 use crate::{Client, Result};
@@ -14,8 +14,8 @@ macro_rules! typed_methods {
     ($(
         $(#[$doc:meta])*
         $variant:ident {
-            server: $($server:ident),+;
-            client: $request:ident $(, $unit:ident)?;
+            server: $($server:ident)::+ $(, $reference:ident)?;
+            client: $request:ident $(, $unit:ident)? $({ $($fields:tt)* })?;
             paths: $paths:tt;
             answer: $answer:ty;
             $($aggregate:tt)*

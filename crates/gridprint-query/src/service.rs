@@ -32,8 +32,8 @@ macro_rules! endpoint_enum {
     ($(
         $(#[$doc:meta])*
         $variant:ident {
-            server: $def:ident $(, $reference:ident)?;
-            client: $request:ident $(, $unit:ident)?;
+            server: $($def:ident)::+ $(, $reference:ident)?;
+            client: $request:ident $(, $unit:ident)? $({ $($fields:tt)* })?;
             paths: [$($method:ident: $path:literal),+];
             answer: $answer:ty;
             $(series: $series:ty; aggregate: $agg_method:ident -> $agg:ty;)?
@@ -47,7 +47,7 @@ macro_rules! endpoint_enum {
         }
 
         // Each definition answers the type the table declares.
-        $(const _: fn(<endpoints::$def as EndpointDef>::Response) -> $answer = |r| r;)*
+        $(const _: fn(<endpoints::$($def)::+ as EndpointDef>::Response) -> $answer = |r| r;)*
 
         impl Endpoint {
             /// Every endpoint, in table order.
@@ -74,8 +74,8 @@ macro_rules! endpoint_enum {
                 match self {
                     $(Endpoint::$variant => {
                         Description::new::<$answer>(
-                            <endpoints::$def as EndpointDef>::DOCS,
-                            <endpoints::$def as EndpointDef>::parameters(),
+                            <endpoints::$($def)::+ as EndpointDef>::DOCS,
+                            <endpoints::$($def)::+ as EndpointDef>::parameters(),
                         )
                     })*
                 }
@@ -88,7 +88,7 @@ macro_rules! endpoint_enum {
                 ctx: &ParseContext<'_>,
             ) -> Result<QueryResponse, QueryError> {
                 match self {
-                    $(Endpoint::$variant => answer::<endpoints::$def>(cache, p, ctx),)*
+                    $(Endpoint::$variant => answer::<endpoints::$($def)::+>(cache, p, ctx),)*
                 }
             }
         }
