@@ -17,7 +17,7 @@
 /// /// method).
 /// Name {
 ///     server: DefPath[, reference];     // the EndpointDef, a path under gridprint_query::endpoints
-///                                       // (`Load`, or `module::Def` for a `pub(crate) mod`);
+///                                       // (`Load`, or `module::Def` for a `pub mod`);
 ///                                       // `reference`: answered from the reference data alone
 ///     client: RequestType { fields };   // the client's request struct: public fields, each an
 ///                                       // `Option` (or a required `String`), in the order of
