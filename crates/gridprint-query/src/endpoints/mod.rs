@@ -73,6 +73,7 @@ macro_rules! endpoint {
 
 mod availability;
 mod best_window;
+pub mod carbon;
 mod derived;
 mod factors;
 mod flows;
