@@ -218,21 +218,6 @@ macro_rules! endpoint_table {
                 series: Vec<$crate::FactorResult>;
                 aggregate: factors_aggregate -> Vec<$crate::FactorAggregate>;
             }
-            /// `/carbon`: the carbon footprint alone (a demonstration).
-            Carbon {
-                server: carbon::Carbon;
-                client: CarbonRequest {
-                    location: Option<Location>,
-                    window: Option<TimeWindow>,
-                    /// `None`: life-cycle.
-                    scope: Option<Scope>,
-                    use_global: Option<bool>,
-                };
-                paths: [carbon: "carbon"];
-                answer: $crate::Footprints;
-                series: Vec<$crate::FootprintResult>;
-                aggregate: carbon_aggregate -> Vec<$crate::FootprintAggregate>;
-            }
             /// `/best-window`: the best placements of a job over zones and the forecast, best
             /// first.
             BestWindow {

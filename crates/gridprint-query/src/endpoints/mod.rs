@@ -73,7 +73,6 @@ macro_rules! endpoint {
 
 mod availability;
 mod best_window;
-pub mod carbon;
 mod derived;
 mod factors;
 mod flows;
