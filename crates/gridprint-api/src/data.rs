@@ -211,7 +211,7 @@ fn render(
 pub(crate) async fn answer(
     state: &AppState,
     endpoint: Endpoint,
-    query: Option<String>,
+    pairs: Vec<(String, String)>,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     if !endpoint.from_reference() {
@@ -229,7 +229,6 @@ pub(crate) async fn answer(
             ));
         }
     }
-    let pairs = pairs_of(query.as_deref())?;
     let format = format_from(&pairs, headers)?;
     let mut if_none_match = HeaderMap::new();
     for v in headers.get_all(header::IF_NONE_MATCH) {
@@ -348,12 +347,12 @@ pub fn data_router() -> OpenApiRouter<AppState> {
                 let known = known.clone();
                 async move {
                     let pairs = pairs_of(query.as_deref())?;
-                    let mut resp = answer(&state, endpoint, query, &headers).await?;
                     let items = crate::ignored::ignored(
                         &pairs,
                         &known,
-                        &state.query().cache().reference().zones,
+                        &state.query().reference().zones,
                     );
+                    let mut resp = answer(&state, endpoint, pairs, &headers).await?;
                     if let Some(v) = crate::ignored::header_value(&items) {
                         resp.headers_mut()
                             .insert(crate::ignored::GRIDPRINT_IGNORED, v);
