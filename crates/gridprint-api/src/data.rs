@@ -347,11 +347,8 @@ pub fn data_router() -> OpenApiRouter<AppState> {
                 let known = known.clone();
                 async move {
                     let pairs = pairs_of(query.as_deref())?;
-                    let items = crate::ignored::ignored(
-                        &pairs,
-                        &known,
-                        &state.query().reference().zones,
-                    );
+                    let items =
+                        crate::ignored::ignored(&pairs, &known, &state.query().reference().zones);
                     let mut resp = answer(&state, endpoint, pairs, &headers).await?;
                     if let Some(v) = crate::ignored::header_value(&items) {
                         resp.headers_mut()

@@ -43,6 +43,16 @@ fn enc(s: &str) -> String {
 /// The items for a request with these `pairs`, given the endpoint's `known` parameter names and the
 /// zone set (empty when nothing was ignored).
 pub fn ignored(pairs: &[(String, String)], known: &[String], zones: &Zones) -> Vec<String> {
+    // Every data request passes here: the usual query (known names, each once, known zone codes)
+    // is recognised without allocating.
+    let nothing_ignored = pairs.iter().enumerate().all(|(i, (name, value))| {
+        known.iter().any(|k| k == name)
+            && (name == "format" || !pairs[i + 1..].iter().any(|(later, _)| later == name))
+            && !(is_zone_param(name) && unknown_codes(value.trim(), zones).next().is_some())
+    });
+    if nothing_ignored {
+        return Vec::new();
+    }
     let p = QueryParams::new(pairs);
     let mut out = Vec::new();
     for name in p.names() {
@@ -55,18 +65,26 @@ pub fn ignored(pairs: &[(String, String)], known: &[String], zones: &Zones) -> V
                 out.push(format!("earlier={}", enc(&format!("{name}={v}"))));
             }
         }
-        if name == "zone" || name.ends_with("_zone") {
-            for code in p.value(name).unwrap_or("").split(',').map(str::trim) {
-                let known_code = code.is_empty()
-                    || ZoneCode::parse(code).is_some_and(|c| zones.index_of(&c).is_some());
-                if !known_code {
-                    out.push(format!("zone={}", enc(code)));
-                }
+        if is_zone_param(name) {
+            for code in unknown_codes(p.value(name).unwrap_or(""), zones) {
+                out.push(format!("zone={}", enc(code)));
             }
         }
     }
     out.truncate(MAX_ITEMS);
     out
+}
+
+/// `zone` or a partner's `*_zone`.
+fn is_zone_param(name: &str) -> bool {
+    name == "zone" || name.ends_with("_zone")
+}
+
+/// The codes of a comma-separated `zone` value that name no zone (empty items are not codes).
+fn unknown_codes<'v>(value: &'v str, zones: &Zones) -> impl Iterator<Item = &'v str> {
+    value.split(',').map(str::trim).filter(|code| {
+        !code.is_empty() && !ZoneCode::parse(code).is_some_and(|c| zones.index_of(&c).is_some())
+    })
 }
 
 /// The header value for `items`, if any.

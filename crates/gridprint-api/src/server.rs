@@ -215,8 +215,17 @@ impl ProblemIo {
     }
 }
 
+/// Longest write that can be one of hyper's own error answers (a status line and two or three short
+/// header lines, no body); longer writes are passed through without a look.
+const MAX_HYPER_ERROR_HEAD: usize = 1024;
+
 /// The problem+json answer replacing `head` when it is one of hyper's own parse-error answers.
+/// This runs on every write of every connection, so anything that cannot be such an answer (longer
+/// than [`MAX_HYPER_ERROR_HEAD`], or not a 4xx status line) is refused before any text is read.
 fn replacement(head: &[u8]) -> Option<Vec<u8>> {
+    if head.len() > MAX_HYPER_ERROR_HEAD || !head.starts_with(b"HTTP/1.1 4") {
+        return None;
+    }
     let text = std::str::from_utf8(head).ok()?;
     let rest = text.strip_prefix("HTTP/1.1 ")?;
     let status = match rest.get(..4)? {
@@ -337,7 +346,7 @@ impl AsyncWrite for ProblemIo {
 
 #[cfg(test)]
 mod tests {
-    use super::replacement;
+    use super::{MAX_HYPER_ERROR_HEAD, replacement};
 
     #[test]
     fn only_hypers_bodiless_parse_error_answers_are_replaced() {
@@ -353,6 +362,14 @@ mod tests {
         // The application's own answers (with a body) and other statuses pass through.
         assert!(replacement(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 57\r\n\r\n").is_none());
         assert!(replacement(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").is_none());
+        // Writes longer than any hyper error head are not read (every answer's write passes here).
+        let long = [
+            b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nx: ".as_slice(),
+            &[b'a'; MAX_HYPER_ERROR_HEAD],
+            b"\r\n\r\n",
+        ]
+        .concat();
+        assert!(replacement(&long).is_none());
         assert!(replacement(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n{}").is_none());
     }
 }
