@@ -22,6 +22,9 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use metrics::{Counter, Histogram};
+use std::collections::HashMap;
+use std::sync::{LazyLock, PoisonError, RwLock};
 use std::time::Instant;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -47,21 +50,70 @@ pub(crate) async fn tag_route(req: Request, next: Next) -> Response {
 /// Counts the request and records its latency by route, method and status.
 pub(crate) async fn record_metrics(req: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = req.method().as_str().to_owned();
+    let method = req.method().clone();
     let resp = next.run(req).await;
     let route = resp
         .extensions()
         .get::<RouteTag>()
-        .map(|t| t.0.as_str().to_owned())
-        .unwrap_or_else(|| "unmatched".to_owned());
-    let labels = [
-        ("route", route),
-        ("method", method),
-        ("status", resp.status().as_str().to_owned()),
-    ];
-    metrics::counter!(REQUESTS_TOTAL, &labels).increment(1);
-    metrics::histogram!(REQUEST_DURATION, &labels).record(started.elapsed().as_secs_f64());
+        .map_or("unmatched", |t| t.0.as_str());
+    let h = handles(route, &method, resp.status());
+    h.count.increment(1);
+    h.duration.record(started.elapsed().as_secs_f64());
     resp
+}
+
+/// The metric handles of one label set (route, method, status).
+#[derive(Clone)]
+struct Handles {
+    count: Counter,
+    duration: Histogram,
+}
+
+/// Handles per route, then per method and status: a request whose labels were seen before records
+/// without building label strings and metric keys or looking them up in the recorder's registry.
+/// A handle binds to the recorder installed when its label set is first seen; the binary installs
+/// it before serving.
+type HandleCache = RwLock<HashMap<Box<str>, HashMap<(Method, u16), Handles>>>;
+static HANDLES: LazyLock<HandleCache> = LazyLock::new(Default::default);
+
+fn handles(route: &str, method: &Method, status: StatusCode) -> Handles {
+    let key = (method.clone(), status.as_u16());
+    let cache = HANDLES.read().unwrap_or_else(PoisonError::into_inner);
+    if let Some(h) = cache.get(route).and_then(|by_status| by_status.get(&key)) {
+        return h.clone();
+    }
+    drop(cache);
+    let labels = [
+        ("route", route.to_owned()),
+        ("method", method.as_str().to_owned()),
+        ("status", status.as_str().to_owned()),
+    ];
+    let h = Handles {
+        count: metrics::counter!(REQUESTS_TOTAL, &labels),
+        duration: metrics::histogram!(REQUEST_DURATION, &labels),
+    };
+    // Clients may send any method name: only the standard ones are kept (bounded cache).
+    let standard = matches!(
+        *method,
+        Method::GET
+            | Method::HEAD
+            | Method::POST
+            | Method::PUT
+            | Method::DELETE
+            | Method::OPTIONS
+            | Method::PATCH
+            | Method::TRACE
+            | Method::CONNECT
+    );
+    if standard {
+        HANDLES
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(route.into())
+            .or_default()
+            .insert(key, h.clone());
+    }
+    h
 }
 
 /// 414 for a long request target, 431 for large headers.
