@@ -83,7 +83,7 @@ fn is_zone_param(name: &str) -> bool {
 /// The codes of a comma-separated `zone` value that name no zone (empty items are not codes).
 fn unknown_codes<'v>(value: &'v str, zones: &Zones) -> impl Iterator<Item = &'v str> {
     value.split(',').map(str::trim).filter(|code| {
-        !code.is_empty() && !ZoneCode::parse(code).is_some_and(|c| zones.index_of(&c).is_some())
+        !code.is_empty() && ZoneCode::parse(code).is_none_or(|c| zones.index_of(&c).is_none())
     })
 }
 
