@@ -8,7 +8,7 @@
 //!   trusted proxy is the client (an unreadable or obfuscated entry stops the walk at the last
 //!   trusted hop). The result is put on the request as a [`ClientAddr`] extension, which the
 //!   brute-force guard, the rate limits and any other code read.
-//! * **Aliases** (api-contract §1, as the reference service's framework serves them):
+//! * **Aliases** (docs/api.md §1, as the reference service's framework serves them):
 //!   `/latest/...` → `/v1/...`; `/openapi.json` → `/v1/openapi.json`; `/docs[/...]` → `/v1/docs[/...]`;
 //!   `/redoc`, `/v1/redoc` → the docs page; `/v1/token-request/...` → `/token-request/...`. The query string is
 //!   kept.

@@ -1,5 +1,5 @@
 //! The token service under `/token-request`: registration of granted emails and issuing of Bearer
-//! tokens (api-contract §4).
+//! tokens (docs/api.md §4).
 //!
 //! * `POST /token-request/register` `{email, password}` → 200 `{"detail":"registered"}`; 403 without
 //!   a grant; an email already registered → 200 `{"detail":"already registered"}` with the stored

@@ -126,7 +126,7 @@ async fn register_succeeds_for_a_granted_email_and_a_second_time_keeps_the_passw
     assert_eq!(r.json(), json!({"detail": "registered"}));
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
 
-    // Registering again is a harmless no-op (was 409; issue #12 / api-contract §4).
+    // Registering again is a harmless no-op (was 409; issue #12 / docs/api.md §4).
     let r = register(&e.app, EMAIL, "another long password").await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text());
     assert_eq!(r.json(), json!({"detail": "already registered"}));
