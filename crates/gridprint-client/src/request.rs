@@ -384,6 +384,41 @@ mod tests {
             }),
             "factor_type=carbon&scope=life-cycle&production_type=hydro_pumped_storage"
         );
+        // Fields declared in the endpoint table become their parameters, in the table's order.
+        let r = BestWindowRequest {
+            location: Some(Location::zones(["DE", "FR"])),
+            duration: "PT2H".into(),
+            start: Some(w.start),
+            end: None,
+            metric: Some(Metric::Score),
+            footprint_type: None,
+            scope: Some(Scope::Operational),
+            use_global: Some(true),
+            n: Some(5),
+        };
+        assert_eq!(r.path(), "best-window");
+        assert_eq!(
+            q(&r),
+            "zone=DE,FR&duration=PT2H&start=2024-06-15T00:00:00Z&metric=score&scope=operational&use_global=true&n=5"
+        );
+        let r = ExportsRequest {
+            destination: Some(Location::zones(["AT", " "])),
+            window: Some(w),
+            ..Default::default()
+        };
+        assert_eq!(
+            q(&r),
+            "destination_zone=AT&start=2024-06-15T00:00:00Z&end=2024-06-15T00:00:00Z"
+        );
+        let r = ImpactsRequest {
+            impact_type: Some(ImpactType::Water),
+            ..Default::default()
+        };
+        assert_eq!((r.path(), q(&r)), ("impacts", "impact_type=water".into()));
+        assert_eq!(
+            (ZonesRequest.path(), q(&ZonesRequest)),
+            ("zones", String::new())
+        );
         assert_eq!(StatusRequest::EntsoE.path(), "status/entso-e");
         assert!(TimeWindow::parse("yesterday", "2024-01-01").is_err());
     }
