@@ -43,19 +43,13 @@ fn enc(s: &str) -> String {
 /// The items for a request with these `pairs`, given the endpoint's `known` parameter names and the
 /// zone set (empty when nothing was ignored).
 pub fn ignored(pairs: &[(String, String)], known: &[String], zones: &Zones) -> Vec<String> {
-    // Every data request passes here: the usual query (known names, each once, known zone codes)
-    // is recognised without allocating.
-    let nothing_ignored = pairs.iter().enumerate().all(|(i, (name, value))| {
-        known.iter().any(|k| k == name)
-            && (name == "format" || !pairs[i + 1..].iter().any(|(later, _)| later == name))
-            && !(is_zone_param(name) && unknown_codes(value.trim(), zones).next().is_some())
-    });
-    if nothing_ignored {
-        return Vec::new();
-    }
     let p = QueryParams::new(pairs);
+    // Every data request passes here: nothing is allocated unless something is named.
     let mut out = Vec::new();
     for name in p.names() {
+        if out.len() >= MAX_ITEMS {
+            break;
+        }
         if !known.iter().any(|k| k == name) {
             out.push(format!("param={}", enc(name)));
             continue;

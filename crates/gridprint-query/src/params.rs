@@ -93,27 +93,21 @@ impl<'a> QueryParams<'a> {
             .map(|(_, v)| v.as_str())
     }
 
-    /// Every parameter name given, in order of first appearance.
-    pub fn names(&self) -> Vec<&'a str> {
-        let mut out: Vec<&'a str> = Vec::new();
-        for (k, _) in self.pairs {
-            if !out.contains(&k.as_str()) {
-                out.push(k);
-            }
-        }
-        out
+    /// Every parameter name given, in order of first appearance (nothing is allocated).
+    pub fn names(&self) -> impl Iterator<Item = &'a str> {
+        let pairs = self.pairs;
+        pairs
+            .iter()
+            .enumerate()
+            .filter(move |(i, (k, _))| !pairs[..*i].iter().any(|(earlier, _)| earlier == k))
+            .map(|(_, (k, _))| k.as_str())
     }
 
-    /// Values given for `name` that a later occurrence overrides, in order.
-    pub fn overridden(&self, name: &str) -> Vec<&'a str> {
-        let mut all: Vec<&'a str> = self
-            .pairs
-            .iter()
-            .filter(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-            .collect();
-        all.pop();
-        all
+    /// Values given for `name` that a later occurrence overrides, in order (nothing is allocated).
+    pub fn overridden(&self, name: &str) -> impl Iterator<Item = &'a str> {
+        let given = self.pairs.iter().filter(move |(k, _)| k == name);
+        let count = given.clone().count();
+        given.take(count.saturating_sub(1)).map(|(_, v)| v.as_str())
     }
 }
 
