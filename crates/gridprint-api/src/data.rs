@@ -1,27 +1,12 @@
-//! The `/v1` data API (docs/api.md §2–§3), thin over [`gridprint_query::QueryService`]: one route
-//! and one OpenAPI operation per path of the endpoint table ([`data_router`]), all answered by
-//! [`answer`].
-//!
-//! Each route takes [`AuthUser`] (so it is protected: [`crate::limit::data_guard`] has already
-//! authenticated the token and counted it against the per-token rate limit), hands the raw query
-//! pairs to the query service and renders its answer; all parameter rules, lookups, grouping and
-//! aggregates live in `gridprint-query`. What this module adds is HTTP:
-//!
-//! - **Format**: `format=json|csv`, else `Accept: text/csv` → CSV (`text/csv; charset=utf-8`);
-//!   `Vary: Accept, Authorization` (with the compression layer's `Accept-Encoding`).
-//! - **Caching**: an answer whose every point is final ([`QueryResponse::is_final`]) gets a weak
-//!   `ETag` (a hash of the data version of the window's days — the latest publication that changed
-//!   one of them, so publishing other days keeps the tag — or, without a window, of the cache's data
-//!   version plus the current slot; the endpoint, the sorted query pairs and the format) and `Cache-Control: private, max-age=3600`
-//!   (answers are token-protected, so never `public`);
-//!   `If-None-Match` with a matching tag → 304 before serializing. Other answers: `no-cache`.
-//! - **Availability**: while the store is down, or before the cache was first loaded, data answers
-//!   are 503 with `Retry-After` (zones and factors come from the reference data and are always served).
-//! - **Reuse**: a final answer is kept rendered in the [`response_cache`](crate::response_cache) under
-//!   its tag; the same request is then answered (or 304'd) from there, without query or serialization.
-//! - **Cost**: requests whose window exceeds [`BLOCKING_ABOVE_DAYS`] run on the blocking pool, at most
-//!   `ApiConfig::max_concurrent_long_answers` at a time (two per core by default), so a long
-//!   serialization does not stall the async workers; short ones run inline (reading memory only).
+//! The `/v1` data routes: [`data_router`] lists every path on a line of its own with the endpoint
+//! type that answers it, and [`answer`] answers any of them. The query string is read once, into the
+//! endpoint's typed request; the long-answer bound, the `ETag` and the response cache read that
+//! request, never the raw pairs. The rules of the answers are in gridprint-query
+//! (`endpoints/`); what this module adds is HTTP: format (`format=` or `Accept`), `ETag` and
+//! `Cache-Control` for final answers, 304, 503 while the data is unavailable, the response cache,
+//! and the blocking pool for long windows (docs/api.md §2–§3, docs/reliability.md).
+//! The guard in front (token, rate limit) is `crate::auth`; the parameter list for
+//! `Gridprint-Ignored` is `crate::ignored`.
 
 use crate::AppState;
 use crate::auth::AuthUser;
@@ -33,14 +18,25 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use gridprint_core::slot::{Slot, parse_timestamp};
-use gridprint_query::describe::Description;
-use gridprint_query::{Endpoint, QueryResponse};
+use gridprint_core::slot::Slot;
+use gridprint_query::EndpointDef;
+use gridprint_query::describe::FormatParam;
+use gridprint_query::endpoints::{
+    AvailabilityEndpoint, BestWindowEndpoint, EnvironmentalScoreEndpoint, ExportsEndpoint,
+    FactorsEndpoint, FlowShareEndpoint, FootprintShareEndpoint, FootprintsEndpoint,
+    GenerationEndpoint, GreenScoreEndpoint, ImpactShareEndpoint, ImpactsEndpoint, ImportsEndpoint,
+    LoadEndpoint, MixEndpoint, MixShareEndpoint, ZonesEndpoint,
+};
+use gridprint_query::params::ParseContext;
+use gridprint_responses::{Answer, BodySchema};
 use sha2::{Digest, Sha256};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use time::OffsetDateTime;
+use utoipa::IntoParams;
 use utoipa::openapi::RefOr;
-use utoipa::openapi::path::{HttpMethod, Operation, Paths};
-use utoipa_axum::router::OpenApiRouter;
+use utoipa::openapi::path::{HttpMethod, Operation, Parameter, Paths};
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 
 /// `Cache-Control` of answers whose every point is final: `private`, since every data answer is
 /// token-protected (a shared cache must not hand it to a client without a token).
@@ -56,73 +52,56 @@ pub const BLOCKING_ABOVE_DAYS: i64 = 7;
 const RETRY_UNAVAILABLE: u64 = 5;
 
 /// Whether the request's window is long enough to answer on the blocking pool.
-fn is_long(pairs: &[(String, String)]) -> bool {
-    let get = |name: &str| {
-        pairs
-            .iter()
-            .find(|(k, v)| k == name && !v.trim().is_empty())
-            .and_then(|(_, v)| parse_timestamp(v.trim()).ok())
-    };
-    match (get("start"), get("end")) {
-        (Some(s), Some(e)) => (e - s).whole_days() > BLOCKING_ABOVE_DAYS,
-        _ => false,
-    }
-}
-
-/// The days an explicit window (`start`, `end`) touches, one day of margin on each side (answers
-/// grouped by local day or month reach a few hours beyond the window); `None` without a window.
-fn window_days(pairs: &[(String, String)]) -> Option<std::ops::Range<i64>> {
-    let get = |name: &str| {
-        pairs
-            .iter()
-            .find(|(k, v)| k == name && !v.trim().is_empty())
-            .and_then(|(_, v)| parse_timestamp(v.trim()).ok())
-    };
-    let (s, e) = (get("start")?, get("end")?);
-    let day = |t: OffsetDateTime| t.unix_timestamp().div_euclid(86_400);
-    Some(day(s) - 1..day(e) + 2)
+fn is_long(window: Option<(OffsetDateTime, OffsetDateTime)>) -> bool {
+    window.is_some_and(|(s, e)| (e - s).whole_days() > BLOCKING_ABOVE_DAYS)
 }
 
 /// The data version an answer's tag names: with an explicit window, the latest version that
-/// changed one of its days ([`gridprint_query::DataCache::window_version`]), so a publication of
-/// other days keeps the tag (and the rendered answer in the response cache); otherwise the
-/// cache's data version.
-fn tag_version(cache: &gridprint_query::DataCache, pairs: &[(String, String)]) -> i64 {
-    match window_days(pairs) {
-        Some(days) => cache.window_version(days),
+/// changed one of its days (one day of margin on each side: answers grouped by local day or month
+/// reach a few hours beyond the window), so a publication of other days keeps the tag (and the
+/// rendered answer in the response cache); otherwise the cache's data version.
+fn tag_version(
+    cache: &gridprint_query::DataCache,
+    window: Option<(OffsetDateTime, OffsetDateTime)>,
+) -> i64 {
+    let day = |t: OffsetDateTime| t.unix_timestamp().div_euclid(86_400);
+    match window {
+        Some((s, e)) => cache.window_version(day(s) - 1..day(e) + 2),
         None => cache.data_version(),
     }
 }
 
-/// The weak entity tag of an answer (stable across replicas reading the same data version).
-fn entity_tag(
+/// Feeds a typed request's `Hash` into the tag's digest. Only `write` is called by `Hash`; the
+/// digest is read with `finalize`, so `finish` is never used.
+struct DigestWriter<'a>(&'a mut Sha256);
+
+impl Hasher for DigestWriter<'_> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        0
+    }
+}
+
+/// The weak entity tag of an answer: the build, the data version, the path, the format and the
+/// typed request (stable across replicas of one build reading the same data version). Without a
+/// window the current slot is named too: "now" names another slot every 15 minutes.
+fn entity_tag<R: Hash>(
     data_version: i64,
-    endpoint: Endpoint,
-    pairs: &[(String, String)],
+    path: &str,
     format: Format,
+    request: &R,
+    window: Option<(OffsetDateTime, OffsetDateTime)>,
     now: OffsetDateTime,
 ) -> String {
-    let mut sorted: Vec<(&str, &str)> = pairs
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.trim()))
-        .filter(|(k, _)| *k != "format")
-        .collect();
-    sorted.sort_unstable();
     let mut h = Sha256::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     h.update(data_version.to_le_bytes());
-    h.update(format!("{endpoint:?}|{format:?}|").as_bytes());
-    for (k, v) in &sorted {
-        h.update(k.as_bytes());
-        h.update(b"=");
-        h.update(v.as_bytes());
-        h.update(b"&");
-    }
-    let windowless = !pairs
-        .iter()
-        .any(|(k, v)| (k == "start" || k == "end") && !v.trim().is_empty());
-    if windowless {
-        // "The current slot" names another slot every 15 minutes.
+    h.update(format!("{path}|{format:?}|").as_bytes());
+    request.hash(&mut DigestWriter(&mut h));
+    if window.is_none() {
         h.update(Slot::containing(now).0.to_le_bytes());
     }
     let digest = h.finalize();
@@ -144,15 +123,6 @@ fn matches_if_none_match(headers: &HeaderMap, etag: &str) -> bool {
         .any(|t| t.trim() == "*" || opaque(t) == mine)
 }
 
-/// What an answer needs from the request, owned so it can move to the blocking pool.
-struct Ask {
-    endpoint: Endpoint,
-    pairs: Vec<(String, String)>,
-    format: Format,
-    if_none_match: HeaderMap,
-    now: OffsetDateTime,
-}
-
 fn final_headers(headers: &mut HeaderMap, etag: &str) {
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_FINAL));
     if let Ok(v) = HeaderValue::from_str(etag) {
@@ -161,33 +131,40 @@ fn final_headers(headers: &mut HeaderMap, etag: &str) {
 }
 
 /// A final answer kept by the response cache, if any (no query, no serialization).
-fn cached(state: &AppState, ask: &Ask, etag: &str) -> Option<Response> {
+fn cached(
+    state: &AppState,
+    format: Format,
+    if_none_match: &HeaderMap,
+    etag: &str,
+) -> Option<Response> {
     let body = state.inner.responses.get(etag)?;
     let mut headers = HeaderMap::new();
     headers.insert(header::VARY, HeaderValue::from_static(VARY));
     final_headers(&mut headers, etag);
-    if matches_if_none_match(&ask.if_none_match, etag) {
+    if matches_if_none_match(if_none_match, etag) {
         return Some((StatusCode::NOT_MODIFIED, headers).into_response());
     }
-    headers.insert(header::CONTENT_TYPE, content_type(ask.format));
+    headers.insert(header::CONTENT_TYPE, content_type(format));
     Some((headers, Body::from(body)).into_response())
 }
 
-fn render(
+/// Answers a typed request and renders it; a final answer gets its tag and is kept in the
+/// response cache.
+fn render<E: EndpointDef>(
     state: &AppState,
     cache: &gridprint_query::DataCache,
-    ask: Ask,
+    request: &E::Request,
+    format: Format,
+    if_none_match: &HeaderMap,
     etag: String,
 ) -> Result<Response, ApiError> {
-    let svc = state.query();
-    let answer: QueryResponse =
-        gridprint_query::run(cache, svc.locator(), ask.endpoint, &ask.pairs, ask.now)?;
+    let answer = E::answer(cache, request)?;
     let mut headers = HeaderMap::new();
     headers.insert(header::VARY, HeaderValue::from_static(VARY));
     let is_final = answer.is_final();
     if is_final {
         final_headers(&mut headers, &etag);
-        if matches_if_none_match(&ask.if_none_match, &etag) {
+        if matches_if_none_match(if_none_match, &etag) {
             return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
         }
     } else {
@@ -196,25 +173,28 @@ fn render(
             HeaderValue::from_static(CACHE_CHANGING),
         );
     }
-    let body = Bytes::from(match ask.format {
+    let body = Bytes::from(match format {
         Format::Json => answer.to_json(),
-        Format::Csv => answer.to_csv(),
+        Format::Csv => gridprint_query::csv::to_csv(&answer),
     });
     if is_final {
         state.inner.responses.insert(etag, body.clone());
     }
-    headers.insert(header::CONTENT_TYPE, content_type(ask.format));
+    headers.insert(header::CONTENT_TYPE, content_type(format));
     Ok((headers, Body::from(body)).into_response())
 }
 
-/// Answers one data request: availability, format, query, caching headers.
-pub(crate) async fn answer(
+/// Answers one request of endpoint `E` at `path`: availability, the query string read once into
+/// the typed request, format, tag, the response cache, then the answer (on the blocking pool for
+/// long windows). `known` are the parameters `E` reads (for `Gridprint-Ignored`).
+pub(crate) async fn answer<E: EndpointDef>(
     state: &AppState,
-    endpoint: Endpoint,
-    pairs: Vec<(String, String)>,
+    path: &'static str,
+    known: &[String],
+    query: Option<&str>,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    if !endpoint.from_reference() {
+    if !E::FROM_REFERENCE {
         let health = &state.inner.health;
         if !health.is_up() {
             return Err(ApiError::unavailable(
@@ -229,39 +209,49 @@ pub(crate) async fn answer(
             ));
         }
     }
+    let pairs = pairs_of(query)?;
     let format = format_from(&pairs, headers)?;
+    let svc = state.query();
+    let ignored = crate::ignored::ignored(&pairs, known, &svc.reference().zones);
+    let now = state.now();
+    // One snapshot for the request, the tag and the answer, so the tag names the data it was
+    // computed from.
+    let cache = svc.cache();
+    let ctx = ParseContext {
+        zones: &cache.reference().zones,
+        locator: svc.locator(),
+        now,
+    };
+    let request = gridprint_query::parse::<E>(&pairs, &ctx)?;
+    let window = E::requested_window(&request);
+    let etag = entity_tag(
+        tag_version(&cache, window),
+        path,
+        format,
+        &request,
+        window,
+        now,
+    );
     let mut if_none_match = HeaderMap::new();
     for v in headers.get_all(header::IF_NONE_MATCH) {
         if_none_match.append(header::IF_NONE_MATCH, v.clone());
     }
-    let ask = Ask {
-        endpoint,
-        pairs,
-        format,
-        if_none_match,
-        now: state.now(),
+    let mut resp = match cached(state, format, &if_none_match, &etag) {
+        Some(resp) => resp,
+        None if is_long(window) => {
+            let st = state.clone();
+            crate::on_blocking_pool(&state.inner.long_answer_permits, move || {
+                render::<E>(&st, &cache, &request, format, &if_none_match, etag)
+            })
+            .await??
+        }
+        None => render::<E>(state, &cache, &request, format, &if_none_match, etag)?,
     };
-    // One snapshot for the tag and the answer, so the tag names the data it was computed from.
-    let cache = state.query().cache();
-    let etag = entity_tag(
-        tag_version(&cache, &ask.pairs),
-        ask.endpoint,
-        &ask.pairs,
-        ask.format,
-        ask.now,
-    );
-    if let Some(resp) = cached(state, &ask, &etag) {
-        return Ok(resp);
+    if let Some(v) = crate::ignored::header_value(&ignored) {
+        resp.headers_mut()
+            .insert(crate::ignored::GRIDPRINT_IGNORED, v);
     }
-    if is_long(&ask.pairs) {
-        let st = state.clone();
-        crate::on_blocking_pool(&state.inner.long_answer_permits, move || {
-            render(&st, &cache, ask, etag)
-        })
-        .await?
-    } else {
-        render(state, &cache, ask, etag)
-    }
+    Ok(resp)
 }
 
 /// What every data operation shares: the tag, the Bearer requirement and the responses. The endpoint
@@ -294,93 +284,134 @@ pub(crate) async fn answer(
 #[allow(dead_code)]
 async fn data_operation() {}
 
-/// The OpenAPI operation of one path of an endpoint: the shared parts of [`data_operation`], the
-/// operation id (the path with `_` for `-`), summary and description (first paragraph of the doc,
-/// then the rest), the parameters and the JSON body schema from the table.
-fn operation(path: &str, doc: &str, description: &Description) -> Operation {
+/// The OpenAPI operation of one path: the shared parts of [`data_operation`], the operation id
+/// (the path after `/v1/` with `_` for `-`), summary and description (first paragraph of the
+/// endpoint's docs, then the rest), its parameters and its JSON body schema.
+fn operation<E: EndpointDef>(path: &str, parameters: &[Parameter]) -> Operation {
     let mut op = <__path_data_operation as utoipa::Path>::operation();
     op.tags = Some(vec!["data".to_string()]);
-    op.operation_id = Some(path.replace('-', "_"));
-    let (summary, rest) = doc.split_once("\n\n").unwrap_or((doc, ""));
+    op.operation_id = Some(path.trim_start_matches("/v1/").replace('-', "_"));
+    let (summary, rest) = E::DOCS.split_once("\n\n").unwrap_or((E::DOCS, ""));
     op.summary = Some(summary.to_string());
     op.description = (!rest.is_empty()).then(|| rest.to_string());
-    op.parameters = Some(
-        description
-            .parameters
-            .iter()
-            .cloned()
-            .map(RefOr::T)
-            .collect(),
-    );
+    op.parameters = Some(parameters.iter().cloned().map(RefOr::T).collect());
     if let Some(RefOr::T(ok)) = op.responses.responses.get_mut("200")
         && let Some(RefOr::T(json)) = ok.content.get_mut("application/json")
     {
-        json.schema = Some(description.body.clone());
+        json.schema = Some(E::Response::body_schema());
     }
     op
 }
 
-/// The protected data routes with their descriptions (paths include `/v1`), one per path of the
-/// endpoint table, all answered by [`answer`].
+/// One data route: `GET path`, answered by [`answer`] for endpoint `E`, with its OpenAPI
+/// operation and the named schemas its body refers to.
+fn route<E: EndpointDef>(path: &'static str) -> UtoipaMethodRouter<AppState> {
+    let mut parameters = E::parameters();
+    parameters.extend(FormatParam::into_params(|| None));
+    let mut paths = Paths::new();
+    paths.add_path_operation(
+        path,
+        vec![HttpMethod::Get],
+        operation::<E>(path, &parameters),
+    );
+    let mut schemas = Vec::new();
+    E::Response::named_schemas(&mut schemas);
+    // The published parameters are the known ones (`Gridprint-Ignored`, crate::ignored).
+    let known: Arc<[String]> = parameters.into_iter().map(|p| p.name).collect();
+    let handler = move |_user: AuthUser,
+                        State(state): State<AppState>,
+                        RawQuery(query): RawQuery,
+                        headers: HeaderMap| {
+        let known = known.clone();
+        async move { answer::<E>(&state, path, &known, query.as_deref(), &headers).await }
+    };
+    (schemas, paths, get(handler))
+}
+
+/// The protected data routes with their OpenAPI operations, one line per path. Each route takes
+/// [`AuthUser`], so `crate::auth::data_guard` has already checked the token and counted it
+/// against the account's rate limit.
 pub fn data_router() -> OpenApiRouter<AppState> {
-    let mut router = OpenApiRouter::new();
-    for endpoint in Endpoint::ALL {
-        let description = endpoint.description();
-        debug_assert_eq!(description.docs.len(), endpoint.paths().len());
-        for (path, doc) in endpoint.paths().iter().zip(description.docs) {
-            let mut paths = Paths::new();
-            paths.add_path_operation(
-                format!("/v1/{path}"),
-                vec![HttpMethod::Get],
-                operation(path, doc, &description),
-            );
-            // The published parameters are the known ones (`Gridprint-Ignored`, crate::ignored).
-            let known: std::sync::Arc<[String]> = description
-                .parameters
-                .iter()
-                .map(|p| p.name.clone())
-                .collect();
-            let handler = move |_user: AuthUser,
-                                State(state): State<AppState>,
-                                RawQuery(query): RawQuery,
-                                headers: HeaderMap| {
-                let known = known.clone();
-                async move {
-                    let pairs = pairs_of(query.as_deref())?;
-                    let items =
-                        crate::ignored::ignored(&pairs, &known, &state.query().reference().zones);
-                    let mut resp = answer(&state, endpoint, pairs, &headers).await?;
-                    if let Some(v) = crate::ignored::header_value(&items) {
-                        resp.headers_mut()
-                            .insert(crate::ignored::GRIDPRINT_IGNORED, v);
-                    }
-                    Ok::<Response, ApiError>(resp)
-                }
-            };
-            router = router.routes((description.schemas.clone(), paths, get(handler)));
-        }
-    }
-    router
+    OpenApiRouter::new()
+        .routes(route::<ZonesEndpoint>("/v1/zones"))
+        .routes(route::<GenerationEndpoint>("/v1/generation"))
+        .routes(route::<LoadEndpoint>("/v1/load"))
+        .routes(route::<ImportsEndpoint>("/v1/imports"))
+        .routes(route::<ExportsEndpoint>("/v1/exports"))
+        .routes(route::<MixEndpoint>("/v1/mix"))
+        .routes(route::<FootprintsEndpoint>("/v1/footprints"))
+        .routes(route::<ImpactsEndpoint>("/v1/impacts"))
+        .routes(route::<GreenScoreEndpoint>("/v1/green-score"))
+        .routes(route::<EnvironmentalScoreEndpoint>(
+            "/v1/environmental-score",
+        ))
+        .routes(route::<FlowShareEndpoint>("/v1/flow-share"))
+        .routes(route::<MixShareEndpoint>("/v1/mix-share"))
+        .routes(route::<FootprintShareEndpoint>("/v1/footprint-share"))
+        .routes(route::<ImpactShareEndpoint>("/v1/impact-share"))
+        .routes(route::<FactorsEndpoint>("/v1/factors"))
+        .routes(route::<BestWindowEndpoint>("/v1/best-window"))
+        .routes(route::<AvailabilityEndpoint>("/v1/availability"))
+}
+
+/// The data paths under `/v1/` that [`data_router`] serves, in the order of the OpenAPI document
+/// (the `gridprint query` command lists them).
+pub fn data_paths() -> Vec<String> {
+    let (_, api) = data_router().split_for_parts();
+    api.paths
+        .paths
+        .keys()
+        .map(|p| p.trim_start_matches("/v1/").to_string())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::format::tests::pairs;
+    use gridprint_core::reference::{ReferenceData, ZoneSet};
+    use gridprint_query::endpoints::load::LoadRequest;
+    use gridprint_query::{DataCache, QueryService};
+
+    /// Reads `query` into `/v1/load`'s typed request, as [`answer`] does.
+    fn load_request(query: &str) -> LoadRequest {
+        let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
+        let svc = QueryService::new(DataCache::empty(reference)).unwrap();
+        let ctx = ParseContext {
+            zones: &svc.reference().zones,
+            locator: svc.locator(),
+            now: OffsetDateTime::UNIX_EPOCH,
+        };
+        gridprint_query::parse::<LoadEndpoint>(&pairs(query), &ctx).unwrap()
+    }
 
     #[test]
-    fn etags_ignore_pair_order_and_see_the_data_version() {
+    fn etags_name_the_typed_request_and_the_data_version() {
         let now = OffsetDateTime::UNIX_EPOCH;
         let tag = |version, query, format| {
-            entity_tag(version, Endpoint::Load, &pairs(query), format, now)
+            let r = load_request(query);
+            let w = LoadEndpoint::requested_window(&r);
+            entity_tag(version, "/v1/load", format, &r, w, now)
         };
-        let a = tag(1, "zone=ES&start=a&end=b", Format::Json);
-        let b = tag(1, "end=b&zone=ES&start=a", Format::Json);
-        let c = tag(2, "zone=ES&start=a&end=b", Format::Json);
-        let d = tag(1, "zone=ES&start=a&end=b", Format::Csv);
-        assert_eq!(a, b);
+        let q = "zone=ES&start=2024-06-15&end=2024-06-16";
+        let a = tag(1, q, Format::Json);
+        // The same request in another order, with a parameter no endpoint reads: the same tag.
+        assert_eq!(
+            a,
+            tag(
+                1,
+                "end=2024-06-16&junk=1&zone=es&start=2024-06-15",
+                Format::Json
+            )
+        );
+        // Repeated parameters: the last one wins, so the order of the two `end`s matters.
+        let e1 = "zone=ES&start=2024-06-15&end=2024-06-16&end=2024-06-15T12:00Z";
+        let e2 = "zone=ES&start=2024-06-15&end=2024-06-15T12:00Z&end=2024-06-16";
+        assert_ne!(tag(1, e1, Format::Json), tag(1, e2, Format::Json));
+        assert_eq!(tag(1, e2, Format::Json), a);
+        let c = tag(2, q, Format::Json);
         assert_ne!(a, c);
-        assert_ne!(a, d);
+        assert_ne!(a, tag(1, q, Format::Csv));
         assert!(a.starts_with("W/\""));
         let mut h = HeaderMap::new();
         h.insert(
@@ -392,9 +423,14 @@ mod tests {
     }
 
     #[test]
-    fn long_windows_are_detected() {
-        assert!(!is_long(&pairs("start=2024-01-01&end=2024-01-08")));
-        assert!(is_long(&pairs("start=2024-01-01&end=2024-12-31")));
-        assert!(!is_long(&pairs("zone=ES")));
+    fn long_windows_are_detected_on_the_typed_request() {
+        let window = |q| LoadEndpoint::requested_window(&load_request(q));
+        assert!(!is_long(window("start=2024-01-01&end=2024-01-08")));
+        assert!(is_long(window("start=2024-01-01&end=2024-12-31")));
+        assert!(!is_long(window("zone=ES")));
+        // The window the answer reads is the one sized: the last `start` and `end`.
+        assert!(is_long(window(
+            "zone=ES&start=2024-01-01&end=2024-01-02&start=2023-06-01&end=2024-01-02"
+        )));
     }
 }

@@ -44,6 +44,7 @@ pub mod testing;
 pub mod token;
 
 pub use auth::AuthUser;
+pub use data::data_paths;
 pub use error::ApiError;
 pub use status::{ProbeFn, Providers};
 

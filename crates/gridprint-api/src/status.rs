@@ -17,7 +17,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use gridprint_query::endpoints::{self, ProviderStates};
+use gridprint_query::endpoints::status::{self as status_answer, ProviderStates};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -148,7 +148,7 @@ pub(crate) async fn ping(state: &AppState) -> bool {
 async fn current(state: &AppState) -> gridprint_responses::StatusResponse {
     let up = storage_up(state).await;
     let p = &state.inner.providers;
-    endpoints::status(
+    status_answer::status(
         up,
         ProviderStates {
             entsoe: (p.entsoe)(),
@@ -233,7 +233,7 @@ pub(crate) async fn status_component(
     let key = component.trim().to_ascii_lowercase();
     // Answer only the component asked for (no needless storage ping for a provider).
     let status = if key == "storage" {
-        endpoints::status(
+        status_answer::status(
             storage_up(&state).await,
             ProviderStates {
                 entsoe: "",
@@ -243,7 +243,7 @@ pub(crate) async fn status_component(
         )
     } else {
         let p = &state.inner.providers;
-        endpoints::status(
+        status_answer::status(
             state.inner.health.is_up(),
             ProviderStates {
                 entsoe: (p.entsoe)(),
@@ -252,7 +252,7 @@ pub(crate) async fn status_component(
             },
         )
     };
-    let map = endpoints::status_component(&status, &key)?;
+    let map = status_answer::status_component(&status, &key)?;
     Ok(no_cache(axum::Json(map).into_response()))
 }
 

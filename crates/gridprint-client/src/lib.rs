@@ -2,15 +2,15 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), gridprint_client::Error> {
-//! use gridprint_client::{Client, FootprintsRequest, Location, TimeWindow};
+//! use gridprint_client::{Client, FootprintsQuery, Location, Period};
 //! let client = Client::builder()
 //!     .base_url("http://127.0.0.1:8000")
 //!     .credentials("ada@example.org", "correct horse battery")
 //!     .build()?;
 //! let answer = client
-//!     .footprints(&FootprintsRequest {
+//!     .footprints(&FootprintsQuery {
 //!         location: Some(Location::zone("DE")),
-//!         window: Some(TimeWindow::parse("2024-06-15T00:00Z", "2024-06-15T02:00Z")?),
+//!         window: Some(Period::parse("2024-06-15T00:00Z", "2024-06-15T02:00Z")?),
 //!         ..Default::default()
 //!     })
 //!     .await?;
@@ -30,8 +30,7 @@
 //! * **Types**: requests are the typed structs of [`request`]; answers are deserialised into the
 //!   server's own response types ([`responses`], from gridprint-responses), so client and server cannot
 //!   drift apart. The typed methods (one per path, plus `…_aggregate` where the endpoint supports
-//!   `aggregate=true`) and each request's path come from the endpoint table the server is built
-//!   from too ([`responses::endpoint_table`]). [`Client::csv`] returns the server's CSV text; [`Client::get_raw`] any path verbatim.
+//!   `aggregate=true`) are in `typed.rs`. [`Client::csv`] returns the server's CSV text; [`Client::get_raw`] any path verbatim.
 //! * **Caching**: `/zones` and `/factors` answers are kept for an hour ([`DEFAULT_CACHE_TTL`]).
 //! * **Errors**: one [`Error`] enum (configuration, authentication, API status + detail, transport,
 //!   decode). Passwords and tokens never appear in `Debug` output, errors or logs.
@@ -50,7 +49,12 @@ pub use gridprint_core::production::ProductionType;
 pub use gridprint_core::reference::{FootprintType, Scope};
 pub use gridprint_core::slot::{Clock, SystemClock};
 pub use gridprint_responses as responses;
-pub use request::*;
+pub use request::{
+    Aggregatable, Aggregate, ApiRequest, AvailabilityQuery, BestWindowQuery, ExportsQuery,
+    FactorsQuery, FlowShareQuery, FootprintShareQuery, FootprintsQuery, GenerationQuery,
+    ImpactShareQuery, ImpactType, ImpactsQuery, ImportsQuery, LoadQuery, Location, Metric,
+    MixQuery, MixShareQuery, Period, ScoreQuery, StatusRequest, ZonesQuery,
+};
 pub use token::{AccessToken, FileTokenStore, Secret, TokenKey, TokenStore};
 
 use backon::{ExponentialBuilder, Retryable};
@@ -789,7 +793,7 @@ impl Client {
             .await
     }
 
-    // ----- typed endpoints (docs/api.md §3): the table's in `typed.rs`, `/status` here -------
+    // ----- typed endpoints (docs/api.md §3): the data paths are in `typed.rs`, `/status` here --
 
     /// `/status` (public: no credentials needed).
     pub async fn status(&self) -> Result<StatusResponse> {

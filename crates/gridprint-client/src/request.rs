@@ -1,13 +1,13 @@
 //! Typed requests: one struct per `/v1` endpoint (docs/api.md §3), each turning into exactly the
-//! query parameters the contract names.
+//! query parameters the server reads, in a stable order.
 //!
 //! Every struct has public fields and `Default`, so a request reads like the URL it becomes:
 //!
 //! ```
-//! use gridprint_client::{FootprintsRequest, FootprintType, Location, TimeWindow};
-//! let req = FootprintsRequest {
+//! use gridprint_client::{FootprintsQuery, FootprintType, Location, Period};
+//! let req = FootprintsQuery {
 //!     location: Some(Location::zone("DE")),
-//!     window: Some(TimeWindow::parse("2024-06-15T00:00Z", "2024-06-15T02:00Z").unwrap()),
+//!     window: Some(Period::parse("2024-06-15T00:00Z", "2024-06-15T02:00Z").unwrap()),
 //!     footprint_type: Some(FootprintType::Carbon),
 //!     ..Default::default()
 //! };
@@ -15,16 +15,9 @@
 //! assert_eq!(req.path(), "footprints");
 //! ```
 //!
-//! `None` leaves a parameter out, so the server's default applies (all zones, the current slot, both
-//! footprint types, …). A [`Location`] is zone codes (`zone=DE` or `zone=ES,FR`) or a point
-//! (`lat`/`lon`); secondary locations get their prefix (`source_`, `destination_`, `origin_`).
-//! [`Aggregate`] wraps a request that supports `aggregate=true`.
-//!
-//! The structs themselves are declared in the endpoint table shared with the server
-//! ([`gridprint_responses::endpoint_table`]: each entry's `client:` fields) and generated here; each
-//! field is written into the query by its type's [`QueryValue`] under the field's name, in the
-//! table's order. Their path (and whether they are [`Aggregatable`]) comes from the same table, in
-//! `typed.rs`.
+//! `None` leaves a parameter out, so the server's default applies. [`Aggregate`] wraps a request
+//! that supports `aggregate=true`. The client's methods for them are in `typed.rs`; the server
+//! reads the same parameters in gridprint-query's `endpoints/`.
 
 use crate::error::Error;
 use gridprint_core::production::ProductionType;
@@ -109,27 +102,27 @@ impl Location {
     }
 }
 
-/// A time window `[start, end]`, sent as `start` and `end` in UTC (`YYYY-MM-DDThh:mm:ssZ`). The server
+/// A period `[start, end]`, sent as `start` and `end` in UTC (`YYYY-MM-DDThh:mm:ssZ`). The server
 /// widens it to whole 15-minute slots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TimeWindow {
+pub struct Period {
     pub start: OffsetDateTime,
     pub end: OffsetDateTime,
 }
 
-impl TimeWindow {
-    /// A window from two instants.
-    pub fn new(start: OffsetDateTime, end: OffsetDateTime) -> TimeWindow {
-        TimeWindow { start, end }
+impl Period {
+    /// A period from two instants.
+    pub fn new(start: OffsetDateTime, end: OffsetDateTime) -> Period {
+        Period { start, end }
     }
 
-    /// A window from two ISO 8601 strings, read like the server reads them (`Z` or an offset,
+    /// A period from two ISO 8601 strings, read like the server reads them (`Z` or an offset,
     /// naive = UTC, date-only = midnight UTC, seconds optional).
-    pub fn parse(start: &str, end: &str) -> Result<TimeWindow, Error> {
+    pub fn parse(start: &str, end: &str) -> Result<Period, Error> {
         let read = |name: &str, v: &str| {
             parse_timestamp(v).map_err(|e| Error::Configuration(format!("{name}: {e}")))
         };
-        Ok(TimeWindow {
+        Ok(Period {
             start: read("start", start)?,
             end: read("end", end)?,
         })
@@ -176,131 +169,457 @@ impl Metric {
     }
 }
 
-/// A field of a request struct: how it is written into the query under its field name. `None`
-/// writes nothing, so the server's default applies.
-pub(crate) trait QueryValue {
-    fn push(&self, name: &str, q: &mut Vec<(String, String)>);
-}
-
-impl<T: QueryValue> QueryValue for Option<T> {
-    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
-        if let Some(v) = self {
-            v.push(name, q);
-        }
+/// Writes `name=value` when there is a value (`None` leaves the server's default).
+fn push<V: Into<String>>(q: &mut Vec<(String, String)>, name: &str, value: Option<V>) {
+    if let Some(v) = value {
+        q.push((name.into(), v.into()));
     }
 }
 
-/// `location` is the request's own location (`zone` or `lat` + `lon`); any other location field
-/// is a partner filter under its name as prefix (`source` → `source_zone`, …).
-impl QueryValue for Location {
-    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
-        if name == "location" {
-            self.write_query("", q);
-        } else {
-            self.write_query(&format!("{name}_"), q);
-        }
+/// A location under `prefix` (`""` for the request's own, `source_`, `destination_`, `origin_`).
+fn push_location(q: &mut Vec<(String, String)>, prefix: &str, location: &Option<Location>) {
+    if let Some(l) = location {
+        l.write_query(prefix, q);
     }
 }
 
-/// `start` and `end`, whatever the field is called.
-impl QueryValue for TimeWindow {
-    fn push(&self, _: &str, q: &mut Vec<(String, String)>) {
-        self.write_query(q);
+/// `start` and `end`.
+fn push_period(q: &mut Vec<(String, String)>, period: &Option<Period>) {
+    if let Some(p) = period {
+        p.write_query(q);
     }
 }
 
-impl QueryValue for OffsetDateTime {
-    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
-        q.push((name.into(), format_timestamp(*self)));
+fn bool_str(b: bool) -> &'static str {
+    if b { "true" } else { "false" }
+}
+
+/// `/zones`: every zone with its metadata and neighbours, sorted by zone.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ZonesQuery;
+
+impl ApiRequest for ZonesQuery {
+    fn path(&self) -> &'static str {
+        "zones"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        Vec::new()
     }
 }
 
-impl QueryValue for bool {
-    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
-        q.push((name.into(), if *self { "true" } else { "false" }.into()));
+/// `/generation`: MW per production type.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GenerationQuery {
+    pub location: Option<Location>,
+    pub window: Option<Period>,
+    /// One type only (pumped storage is refused as a filter by the server).
+    pub production_type: Option<ProductionType>,
+}
+
+impl ApiRequest for GenerationQuery {
+    fn path(&self) -> &'static str {
+        "generation"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_period(&mut q, &self.window);
+        push(
+            &mut q,
+            "production_type",
+            self.production_type.map(ProductionType::as_str),
+        );
+        q
     }
 }
 
-/// A required text parameter (`duration`): always written.
-impl QueryValue for String {
-    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
-        q.push((name.into(), self.clone()));
+/// `/load`: MW consumed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadQuery {
+    pub location: Option<Location>,
+    pub window: Option<Period>,
+}
+
+impl ApiRequest for LoadQuery {
+    fn path(&self) -> &'static str {
+        "load"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_period(&mut q, &self.window);
+        q
     }
 }
 
-impl QueryValue for u32 {
-    fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
-        q.push((name.into(), self.to_string()));
+/// `/imports`: MW received per source zone.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImportsQuery {
+    pub location: Option<Location>,
+    /// Only these sources (`source_zone` / `source_lat` + `source_lon`).
+    pub source: Option<Location>,
+    pub window: Option<Period>,
+}
+
+impl ApiRequest for ImportsQuery {
+    fn path(&self) -> &'static str {
+        "imports"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_location(&mut q, "source_", &self.source);
+        push_period(&mut q, &self.window);
+        q
     }
 }
 
-/// The enumerations, written by their `as_str`.
-macro_rules! named_values {
-    ($($ty:ty),+) => {$(
-        impl QueryValue for $ty {
-            fn push(&self, name: &str, q: &mut Vec<(String, String)>) {
-                q.push((name.into(), self.as_str().into()));
-            }
-        }
-    )+};
-}
-named_values!(ProductionType, FootprintType, Scope, ImpactType, Metric);
-
-/// The query pairs of a request of the endpoint table; its [`ApiRequest`] implementation (the
-/// path, from the table) is derived in `typed.rs` and calls this.
-pub(crate) trait QueryPairs {
-    fn pairs(&self) -> Vec<(String, String)>;
+/// `/exports`: MW sent per destination zone.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExportsQuery {
+    pub location: Option<Location>,
+    /// Only these destinations (`destination_zone` / `destination_lat` +
+    /// `destination_lon`).
+    pub destination: Option<Location>,
+    pub window: Option<Period>,
 }
 
-/// Reads the endpoint table (see [`gridprint_responses::endpoint_table`]) into the request
-/// structs: public fields (with `Default`, so `..Default::default()` leaves the rest to the
-/// server), written into the query in their order by [`QueryValue`].
-macro_rules! request_structs {
-    ($(
-        $(#[$doc:meta])*
-        $variant:ident {
-            server: $($server:ident)::+ $(, $reference:ident)?;
-            client: $request:ident $(, $unit:ident)? $({
-                $($(#[$field_doc:meta])* $field:ident: $field_ty:ty),* $(,)?
-            })?;
-            $($rest:tt)*
-        }
-    )*) => {$(
-        request_structs!(@struct [$(#[$doc])*] $request $(, $unit)? $({
-            $($(#[$field_doc])* $field: $field_ty),*
-        })?);
-    )*};
-    (@struct [$($doc:tt)*] $request:ident, unit) => {
-        $($doc)*
-        #[derive(Debug, Clone, Default, PartialEq)]
-        pub struct $request;
-
-        impl QueryPairs for $request {
-            fn pairs(&self) -> Vec<(String, String)> {
-                Vec::new()
-            }
-        }
-    };
-    (@struct [$($doc:tt)*] $request:ident {
-        $($(#[$field_doc:meta])* $field:ident: $field_ty:ty),*
-    }) => {
-        $($doc)*
-        #[derive(Debug, Clone, Default, PartialEq)]
-        pub struct $request {
-            $($(#[$field_doc])* pub $field: $field_ty,)*
-        }
-
-        impl QueryPairs for $request {
-            fn pairs(&self) -> Vec<(String, String)> {
-                let mut q = Vec::new();
-                $(QueryValue::push(&self.$field, stringify!($field), &mut q);)*
-                q
-            }
-        }
-    };
+impl ApiRequest for ExportsQuery {
+    fn path(&self) -> &'static str {
+        "exports"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_location(&mut q, "destination_", &self.destination);
+        push_period(&mut q, &self.window);
+        q
+    }
 }
 
-gridprint_responses::endpoint_table!(request_structs);
+/// `/mix`: MW per production type consumed after flow tracing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MixQuery {
+    pub location: Option<Location>,
+    pub window: Option<Period>,
+    pub production_type: Option<ProductionType>,
+}
+
+impl ApiRequest for MixQuery {
+    fn path(&self) -> &'static str {
+        "mix"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_period(&mut q, &self.window);
+        push(
+            &mut q,
+            "production_type",
+            self.production_type.map(ProductionType::as_str),
+        );
+        q
+    }
+}
+
+/// `/footprints`: carbon and water footprints as series.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FootprintsQuery {
+    pub location: Option<Location>,
+    pub window: Option<Period>,
+    /// Carbon or water; `None`: both.
+    pub footprint_type: Option<FootprintType>,
+    /// `None`: life-cycle.
+    pub scope: Option<Scope>,
+    /// `Some(false)`: local footprints (the zone's own generation only); `None`:
+    /// global.
+    pub use_global: Option<bool>,
+}
+
+impl ApiRequest for FootprintsQuery {
+    fn path(&self) -> &'static str {
+        "footprints"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_period(&mut q, &self.window);
+        push(
+            &mut q,
+            "footprint_type",
+            self.footprint_type.map(FootprintType::as_str),
+        );
+        push(&mut q, "scope", self.scope.map(Scope::as_str));
+        push(&mut q, "use_global", self.use_global.map(bool_str));
+        q
+    }
+}
+
+/// `/footprints` takes `aggregate=true`.
+impl Aggregatable for FootprintsQuery {}
+
+/// `/impacts`: water impact series.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImpactsQuery {
+    pub location: Option<Location>,
+    pub window: Option<Period>,
+    /// Only water exists; `None` leaves it to the server.
+    pub impact_type: Option<ImpactType>,
+    /// Only operational is accepted by the server.
+    pub scope: Option<Scope>,
+    pub use_global: Option<bool>,
+}
+
+impl ApiRequest for ImpactsQuery {
+    fn path(&self) -> &'static str {
+        "impacts"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_period(&mut q, &self.window);
+        push(
+            &mut q,
+            "impact_type",
+            self.impact_type.map(ImpactType::as_str),
+        );
+        push(&mut q, "scope", self.scope.map(Scope::as_str));
+        push(&mut q, "use_global", self.use_global.map(bool_str));
+        q
+    }
+}
+
+/// `/impacts` takes `aggregate=true`.
+impl Aggregatable for ImpactsQuery {}
+
+/// `/green-score` (same answer as `/environmental-score`): 0–100 series.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScoreQuery {
+    pub location: Option<Location>,
+    pub window: Option<Period>,
+    /// Only operational is accepted by the server.
+    pub scope: Option<Scope>,
+    pub use_global: Option<bool>,
+}
+
+impl ApiRequest for ScoreQuery {
+    fn path(&self) -> &'static str {
+        "green-score"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_period(&mut q, &self.window);
+        push(&mut q, "scope", self.scope.map(Scope::as_str));
+        push(&mut q, "use_global", self.use_global.map(bool_str));
+        q
+    }
+}
+
+/// `/green-score` takes `aggregate=true`.
+impl Aggregatable for ScoreQuery {}
+
+/// `/flow-share`: % of generation consumed per destination.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlowShareQuery {
+    pub location: Option<Location>,
+    pub destination: Option<Location>,
+    pub window: Option<Period>,
+}
+
+impl ApiRequest for FlowShareQuery {
+    fn path(&self) -> &'static str {
+        "flow-share"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_location(&mut q, "destination_", &self.destination);
+        push_period(&mut q, &self.window);
+        q
+    }
+}
+
+/// `/mix-share`: % of consumption per origin.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MixShareQuery {
+    pub location: Option<Location>,
+    pub origin: Option<Location>,
+    pub window: Option<Period>,
+}
+
+impl ApiRequest for MixShareQuery {
+    fn path(&self) -> &'static str {
+        "mix-share"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_location(&mut q, "origin_", &self.origin);
+        push_period(&mut q, &self.window);
+        q
+    }
+}
+
+/// `/footprint-share`: footprint parts per source zone.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FootprintShareQuery {
+    pub location: Option<Location>,
+    pub source: Option<Location>,
+    pub window: Option<Period>,
+    pub footprint_type: Option<FootprintType>,
+    pub scope: Option<Scope>,
+}
+
+impl ApiRequest for FootprintShareQuery {
+    fn path(&self) -> &'static str {
+        "footprint-share"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_location(&mut q, "source_", &self.source);
+        push_period(&mut q, &self.window);
+        push(
+            &mut q,
+            "footprint_type",
+            self.footprint_type.map(FootprintType::as_str),
+        );
+        push(&mut q, "scope", self.scope.map(Scope::as_str));
+        q
+    }
+}
+
+/// `/impact-share`: water-impact parts per source zone.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImpactShareQuery {
+    pub location: Option<Location>,
+    pub source: Option<Location>,
+    pub window: Option<Period>,
+    pub impact_type: Option<ImpactType>,
+    pub scope: Option<Scope>,
+}
+
+impl ApiRequest for ImpactShareQuery {
+    fn path(&self) -> &'static str {
+        "impact-share"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_location(&mut q, "source_", &self.source);
+        push_period(&mut q, &self.window);
+        push(
+            &mut q,
+            "impact_type",
+            self.impact_type.map(ImpactType::as_str),
+        );
+        push(&mut q, "scope", self.scope.map(Scope::as_str));
+        q
+    }
+}
+
+/// `/factors`: factors per production type and scope.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FactorsQuery {
+    pub window: Option<Period>,
+    pub factor_type: Option<FootprintType>,
+    /// `None`: both scopes.
+    pub scope: Option<Scope>,
+    /// `None`: every type (pumped storage is accepted here).
+    pub production_type: Option<ProductionType>,
+}
+
+impl ApiRequest for FactorsQuery {
+    fn path(&self) -> &'static str {
+        "factors"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_period(&mut q, &self.window);
+        push(
+            &mut q,
+            "factor_type",
+            self.factor_type.map(FootprintType::as_str),
+        );
+        push(&mut q, "scope", self.scope.map(Scope::as_str));
+        push(
+            &mut q,
+            "production_type",
+            self.production_type.map(ProductionType::as_str),
+        );
+        q
+    }
+}
+
+/// `/factors` takes `aggregate=true`.
+impl Aggregatable for FactorsQuery {}
+
+/// `/best-window`: the best placements of a job over zones and the forecast, best
+/// first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BestWindowQuery {
+    pub location: Option<Location>,
+    /// Whole minutes (`"120"`) or ISO 8601 (`"PT2H"`); the server rounds up to
+    /// whole slots.
+    pub duration: String,
+    /// `None`: the current slot.
+    pub start: Option<OffsetDateTime>,
+    /// `None`: the end of the data (the forecast's end).
+    pub end: Option<OffsetDateTime>,
+    /// `None`: footprint.
+    pub metric: Option<Metric>,
+    /// With the footprint metric; `None`: carbon.
+    pub footprint_type: Option<FootprintType>,
+    pub scope: Option<Scope>,
+    pub use_global: Option<bool>,
+    /// How many placements (1–100); `None`: 3.
+    pub n: Option<u32>,
+}
+
+impl ApiRequest for BestWindowQuery {
+    fn path(&self) -> &'static str {
+        "best-window"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push(&mut q, "duration", Some(self.duration.as_str()));
+        push(&mut q, "start", self.start.map(format_timestamp));
+        push(&mut q, "end", self.end.map(format_timestamp));
+        push(&mut q, "metric", self.metric.map(Metric::as_str));
+        push(
+            &mut q,
+            "footprint_type",
+            self.footprint_type.map(FootprintType::as_str),
+        );
+        push(&mut q, "scope", self.scope.map(Scope::as_str));
+        push(&mut q, "use_global", self.use_global.map(bool_str));
+        push(&mut q, "n", self.n.map(|v| v.to_string()));
+        q
+    }
+}
+
+/// `/availability`: which zones and time ranges hold data: the time ranges held per
+/// zone, input and for the outputs, as runs of one state, and the forecast's end.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AvailabilityQuery {
+    pub location: Option<Location>,
+    /// `None`: everything held.
+    pub window: Option<Period>,
+}
+
+impl ApiRequest for AvailabilityQuery {
+    fn path(&self) -> &'static str {
+        "availability"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        push_period(&mut q, &self.window);
+        q
+    }
+}
 
 /// The public `/status` endpoint and its sub-paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -343,8 +662,8 @@ mod tests {
 
     #[test]
     fn parameters_are_the_contracts() {
-        let w = TimeWindow::parse("2024-06-15T00:00Z", "2024-06-15T02:00+02:00").unwrap();
-        let r = FootprintsRequest {
+        let w = Period::parse("2024-06-15T00:00Z", "2024-06-15T02:00+02:00").unwrap();
+        let r = FootprintsQuery {
             location: Some(Location::zones(["ES", "FR"])),
             window: Some(w),
             footprint_type: Some(FootprintType::Water),
@@ -356,19 +675,19 @@ mod tests {
             "zone=ES,FR&start=2024-06-15T00:00:00Z&end=2024-06-15T00:00:00Z&footprint_type=water&scope=operational&use_global=false"
         );
         assert_eq!(q(&Aggregate(&r)), format!("{}&aggregate=true", q(&r)));
-        let r = ImportsRequest {
+        let r = ImportsQuery {
             location: Some(Location::lat_lon(40.4, -3.7)),
             source: Some(Location::zone("PT")),
             window: None,
         };
         assert_eq!(q(&r), "lat=40.4&lon=-3.7&source_zone=PT");
-        let r = MixShareRequest {
+        let r = MixShareQuery {
             origin: Some(Location::lat_lon(52.5, 13.4)),
             ..Default::default()
         };
         assert_eq!(q(&r), "origin_lat=52.5&origin_lon=13.4");
         assert_eq!(
-            q(&GenerationRequest {
+            q(&GenerationQuery {
                 production_type: Some(ProductionType::WindOffshore),
                 location: Some(Location::Zones(vec![])),
                 ..Default::default()
@@ -376,7 +695,7 @@ mod tests {
             "production_type=wind_offshore"
         );
         assert_eq!(
-            q(&FactorsRequest {
+            q(&FactorsQuery {
                 factor_type: Some(FootprintType::Carbon),
                 scope: Some(Scope::LifeCycle),
                 production_type: Some(ProductionType::HydroPumpedStorage),
@@ -385,7 +704,7 @@ mod tests {
             "factor_type=carbon&scope=life-cycle&production_type=hydro_pumped_storage"
         );
         // Fields declared in the endpoint table become their parameters, in the table's order.
-        let r = BestWindowRequest {
+        let r = BestWindowQuery {
             location: Some(Location::zones(["DE", "FR"])),
             duration: "PT2H".into(),
             start: Some(w.start),
@@ -401,7 +720,7 @@ mod tests {
             q(&r),
             "zone=DE,FR&duration=PT2H&start=2024-06-15T00:00:00Z&metric=score&scope=operational&use_global=true&n=5"
         );
-        let r = ExportsRequest {
+        let r = ExportsQuery {
             destination: Some(Location::zones(["AT", " "])),
             window: Some(w),
             ..Default::default()
@@ -410,16 +729,16 @@ mod tests {
             q(&r),
             "destination_zone=AT&start=2024-06-15T00:00:00Z&end=2024-06-15T00:00:00Z"
         );
-        let r = ImpactsRequest {
+        let r = ImpactsQuery {
             impact_type: Some(ImpactType::Water),
             ..Default::default()
         };
         assert_eq!((r.path(), q(&r)), ("impacts", "impact_type=water".into()));
         assert_eq!(
-            (ZonesRequest.path(), q(&ZonesRequest)),
+            (ZonesQuery.path(), q(&ZonesQuery)),
             ("zones", String::new())
         );
         assert_eq!(StatusRequest::EntsoE.path(), "status/entso-e");
-        assert!(TimeWindow::parse("yesterday", "2024-01-01").is_err());
+        assert!(Period::parse("yesterday", "2024-01-01").is_err());
     }
 }

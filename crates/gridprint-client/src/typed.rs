@@ -1,89 +1,135 @@
-//! The typed endpoint methods of [`Client`] and the path of each request struct, derived from the
-//! endpoint table the server uses too ([`gridprint_responses::endpoint_table`]): per endpoint its
-//! request struct gets [`ApiRequest`] (the table's first path; its query parameters come from
-//! [`crate::request`], which also declares the struct from the table) and [`Aggregatable`] where the endpoint supports `aggregate=true`, and the
-//! client one method per path (returning the table's answer type) plus the `_aggregate` method.
-//! A new table entry thus gives the client its request struct and typed methods.
+//! The typed methods of [`Client`]: one per `/v1` data path, plus `…_aggregate` where the endpoint
+//! takes `aggregate=true`; each sends its request struct of [`crate::request`] and reads the
+//! server's own response type (gridprint-responses). `/status` is in `lib.rs`.
 
-use crate::request::*;
+use crate::request::{
+    Aggregate, ApiRequest, AvailabilityQuery, BestWindowQuery, ExportsQuery, FactorsQuery,
+    FlowShareQuery, FootprintShareQuery, FootprintsQuery, GenerationQuery, ImpactShareQuery,
+    ImpactsQuery, ImportsQuery, LoadQuery, MixQuery, MixShareQuery, ScoreQuery, ZonesQuery,
+};
 use crate::{Client, Result};
+use gridprint_responses::{
+    AvailabilityResult, BestWindow, ExportsResult, FactorAggregate, FactorResult, FlowShareResult,
+    FootprintAggregate, FootprintResult, FootprintShareResult, GenerationResult, ImpactAggregate,
+    ImpactResult, ImpactShareResult, ImportsResult, LoadResult, MixResult, MixShareResult,
+    ScoreAggregate, ScoreResult, ZoneInfo,
+};
 
-/// Reads the endpoint table (see [`gridprint_responses::endpoint_table`]) into client code; the
-/// server's parts (`server:`, `answer:` of a series-or-aggregates endpoint) are not used here.
-macro_rules! typed_methods {
-    ($(
-        $(#[$doc:meta])*
-        $variant:ident {
-            server: $($server:ident)::+ $(, $reference:ident)?;
-            client: $request:ident $(, $unit:ident)? $({ $($fields:tt)* })?;
-            paths: $paths:tt;
-            answer: $answer:ty;
-            $($aggregate:tt)*
-        }
-    )*) => {$(
-        typed_methods!(@endpoint [$(#[$doc])*] $request $(, $unit)?; $paths; ($answer) $($aggregate)*);
-    )*};
-    // Without aggregate: the series methods answer the table's `answer`.
-    (@endpoint $docs:tt $request:ident $(, $unit:ident)?; $paths:tt; ($answer:ty)) => {
-        typed_methods!(@paths $docs $request $(, $unit)?; $paths; $answer);
-    };
-    // With aggregate: the series methods answer `series`; `aggregate=true` the aggregates.
-    (@endpoint $docs:tt $request:ident; $paths:tt; ($answer:ty)
-        series: $series:ty; aggregate: $agg_method:ident -> $agg:ty;) => {
-        typed_methods!(@paths $docs $request; $paths; $series);
+impl Client {
+    /// `/zones`: every zone with its metadata and neighbours, sorted by zone.
+    pub async fn zones(&self) -> Result<Vec<ZoneInfo>> {
+        self.get(&ZonesQuery).await
+    }
 
-        impl Aggregatable for $request {}
+    /// `/generation`: MW per production type.
+    pub async fn generation(&self, r: &GenerationQuery) -> Result<Vec<GenerationResult>> {
+        self.get(r).await
+    }
 
-        impl Client {
-            typed_methods!(@aggregate $request; $paths; $agg_method $agg);
-        }
-    };
-    (@aggregate $request:ident; [$first:ident: $path:literal $($rest:tt)*]; $agg_method:ident $agg:ty) => {
-        #[doc = concat!(
-            "`/", $path, "?aggregate=true`: one time-weighted average per item over the window \
-             (start and end required)."
-        )]
-        pub async fn $agg_method(&self, r: &$request) -> Result<$agg> {
-            self.get(&Aggregate(r)).await
-        }
-    };
-    // The request's path is the first; the first method's doc is the entry's.
-    (@paths [$($doc:tt)*] $request:ident $(, $unit:ident)?;
-        [$first:ident: $first_path:literal $(, $method:ident: $path:literal)*]; $ret:ty) => {
-        impl ApiRequest for $request {
-            fn path(&self) -> &'static str {
-                $first_path
-            }
-            fn query(&self) -> Vec<(String, String)> {
-                QueryPairs::pairs(self)
-            }
-        }
+    /// `/load`: MW consumed.
+    pub async fn load(&self, r: &LoadQuery) -> Result<Vec<LoadResult>> {
+        self.get(r).await
+    }
 
-        impl Client {
-            typed_methods!(@first [$($doc)*] $first $request $(, $unit)?; $ret);
-            $(
-                #[doc = concat!(
-                    "`/", $path, "`: the same answer as `/", $first_path, "` ([`Client::",
-                    stringify!($first), "`]), under its other name."
-                )]
-                pub async fn $method(&self, r: &$request) -> Result<$ret> {
-                    self.get_at($path, &r.query()).await
-                }
-            )*
-        }
-    };
-    (@first [$($doc:tt)*] $method:ident $request:ident, unit; $ret:ty) => {
-        $($doc)*
-        pub async fn $method(&self) -> Result<$ret> {
-            self.get(&$request).await
-        }
-    };
-    (@first [$($doc:tt)*] $method:ident $request:ident; $ret:ty) => {
-        $($doc)*
-        pub async fn $method(&self, r: &$request) -> Result<$ret> {
-            self.get(r).await
-        }
-    };
+    /// `/imports`: MW received per source zone.
+    pub async fn imports(&self, r: &ImportsQuery) -> Result<Vec<ImportsResult>> {
+        self.get(r).await
+    }
+
+    /// `/exports`: MW sent per destination zone.
+    pub async fn exports(&self, r: &ExportsQuery) -> Result<Vec<ExportsResult>> {
+        self.get(r).await
+    }
+
+    /// `/mix`: MW per production type consumed after flow tracing.
+    pub async fn mix(&self, r: &MixQuery) -> Result<Vec<MixResult>> {
+        self.get(r).await
+    }
+
+    /// `/footprints`: carbon and water footprints as series.
+    pub async fn footprints(&self, r: &FootprintsQuery) -> Result<Vec<FootprintResult>> {
+        self.get(r).await
+    }
+
+    /// `/footprints?aggregate=true`: one time-weighted average per item over the window (start and
+    /// end required).
+    pub async fn footprints_aggregate(
+        &self,
+        r: &FootprintsQuery,
+    ) -> Result<Vec<FootprintAggregate>> {
+        self.get(&Aggregate(r)).await
+    }
+
+    /// `/impacts`: water impact series.
+    pub async fn impacts(&self, r: &ImpactsQuery) -> Result<Vec<ImpactResult>> {
+        self.get(r).await
+    }
+
+    /// `/impacts?aggregate=true`: one time-weighted average per item over the window (start and
+    /// end required).
+    pub async fn impacts_aggregate(&self, r: &ImpactsQuery) -> Result<Vec<ImpactAggregate>> {
+        self.get(&Aggregate(r)).await
+    }
+
+    /// `/green-score` (same answer as `/environmental-score`): 0–100 series.
+    pub async fn green_score(&self, r: &ScoreQuery) -> Result<Vec<ScoreResult>> {
+        self.get(r).await
+    }
+
+    /// `/environmental-score`: the same answer as `/green-score` ([`Client::green_score`]), under its other name.
+    pub async fn environmental_score(&self, r: &ScoreQuery) -> Result<Vec<ScoreResult>> {
+        self.get_at("environmental-score", &r.query()).await
+    }
+
+    /// `/green-score?aggregate=true`: one time-weighted average per item over the window (start and
+    /// end required).
+    pub async fn green_score_aggregate(&self, r: &ScoreQuery) -> Result<Vec<ScoreAggregate>> {
+        self.get(&Aggregate(r)).await
+    }
+
+    /// `/flow-share`: % of generation consumed per destination.
+    pub async fn flow_share(&self, r: &FlowShareQuery) -> Result<Vec<FlowShareResult>> {
+        self.get(r).await
+    }
+
+    /// `/mix-share`: % of consumption per origin.
+    pub async fn mix_share(&self, r: &MixShareQuery) -> Result<Vec<MixShareResult>> {
+        self.get(r).await
+    }
+
+    /// `/footprint-share`: footprint parts per source zone.
+    pub async fn footprint_share(
+        &self,
+        r: &FootprintShareQuery,
+    ) -> Result<Vec<FootprintShareResult>> {
+        self.get(r).await
+    }
+
+    /// `/impact-share`: water-impact parts per source zone.
+    pub async fn impact_share(&self, r: &ImpactShareQuery) -> Result<Vec<ImpactShareResult>> {
+        self.get(r).await
+    }
+
+    /// `/factors`: factors per production type and scope.
+    pub async fn factors(&self, r: &FactorsQuery) -> Result<Vec<FactorResult>> {
+        self.get(r).await
+    }
+
+    /// `/factors?aggregate=true`: one time-weighted average per item over the window (start and
+    /// end required).
+    pub async fn factors_aggregate(&self, r: &FactorsQuery) -> Result<Vec<FactorAggregate>> {
+        self.get(&Aggregate(r)).await
+    }
+
+    /// `/best-window`: the best placements of a job over zones and the forecast, best
+    /// first.
+    pub async fn best_window(&self, r: &BestWindowQuery) -> Result<Vec<BestWindow>> {
+        self.get(r).await
+    }
+
+    /// `/availability`: which zones and time ranges hold data: the time ranges held per
+    /// zone, input and for the outputs, as runs of one state, and the forecast's end.
+    pub async fn availability(&self, r: &AvailabilityQuery) -> Result<Vec<AvailabilityResult>> {
+        self.get(r).await
+    }
 }
-
-gridprint_responses::endpoint_table!(typed_methods);

@@ -41,8 +41,8 @@ fn builder(url: &str) -> ClientBuilder {
         .backoff(Duration::from_millis(20), Duration::from_millis(200))
 }
 
-fn window(start: &str, end: &str) -> Option<TimeWindow> {
-    Some(TimeWindow::parse(start, end).unwrap())
+fn window(start: &str, end: &str) -> Option<Period> {
+    Some(Period::parse(start, end).unwrap())
 }
 
 /// The typed answer re-serialised equals the server's JSON byte for byte: the shared types cannot
@@ -59,7 +59,7 @@ async fn round_trips<T: Serialize>(client: &Client, req: &(impl ApiRequest + ?Si
 
 /// A data request for `location` over `window`, every other parameter left out.
 trait Scoped: Default {
-    fn scoped(location: &Option<Location>, window: Option<TimeWindow>) -> Self;
+    fn scoped(location: &Option<Location>, window: Option<Period>) -> Self;
 }
 
 macro_rules! impl_scoped {
@@ -68,7 +68,7 @@ macro_rules! impl_scoped {
             // `..Default::default()` is needless for the requests without other fields (load,
             // availability) and needed for the rest.
             #[allow(clippy::needless_update)]
-            fn scoped(location: &Option<Location>, window: Option<TimeWindow>) -> Self {
+            fn scoped(location: &Option<Location>, window: Option<Period>) -> Self {
                 Self {
                     location: location.clone(),
                     window,
@@ -80,19 +80,19 @@ macro_rules! impl_scoped {
 }
 
 impl_scoped!(
-    GenerationRequest,
-    AvailabilityRequest,
-    LoadRequest,
-    ImportsRequest,
-    ExportsRequest,
-    MixRequest,
-    FootprintsRequest,
-    ImpactsRequest,
-    ScoreRequest,
-    FlowShareRequest,
-    MixShareRequest,
-    FootprintShareRequest,
-    ImpactShareRequest,
+    GenerationQuery,
+    AvailabilityQuery,
+    LoadQuery,
+    ImportsQuery,
+    ExportsQuery,
+    MixQuery,
+    FootprintsQuery,
+    ImpactsQuery,
+    ScoreQuery,
+    FlowShareQuery,
+    MixShareQuery,
+    FootprintShareQuery,
+    ImpactShareQuery,
 );
 
 /// `client.$method(&request)`, unwrapped, after asserting that it [`round_trips`] (as the
@@ -125,13 +125,13 @@ async fn every_endpoint_through_the_client() {
     assert!(zones.len() >= 50, "{} zones", zones.len());
     let de_info = zones.iter().find(|z| z.zone.as_str() == "DE").unwrap();
     assert!(de_info.neighbours.iter().any(|n| n.as_str() == "NL"));
-    round_trips(&client, &ZonesRequest, &zones).await;
+    round_trips(&client, &ZonesQuery, &zones).await;
 
-    let r = GenerationRequest::scoped(&de, june);
+    let r = GenerationQuery::scoped(&de, june);
     let generation = fetch!(client, generation, r);
     assert_eq!(generation.len(), 1);
     assert!(!generation[0].series[0].production.is_empty());
-    let r = GenerationRequest {
+    let r = GenerationQuery {
         production_type: Some(ProductionType::Solar),
         ..r
     };
@@ -140,17 +140,17 @@ async fn every_endpoint_through_the_client() {
     assert!(blocks.all(|b| b.production_type == ProductionType::Solar));
 
     // Availability: DE's 2024-06-15 is held, its outputs preview (its borders did not report).
-    let availability = fetch!(client, availability, AvailabilityRequest::scoped(&de, june));
+    let availability = fetch!(client, availability, AvailabilityQuery::scoped(&de, june));
     assert_eq!(availability.len(), 1);
     let a = &availability[0];
     assert!(a.inputs.iter().any(|i| i.input == "generation"));
     let preview = gridprint_core::quality::ZoneStatus::Preview;
     assert!(a.outputs.iter().all(|o| o.state == preview));
 
-    let load = fetch!(client, load, LoadRequest::scoped(&nl, sept));
+    let load = fetch!(client, load, LoadQuery::scoped(&nl, sept));
     assert_eq!(load[0].series[0].blocks[0].values.0.len(), 8);
 
-    let r = ImportsRequest {
+    let r = ImportsQuery {
         source: Some(Location::zone("DE")),
         ..Scoped::scoped(&nl, sept)
     };
@@ -158,12 +158,12 @@ async fn every_endpoint_through_the_client() {
     let mut blocks = imports[0].series.iter().flat_map(|e| &e.imports);
     assert!(blocks.all(|b| b.source.as_str() == "DE"));
 
-    fetch!(client, exports, ExportsRequest::scoped(&nl, sept));
+    fetch!(client, exports, ExportsQuery::scoped(&nl, sept));
 
-    let mix = fetch!(client, mix, MixRequest::scoped(&de, june));
+    let mix = fetch!(client, mix, MixQuery::scoped(&de, june));
     assert!(!mix.is_empty());
 
-    let r = FootprintsRequest::scoped(&de, june);
+    let r = FootprintsQuery::scoped(&de, june);
     let footprints = fetch!(client, footprints, r);
     assert_eq!(footprints.len(), 2, "carbon and water");
     assert_eq!(footprints[0].footprint_type, FootprintType::Carbon);
@@ -174,7 +174,7 @@ async fn every_endpoint_through_the_client() {
     assert_eq!(agg.len(), 2);
     assert_eq!(agg[0].aggregation_method, "time-weighted-average");
     let carbon_op = client
-        .footprints(&FootprintsRequest {
+        .footprints(&FootprintsQuery {
             footprint_type: Some(FootprintType::Carbon),
             scope: Some(Scope::Operational),
             use_global: Some(false),
@@ -185,7 +185,7 @@ async fn every_endpoint_through_the_client() {
     assert_eq!(carbon_op.len(), 1);
     assert_eq!(carbon_op[0].scope, Scope::Operational);
 
-    let r = ImpactsRequest {
+    let r = ImpactsQuery {
         impact_type: Some(ImpactType::Water),
         scope: Some(Scope::Operational),
         use_global: None,
@@ -195,39 +195,39 @@ async fn every_endpoint_through_the_client() {
     assert_eq!(impacts[0].unit, "stress-l/kWh");
     fetch!(aggregate client, impacts_aggregate, r);
 
-    let r = ScoreRequest::scoped(&de, june);
+    let r = ScoreQuery::scoped(&de, june);
     let score = fetch!(client, green_score, r);
     let mut points = score[0].series.iter().flat_map(|s| &s.values.0);
     assert!(points.all(|p| (0.0..=100.0).contains(&p.value)));
     assert_eq!(client.environmental_score(&r).await.unwrap(), score);
     fetch!(aggregate client, green_score_aggregate, r);
 
-    fetch!(client, flow_share, FlowShareRequest::scoped(&nl, sept));
+    fetch!(client, flow_share, FlowShareQuery::scoped(&nl, sept));
 
-    let r = MixShareRequest {
+    let r = MixShareQuery {
         origin: Some(Location::zones(["NL", "DE"])),
         ..Scoped::scoped(&nl, sept)
     };
     let mix_share = fetch!(client, mix_share, r);
     assert!(!mix_share.is_empty());
 
-    let r = FootprintShareRequest {
+    let r = FootprintShareQuery {
         footprint_type: Some(FootprintType::Carbon),
         ..Scoped::scoped(&nl, sept)
     };
     let footprint_share = fetch!(client, footprint_share, r);
     assert!(!footprint_share.is_empty());
 
-    fetch!(client, impact_share, ImpactShareRequest::scoped(&nl, sept));
+    fetch!(client, impact_share, ImpactShareQuery::scoped(&nl, sept));
 
-    let r = FactorsRequest {
+    let r = FactorsQuery {
         factor_type: Some(FootprintType::Carbon),
         scope: Some(Scope::LifeCycle),
         ..Default::default()
     };
     let factors = fetch!(client, factors, r);
     assert!(!factors.is_empty());
-    let r = FactorsRequest {
+    let r = FactorsQuery {
         production_type: Some(ProductionType::Coal),
         window: june,
         ..r
@@ -237,7 +237,7 @@ async fn every_endpoint_through_the_client() {
 
     // Lat/lon lookup (Berlin is in DE).
     let berlin = client
-        .footprints(&FootprintsRequest {
+        .footprints(&FootprintsQuery {
             location: Some(Location::lat_lon(52.52, 13.40)),
             window: june,
             footprint_type: Some(FootprintType::Carbon),
@@ -249,7 +249,7 @@ async fn every_endpoint_through_the_client() {
 
     // CSV: the same data as long-format text.
     let csv = client
-        .csv(&FootprintsRequest {
+        .csv(&FootprintsQuery {
             location: de.clone(),
             window: june,
             ..Default::default()
@@ -262,7 +262,7 @@ async fn every_endpoint_through_the_client() {
     // Best window: the typed method reads the answer back (2 hours of DE data, a 30-minute job).
     let june_w = june.unwrap();
     let best = client
-        .best_window(&BestWindowRequest {
+        .best_window(&BestWindowQuery {
             location: de.clone(),
             duration: "PT30M".into(),
             start: Some(june_w.start),
@@ -312,7 +312,7 @@ async fn api_errors_carry_status_and_detail() {
         other => panic!("{other:?}"),
     }
     let e = client
-        .footprints(&FootprintsRequest {
+        .footprints(&FootprintsQuery {
             location: Some(Location::lat_lon(95.0, 0.0)),
             ..Default::default()
         })
@@ -320,7 +320,7 @@ async fn api_errors_carry_status_and_detail() {
         .unwrap_err();
     assert_eq!(e.status(), Some(422), "{e}");
     let unknown = client
-        .footprints(&FootprintsRequest {
+        .footprints(&FootprintsQuery {
             location: Some(Location::zone("XX")),
             ..Default::default()
         })
@@ -344,7 +344,7 @@ async fn expired_token_is_replaced_transparently() {
 
     s.clock
         .advance(time::Duration::hours(24) + time::Duration::minutes(1));
-    let r = FootprintsRequest {
+    let r = FootprintsQuery {
         location: Some(Location::zone("DE")),
         window: window("2024-06-15T00:00Z", "2024-06-15T01:00Z"),
         ..Default::default()
@@ -364,7 +364,7 @@ async fn a_401_gets_one_new_token_and_one_retry() {
     let frozen = FixedClock(OffsetDateTime::now_utc());
     let client = builder(&s.url).clock(Arc::new(frozen)).build().unwrap();
     registered(&client).await;
-    let r = LoadRequest {
+    let r = LoadQuery {
         location: Some(Location::zone("NL")),
         window: window("2024-09-02T00:00Z", "2024-09-02T01:00Z"),
     };
@@ -408,7 +408,7 @@ async fn rate_limited_requests_wait_for_retry_after() {
     .await;
     let client = builder(&s.url).build().unwrap();
     registered(&client).await;
-    let r = FootprintsRequest {
+    let r = FootprintsQuery {
         location: Some(Location::zone("DE")),
         window: window("2024-06-15T00:00Z", "2024-06-15T01:00Z"),
         footprint_type: Some(FootprintType::Carbon),
@@ -511,7 +511,7 @@ async fn unavailable_then_success_is_retried_with_backoff() {
     mock_get(&stub, "/v1/footprints", json_ok("[]"), None, Some(1)).await;
     let client = builder(&stub.uri()).build().unwrap();
     let answer = client
-        .footprints(&FootprintsRequest::default())
+        .footprints(&FootprintsQuery::default())
         .await
         .unwrap();
     assert!(answer.is_empty());
@@ -522,7 +522,7 @@ async fn retries_used_up_returns_the_last_api_error() {
     let stub = stub_with_token().await;
     mock_get(&stub, "/v1/load", unavailable(), None, Some(3)).await;
     let client = builder(&stub.uri()).retries(2).build().unwrap();
-    let e = client.load(&LoadRequest::default()).await.unwrap_err();
+    let e = client.load(&LoadQuery::default()).await.unwrap_err();
     assert_eq!(
         e,
         Error::Api {
@@ -563,7 +563,7 @@ async fn zones_and_factors_are_cached_for_an_hour() {
         .unwrap();
     for _ in 0..3 {
         client.zones().await.unwrap();
-        client.factors(&FactorsRequest::default()).await.unwrap();
+        client.factors(&FactorsQuery::default()).await.unwrap();
     }
     clock.advance(time::Duration::minutes(59));
     client.zones().await.unwrap();
@@ -581,13 +581,13 @@ async fn a_token_store_shares_tokens_between_clients() {
         .token_store(store.clone())
         .build()
         .unwrap();
-    a.load(&LoadRequest::default()).await.unwrap();
+    a.load(&LoadQuery::default()).await.unwrap();
     assert_eq!(a.token_requests(), 1);
     let b = builder(&stub.uri())
         .token_store(store.clone())
         .build()
         .unwrap();
-    b.load(&LoadRequest::default()).await.unwrap();
+    b.load(&LoadQuery::default()).await.unwrap();
     assert_eq!(b.token_requests(), 0, "the stored token was reused");
     let key = b.token_key().unwrap();
     assert!(store.path_for(&key).exists());

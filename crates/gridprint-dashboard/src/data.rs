@@ -29,7 +29,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use gridprint_api::{ApiError, AppState, ClientAddr};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
-use gridprint_query::Endpoint;
+use gridprint_query::endpoints::{
+    ExportsEndpoint, FootprintsEndpoint, GenerationEndpoint, GreenScoreEndpoint, ImpactsEndpoint,
+    ImportsEndpoint, MixShareEndpoint, ZonesEndpoint,
+};
+use gridprint_query::{QueryError, QueryResponse, QueryService};
 use gridprint_ratelimit::RateLimit;
 use std::collections::{BTreeMap, HashSet};
 use std::net::IpAddr;
@@ -56,11 +60,17 @@ pub const HISTORY: Window = Window {
     days_after: 5,
 };
 
-/// One `/v1` answer the page reads: the path under `/v1/`, the fixed parameters, the window.
+/// How a part is answered: [`QueryService::query`] for the endpoint of its path.
+pub type PartQuery =
+    fn(&QueryService, &[(String, String)], OffsetDateTime) -> Result<QueryResponse, QueryError>;
+
+/// One `/v1` answer the page reads: the path under `/v1/` (shown on the page), the endpoint that
+/// answers it, the fixed parameters, the window.
 #[derive(Debug, Clone, Copy)]
 pub struct Part {
     pub name: &'static str,
     pub path: &'static str,
+    pub query: PartQuery,
     pub params: &'static str,
     pub window: Window,
 }
@@ -68,12 +78,14 @@ pub struct Part {
 const fn part(
     name: &'static str,
     path: &'static str,
+    query: PartQuery,
     params: &'static str,
     window: Window,
 ) -> Part {
     Part {
         name,
         path,
+        query,
         params,
         window,
     }
@@ -84,61 +96,123 @@ pub const DAY_PARTS: [Part; 9] = [
     part(
         "footprints:global:life-cycle",
         "footprints",
+        QueryService::query::<FootprintsEndpoint>,
         "use_global=true&scope=life-cycle",
         DAY,
     ),
     part(
         "footprints:global:operational",
         "footprints",
+        QueryService::query::<FootprintsEndpoint>,
         "use_global=true&scope=operational",
         DAY,
     ),
     part(
         "footprints:local:life-cycle",
         "footprints",
+        QueryService::query::<FootprintsEndpoint>,
         "use_global=false&scope=life-cycle",
         DAY,
     ),
     part(
         "footprints:local:operational",
         "footprints",
+        QueryService::query::<FootprintsEndpoint>,
         "use_global=false&scope=operational",
         DAY,
     ),
-    part("impacts:global", "impacts", "use_global=true", DAY),
-    part("impacts:local", "impacts", "use_global=false", DAY),
-    part("score:global", "green-score", "use_global=true", DAY),
-    part("score:local", "green-score", "use_global=false", DAY),
-    part("imports", "imports", "", DAY),
+    part(
+        "impacts:global",
+        "impacts",
+        QueryService::query::<ImpactsEndpoint>,
+        "use_global=true",
+        DAY,
+    ),
+    part(
+        "impacts:local",
+        "impacts",
+        QueryService::query::<ImpactsEndpoint>,
+        "use_global=false",
+        DAY,
+    ),
+    part(
+        "score:global",
+        "green-score",
+        QueryService::query::<GreenScoreEndpoint>,
+        "use_global=true",
+        DAY,
+    ),
+    part(
+        "score:local",
+        "green-score",
+        QueryService::query::<GreenScoreEndpoint>,
+        "use_global=false",
+        DAY,
+    ),
+    part(
+        "imports",
+        "imports",
+        QueryService::query::<ImportsEndpoint>,
+        "",
+        DAY,
+    ),
 ];
 
 /// What the zone panel needs, for one zone.
 pub const ZONE_PARTS: [Part; 8] = [
-    part("generation", "generation", "", DAY),
-    part("imports", "imports", "", DAY),
-    part("exports", "exports", "", DAY),
-    part("mix-share", "mix-share", "", DAY),
+    part(
+        "generation",
+        "generation",
+        QueryService::query::<GenerationEndpoint>,
+        "",
+        DAY,
+    ),
+    part(
+        "imports",
+        "imports",
+        QueryService::query::<ImportsEndpoint>,
+        "",
+        DAY,
+    ),
+    part(
+        "exports",
+        "exports",
+        QueryService::query::<ExportsEndpoint>,
+        "",
+        DAY,
+    ),
+    part(
+        "mix-share",
+        "mix-share",
+        QueryService::query::<MixShareEndpoint>,
+        "",
+        DAY,
+    ),
     part(
         "footprints:global:life-cycle",
         "footprints",
+        QueryService::query::<FootprintsEndpoint>,
         "use_global=true&scope=life-cycle",
         HISTORY,
     ),
     part(
         "footprints:global:operational",
         "footprints",
+        QueryService::query::<FootprintsEndpoint>,
         "use_global=true&scope=operational",
         HISTORY,
     ),
     part(
         "footprints:local:life-cycle",
         "footprints",
+        QueryService::query::<FootprintsEndpoint>,
         "use_global=false&scope=life-cycle",
         HISTORY,
     ),
     part(
         "footprints:local:operational",
         "footprints",
+        QueryService::query::<FootprintsEndpoint>,
         "use_global=false&scope=operational",
         HISTORY,
     ),
@@ -342,10 +416,7 @@ fn bundle(
     .into_bytes();
     let mut all_final = true;
     for (i, p) in parts.iter().enumerate() {
-        let endpoint = Endpoint::from_path(p.path).expect("parts name /v1 endpoints");
-        let answer = state
-            .query()
-            .query(endpoint, &part_pairs(p, zone, date), now)?;
+        let answer = (p.query)(state.query(), &part_pairs(p, zone, date), now)?;
         all_final &= answer.is_final();
         if i > 0 {
             body.push(b',');
@@ -443,10 +514,7 @@ async fn csv(req: Admitted) -> Result<Response, ApiError> {
     let z = zone.clone();
     let mut resp = req
         .respond_cached(key, "text/csv; charset=utf-8", move |s| {
-            let endpoint = Endpoint::from_path(part.path).expect("parts name /v1 endpoints");
-            let answer = s
-                .query()
-                .query(endpoint, &part_pairs(&part, &z, date), s.now())?;
+            let answer = (part.query)(s.query(), &part_pairs(&part, &z, date), s.now())?;
             Ok((answer.to_csv(), answer.is_final()))
         })
         .await?;
@@ -506,7 +574,7 @@ pub fn opening_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
         ("start".to_string(), format_timestamp(start)),
         ("end".to_string(), format_timestamp(end)),
     ];
-    let answer = state.query().query(Endpoint::Footprints, &pairs, now)?;
+    let answer = state.query().query::<FootprintsEndpoint>(&pairs, now)?;
     let parsed: serde_json::Value =
         serde_json::from_slice(&answer.to_json()).map_err(ApiError::internal)?;
     // Zones with a value, per slot (each zone's series hold each slot at most once).
@@ -575,7 +643,7 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
             } else {
                 None
             };
-            let zones = s.query().query(Endpoint::Zones, &[], s.now())?.to_json();
+            let zones = s.query().query::<ZonesEndpoint>(&[], s.now())?.to_json();
             let zones: serde_json::Value =
                 serde_json::from_slice(&zones).map_err(ApiError::internal)?;
             let body = serde_json::json!({
@@ -643,8 +711,5 @@ mod tests {
         let h = part_pairs(&ZONE_PARTS[4], "ES", d);
         assert!(h.contains(&("start".into(), "2017-01-26T00:00:00Z".into())));
         assert!(h.contains(&("end".into(), "2017-02-06T00:00:00Z".into())));
-        for p in DAY_PARTS.iter().chain(&ZONE_PARTS) {
-            assert!(Endpoint::from_path(p.path).is_some(), "{}", p.path);
-        }
     }
 }

@@ -6,7 +6,8 @@
 use gridprint_core::derived::{Coverage, DerivedDay, SeriesKey, SlotFlags};
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::reference::{FootprintType, ReferenceData, Scope, ZoneSet};
-use gridprint_query::{Endpoint, QueryResponse, QueryService};
+use gridprint_query::endpoints::{BestWindowEndpoint, FootprintsEndpoint};
+use gridprint_query::{QueryResponse, QueryService};
 use gridprint_store::DerivedStore;
 use gridprint_store_sqlite::SqliteStore;
 use std::sync::{Arc, OnceLock};
@@ -76,7 +77,7 @@ fn first_zone(rest: &str) -> Vec<(String, String)> {
 
 /// A `/footprints` answer (from the service [`first_zone`] has loaded).
 fn footprints(p: &[(String, String)]) -> QueryResponse {
-    service().query(Endpoint::Footprints, p, NOW).unwrap()
+    service().query::<FootprintsEndpoint>(p, NOW).unwrap()
 }
 
 #[divan::bench]
@@ -107,7 +108,7 @@ fn one_zone_year_aggregate(b: divan::Bencher) {
 fn all_zones_month_json(b: divan::Bencher) {
     let svc = service();
     let p = pairs("start=2024-01-01&end=2024-01-31");
-    b.bench(|| svc.query(Endpoint::Footprints, &p, NOW).unwrap().to_json());
+    b.bench(|| svc.query::<FootprintsEndpoint>(&p, NOW).unwrap().to_json());
 }
 
 #[divan::bench]
@@ -125,5 +126,5 @@ fn lat_lon_lookup(b: divan::Bencher) {
 fn best_window_all_zones_four_days(b: divan::Bencher) {
     let svc = service();
     let p = pairs("duration=PT2H&footprint_type=carbon&start=2024-01-10&end=2024-01-14");
-    b.bench(|| svc.query(Endpoint::BestWindow, &p, NOW).unwrap().to_json());
+    b.bench(|| svc.query::<BestWindowEndpoint>(&p, NOW).unwrap().to_json());
 }

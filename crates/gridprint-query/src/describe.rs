@@ -1,13 +1,11 @@
-//! The OpenAPI side of the endpoint table: the query parameters several endpoints share (location,
-//! window, partner filters, production filter, format) as `IntoParams` structs, and [`Description`],
-//! everything the HTTP layer needs to publish one endpoint (each path's summary, the parameters in
-//! order, the body's schema and the named schemas it refers to). Parameters of one endpoint only are
-//! declared in that endpoint's module. The rules themselves: docs/api.md §2.
+//! The query parameters several endpoints share (location, window, partner filters, production
+//! filter, format) as `IntoParams` structs, as the OpenAPI document lists them, and the functions
+//! that put them in each endpoint's order. Parameters of one endpoint only are declared in that
+//! endpoint's module (crate::endpoints); the rules that read them are in crate::params and
+//! docs/api.md §2.
 
-use gridprint_responses::{BodySchema, NamedSchemas, schema};
-use utoipa::openapi::RefOr;
+use gridprint_responses::schema;
 use utoipa::openapi::path::Parameter;
-use utoipa::openapi::schema::Schema;
 use utoipa::{IntoParams, ToSchema};
 
 /// The OpenAPI parameters of one `IntoParams` struct (all of them are query parameters).
@@ -34,38 +32,6 @@ pub fn location_partner_time<P: IntoParams>() -> Vec<Parameter> {
         params_of::<TimeParams>(),
     ]
     .concat()
-}
-
-/// What the HTTP layer publishes for one endpoint (see [`crate::Endpoint::description`]).
-#[derive(Clone)]
-pub struct Description {
-    /// Per path of the endpoint (in the table's order): the first paragraph is the operation's
-    /// summary, the rest its description.
-    pub docs: &'static [&'static str],
-    /// The query parameters, in order (`format` last, for every endpoint).
-    pub parameters: Vec<Parameter>,
-    /// The schema of a JSON `200` body.
-    pub body: RefOr<Schema>,
-    /// The named schemas the body refers to.
-    pub schemas: NamedSchemas,
-}
-
-impl Description {
-    /// The description from an endpoint's docs, its own parameters and its response type.
-    pub fn new<B: BodySchema>(
-        docs: &'static [&'static str],
-        mut parameters: Vec<Parameter>,
-    ) -> Self {
-        parameters.extend(params_of::<FormatParam>());
-        let mut schemas = Vec::new();
-        B::named_schemas(&mut schemas);
-        Description {
-            docs,
-            parameters,
-            body: B::body_schema(),
-            schemas,
-        }
-    }
 }
 
 /// `json` or `csv`.
@@ -105,44 +71,47 @@ pub struct LocationParams {
     pub lon: Option<f64>,
 }
 
-/// A partner location filter (sources, destinations or origins): its parameters are the primary
-/// location's under [`Self::PREFIX`].
-pub trait PartnerParams: IntoParams {
-    /// `source_`, `destination_` or `origin_`.
-    const PREFIX: &'static str;
+/// The source filter (`source_zone` XOR `source_lat` + `source_lon`; same rules as the primary location).
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SourceParams {
+    /// Only these source zones (a code or a comma-separated list; unknown codes match nothing). Not together with `source_lat`/`source_lon` (400).
+    pub source_zone: Option<String>,
+    /// Latitude of a point inside the source zone, in [-90, 90]; with `source_lon`.
+    #[param(minimum = -90, maximum = 90)]
+    pub source_lat: Option<f64>,
+    /// Longitude of a point inside the source zone, in [-180, 180]; with `source_lat`.
+    #[param(minimum = -180, maximum = 180)]
+    pub source_lon: Option<f64>,
 }
 
-macro_rules! partner_params {
-    ($name:ident, $what:literal, $z:ident, $la:ident, $lo:ident) => {
-        #[doc = concat!("The ", $what, " filter (`", stringify!($z), "` XOR `", stringify!($la), "` + `", stringify!($lo), "`; same rules as the primary location).")]
-        #[derive(Debug, IntoParams)]
-        #[into_params(parameter_in = Query)]
-        pub struct $name {
-            #[doc = concat!("Only these ", $what, " zones (a code or a comma-separated list; unknown codes match nothing). Not together with `", stringify!($la), "`/`", stringify!($lo), "` (400).")]
-            pub $z: Option<String>,
-            #[doc = concat!("Latitude of a point inside the ", $what, " zone, in [-90, 90]; with `", stringify!($lo), "`.")]
-            #[param(minimum = -90, maximum = 90)]
-            pub $la: Option<f64>,
-            #[doc = concat!("Longitude of a point inside the ", $what, " zone, in [-180, 180]; with `", stringify!($la), "`.")]
-            #[param(minimum = -180, maximum = 180)]
-            pub $lo: Option<f64>,
-        }
-
-        impl PartnerParams for $name {
-            const PREFIX: &'static str = concat!($what, "_");
-        }
-    };
+/// The destination filter (`destination_zone` XOR `destination_lat` + `destination_lon`; same rules as the primary location).
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DestinationParams {
+    /// Only these destination zones (a code or a comma-separated list; unknown codes match nothing). Not together with `destination_lat`/`destination_lon` (400).
+    pub destination_zone: Option<String>,
+    /// Latitude of a point inside the destination zone, in [-90, 90]; with `destination_lon`.
+    #[param(minimum = -90, maximum = 90)]
+    pub destination_lat: Option<f64>,
+    /// Longitude of a point inside the destination zone, in [-180, 180]; with `destination_lat`.
+    #[param(minimum = -180, maximum = 180)]
+    pub destination_lon: Option<f64>,
 }
 
-partner_params!(SourceParams, "source", source_zone, source_lat, source_lon);
-partner_params!(
-    DestinationParams,
-    "destination",
-    destination_zone,
-    destination_lat,
-    destination_lon
-);
-partner_params!(OriginParams, "origin", origin_zone, origin_lat, origin_lon);
+/// The origin filter (`origin_zone` XOR `origin_lat` + `origin_lon`; same rules as the primary location).
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct OriginParams {
+    /// Only these origin zones (a code or a comma-separated list; unknown codes match nothing). Not together with `origin_lat`/`origin_lon` (400).
+    pub origin_zone: Option<String>,
+    /// Latitude of a point inside the origin zone, in [-90, 90]; with `origin_lon`.
+    #[param(minimum = -90, maximum = 90)]
+    pub origin_lat: Option<f64>,
+    /// Longitude of a point inside the origin zone, in [-180, 180]; with `origin_lat`.
+    #[param(minimum = -180, maximum = 180)]
+    pub origin_lon: Option<f64>,
+}
 
 /// The time window.
 #[derive(Debug, IntoParams)]

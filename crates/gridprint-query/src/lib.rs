@@ -1,14 +1,13 @@
 //! gridprint-query: answers every `/v1` data endpoint from memory, without HTTP.
 //!
 //! The flow is: [`DataCache`] loads derived days and raw inputs once from the store into compact
-//! columns ([`cache`]); the endpoint table in [`service`] names every endpoint once, and each
-//! endpoint module in [`endpoints`] reads its typed request with the shared rules of [`params`]
-//! (docs/api.md §2; lat/lon through the polygon index of [`geo`]) and builds its answer from the cache
-//! as one of the [`responses`] types, which serialize to JSON quickly or to long-format [`csv`].
-//! [`QueryService`] bundles it for the HTTP layer:
-//! `service.query(Endpoint::Footprints, &pairs, now)?.to_json()`.
+//! columns ([`cache`]); each endpoint module in [`endpoints`] reads its typed request with the
+//! shared rules of [`params`] (docs/api.md §2; lat/lon through the polygon index of [`geo`]) and
+//! builds its answer from the cache as one of the [`responses`] types, which serialize to JSON
+//! quickly or to long-format [`csv`]. [`QueryService`] bundles it:
+//! `service.query::<FootprintsEndpoint>(&pairs, now)?.to_json()`.
 //!
-//! [`describe`] holds the OpenAPI side of the table (shared parameters, [`describe::Description`]).
+//! [`describe`] holds the query parameters several endpoints share, as OpenAPI lists them.
 //!
 //! Nothing here does I/O per request; the only store access is loading and refreshing the cache.
 
@@ -28,11 +27,12 @@ pub mod service;
 
 pub use answer::QueryResponse;
 pub use cache::{CacheStats, CacheVersion, DataCache, LoadOptions, SharedCache, Spill};
+pub use endpoints::EndpointDef;
 pub use error::{FieldError, QueryError};
 pub use geo::{GeoError, ZoneLocator};
 /// The response types (shared with the client).
 pub use gridprint_responses as responses;
-pub use service::{Endpoint, QueryService, ServiceError, parse, run};
+pub use service::{QueryService, ServiceError, parse, run};
 
 #[cfg(test)]
 mod tests {
@@ -43,16 +43,5 @@ mod tests {
         assert_send_sync::<crate::QueryService>();
         assert_send_sync::<crate::DataCache>();
         assert_send_sync::<crate::QueryResponse>();
-    }
-
-    /// The HTTP layer publishes one operation per path: every path of the table has its docs.
-    #[test]
-    fn every_path_has_its_docs() {
-        for e in crate::Endpoint::ALL {
-            let d = e.description();
-            assert_eq!(d.docs.len(), e.paths().len(), "{e:?}");
-            assert!(d.docs.iter().all(|doc| !doc.trim().is_empty()), "{e:?}");
-            assert_eq!(d.parameters.last().map(|p| p.name.as_str()), Some("format"));
-        }
     }
 }

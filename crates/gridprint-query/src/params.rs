@@ -43,11 +43,11 @@
 
 use crate::error::{FieldError, QueryError};
 use crate::geo::ZoneLocator;
-use gridprint_core::derived::Coverage;
 use gridprint_core::production::ProductionType;
 use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::{ZoneCode, ZoneIdx, Zones};
+use std::hash::{Hash, Hasher};
 use time::OffsetDateTime;
 
 /// Longest window for one zone, in days.
@@ -112,7 +112,7 @@ impl<'a> QueryParams<'a> {
 }
 
 /// Which zones a request is about (primary location), resolved to indices in code order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ZoneSelection {
     /// No zone given: every zone.
     All,
@@ -132,14 +132,14 @@ impl ZoneSelection {
 
 /// A requested country code split into several bidding zones (`DK`, `IT`, `NO`, `SE`) and its member
 /// zones of the set; read by [`crate::country`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Country {
     pub code: ZoneCode,
     pub members: Vec<ZoneIdx>,
 }
 
 /// A filter on partner zones (sources, destinations, origins).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PartnerFilter {
     /// No filter.
     Any,
@@ -167,6 +167,17 @@ pub struct TimeWindow {
     pub now: OffsetDateTime,
 }
 
+/// A window's identity for the response cache and the `ETag`: its slots and the `start` and `end`
+/// given. "Now" is left out: a window without `start` and `end` is the current slot, which its
+/// range names, and an answer whose every point is final (the only ones cached) does not change
+/// with "now".
+impl Hash for TimeWindow {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.range.hash(state);
+        self.requested.hash(state);
+    }
+}
+
 impl TimeWindow {
     /// The current slot `[floor15(now), +15 min)`.
     pub fn current(now: OffsetDateTime) -> TimeWindow {
@@ -177,89 +188,6 @@ impl TimeWindow {
             now,
         }
     }
-}
-
-/// `/generation`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GenerationRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-    pub production_type: Option<ProductionType>,
-}
-
-/// `/load`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-}
-
-/// `/imports` (partners: sources) and `/exports` (partners: destinations).
-#[derive(Debug, Clone, PartialEq)]
-pub struct FlowsRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-    pub partners: PartnerFilter,
-}
-
-/// `/mix`: the same parameters as `/generation`.
-pub type MixRequest = GenerationRequest;
-
-/// `/footprints`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FootprintsRequest {
-    pub zones: ZoneSelection,
-    /// Country codes among `zone` (docs/methodology.md §5).
-    pub countries: Vec<Country>,
-    pub window: TimeWindow,
-    /// Carbon, water or both (default), in that order.
-    pub footprint_types: Vec<FootprintType>,
-    pub scope: Scope,
-    pub aggregate: bool,
-    pub coverage: Coverage,
-}
-
-/// `/impacts` (water, operational) and `/green-score` / `/environmental-score` (operational).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ImpactsRequest {
-    pub zones: ZoneSelection,
-    /// Country codes among `zone` (docs/methodology.md §5).
-    pub countries: Vec<Country>,
-    pub window: TimeWindow,
-    pub aggregate: bool,
-    pub coverage: Coverage,
-}
-
-/// `/green-score` and `/environmental-score`.
-pub type ScoreRequest = ImpactsRequest;
-
-/// `/flow-share` (partners: destinations), `/mix-share` (origins), `/impact-share` (sources): the
-/// same parameters as the flows.
-pub type ShareRequest = FlowsRequest;
-
-/// `/footprint-share`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FootprintShareRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-    pub partners: PartnerFilter,
-    pub footprint_types: Vec<FootprintType>,
-    pub scope: Scope,
-}
-
-/// `/factors`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FactorsRequest {
-    /// Carbon, water or both (default).
-    pub factor_types: Vec<FootprintType>,
-    /// `None`: both scopes.
-    pub scope: Option<Scope>,
-    /// `None`: every production type (pumped storage is accepted as a filter here).
-    pub production_type: Option<ProductionType>,
-    /// Only honoured with start and end (without them factors answer as series).
-    pub aggregate: bool,
-    /// The window when start and end were given, else the current slot (requested = None).
-    pub window: TimeWindow,
 }
 
 pub(crate) enum Location {
@@ -671,23 +599,4 @@ pub(crate) fn zones_and_window(
     check_types(p, LOCATION_WINDOW)?;
     let (zones, requested) = primary(p, ctx)?;
     Ok((zones, window(p, ctx, requested)?))
-}
-
-/// Primary location, the partner location with `prefix` (`source_`, `destination_`, `origin_`) and
-/// the window, checked in that order.
-pub(crate) fn with_partners(
-    p: &QueryParams<'_>,
-    ctx: &ParseContext<'_>,
-    prefix: &str,
-) -> Result<FlowsRequest, QueryError> {
-    let (plat, plon) = (format!("{prefix}lat"), format!("{prefix}lon"));
-    check_types(p, &["lat", "lon", &plat, &plon, "start", "end"])?;
-    let (zones, requested) = primary(p, ctx)?;
-    let partners = partner(p, ctx, prefix)?;
-    let window = window(p, ctx, requested)?;
-    Ok(FlowsRequest {
-        zones,
-        window,
-        partners,
-    })
 }

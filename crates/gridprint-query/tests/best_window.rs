@@ -8,7 +8,10 @@ use gridprint_core::engine::footprint::score;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::reference::{FootprintType, ReferenceData, Scope, ZoneSet};
 use gridprint_core::zone::ZoneCode;
-use gridprint_query::{Endpoint, QueryError, QueryService};
+use gridprint_query::endpoints::{
+    BestWindowEndpoint, FootprintsEndpoint, GreenScoreEndpoint, ImpactsEndpoint,
+};
+use gridprint_query::{EndpointDef, QueryError, QueryService};
 use gridprint_store::DerivedStore;
 use gridprint_store_sqlite::SqliteStore;
 use serde_json::Value;
@@ -80,7 +83,7 @@ fn service() -> QueryService {
     QueryService::load(&store, reference).unwrap()
 }
 
-fn query(s: &QueryService, e: Endpoint, q: &str) -> Result<Value, QueryError> {
+fn query<E: EndpointDef>(s: &QueryService, q: &str) -> Result<Value, QueryError> {
     let pairs: Vec<(String, String)> = q
         .split('&')
         .map(|kv| {
@@ -89,28 +92,28 @@ fn query(s: &QueryService, e: Endpoint, q: &str) -> Result<Value, QueryError> {
         })
         .collect();
     let now = datetime!(2024-06-15 06:00 UTC);
-    s.query(e, &pairs, now)
+    s.query::<E>(&pairs, now)
         .map(|r| serde_json::from_slice(&r.to_json()).unwrap())
 }
 
 const WINDOW: &str = "start=2024-06-15T00:00:00Z&end=2024-06-16T00:00:00Z";
 
 /// The answer to a query that must succeed.
-fn ok(s: &QueryService, e: Endpoint, q: &str) -> Value {
-    query(s, e, q).unwrap_or_else(|err| panic!("{e:?}?{q}: {err}"))
+fn ok<E: EndpointDef>(s: &QueryService, q: &str) -> Value {
+    query::<E>(s, q).unwrap_or_else(|err| panic!("{}?{q}: {err}", std::any::type_name::<E>()))
 }
 
 /// The error of a query that must fail.
-fn bad(s: &QueryService, e: Endpoint, q: &str) -> QueryError {
-    match query(s, e, q) {
-        Ok(v) => panic!("{e:?}?{q} should fail, got {v}"),
+fn bad<E: EndpointDef>(s: &QueryService, q: &str) -> QueryError {
+    match query::<E>(s, q) {
+        Ok(v) => panic!("{}?{q} should fail, got {v}", std::any::type_name::<E>()),
         Err(err) => err,
     }
 }
 
 /// The answer to a query over the day `WINDOW` (the query's own parameters, then `&{WINDOW}`).
-fn in_window(s: &QueryService, e: Endpoint, q: &str) -> Value {
-    ok(s, e, &format!("{q}&{WINDOW}"))
+fn in_window<E: EndpointDef>(s: &QueryService, q: &str) -> Value {
+    ok::<E>(s, &format!("{q}&{WINDOW}"))
 }
 
 /// The string field `key` of every item of a JSON array, in order.
@@ -124,15 +127,11 @@ fn a_job_longer_than_the_window_is_a_400() {
     let s = service();
     let two_hours_in_105_minutes =
         "zone=DE&duration=PT2H&start=2024-06-15T00:00:00Z&end=2024-06-15T01:45:00Z";
-    let e = bad(&s, Endpoint::BestWindow, two_hours_in_105_minutes);
+    let e = bad::<BestWindowEndpoint>(&s, two_hours_in_105_minutes);
     assert_eq!(e.status, 400);
     assert!(e.detail.contains("longer than the window"), "{}", e.detail);
     // the same job fits from 22:00
-    let fits = ok(
-        &s,
-        Endpoint::BestWindow,
-        "zone=DE&duration=120&start=2024-06-15T22:00:00Z",
-    );
+    let fits = ok::<BestWindowEndpoint>(&s, "zone=DE&duration=120&start=2024-06-15T22:00:00Z");
     assert_eq!(fits.as_array().unwrap().len(), 1);
     for (query, status) in [
         // without `end` the window ends with the data (end of the day): 23:00 + 2 h does not fit
@@ -143,7 +142,7 @@ fn a_job_longer_than_the_window_is_a_400() {
         ("zone=DE&duration=60&n=1000", 400),
         ("zone=DE", 400),
     ] {
-        let e = bad(&s, Endpoint::BestWindow, query);
+        let e = bad::<BestWindowEndpoint>(&s, query);
         assert_eq!(e.status, status, "{query}: {}", e.detail);
     }
 }
@@ -151,7 +150,7 @@ fn a_job_longer_than_the_window_is_a_400() {
 #[test]
 fn alternatives_are_best_first_and_do_not_overlap_within_a_zone() {
     let s = service();
-    let got = in_window(&s, Endpoint::BestWindow, "zone=DE,FR&duration=60&n=5");
+    let got = in_window::<BestWindowEndpoint>(&s, "zone=DE,FR&duration=60&n=5");
     let items = got.as_array().unwrap();
     assert_eq!(items.len(), 5);
     // brute force over both zones: the best 1-hour job is the minimum of the 4-slot means
@@ -208,9 +207,8 @@ fn alternatives_are_best_first_and_do_not_overlap_within_a_zone() {
 fn flags_and_forecast_across_the_boundary() {
     let s = service();
     // 40 minutes → 3 slots; a window of 11:30–12:30 holds 2 provider slots then the forecast
-    let got = ok(
+    let got = ok::<BestWindowEndpoint>(
         &s,
-        Endpoint::BestWindow,
         "zone=DE&duration=40&n=2&start=2024-06-15T11:30:00Z&end=2024-06-15T12:30:00Z",
     );
     let items = got.as_array().unwrap();
@@ -223,28 +221,22 @@ fn flags_and_forecast_across_the_boundary() {
         assert_eq!(it["valid"], false);
         assert_eq!(it["zone_status"], "missing");
     }
-    let past = ok(
+    let past = ok::<BestWindowEndpoint>(
         &s,
-        Endpoint::BestWindow,
         "zone=DE&duration=PT45M&n=1&start=2024-06-15T00:00:00Z&end=2024-06-15T12:00:00Z",
     );
     assert_eq!(past[0]["forecast"], false);
     assert_eq!(past[0]["valid"], true);
     assert_eq!(past[0]["zone_status"], "complete");
     // score: higher is better, so the chosen job has the highest mean score
-    let sc = in_window(
-        &s,
-        Endpoint::BestWindow,
-        "zone=DE&metric=score&duration=15&n=1",
-    );
+    let sc = in_window::<BestWindowEndpoint>(&s, "zone=DE&metric=score&duration=15&n=1");
     let best = (0..96)
         .map(|i| score(value(0, 2, i) as f32 as f64, value(0, 4, i) as f32 as f64) as f32 as f64)
         .fold(f64::NEG_INFINITY, f64::max);
     assert!((sc[0]["value"].as_f64().unwrap() - best).abs() < 0.006);
     // CSV has one row per placement
     let csv = s
-        .query(
-            Endpoint::BestWindow,
+        .query::<BestWindowEndpoint>(
             &[
                 ("zone".into(), "DE".into()),
                 ("duration".into(), "60".into()),
@@ -270,13 +262,9 @@ fn weighted(col: usize, weight_col: usize, i: usize) -> f64 {
 #[test]
 fn country_footprints_are_weighted_means_of_their_zones() {
     let s = service();
-    let g = in_window(&s, Endpoint::Footprints, "zone=DK&footprint_type=carbon");
+    let g = in_window::<FootprintsEndpoint>(&s, "zone=DK&footprint_type=carbon");
     assert_eq!(g[0]["zone"], "DK");
-    let l = in_window(
-        &s,
-        Endpoint::Footprints,
-        "zone=DK&footprint_type=carbon&use_global=false",
-    );
+    let l = in_window::<FootprintsEndpoint>(&s, "zone=DK&footprint_type=carbon&use_global=false");
     let points = |v: &Value| -> Vec<f64> {
         v[0]["series"]
             .as_array()
@@ -298,24 +286,20 @@ fn country_footprints_are_weighted_means_of_their_zones() {
     let statuses = strings(&g[0]["series"], "zone_status");
     assert_eq!(statuses, ["complete", "missing"]);
     // the score comes from the weighted CF and WI, not from the members' scores
-    let sc = in_window(&s, Endpoint::Score, "zone=DK");
+    let sc = in_window::<GreenScoreEndpoint>(&s, "zone=DK");
     let first = sc[0]["series"][0]["values"][0][1].as_f64().unwrap();
     let want = score(weighted(2, 6, 0), weighted(4, 6, 0));
     assert!((first - want).abs() <= 0.01, "{first} vs {want}");
-    let im = in_window(&s, Endpoint::Impacts, "zone=DK");
+    let im = in_window::<ImpactsEndpoint>(&s, "zone=DK");
     let first = im[0]["series"][0]["values"][0][1].as_f64().unwrap();
     assert!((first - weighted(4, 6, 0)).abs() <= 0.01);
     // a zone code wins, countries come in code order among zones, and `zone=` adds none
-    let both = in_window(
-        &s,
-        Endpoint::Footprints,
-        "zone=FR,DK,DE&footprint_type=carbon",
-    );
+    let both = in_window::<FootprintsEndpoint>(&s, "zone=FR,DK,DE&footprint_type=carbon");
     assert_eq!(strings(&both, "zone"), ["DE", "DK", "FR"]);
-    let all = in_window(&s, Endpoint::Footprints, "zone=&footprint_type=carbon");
+    let all = in_window::<FootprintsEndpoint>(&s, "zone=&footprint_type=carbon");
     assert!(strings(&all, "zone").iter().all(|z| *z != "DK"));
     // best-window over a country
-    let bw = in_window(&s, Endpoint::BestWindow, "zone=DK&duration=15&n=1");
+    let bw = in_window::<BestWindowEndpoint>(&s, "zone=DK&duration=15&n=1");
     assert_eq!(bw[0]["zone"], "DK");
     let best = (0..96)
         .map(|i| weighted(0, 6, i))
@@ -333,7 +317,7 @@ fn a_member_without_a_value_is_left_out_and_makes_the_slot_preview() {
     }
     store.replace_derived_days(&[day("DK1", 2), dk2]).unwrap();
     let s = QueryService::load(&store, reference).unwrap();
-    let g = in_window(&s, Endpoint::Footprints, "zone=DK&footprint_type=carbon");
+    let g = in_window::<FootprintsEndpoint>(&s, "zone=DK&footprint_type=carbon");
     let entries = g[0]["series"].as_array().unwrap();
     assert_eq!(entries[0]["zone_status"], "preview");
     assert_eq!(entries[0]["valid"], false);

@@ -11,15 +11,12 @@
 //! - [`json`]: the fast JSON writer of answers; [`schema`]: OpenAPI schemas the structs point to;
 //!   `stamp`: slot timestamps without allocation; `number`: rounding and writing numbers; `sink`:
 //!   the buffer an answer is written into.
-//! - [`endpoint_table!`]: the `/v1` endpoint table, each endpoint's paths and answer types, from
-//!   which the server's `Endpoint` and the client's typed methods are both derived.
 //!
 //! The rules the answers follow are in the project's API reference, `docs/api.md`.
 
 #![forbid(unsafe_code)]
 
 pub mod body;
-mod endpoints;
 pub mod items;
 pub mod json;
 mod number;

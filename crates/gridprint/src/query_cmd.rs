@@ -32,13 +32,11 @@ const STATUS_PATHS: &[&str] = &[
     "status/epias",
 ];
 
-/// The endpoints under `/v1`: every path of the query service's endpoint table, then the status
-/// paths.
-fn endpoints() -> Vec<&'static str> {
-    gridprint_query::Endpoint::ALL
-        .iter()
-        .flat_map(|e| e.paths().iter().copied())
-        .chain(STATUS_PATHS.iter().copied())
+/// The endpoints under `/v1`: every data path the server routes, then the status paths.
+fn endpoints() -> Vec<String> {
+    gridprint_api::data_paths()
+        .into_iter()
+        .chain(STATUS_PATHS.iter().map(|p| p.to_string()))
         .collect()
 }
 
@@ -185,7 +183,7 @@ fn endpoint_path(name: &str) -> anyhow::Result<String> {
     let n = name.trim().trim_matches('/').to_ascii_lowercase();
     let n = n.strip_prefix("v1/").unwrap_or(&n).replace('_', "-");
     let known = endpoints();
-    if known.contains(&n.as_str()) {
+    if known.contains(&n) {
         Ok(n)
     } else {
         bail!(

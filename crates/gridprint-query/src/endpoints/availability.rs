@@ -4,16 +4,31 @@
 //! exactly the slots where `/generation`, `/load`, `/imports`/`/exports` or the derived endpoints
 //! answer a point (finite, non-negative values).
 
-use super::*;
-use crate::cache::InputSeries;
+use super::EndpointDef;
+use super::common::zones_of;
+use crate::cache::{DataCache, InputSeries};
+use crate::describe::{LocationParams, params_of};
+use crate::error::QueryError;
+use crate::params::{ParseContext, QueryParams, ZoneSelection, dates, primary};
+use gridprint_core::quality::{DataState, ZoneStatus};
+use gridprint_core::slot::format_timestamp;
+use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_responses::AvailabilityResult;
+use gridprint_responses::{InputAvailability, InputRun, OutputRun};
 use std::collections::BTreeMap;
+use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
 
 /// `/availability` request: the zones (all without a location) and an optional window (without
 /// one: everything held).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct AvailabilityRequest {
     pub zones: ZoneSelection,
     pub range: Option<SlotRange>,
+    /// `start` and `end` as given.
+    pub requested: Option<(OffsetDateTime, OffsetDateTime)>,
 }
 
 /// Merges `(slot, state)` pairs in time order into runs of consecutive slots with the same state.
@@ -171,12 +186,21 @@ pub struct AvailabilityWindow {
     pub end: Option<String>,
 }
 
-/// `/availability`'s parameters: the location, then the optional window.
-impl RequestParams for AvailabilityWindow {
-    type Request = AvailabilityRequest;
+/// `/availability`: optional location, optional `start`/`end`.
+pub struct AvailabilityEndpoint;
 
+impl EndpointDef for AvailabilityEndpoint {
+    type Request = AvailabilityRequest;
+    type Response = Vec<AvailabilityResult>;
+    const DOCS: &'static str = "Which zones and time ranges hold data.\n\nPer zone, per input (generation, load, the flow on each direction of each border) and for the derived outputs, the ranges held as runs of consecutive 15-minute slots with the same `data_state` (inputs) or `zone_status` (outputs), plus the end of the forecast. Without `start`/`end`: everything held.";
+
+    /// The location, then the optional window.
     fn parameters() -> Vec<Parameter> {
-        [params_of::<LocationParams>(), params_of::<Self>()].concat()
+        [
+            params_of::<LocationParams>(),
+            params_of::<AvailabilityWindow>(),
+        ]
+        .concat()
     }
 
     fn parse(
@@ -184,13 +208,23 @@ impl RequestParams for AvailabilityWindow {
         ctx: &ParseContext<'_>,
     ) -> Result<AvailabilityRequest, QueryError> {
         let (zones, _) = primary(p, ctx)?;
-        let range = dates(p)?.map(|(s, e)| SlotRange::from_window(s, e));
-        Ok(AvailabilityRequest { zones, range })
+        let requested = dates(p)?;
+        let range = requested.map(|(s, e)| SlotRange::from_window(s, e));
+        Ok(AvailabilityRequest {
+            zones,
+            range,
+            requested,
+        })
     }
-}
 
-endpoint! {
-    /// `/availability`: optional location, optional `start`/`end`.
-    Availability(AvailabilityWindow) -> Vec<AvailabilityResult> = availability,
-    docs: ["Which zones and time ranges hold data.\n\nPer zone, per input (generation, load, the flow on each direction of each border) and for the derived outputs, the ranges held as runs of consecutive 15-minute slots with the same `data_state` (inputs) or `zone_status` (outputs), plus the end of the forecast. Without `start`/`end`: everything held."];
+    fn requested_window(req: &AvailabilityRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.requested
+    }
+
+    fn answer(
+        cache: &DataCache,
+        req: &AvailabilityRequest,
+    ) -> Result<Vec<AvailabilityResult>, QueryError> {
+        Ok(availability(cache, req))
+    }
 }

@@ -7,14 +7,34 @@
 //! duration is rounded up to whole slots (`duration_minutes`, `duration_rounded_up` in the answer); a
 //! job longer than the window is a 400. `n` is between 1 and [`MAX_N`].
 
-use super::*;
+use super::EndpointDef;
+use super::common::{WATER_IMPACT_UNIT, sources};
+use super::derived::coverage;
+use crate::cache::DataCache;
+use crate::cache::DerivedZone;
 use crate::country::{Source, ValueSource, countries};
+use crate::describe::{LocationParams, params_of};
 use crate::error::FieldError;
+use crate::error::QueryError;
+use crate::params::{
+    Country, MAX_DAYS_SEVERAL_ZONES, ParseContext, QueryParams, ZoneSelection, primary, timestamp,
+};
+use crate::params::{clip, footprint_types, impact_type, scope_any, scope_operational};
 use gridprint_core::best_window::{
     Goal, SlotPoint, best_windows, parse_duration, placement_at, saving_percent, slots_for,
 };
+use gridprint_core::derived::{Coverage, SeriesKey};
+use gridprint_core::quality::ZoneStatus;
 use gridprint_core::reference::FootprintType;
+use gridprint_core::reference::Scope;
 use gridprint_core::slot::SLOTS_PER_DAY;
+use gridprint_core::slot::format_timestamp;
+use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::zone::ZoneCode;
+use gridprint_responses::{BestWindow, schema};
+use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
 
 /// Longest window, in days (the limit for several zones of the data endpoints).
 pub const MAX_WINDOW_DAYS: i64 = MAX_DAYS_SEVERAL_ZONES;
@@ -26,7 +46,7 @@ pub const DEFAULT_N: usize = 3;
 pub const SCORE_UNIT: &str = "0-100";
 
 /// What the job is ranked by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Metric {
     Footprint(FootprintType, Scope),
     Impact,
@@ -34,7 +54,7 @@ pub enum Metric {
 }
 
 /// `/best-window`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct BestWindowRequest {
     pub zones: ZoneSelection,
     pub countries: Vec<Country>,
@@ -220,6 +240,10 @@ fn count(p: &QueryParams<'_>) -> Result<usize, QueryError> {
     }
 }
 
+/// `/best-window`: location (zones, countries or lat/lon), `duration`, optional `start`/`end`,
+/// `metric`, `footprint_type`/`impact_type`, `scope`, `use_global`, `n`.
+pub struct BestWindowEndpoint;
+
 /// `/best-window` (its own window rules: `start` and `end` may each be omitted).
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -256,11 +280,17 @@ pub struct BestWindowParams {
     pub n: Option<u32>,
 }
 
-impl RequestParams for BestWindowParams {
+impl EndpointDef for BestWindowEndpoint {
     type Request = BestWindowRequest;
+    type Response = Vec<BestWindow>;
+    const DOCS: &'static str = "When and where a job of fixed length runs best: the best `n` placements over the requested zones or countries (`zone`, a list, or `lat`/`lon`) and the forecast, best first.\n\nA job covers whole 15-minute slots and never spans a slot without data; its `value` is the mean of its slot values (a step series). `now_value` is the same job starting at the window's start; `saving_percent` is positive when the placement is better than starting now. `forecast` is true when any slot of the job is a forecast (no provider data). Unlike the data endpoints `start` and `end` may each be omitted (current slot; end of the data). Never cached (`no-cache`).";
 
     fn parameters() -> Vec<Parameter> {
-        [params_of::<LocationParams>(), params_of::<Self>()].concat()
+        [
+            params_of::<LocationParams>(),
+            params_of::<BestWindowParams>(),
+        ]
+        .concat()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<BestWindowRequest, QueryError> {
@@ -318,29 +348,14 @@ impl RequestParams for BestWindowParams {
         }
         Ok(req)
     }
-}
 
-/// `/best-window`: location (zones, countries or lat/lon), `duration`, optional `start`/`end`,
-/// `metric`, `footprint_type`/`impact_type`, `scope`, `use_global`, `n`.
-pub struct BestWindowEndpoint;
-
-impl EndpointDef for BestWindowEndpoint {
-    type Request = BestWindowRequest;
-    type Params = BestWindowParams;
-    type Response = Vec<BestWindow>;
-
-    const DOCS: &'static [&'static str] = &[
-        "When and where a job of fixed length runs best: the best `n` placements over the requested zones or countries (`zone`, a list, or `lat`/`lon`) and the forecast, best first.\n\nA job covers whole 15-minute slots and never spans a slot without data; its `value` is the mean of its slot values (a step series). `now_value` is the same job starting at the window's start; `saving_percent` is positive when the placement is better than starting now. `forecast` is true when any slot of the job is a forecast (no provider data). Unlike the data endpoints `start` and `end` may each be omitted (current slot; end of the data). Never cached (`no-cache`).",
-    ];
-
-    fn answer(cache: &DataCache, req: &BestWindowRequest) -> Vec<BestWindow> {
-        best_window(cache, req).unwrap_or_default()
+    /// The window as given: an explicit `end` with its `start` (the current slot when `start` was
+    /// left out).
+    fn requested_window(req: &BestWindowRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        Some((req.start.start(), req.end?.start()))
     }
 
-    fn try_answer(
-        cache: &DataCache,
-        req: &BestWindowRequest,
-    ) -> Result<Vec<BestWindow>, QueryError> {
+    fn answer(cache: &DataCache, req: &BestWindowRequest) -> Result<Vec<BestWindow>, QueryError> {
         best_window(cache, req)
     }
 }

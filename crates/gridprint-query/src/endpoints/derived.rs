@@ -1,41 +1,39 @@
 //! The body shared by the endpoints of derived series with aggregates (`/footprints`, `/impacts`,
-//! the score endpoints): their common parameters (read by [`derived_params`] into the fields of
-//! [`ImpactsRequest`]), and one answer per zone or country and key, as series entries or, with
+//! the score endpoints): their common parameters (read by [`derived_params`] into a
+//! [`DerivedRequest`]), and one answer per zone or country and key, as series entries or, with
 //! `aggregate=true`, as the time-weighted aggregate of docs/api.md §3 ([`derived_answer`]). Each
 //! endpoint only names its keys, the derived column of a key and its item's descriptive fields.
 
-use super::*;
+use super::common::{flag_series, keep_non_negative, sources};
+use crate::cache::DataCache;
+use crate::country::{Source, ValueSource, countries};
+use crate::error::QueryError;
+use crate::params::{
+    Country, ParseContext, QueryParams, TimeWindow, ZoneSelection, boolean, check_types,
+    zones_and_window,
+};
+use gridprint_core::derived::{Coverage, SeriesKey};
+use gridprint_core::quality::ZoneStatus;
+use gridprint_core::slot::format_timestamp;
+use gridprint_core::zone::ZoneCode;
+use gridprint_responses::{AggregateTail, DerivedItem, round2};
+use time::OffsetDateTime;
 
 /// Parameters whose types are checked before anything else on the derived endpoints.
 const LOCATION_WINDOW_AGGREGATE: &[&str] =
     &["lat", "lon", "start", "end", "aggregate", "use_global"];
 
-/// What a derived answer reads of its request: the zones and countries, the window and
-/// `aggregate` (the coverage and the endpoint's own parameters are in its keys and items).
-pub(super) struct Selection<'a> {
-    zones: &'a ZoneSelection,
-    countries: &'a [Country],
-    window: &'a TimeWindow,
-    aggregate: bool,
+/// What the derived endpoints share in their requests: the zones and countries, the window,
+/// `aggregate` and the coverage (`use_global`).
+#[derive(Debug, Clone, PartialEq, Hash)]
+pub struct DerivedRequest {
+    pub zones: ZoneSelection,
+    /// Country codes among `zone` (docs/methodology.md §5).
+    pub countries: Vec<Country>,
+    pub window: TimeWindow,
+    pub aggregate: bool,
+    pub coverage: Coverage,
 }
-
-/// The selection of the derived requests (they share these fields).
-macro_rules! selection_of {
-    ($($req:ty),*) => {$(
-        impl<'a> From<&'a $req> for Selection<'a> {
-            fn from(req: &'a $req) -> Self {
-                Selection {
-                    zones: &req.zones,
-                    countries: &req.countries,
-                    window: &req.window,
-                    aggregate: req.aggregate,
-                }
-            }
-        }
-    )*};
-}
-
-selection_of!(FootprintsRequest, ImpactsRequest);
 
 /// Reads the parameters of a derived endpoint in the order its errors are reported: the types, the
 /// location and window, the countries, then the endpoint's own parameters (`own`), then
@@ -44,14 +42,14 @@ pub(super) fn derived_params<X>(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
     own: impl FnOnce() -> Result<X, QueryError>,
-) -> Result<(ImpactsRequest, X), QueryError> {
+) -> Result<(DerivedRequest, X), QueryError> {
     check_types(p, LOCATION_WINDOW_AGGREGATE)?;
     let (zones, window) = zones_and_window(p, ctx)?;
     let countries = countries(p, ctx)?;
     let own = own()?;
     let coverage = coverage(p)?;
     let aggregate = aggregate(p, &window)?;
-    let req = ImpactsRequest {
+    let req = DerivedRequest {
         zones,
         countries,
         window,
@@ -181,13 +179,13 @@ fn aggregate_derived(
 /// and keys without points are left out.
 pub(super) fn derived_answer<T: Copy, S: DerivedItem>(
     cache: &DataCache,
-    req: Selection<'_>,
+    req: &DerivedRequest,
     keys: &[T],
     column: impl Fn(T) -> SeriesKey,
     item: impl Fn(ZoneCode, T) -> S,
 ) -> Result<Vec<S>, Vec<S::Aggregate>> {
-    let window = req.window;
-    let items: Vec<(Source<'_>, ZoneCode, T)> = sources(cache, req.zones, req.countries)
+    let window = &req.window;
+    let items: Vec<(Source<'_>, ZoneCode, T)> = sources(cache, &req.zones, &req.countries)
         .into_iter()
         .flat_map(|(src, code)| keys.iter().map(move |&k| (src, code.clone(), k)))
         .collect();

@@ -4,8 +4,37 @@
 //! per slot; without, the current slot. `source_link` is a string (empty when unknown), aggregates
 //! carry no validity flags, and `hydro_pumped_storage` is no factor's production type (400).
 
-use super::*;
-use gridprint_core::reference::Factor;
+use super::EndpointDef;
+use super::derived::requested_strings;
+use crate::cache::DataCache;
+use crate::describe::{TimeParams, params_of};
+use crate::error::QueryError;
+use crate::params::{
+    MAX_DAYS_ONE_ZONE, ParseContext, QueryParams, TimeWindow, boolean, check_types, dates,
+    footprint_types, production_type, scope_any,
+};
+use gridprint_core::production::ProductionType;
+use gridprint_core::reference::{Factor, FootprintType, ReferenceData, Scope};
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_responses::{FactorResult, Factors, PlainSeries, Point, Values, schema};
+use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
+
+/// `/factors`.
+#[derive(Debug, Clone, PartialEq, Hash)]
+pub struct FactorsRequest {
+    /// Carbon, water or both (default).
+    pub factor_types: Vec<FootprintType>,
+    /// `None`: both scopes.
+    pub scope: Option<Scope>,
+    /// `None`: every production type (pumped storage is accepted as a filter here).
+    pub production_type: Option<ProductionType>,
+    /// Only honoured with start and end (without them factors answer as series).
+    pub aggregate: bool,
+    /// The window when start and end were given, else the current slot (requested = None).
+    pub window: TimeWindow,
+}
 
 /// `/factors`: emission/consumption factors of the reference data, filtered.
 pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
@@ -49,18 +78,6 @@ pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
 /// `aggregate`, optional start and end (same rules; a series at most [`MAX_DAYS_ONE_ZONE`] days).
 pub struct FactorsEndpoint;
 
-impl EndpointDef for FactorsEndpoint {
-    type Request = FactorsRequest;
-    type Params = FactorParams;
-    type Response = Factors;
-    const DOCS: &'static [&'static str] =
-        &["Carbon and water factors per production type and scope (constant; no location)."];
-
-    fn answer(cache: &DataCache, req: &FactorsRequest) -> Factors {
-        factors(cache.reference(), req)
-    }
-}
-
 /// `/factors` (no location; `start`/`end` optional).
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -76,11 +93,15 @@ pub struct FactorParams {
     pub aggregate: Option<bool>,
 }
 
-impl RequestParams for FactorParams {
+impl EndpointDef for FactorsEndpoint {
     type Request = FactorsRequest;
+    type Response = Factors;
+    const DOCS: &'static str =
+        "Carbon and water factors per production type and scope (constant; no location).";
+    const FROM_REFERENCE: bool = true;
 
     fn parameters() -> Vec<Parameter> {
-        [params_of::<TimeParams>(), params_of::<Self>()].concat()
+        [params_of::<TimeParams>(), params_of::<FactorParams>()].concat()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
@@ -90,9 +111,7 @@ impl RequestParams for FactorParams {
             Some((s, e)) => {
                 let range = SlotRange::from_window(s, e);
                 // A series has one point per slot and factor: the one-zone limit bounds it.
-                if !aggregate
-                    && range.len() as i64 > MAX_DAYS_ONE_ZONE * gridprint_core::slot::SLOTS_PER_DAY
-                {
+                if !aggregate && range.len() as i64 > MAX_DAYS_ONE_ZONE * SLOTS_PER_DAY {
                     return Err(QueryError::bad_request(format!(
                         "the requested range is too long for a series; at most {MAX_DAYS_ONE_ZONE} days per request are allowed (or ask for aggregate=true)"
                     )));
@@ -115,5 +134,13 @@ impl RequestParams for FactorParams {
             aggregate,
             window,
         })
+    }
+
+    fn requested_window(req: &FactorsRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &FactorsRequest) -> Result<Factors, QueryError> {
+        Ok(factors(cache.reference(), req))
     }
 }

@@ -1,14 +1,58 @@
 //! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone.
 
-use super::*;
-use crate::cache::ZoneInputs;
+use super::EndpointDef;
+use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use crate::cache::{DataCache, ZoneInputs};
+use crate::describe::{DestinationParams, SourceParams, location_partner_time};
+use crate::error::QueryError;
+use crate::group::{GroupEntry, Grouper};
+use crate::params::{
+    ParseContext, PartnerFilter, QueryParams, TimeWindow, ZoneSelection, check_types, partner,
+    primary, window,
+};
+use gridprint_core::quality::DataState;
+use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_responses::{
+    ExportBlock, ExportsResult, FlagEntry, ImportBlock, ImportsResult, Values, ZoneSeries,
+};
+use time::OffsetDateTime;
+use utoipa::openapi::path::Parameter;
+
+/// The flow and share endpoints (`/imports`, `/exports`, `/flow-share`, `/mix-share`,
+/// `/impact-share`): the zones, the window and the partner zones (sources, destinations or
+/// origins).
+#[derive(Debug, Clone, PartialEq, Hash)]
+pub struct PartnerRequest {
+    pub zones: ZoneSelection,
+    pub window: TimeWindow,
+    pub partners: PartnerFilter,
+}
+
+/// Reads the primary location, the partner location with `prefix` (`source_`, `destination_`,
+/// `origin_`) and the window, checked in that order.
+pub(super) fn parse_partners(
+    p: &QueryParams<'_>,
+    ctx: &ParseContext<'_>,
+    prefix: &str,
+) -> Result<PartnerRequest, QueryError> {
+    let (plat, plon) = (format!("{prefix}lat"), format!("{prefix}lon"));
+    check_types(p, &["lat", "lon", &plat, &plon, "start", "end"])?;
+    let (zones, requested) = primary(p, ctx)?;
+    let partners = partner(p, ctx, prefix)?;
+    let window = window(p, ctx, requested)?;
+    Ok(PartnerRequest {
+        zones,
+        window,
+        partners,
+    })
+}
 
 /// Groups the flows of one zone (imports or exports) by flags, then partner, data state, datasource.
 fn flow_entries(
     cache: &DataCache,
     z: ZoneIdx,
     flows: &[(ZoneCode, u32)],
-    req: &FlowsRequest,
+    req: &PartnerRequest,
 ) -> Vec<GroupEntry<(u32, DataState, u16)>> {
     let cmp = ds_cmp(cache);
     let derived = cache.derived(z);
@@ -29,7 +73,7 @@ fn flow_entries(
 /// block made by `block(partner, data state, datasource, points)`.
 fn flow_answer<R: ZoneSeries>(
     cache: &DataCache,
-    req: &FlowsRequest,
+    req: &PartnerRequest,
     side: fn(&ZoneInputs) -> &[(ZoneCode, u32)],
     block: fn(ZoneCode, DataState, String, Values) -> <R::Entry as FlagEntry>::Block,
 ) -> Vec<R>
@@ -50,20 +94,61 @@ where
 }
 
 /// `/imports`: flows into the zone, by source.
-pub fn imports(cache: &DataCache, req: &FlowsRequest) -> Vec<ImportsResult> {
+pub fn imports(cache: &DataCache, req: &PartnerRequest) -> Vec<ImportsResult> {
     flow_answer(cache, req, |i| &i.imports, ImportBlock::new)
 }
 
 /// `/exports`: flows out of the zone, by destination.
-pub fn exports(cache: &DataCache, req: &FlowsRequest) -> Vec<ExportsResult> {
+pub fn exports(cache: &DataCache, req: &PartnerRequest) -> Vec<ExportsResult> {
     flow_answer(cache, req, |i| &i.exports, ExportBlock::new)
 }
 
-endpoint! {
-    /// `/imports`: location, `source_*` location, time.
-    Imports(Partners<SourceParams>) -> Vec<ImportsResult> = imports,
-    docs: ["Physical flows into the zone (MW), per source zone."];
-    /// `/exports`: location, `destination_*` location, time.
-    Exports(Partners<DestinationParams>) -> Vec<ExportsResult> = exports,
-    docs: ["Physical flows out of the zone (MW), per destination zone."];
+/// `/imports`: location, `source_*` location, time.
+pub struct ImportsEndpoint;
+
+impl EndpointDef for ImportsEndpoint {
+    type Request = PartnerRequest;
+    type Response = Vec<ImportsResult>;
+    const DOCS: &'static str = "Physical flows into the zone (MW), per source zone.";
+
+    fn parameters() -> Vec<Parameter> {
+        location_partner_time::<SourceParams>()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        parse_partners(p, ctx, "source_")
+    }
+
+    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ImportsResult>, QueryError> {
+        Ok(imports(cache, req))
+    }
+}
+
+/// `/exports`: location, `destination_*` location, time.
+pub struct ExportsEndpoint;
+
+impl EndpointDef for ExportsEndpoint {
+    type Request = PartnerRequest;
+    type Response = Vec<ExportsResult>;
+    const DOCS: &'static str = "Physical flows out of the zone (MW), per destination zone.";
+
+    fn parameters() -> Vec<Parameter> {
+        location_partner_time::<DestinationParams>()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        parse_partners(p, ctx, "destination_")
+    }
+
+    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ExportsResult>, QueryError> {
+        Ok(exports(cache, req))
+    }
 }

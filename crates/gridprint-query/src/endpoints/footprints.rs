@@ -1,30 +1,43 @@
 //! `/footprints`: carbon and water footprints, series or aggregates.
 
-use super::*;
+use super::EndpointDef;
+use super::derived::{DerivedRequest, derived_answer, derived_params};
+use crate::cache::DataCache;
+use crate::describe::location_time_and;
+use crate::error::QueryError;
+use crate::params::{ParseContext, QueryParams, footprint_types, scope_any};
+use gridprint_core::derived::SeriesKey;
+use gridprint_core::reference::{FootprintType, Scope};
+use gridprint_responses::{FootprintResult, Footprints, schema};
+use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
+
+/// `/footprints`: the derived request, the footprint types (carbon, water or both, in that order)
+/// and the scope.
+#[derive(Debug, Clone, PartialEq, Hash)]
+pub struct FootprintsRequest {
+    pub derived: DerivedRequest,
+    pub footprint_types: Vec<FootprintType>,
+    pub scope: Scope,
+}
 
 /// `/footprints`: one result per zone and footprint type (series or aggregate).
 pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
     let column = |footprint_type| SeriesKey::Footprint {
         footprint_type,
         scope: req.scope,
-        coverage: req.coverage,
+        coverage: req.derived.coverage,
     };
     let item = |zone, ft: FootprintType| FootprintResult {
         footprint_type: ft,
         scope: req.scope,
         zone,
         unit: ft.unit(),
-        coverage: req.coverage,
+        coverage: req.derived.coverage,
         series: Vec::new(),
     };
-    derived_answer(cache, req.into(), &req.footprint_types, column, item).into()
-}
-
-endpoint! {
-    /// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
-    /// `aggregate`, `use_global`.
-    FootprintsEndpoint(FootprintParams) -> Footprints = footprints,
-    docs: ["Carbon (gCO2/kWh) and water (l/kWh) footprints of consumed electricity.\n\nGlobal (traced through imports, default) or local; life-cycle (default) or operational scope."];
+    derived_answer(cache, &req.derived, &req.footprint_types, column, item).into()
 }
 
 /// `/footprints`.
@@ -43,26 +56,36 @@ pub struct FootprintParams {
     pub use_global: Option<bool>,
 }
 
-impl RequestParams for FootprintParams {
+/// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
+/// `aggregate`, `use_global`.
+pub struct FootprintsEndpoint;
+
+impl EndpointDef for FootprintsEndpoint {
     type Request = FootprintsRequest;
+    type Response = Footprints;
+    const DOCS: &'static str = "Carbon (gCO2/kWh) and water (l/kWh) footprints of consumed electricity.\n\nGlobal (traced through imports, default) or local; life-cycle (default) or operational scope.";
 
     fn parameters() -> Vec<Parameter> {
-        location_time_and::<Self>()
+        location_time_and::<FootprintParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
-        let (base, (footprint_types, scope)) = derived_params(p, ctx, || {
+        let (derived, (footprint_types, scope)) = derived_params(p, ctx, || {
             let types = footprint_types(p, "footprint_type")?;
             Ok((types, scope_any(p)?.unwrap_or(Scope::LifeCycle)))
         })?;
         Ok(FootprintsRequest {
-            zones: base.zones,
-            countries: base.countries,
-            window: base.window,
+            derived,
             footprint_types,
             scope,
-            aggregate: base.aggregate,
-            coverage: base.coverage,
         })
+    }
+
+    fn requested_window(req: &FootprintsRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.derived.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &FootprintsRequest) -> Result<Footprints, QueryError> {
+        Ok(footprints(cache, req))
     }
 }

@@ -1,10 +1,32 @@
 //! `/generation`: raw generation per production type.
 
-use super::*;
+use super::EndpointDef;
+use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use crate::cache::DataCache;
+use crate::describe::{ProductionFilter, location_time_and};
+use crate::error::QueryError;
+use crate::group::{FlagPair, GroupEntry, Grouper};
+use crate::params::{
+    ParseContext, QueryParams, TimeWindow, ZoneSelection, production_type, zones_and_window,
+};
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::DataState;
+use gridprint_core::zone::ZoneIdx;
+use gridprint_responses::{GenerationResult, ProductionBlock};
+use time::OffsetDateTime;
+use utoipa::openapi::path::Parameter;
+
+/// `/generation` and `/mix`: the zones, the window and an optional production type.
+#[derive(Debug, Clone, PartialEq, Hash)]
+pub struct ProductionRequest {
+    pub zones: ZoneSelection,
+    pub window: TimeWindow,
+    pub production_type: Option<ProductionType>,
+}
 
 /// `/generation`: raw generation per production type, grouped by flags, then by type, data state and
 /// datasource.
-pub fn generation(cache: &DataCache, req: &GenerationRequest) -> Vec<GenerationResult> {
+pub fn generation(cache: &DataCache, req: &ProductionRequest) -> Vec<GenerationResult> {
     let cmp = ds_cmp(cache);
     let groups = |z| {
         let derived = cache.derived(z);
@@ -41,27 +63,48 @@ pub(super) fn production_answer<K>(
     zone_series(cache, zones, MW, group)
 }
 
-endpoint! {
-    /// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).
-    Generation(ProductionFilter) -> Vec<GenerationResult> = generation,
-    docs: ["Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource."];
-}
+/// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).
+pub struct GenerationEndpoint;
 
-/// The parameters of `/generation` and `/mix`: location, time, `production_type` (pumped storage
-/// rejected as a filter).
-impl RequestParams for ProductionFilter {
-    type Request = GenerationRequest;
+impl EndpointDef for GenerationEndpoint {
+    type Request = ProductionRequest;
+    type Response = Vec<GenerationResult>;
+    const DOCS: &'static str = "Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource.";
 
     fn parameters() -> Vec<Parameter> {
-        location_time_and::<Self>()
+        production_parameters()
     }
 
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<GenerationRequest, QueryError> {
-        let (zones, window) = zones_and_window(p, ctx)?;
-        Ok(GenerationRequest {
-            zones,
-            window,
-            production_type: production_type(p, false)?,
-        })
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ProductionRequest, QueryError> {
+        parse_production(p, ctx)
     }
+
+    fn requested_window(req: &ProductionRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(
+        cache: &DataCache,
+        req: &ProductionRequest,
+    ) -> Result<Vec<GenerationResult>, QueryError> {
+        Ok(generation(cache, req))
+    }
+}
+
+/// The parameters of `/generation` and `/mix`: location, time, `production_type`.
+pub(super) fn production_parameters() -> Vec<Parameter> {
+    location_time_and::<ProductionFilter>()
+}
+
+/// Reads the request of `/generation` and `/mix` (pumped storage is rejected as a filter).
+pub(super) fn parse_production(
+    p: &QueryParams<'_>,
+    ctx: &ParseContext<'_>,
+) -> Result<ProductionRequest, QueryError> {
+    let (zones, window) = zones_and_window(p, ctx)?;
+    Ok(ProductionRequest {
+        zones,
+        window,
+        production_type: production_type(p, false)?,
+    })
 }

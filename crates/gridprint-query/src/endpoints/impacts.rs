@@ -1,9 +1,21 @@
 //! `/impacts`: the water impact, series or aggregates.
 
-use super::*;
+use super::EndpointDef;
+use super::common::{WATER, WATER_IMPACT_UNIT};
+use super::derived::{DerivedRequest, derived_answer, derived_params};
+use crate::cache::DataCache;
+use crate::describe::location_time_and;
+use crate::error::QueryError;
+use crate::params::{ParseContext, QueryParams, impact_type, scope_operational};
+use gridprint_core::derived::SeriesKey;
+use gridprint_core::reference::Scope;
+use gridprint_responses::{ImpactResult, Impacts, schema};
+use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
 
 /// `/impacts`: water impact (operational) per zone (series or aggregate).
-pub fn impacts(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
+pub fn impacts(cache: &DataCache, req: &DerivedRequest) -> Impacts {
     let column = |()| SeriesKey::Impact {
         coverage: req.coverage,
     };
@@ -15,13 +27,7 @@ pub fn impacts(cache: &DataCache, req: &ImpactsRequest) -> Impacts {
         coverage: req.coverage,
         series: Vec::new(),
     };
-    derived_answer(cache, req.into(), &[()], column, item).into()
-}
-
-endpoint! {
-    /// `/impacts`: location, time, `impact_type` (water), `scope` (operational), `aggregate`, `use_global`.
-    ImpactsEndpoint(ImpactParams) -> Impacts = impacts,
-    docs: ["Water impact (stress-l/kWh): operational water footprint × AWARE 2.0 factor of the month."];
+    derived_answer(cache, req, &[()], column, item).into()
 }
 
 /// `/impacts`.
@@ -38,15 +44,30 @@ pub struct ImpactParams {
     pub use_global: Option<bool>,
 }
 
-impl RequestParams for ImpactParams {
-    type Request = ImpactsRequest;
+/// `/impacts`: location, time, `impact_type` (water), `scope` (operational), `aggregate`,
+/// `use_global`.
+pub struct ImpactsEndpoint;
+
+impl EndpointDef for ImpactsEndpoint {
+    type Request = DerivedRequest;
+    type Response = Impacts;
+    const DOCS: &'static str =
+        "Water impact (stress-l/kWh): operational water footprint × AWARE 2.0 factor of the month.";
 
     fn parameters() -> Vec<Parameter> {
-        location_time_and::<Self>()
+        location_time_and::<ImpactParams>()
     }
 
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ImpactsRequest, QueryError> {
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<DerivedRequest, QueryError> {
         let own = || impact_type(p).and_then(|()| scope_operational(p, "impacts"));
         Ok(derived_params(p, ctx, own)?.0)
+    }
+
+    fn requested_window(req: &DerivedRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &DerivedRequest) -> Result<Impacts, QueryError> {
+        Ok(impacts(cache, req))
     }
 }

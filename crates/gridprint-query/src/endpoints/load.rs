@@ -1,6 +1,22 @@
 //! `/load`: raw load.
 
-use super::*;
+use super::EndpointDef;
+use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use crate::cache::DataCache;
+use crate::describe::{LocationParams, TimeParams, params_of};
+use crate::error::QueryError;
+use crate::group::Grouper;
+use crate::params::{ParseContext, QueryParams, TimeWindow, ZoneSelection, zones_and_window};
+use gridprint_responses::{LoadResult, StateBlock};
+use time::OffsetDateTime;
+use utoipa::openapi::path::Parameter;
+
+/// `/load`: the zones and the window.
+#[derive(Debug, Clone, PartialEq, Hash)]
+pub struct LoadRequest {
+    pub zones: ZoneSelection,
+    pub window: TimeWindow,
+}
 
 /// `/load`: raw load, grouped by flags, then data state and datasource.
 pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
@@ -27,17 +43,13 @@ pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
     zone_series(cache, &req.zones, MW, group)
 }
 
-endpoint! {
-    /// `/load`: location and time.
-    Load(LoadParams) -> Vec<LoadResult> = load,
-    docs: ["Load (MW)."];
-}
+/// `/load`: location and time.
+pub struct LoadEndpoint;
 
-/// The parameters of `/load`: location and time only.
-pub struct LoadParams;
-
-impl RequestParams for LoadParams {
+impl EndpointDef for LoadEndpoint {
     type Request = LoadRequest;
+    type Response = Vec<LoadResult>;
+    const DOCS: &'static str = "Load (MW).";
 
     fn parameters() -> Vec<Parameter> {
         [params_of::<LocationParams>(), params_of::<TimeParams>()].concat()
@@ -46,5 +58,13 @@ impl RequestParams for LoadParams {
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<LoadRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
         Ok(LoadRequest { zones, window })
+    }
+
+    fn requested_window(req: &LoadRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &LoadRequest) -> Result<Vec<LoadResult>, QueryError> {
+        Ok(load(cache, req))
     }
 }

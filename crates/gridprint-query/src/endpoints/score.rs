@@ -1,9 +1,20 @@
 //! `/green-score` and `/environmental-score`: the 0–100 score, series or aggregates.
 
-use super::*;
+use super::EndpointDef;
+use super::derived::{DerivedRequest, derived_answer, derived_params};
+use crate::cache::DataCache;
+use crate::describe::location_time_and;
+use crate::error::QueryError;
+use crate::params::{ParseContext, QueryParams, scope_operational};
+use gridprint_core::derived::SeriesKey;
+use gridprint_core::reference::Scope;
+use gridprint_responses::{ScoreResult, Scores, schema};
+use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
 
 /// `/green-score` and `/environmental-score`: the score (operational) per zone.
-pub fn score(cache: &DataCache, req: &ImpactsRequest) -> Scores {
+pub fn score(cache: &DataCache, req: &DerivedRequest) -> Scores {
     let column = |()| SeriesKey::Score {
         coverage: req.coverage,
     };
@@ -13,17 +24,7 @@ pub fn score(cache: &DataCache, req: &ImpactsRequest) -> Scores {
         coverage: req.coverage,
         series: Vec::new(),
     };
-    derived_answer(cache, req.into(), &[()], column, item).into()
-}
-
-endpoint! {
-    /// `/green-score` and `/environmental-score`: location, time, `scope` (operational), `aggregate`,
-    /// `use_global`.
-    Score(ScoreParams) -> Scores = score,
-    docs: [
-        "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/environmental-score`.",
-        "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/green-score`.",
-    ];
+    derived_answer(cache, req, &[()], column, item).into()
 }
 
 /// `/green-score` and `/environmental-score`.
@@ -38,14 +39,53 @@ pub struct ScoreParams {
     pub use_global: Option<bool>,
 }
 
-impl RequestParams for ScoreParams {
-    type Request = ScoreRequest;
+/// `/green-score`: location, time, `scope` (operational), `aggregate`, `use_global`.
+pub struct GreenScoreEndpoint;
+
+impl EndpointDef for GreenScoreEndpoint {
+    type Request = DerivedRequest;
+    type Response = Scores;
+    const DOCS: &'static str = "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/environmental-score`.";
 
     fn parameters() -> Vec<Parameter> {
-        location_time_and::<Self>()
+        location_time_and::<ScoreParams>()
     }
 
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ScoreRequest, QueryError> {
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<DerivedRequest, QueryError> {
         Ok(derived_params(p, ctx, || scope_operational(p, "the score"))?.0)
+    }
+
+    fn requested_window(req: &DerivedRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &DerivedRequest) -> Result<Scores, QueryError> {
+        Ok(score(cache, req))
+    }
+}
+
+/// `/environmental-score`: the same endpoint as [`GreenScoreEndpoint`] under the reference's other
+/// name (only its OpenAPI text differs).
+pub struct EnvironmentalScoreEndpoint;
+
+impl EndpointDef for EnvironmentalScoreEndpoint {
+    type Request = DerivedRequest;
+    type Response = Scores;
+    const DOCS: &'static str = "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/green-score`.";
+
+    fn parameters() -> Vec<Parameter> {
+        GreenScoreEndpoint::parameters()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<DerivedRequest, QueryError> {
+        GreenScoreEndpoint::parse(p, ctx)
+    }
+
+    fn requested_window(req: &DerivedRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        GreenScoreEndpoint::requested_window(req)
+    }
+
+    fn answer(cache: &DataCache, req: &DerivedRequest) -> Result<Scores, QueryError> {
+        GreenScoreEndpoint::answer(cache, req)
     }
 }

@@ -1,7 +1,41 @@
 //! The share endpoints, computed at query time from the stored exchanges: `/flow-share`,
 //! `/mix-share`, `/footprint-share`, `/impact-share`.
 
-use super::*;
+use super::EndpointDef;
+use super::common::{PERCENT, WATER, WATER_IMPACT_UNIT, per_zone};
+use super::common::{entries, pair, zone_series, zones_of};
+use super::flows::{PartnerRequest, parse_partners};
+use crate::cache::DataCache;
+use crate::cache::day_spans;
+use crate::describe::{
+    DestinationParams, OriginParams, SourceParams, location_partner_time, params_of,
+};
+use crate::error::QueryError;
+use crate::group::{GroupEntry, Grouper};
+use crate::params::{
+    ParseContext, PartnerFilter, QueryParams, TimeWindow, ZoneSelection, footprint_types,
+    impact_type, scope_any, scope_operational,
+};
+use gridprint_core::derived::{Coverage, SeriesKey};
+use gridprint_core::reference::{FootprintType, Scope};
+use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_responses::{DestinationBlock, OriginBlock, Point, SourceBlock, SourceEntry};
+use gridprint_responses::{
+    FlowShareResult, FootprintShareResult, ImpactShareResult, MixShareResult, schema,
+};
+use time::OffsetDateTime;
+use utoipa::IntoParams;
+use utoipa::openapi::path::Parameter;
+
+/// `/footprint-share`: the sources' request, the footprint types and the scope.
+#[derive(Debug, Clone, PartialEq, Hash)]
+pub struct FootprintShareRequest {
+    pub zones: ZoneSelection,
+    pub window: TimeWindow,
+    pub partners: PartnerFilter,
+    pub footprint_types: Vec<FootprintType>,
+    pub scope: Scope,
+}
 
 /// What a consumer-side share multiplies the fraction X\[i\]\[j\]/L_i by.
 #[derive(Clone, Copy)]
@@ -89,7 +123,7 @@ fn consumer_shares(
 /// `/flow-share`: % of the zone's generation consumed in each destination (itself included):
 /// 100 · X\[destination\]\[zone\] / G_zone, read from the destinations' `Exchange { origin: zone }`
 /// columns, with the zone's flags.
-pub fn flow_share(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult> {
+pub fn flow_share(cache: &DataCache, req: &PartnerRequest) -> Vec<FlowShareResult> {
     let zones = &cache.reference().zones;
     let mut out = Vec::new();
     for (j, code) in zones_of(cache, &req.zones) {
@@ -150,7 +184,7 @@ pub fn flow_share(cache: &DataCache, req: &ShareRequest) -> Vec<FlowShareResult>
 
 /// `/mix-share`: % of the zone's consumption coming from each origin (itself included):
 /// 100 · X\[zone\]\[origin\] / L_zone.
-pub fn mix_share(cache: &DataCache, req: &ShareRequest) -> Vec<MixShareResult> {
+pub fn mix_share(cache: &DataCache, req: &PartnerRequest) -> Vec<MixShareResult> {
     let group = |z| {
         let (names, groups) =
             consumer_shares(cache, z, &req.window, &req.partners, Weight::Percent);
@@ -207,7 +241,7 @@ pub fn footprint_share(
 
 /// `/impact-share`: the zone's global water impact split by source zone, X\[zone\]\[source\] / L_zone ×
 /// the source's local impact.
-pub fn impact_share(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareResult> {
+pub fn impact_share(cache: &DataCache, req: &PartnerRequest) -> Vec<ImpactShareResult> {
     let local = SeriesKey::Impact {
         coverage: Coverage::Local,
     };
@@ -225,22 +259,6 @@ pub fn impact_share(cache: &DataCache, req: &ShareRequest) -> Vec<ImpactShareRes
     })
 }
 
-endpoint! {
-    /// `/flow-share`: location, `destination_*` location, time.
-    FlowShare(Partners<DestinationParams>) -> Vec<FlowShareResult> = flow_share,
-    docs: ["Where the zone's generation is consumed: % per destination zone (itself included)."];
-    /// `/mix-share`: location, `origin_*` location, time.
-    MixShare(Partners<OriginParams>) -> Vec<MixShareResult> = mix_share,
-    docs: ["Where the zone's consumption is generated: % per origin zone (itself included)."];
-    /// `/footprint-share`: location, `source_*` location, time, `footprint_type` (default both),
-    /// `scope` (default life-cycle).
-    FootprintShare(FootprintShareParams) -> Vec<FootprintShareResult> = footprint_share,
-    docs: ["The zone's global footprint split by the zone the power comes from (blocks sum to the footprint)."];
-    /// `/impact-share`: location, `source_*` location, time, `impact_type` (water), `scope` (operational).
-    ImpactShare(ImpactShareParams) -> Vec<ImpactShareResult> = impact_share,
-    docs: ["The zone's global water impact split by the zone the power comes from."];
-}
-
 /// `/footprint-share`.
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -249,35 +267,6 @@ pub struct FootprintShareParams {
     pub footprint_type: Option<schema::FootprintType>,
     /// `life-cycle` (default) or `operational`.
     pub scope: Option<schema::Scope>,
-}
-
-/// The sources' parameters, then `footprint_type` (default both) and `scope` (default life-cycle).
-impl RequestParams for FootprintShareParams {
-    type Request = FootprintShareRequest;
-
-    fn parameters() -> Vec<Parameter> {
-        [Partners::<SourceParams>::parameters(), params_of::<Self>()].concat()
-    }
-
-    fn parse(
-        p: &QueryParams<'_>,
-        ctx: &ParseContext<'_>,
-    ) -> Result<FootprintShareRequest, QueryError> {
-        let FlowsRequest {
-            zones,
-            window,
-            partners,
-        } = Partners::<SourceParams>::parse(p, ctx)?;
-        let footprint_types = footprint_types(p, "footprint_type")?;
-        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
-        Ok(FootprintShareRequest {
-            zones,
-            window,
-            partners,
-            footprint_types,
-            scope,
-        })
-    }
 }
 
 /// `/impact-share`.
@@ -290,18 +279,141 @@ pub struct ImpactShareParams {
     pub scope: Option<schema::OperationalScope>,
 }
 
-/// The sources' parameters, then `impact_type` and `scope`, which only accept their one value.
-impl RequestParams for ImpactShareParams {
-    type Request = ShareRequest;
+/// `/flow-share`: location, `destination_*` location, time.
+pub struct FlowShareEndpoint;
+
+impl EndpointDef for FlowShareEndpoint {
+    type Request = PartnerRequest;
+    type Response = Vec<FlowShareResult>;
+    const DOCS: &'static str =
+        "Where the zone's generation is consumed: % per destination zone (itself included).";
 
     fn parameters() -> Vec<Parameter> {
-        [Partners::<SourceParams>::parameters(), params_of::<Self>()].concat()
+        location_partner_time::<DestinationParams>()
     }
 
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ShareRequest, QueryError> {
-        let req = Partners::<SourceParams>::parse(p, ctx)?;
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        parse_partners(p, ctx, "destination_")
+    }
+
+    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<FlowShareResult>, QueryError> {
+        Ok(flow_share(cache, req))
+    }
+}
+
+/// `/mix-share`: location, `origin_*` location, time.
+pub struct MixShareEndpoint;
+
+impl EndpointDef for MixShareEndpoint {
+    type Request = PartnerRequest;
+    type Response = Vec<MixShareResult>;
+    const DOCS: &'static str =
+        "Where the zone's consumption is generated: % per origin zone (itself included).";
+
+    fn parameters() -> Vec<Parameter> {
+        location_partner_time::<OriginParams>()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        parse_partners(p, ctx, "origin_")
+    }
+
+    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<MixShareResult>, QueryError> {
+        Ok(mix_share(cache, req))
+    }
+}
+
+/// `/footprint-share`: location, `source_*` location, time, `footprint_type` (default both),
+/// `scope` (default life-cycle).
+pub struct FootprintShareEndpoint;
+
+impl EndpointDef for FootprintShareEndpoint {
+    type Request = FootprintShareRequest;
+    type Response = Vec<FootprintShareResult>;
+    const DOCS: &'static str = "The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).";
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            location_partner_time::<SourceParams>(),
+            params_of::<FootprintShareParams>(),
+        ]
+        .concat()
+    }
+
+    fn parse(
+        p: &QueryParams<'_>,
+        ctx: &ParseContext<'_>,
+    ) -> Result<FootprintShareRequest, QueryError> {
+        let PartnerRequest {
+            zones,
+            window,
+            partners,
+        } = parse_partners(p, ctx, "source_")?;
+        let footprint_types = footprint_types(p, "footprint_type")?;
+        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
+        Ok(FootprintShareRequest {
+            zones,
+            window,
+            partners,
+            footprint_types,
+            scope,
+        })
+    }
+
+    fn requested_window(req: &FootprintShareRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(
+        cache: &DataCache,
+        req: &FootprintShareRequest,
+    ) -> Result<Vec<FootprintShareResult>, QueryError> {
+        Ok(footprint_share(cache, req))
+    }
+}
+
+/// `/impact-share`: location, `source_*` location, time, `impact_type` (water), `scope`
+/// (operational): the sources' parameters, then `impact_type` and `scope`, which only accept their
+/// one value.
+pub struct ImpactShareEndpoint;
+
+impl EndpointDef for ImpactShareEndpoint {
+    type Request = PartnerRequest;
+    type Response = Vec<ImpactShareResult>;
+    const DOCS: &'static str =
+        "The zone's global water impact split by the zone the power comes from.";
+
+    fn parameters() -> Vec<Parameter> {
+        [
+            location_partner_time::<SourceParams>(),
+            params_of::<ImpactShareParams>(),
+        ]
+        .concat()
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        let req = parse_partners(p, ctx, "source_")?;
         impact_type(p)?;
         scope_operational(p, "impact shares")?;
         Ok(req)
+    }
+
+    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        req.window.requested
+    }
+
+    fn answer(
+        cache: &DataCache,
+        req: &PartnerRequest,
+    ) -> Result<Vec<ImpactShareResult>, QueryError> {
+        Ok(impact_share(cache, req))
     }
 }

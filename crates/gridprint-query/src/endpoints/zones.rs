@@ -1,6 +1,13 @@
 //! `/zones`: every zone of the reference data (no parameters).
 
-use super::*;
+use super::EndpointDef;
+use crate::cache::DataCache;
+use crate::error::QueryError;
+use crate::params::{ParseContext, QueryParams};
+use gridprint_core::reference::ReferenceData;
+use gridprint_responses::ZoneInfo;
+use time::OffsetDateTime;
+use utoipa::openapi::path::Parameter;
 
 /// `/zones`: every zone of the reference data, sorted by code; each zone's neighbours as the
 /// crossborders file lists them (its order, zones outside the set included), as the reference does.
@@ -23,16 +30,28 @@ pub fn zones(reference: &ReferenceData) -> Vec<ZoneInfo> {
 }
 
 /// `/zones`: no parameters.
-pub struct Zones;
+pub struct ZonesEndpoint;
 
-impl EndpointDef for Zones {
+impl EndpointDef for ZonesEndpoint {
     type Request = ();
-    type Params = ();
     type Response = Vec<ZoneInfo>;
-    const DOCS: &'static [&'static str] =
-        &["Every zone: code, names, EIC code, provider and neighbours, sorted by zone."];
+    const DOCS: &'static str =
+        "Every zone: code, names, EIC code, provider and neighbours, sorted by zone.";
+    const FROM_REFERENCE: bool = true;
 
-    fn answer(cache: &DataCache, _: &()) -> Vec<ZoneInfo> {
-        zones(cache.reference())
+    fn parameters() -> Vec<Parameter> {
+        Vec::new()
+    }
+
+    fn parse(_: &QueryParams<'_>, _: &ParseContext<'_>) -> Result<(), QueryError> {
+        Ok(())
+    }
+
+    fn requested_window(_: &()) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        None
+    }
+
+    fn answer(cache: &DataCache, _: &()) -> Result<Vec<ZoneInfo>, QueryError> {
+        Ok(zones(cache.reference()))
     }
 }

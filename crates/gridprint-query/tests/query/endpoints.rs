@@ -1,13 +1,14 @@
 //! Endpoint answers on hand-made data: nesting and field names, values, flags grouping, aggregates,
 //! dropped points, CSV, refresh.
 
+use crate::fixture::Endpoint;
 use crate::fixture::*;
 use gridprint_core::derived::{Coverage, SeriesKey, SlotFlags};
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::{DataState, ZoneStatus};
 use gridprint_core::reference::{FootprintType, Scope};
-use gridprint_query::endpoints::{ProviderStates, status, status_component};
-use gridprint_query::{Endpoint, LoadOptions, QueryService};
+use gridprint_query::endpoints::status::{ProviderStates, status, status_component};
+use gridprint_query::{LoadOptions, QueryService};
 use gridprint_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 
@@ -33,7 +34,7 @@ fn assert_fields(what: &str, v: &Value, want: &Value) {
 /// Whether the answer to `query` over the day `W` is final.
 fn is_final_in_w(svc: &QueryService, ep: Endpoint, query: &str) -> bool {
     let pairs = q(&format!("{query}&{W}"));
-    svc.query(ep, &pairs, NOW).unwrap().is_final()
+    ep.query(svc, &pairs, NOW).unwrap().is_final()
 }
 
 /// Asserts the leading blocks of `blocks`: the partner in field `key` and the first value, in
@@ -682,7 +683,7 @@ fn csv_rows(body: &[u8]) -> (Vec<String>, Vec<Vec<String>>) {
 
 /// One answer as JSON and as CSV.
 fn json_and_csv(svc: &QueryService, ep: Endpoint, query: &str) -> (Value, Vec<u8>) {
-    let resp = svc.query(ep, &q(query), NOW).unwrap();
+    let resp = ep.query(svc, &q(query), NOW).unwrap();
     (
         serde_json::from_slice::<Value>(&resp.to_json()).unwrap(),
         resp.to_csv(),
@@ -755,7 +756,7 @@ fn csv_equals_json() {
 
     // Every endpoint renders CSV with a header, also when empty (best-window needs a duration; the
     // others ignore it).
-    for ep in gridprint_query::Endpoint::ALL {
+    for ep in Endpoint::ALL {
         let (_, body) = json_and_csv(&svc, ep, "zone=XX&duration=60");
         assert!(csv_rows(&body).0.len() >= 3, "{ep:?}");
     }

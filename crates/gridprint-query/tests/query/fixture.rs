@@ -7,7 +7,13 @@ use gridprint_core::quality::{DataState, ZoneStatus};
 use gridprint_core::reference::{FootprintType, ReferenceData, Scope, ZoneSet};
 use gridprint_core::slot::Slot;
 use gridprint_core::zone::ZoneCode;
-use gridprint_query::{Endpoint, QueryError, QueryService};
+use gridprint_query::endpoints::{
+    AvailabilityEndpoint, BestWindowEndpoint, ExportsEndpoint, FactorsEndpoint, FlowShareEndpoint,
+    FootprintShareEndpoint, FootprintsEndpoint, GenerationEndpoint, GreenScoreEndpoint,
+    ImpactShareEndpoint, ImpactsEndpoint, ImportsEndpoint, LoadEndpoint, MixEndpoint,
+    MixShareEndpoint, ZonesEndpoint,
+};
+use gridprint_query::{QueryError, QueryResponse, QueryService};
 use gridprint_store::{DerivedStore, InputStore};
 use gridprint_store_sqlite::SqliteStore;
 use serde_json::Value;
@@ -137,17 +143,87 @@ pub fn put_inputs(store: &SqliteStore, points: &[InputPoint]) {
     store.upsert_inputs(points, 1).unwrap();
 }
 
+/// The endpoints by name, so the tests can list them and loop over them (the crate answers an
+/// endpoint by its type: [`QueryService::query`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    Zones,
+    Generation,
+    Load,
+    Imports,
+    Exports,
+    Mix,
+    Footprints,
+    Impacts,
+    Score,
+    FlowShare,
+    MixShare,
+    FootprintShare,
+    ImpactShare,
+    Factors,
+    BestWindow,
+    Availability,
+}
+
+impl Endpoint {
+    pub const ALL: [Endpoint; 16] = [
+        Endpoint::Zones,
+        Endpoint::Generation,
+        Endpoint::Load,
+        Endpoint::Imports,
+        Endpoint::Exports,
+        Endpoint::Mix,
+        Endpoint::Footprints,
+        Endpoint::Impacts,
+        Endpoint::Score,
+        Endpoint::FlowShare,
+        Endpoint::MixShare,
+        Endpoint::FootprintShare,
+        Endpoint::ImpactShare,
+        Endpoint::Factors,
+        Endpoint::BestWindow,
+        Endpoint::Availability,
+    ];
+
+    /// Reads and answers one request of this endpoint.
+    pub fn query(
+        self,
+        svc: &QueryService,
+        pairs: &[(String, String)],
+        now: OffsetDateTime,
+    ) -> Result<QueryResponse, QueryError> {
+        match self {
+            Endpoint::Zones => svc.query::<ZonesEndpoint>(pairs, now),
+            Endpoint::Generation => svc.query::<GenerationEndpoint>(pairs, now),
+            Endpoint::Load => svc.query::<LoadEndpoint>(pairs, now),
+            Endpoint::Imports => svc.query::<ImportsEndpoint>(pairs, now),
+            Endpoint::Exports => svc.query::<ExportsEndpoint>(pairs, now),
+            Endpoint::Mix => svc.query::<MixEndpoint>(pairs, now),
+            Endpoint::Footprints => svc.query::<FootprintsEndpoint>(pairs, now),
+            Endpoint::Impacts => svc.query::<ImpactsEndpoint>(pairs, now),
+            Endpoint::Score => svc.query::<GreenScoreEndpoint>(pairs, now),
+            Endpoint::FlowShare => svc.query::<FlowShareEndpoint>(pairs, now),
+            Endpoint::MixShare => svc.query::<MixShareEndpoint>(pairs, now),
+            Endpoint::FootprintShare => svc.query::<FootprintShareEndpoint>(pairs, now),
+            Endpoint::ImpactShare => svc.query::<ImpactShareEndpoint>(pairs, now),
+            Endpoint::Factors => svc.query::<FactorsEndpoint>(pairs, now),
+            Endpoint::BestWindow => svc.query::<BestWindowEndpoint>(pairs, now),
+            Endpoint::Availability => svc.query::<AvailabilityEndpoint>(pairs, now),
+        }
+    }
+}
+
 /// Runs a query and returns the JSON value.
 pub fn get(svc: &QueryService, ep: Endpoint, query: &str) -> Value {
-    let resp = svc
-        .query(ep, &q(query), NOW)
+    let resp = ep
+        .query(svc, &q(query), NOW)
         .unwrap_or_else(|e| panic!("{ep:?}?{query}: {e}"));
     serde_json::from_slice(&resp.to_json()).unwrap()
 }
 
 /// Runs a query that must fail; returns the error.
 pub fn err(svc: &QueryService, ep: Endpoint, query: &str) -> QueryError {
-    match svc.query(ep, &q(query), NOW) {
+    match ep.query(svc, &q(query), NOW) {
         Ok(r) => panic!(
             "{ep:?}?{query} should fail, got {}",
             String::from_utf8_lossy(&r.to_json())

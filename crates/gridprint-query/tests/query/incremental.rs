@@ -4,12 +4,13 @@
 //! the cache spills its pages of old days to files ([`Spill`]): the answers read back through the
 //! files equal those of a cache held in memory.
 
+use crate::fixture::Endpoint;
 use crate::fixture::*;
 use gridprint_compute::synthetic::inputs_of_slot;
 use gridprint_core::derived::{DerivedDay, SeriesKey};
 use gridprint_core::inputs::InputPoint;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
-use gridprint_query::{DataCache, Endpoint, LoadOptions, QueryService, Spill};
+use gridprint_query::{DataCache, LoadOptions, QueryService, Spill};
 use gridprint_store::Store;
 use time::OffsetDateTime;
 
@@ -61,7 +62,7 @@ fn answers(svc: &QueryService, first: i64, last: i64) -> Vec<(String, Vec<u8>)> 
         for zone in ["DE", "FR", "PL"] {
             for &(a, i, b, j) in &windows {
                 let query = format!("zone={zone}&start={}&end={}", iso(a, i), iso(b, j));
-                let body = match svc.query(ep, &q(&query), NOW) {
+                let body = match ep.query(svc, &q(&query), NOW) {
                     Ok(r) => [r.to_json(), r.to_csv()].concat(),
                     Err(e) => e.to_string().into_bytes(),
                 };

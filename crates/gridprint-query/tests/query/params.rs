@@ -1,12 +1,13 @@
 //! Parameter rules of docs/api.md §2–§3: every 400/404/422 and the accepted forms.
 
+use crate::fixture::Endpoint;
 use crate::fixture::*;
 use gridprint_core::derived::Coverage;
 use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{Slot, parse_timestamp};
+use gridprint_query::ZoneLocator;
 use gridprint_query::endpoints::{self, EndpointDef};
 use gridprint_query::params::{ParseContext, PartnerFilter, ZoneSelection};
-use gridprint_query::{Endpoint, ZoneLocator};
 use std::sync::OnceLock;
 
 fn locator() -> &'static ZoneLocator {
@@ -193,7 +194,7 @@ fn accepted_forms() {
         Zones "zone=ES&lat=1",
     ];
     for (ep, query) in ok {
-        if let Err(e) = svc.query(ep, &q(query), NOW) {
+        if let Err(e) = ep.query(&svc, &q(query), NOW) {
             panic!("{ep:?}?{query}: {e}");
         }
     }
@@ -202,18 +203,18 @@ fn accepted_forms() {
 #[test]
 fn typed_requests() {
     let req = parse::<endpoints::FootprintsEndpoint>("zone=pt");
-    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("PT")]));
+    assert_eq!(req.derived.zones, ZoneSelection::Zones(vec![idx("PT")]));
     assert_eq!(
         req.footprint_types,
         vec![FootprintType::Carbon, FootprintType::Water]
     );
     assert_eq!(req.scope, Scope::LifeCycle);
-    assert_eq!(req.coverage, Coverage::Global);
-    assert!(!req.aggregate);
+    assert_eq!(req.derived.coverage, Coverage::Global);
+    assert!(!req.derived.aggregate);
     // Neither start nor end: the current slot.
-    assert_eq!(req.window.range.start, Slot::containing(NOW));
-    assert_eq!(req.window.range.len(), 1);
-    assert_eq!(req.window.requested, None);
+    assert_eq!(req.derived.window.range.start, Slot::containing(NOW));
+    assert_eq!(req.derived.window.range.len(), 1);
+    assert_eq!(req.derived.window.requested, None);
 
     // Comma list: known zones in code order, unknown ones dropped; duplicates: the last wins.
     for (query, want) in [
@@ -227,18 +228,25 @@ fn typed_requests() {
         ),
         ("zone=", ZoneSelection::All),
     ] {
-        assert_eq!(parse::<endpoints::Load>(query).zones, want, "{query}");
+        assert_eq!(
+            parse::<endpoints::LoadEndpoint>(query).zones,
+            want,
+            "{query}"
+        );
     }
 
     // Window rule.
-    let req =
-        parse::<endpoints::Load>("zone=ES&start=2024-06-15T00:07:00Z&end=2024-06-15T00:31:00Z");
+    let req = parse::<endpoints::LoadEndpoint>(
+        "zone=ES&start=2024-06-15T00:07:00Z&end=2024-06-15T00:31:00Z",
+    );
     assert_eq!(
         req.window.range.start,
         Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap())
     );
     assert_eq!(req.window.range.len(), 3);
-    let req = parse::<endpoints::Load>("zone=ES&start=2024-06-15T02:00+02:00&end=2024-06-15T00:15");
+    let req = parse::<endpoints::LoadEndpoint>(
+        "zone=ES&start=2024-06-15T02:00+02:00&end=2024-06-15T00:15",
+    );
     assert_eq!(req.window.range.start, Slot::containing(DAY0));
     assert_eq!(req.window.range.len(), 1);
 
@@ -246,16 +254,17 @@ fn typed_requests() {
     let req = parse::<endpoints::FootprintsEndpoint>(
         "zone=ES&use_global=FALSE&footprint_type=water&scope=operational",
     );
-    assert_eq!(req.coverage, Coverage::Local);
+    assert_eq!(req.derived.coverage, Coverage::Local);
     assert_eq!(req.footprint_types, vec![FootprintType::Water]);
     assert_eq!(req.scope, Scope::Operational);
 
     // Secondary locations by code and by point.
-    let req = parse::<endpoints::Imports>("zone=ES&source_zone=fr,pt");
+    let req = parse::<endpoints::ImportsEndpoint>("zone=ES&source_zone=fr,pt");
     assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR"), z("PT")]));
-    let req = parse::<endpoints::Exports>("zone=ES&destination_lat=48.85&destination_lon=2.35");
+    let req =
+        parse::<endpoints::ExportsEndpoint>("zone=ES&destination_lat=48.85&destination_lon=2.35");
     assert_eq!(req.partners, PartnerFilter::Only(vec![z("FR")]));
-    let req = parse::<endpoints::MixShare>("zone=ES");
+    let req = parse::<endpoints::MixShareEndpoint>("zone=ES");
     assert_eq!(req.partners, PartnerFilter::Any);
 }
 
@@ -277,12 +286,12 @@ fn lat_lon_resolve_to_zones() {
     assert!(l.len() >= 50, "{} zones with polygons", l.len());
 
     let req = parse::<endpoints::FootprintsEndpoint>("lat=40.4&lon=-3.7");
-    assert_eq!(req.zones, ZoneSelection::Zones(vec![idx("ES")]));
+    assert_eq!(req.derived.zones, ZoneSelection::Zones(vec![idx("ES")]));
     let req = parse::<endpoints::FootprintsEndpoint>(
         "lat=48.85&lon=2.35&start=2024-01-01&end=2024-12-31",
     );
     assert_eq!(
-        req.zones,
+        req.derived.zones,
         ZoneSelection::Zones(vec![idx("FR")]),
         "a point is one zone: the 366-day limit applies"
     );
@@ -373,7 +382,12 @@ fn typed_parameter_errors_are_the_frameworks_items() {
 /// milliseconds, lowercase t/z), and the last of repeated values wins.
 #[test]
 fn timestamps_and_repeats_follow_the_framework() {
-    let window = |query: &str| parse::<endpoints::Load>(query).window.requested.unwrap();
+    let window = |query: &str| {
+        parse::<endpoints::LoadEndpoint>(query)
+            .window
+            .requested
+            .unwrap()
+    };
     let want = window("zone=ES&start=2024-06-15T10:00:00Z&end=2024-06-15T12:00:00Z");
     for query in [
         "zone=ES&start=1718445600&end=1718452800",

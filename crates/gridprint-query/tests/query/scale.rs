@@ -1,6 +1,7 @@
 //! Scale: memory per zone-day with realistic derived days (from the real engine on the 52-zone
 //! topology) and the one-zone one-year footprints answer (35,040 points).
 
+use crate::fixture::Endpoint;
 use crate::fixture::*;
 use gridprint_core::derived::{DayBuilder, DerivedDay, SlotFlags, write_slot};
 use gridprint_core::engine::trace_slot;
@@ -8,7 +9,7 @@ use gridprint_core::inputs::{FlowInput, InputKey, InputPoint, SlotInputs};
 use gridprint_core::production::{N_TYPES, ProductionType};
 use gridprint_core::quality::{DataState, ZoneStatus};
 use gridprint_core::slot::Slot;
-use gridprint_query::{DataCache, Endpoint, LoadOptions};
+use gridprint_query::{DataCache, LoadOptions};
 use std::time::Instant;
 
 struct Lcg(u64);
@@ -169,7 +170,7 @@ fn one_year_of_footprints_serializes_fast() {
         "zone=ES&footprint_type=carbon&start=2024-06-15&end={end}"
     ));
     let t = Instant::now();
-    let resp = svc.query(Endpoint::Footprints, &pairs, NOW).unwrap();
+    let resp = Endpoint::Footprints.query(&svc, &pairs, NOW).unwrap();
     let built = t.elapsed();
     let json = resp.to_json();
     let total = t.elapsed();
