@@ -425,8 +425,8 @@ mod tests {
     #[test]
     fn long_windows_are_detected_on_the_typed_request() {
         let window = |q| LoadEndpoint::requested_window(&load_request(q));
-        assert!(!is_long(window("start=2024-01-01&end=2024-01-08")));
-        assert!(is_long(window("start=2024-01-01&end=2024-12-31")));
+        assert!(!is_long(window("zone=ES&start=2024-01-01&end=2024-01-08")));
+        assert!(is_long(window("zone=ES&start=2024-01-01&end=2024-12-31")));
         assert!(!is_long(window("zone=ES")));
         // The window the answer reads is the one sized: the last `start` and `end`.
         assert!(is_long(window(

@@ -1,17 +1,9 @@
-//! The OpenAPI 3.1 description of the data API, generated from the handlers (utoipa + utoipa-axum).
-//!
-//! The status handlers carry a `#[utoipa::path]` attribute and [`status_router`] registers them with
-//! `utoipa_axum::routes!`; [`data_router`] builds one route and one operation per path of the
-//! endpoint table (`gridprint_query::Endpoint`), so in both cases a route cannot be served without
-//! being described (nor described under another path). [`spec`] merges the two with [`ApiDoc`]
-//! (title, the method and limits in the description, the Bearer scheme) and states the configured
-//! rate limit.
-//!
-//! **Schemas.** The answers' schemas are derived from the very types the server serializes and the
-//! client reads (`gridprint-responses`, `ToSchema` beside `Serialize`), so they cannot drift from the
-//! answers; [`schemas`] holds only the HTTP layer's own bodies. The integration suite
-//! (`tests/data_api.rs`) still validates every endpoint's real bodies against the published document,
-//! and the snapshot test shows any change to the document in review.
+//! The OpenAPI 3.1 document of the API (utoipa + utoipa-axum): `status_router` registers the
+//! status handlers with `utoipa_axum::routes!`, `crate::data::data_router` one route and one
+//! operation per data path, so a route cannot be served without being described. [`spec`] merges
+//! them with [`ApiDoc`] (title, description, the Bearer scheme) and states the configured rate
+//! limit. The answers' schemas come from the types the server serializes and the client reads
+//! (gridprint-responses); the snapshot test in `tests/data_api.rs` shows any change in review.
 
 use crate::params::schemas;
 use crate::status;

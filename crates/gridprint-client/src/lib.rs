@@ -1,39 +1,15 @@
-//! gridprint-client: a Rust client for the gridprint API (and any server of the same interface).
+//! gridprint-client: a Rust client for the gridprint API (and any server of the same interface);
+//! see [`Client`] for an example.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), gridprint_client::Error> {
-//! use gridprint_client::{Client, FootprintsQuery, Location, Period};
-//! let client = Client::builder()
-//!     .base_url("http://127.0.0.1:8000")
-//!     .credentials("ada@example.org", "correct horse battery")
-//!     .build()?;
-//! let answer = client
-//!     .footprints(&FootprintsQuery {
-//!         location: Some(Location::zone("DE")),
-//!         window: Some(Period::parse("2024-06-15T00:00Z", "2024-06-15T02:00Z")?),
-//!         ..Default::default()
-//!     })
-//!     .await?;
-//! for item in answer {
-//!     println!("{} {:?} {} series", item.zone, item.footprint_type, item.series.len());
-//! }
-//! # Ok(()) }
-//! ```
-//!
-//! What it does for the caller:
-//!
-//! * **Tokens**: one is obtained from `{token_url}/get_token` with the configured email and password,
-//!   kept in memory (and in an optional [`TokenStore`], e.g. [`FileTokenStore`]) and reused until 30 s
-//!   before its `expires_at`. A data request answered 401 gets one new token and is retried once.
-//! * **Retries**: 429 is retried after the server's `Retry-After`; 5xx and connection errors after an
-//!   exponential backoff with jitter. Count and delays are configurable ([`RetryPolicy`]).
-//! * **Types**: requests are the typed structs of [`request`]; answers are deserialised into the
-//!   server's own response types ([`responses`], from gridprint-responses), so client and server cannot
-//!   drift apart. The typed methods (one per path, plus `…_aggregate` where the endpoint supports
-//!   `aggregate=true`) are in `typed.rs`. [`Client::csv`] returns the server's CSV text; [`Client::get_raw`] any path verbatim.
-//! * **Caching**: `/zones` and `/factors` answers are kept for an hour ([`DEFAULT_CACHE_TTL`]).
-//! * **Errors**: one [`Error`] enum (configuration, authentication, API status + detail, transport,
-//!   decode). Passwords and tokens never appear in `Debug` output, errors or logs.
+//! - **Tokens**: obtained from `{token_url}/get_token` with the configured email and password,
+//!   kept (optionally in a [`TokenStore`]) and reused until 30 s before `expires_at`; a 401 gets one
+//!   new token and one retry.
+//! - **Retries**: 429 after `Retry-After`; 5xx and connection errors after an exponential backoff
+//!   with jitter ([`RetryPolicy`]).
+//! - **Types**: requests are the structs of [`request`], the methods per path are in `typed.rs`;
+//!   answers are read into the server's own types ([`responses`], gridprint-responses).
+//! - **Caching**: `/zones` and `/factors` answers are kept for an hour ([`DEFAULT_CACHE_TTL`]).
+//! - **Errors**: one [`Error`] enum; passwords and tokens never appear in `Debug`, errors or logs.
 //!
 //! TLS is rustls on the `ring` provider, installed process-wide on first use if none is installed.
 
@@ -302,6 +278,26 @@ fn directory_url(s: &str) -> Result<Url> {
 type CachedBody = (OffsetDateTime, Arc<Vec<u8>>);
 
 /// A client of one server; cheap to clone (clones share the token and the caches).
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), gridprint_client::Error> {
+/// use gridprint_client::{Client, FootprintsQuery, Location, Period};
+/// let client = Client::builder()
+///     .base_url("http://127.0.0.1:8000")
+///     .credentials("ada@example.org", "correct horse battery")
+///     .build()?;
+/// let answer = client
+///     .footprints(&FootprintsQuery {
+///         location: Some(Location::zone("DE")),
+///         window: Some(Period::parse("2024-06-15T00:00Z", "2024-06-15T02:00Z")?),
+///         ..Default::default()
+///     })
+///     .await?;
+/// for item in answer {
+///     println!("{} {:?} {} series", item.zone, item.footprint_type, item.series.len());
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,

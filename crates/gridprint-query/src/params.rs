@@ -1,45 +1,10 @@
-//! Query parameters → typed requests, by the rules of docs/api.md §2 and §3.
-//!
-//! The HTTP layer hands over the raw query pairs in order; each endpoint's
-//! [`EndpointDef::parse`](crate::endpoints::EndpointDef::parse) builds its typed request from the
-//! shared readers here (location, window, booleans, enums) or returns a [`QueryError`] with the status
-//! of docs/api.md §2. Handlers never see strings.
-//!
-//! Rules applied everywhere (documented here once; they follow the reference service's framework,
-//! contract §2–§3):
-//!
-//! - **Typed parameters first**: the numbers (`lat`, `lon`, `source_lat`, …), timestamps (`start`,
-//!   `end`) and booleans (`aggregate`, `use_global`) an endpoint declares are read before any other
-//!   rule, all of them, in the reference's declaration order ([`check_types`]); every one that fails
-//!   gives one [`FieldError`] of a single 422, in the framework's words.
-//! - **Repeated parameters**: the last occurrence wins (`zone=ES&zone=FR` is FR); several zones are
-//!   asked for with a comma list (`zone=ES,FR`).
-//! - **Empty values**: an empty number, boolean or timestamp (`lat=`, `aggregate=`, a bare
-//!   `&aggregate`, `start=`) → 422; an empty enum value (`scope=`) → 400 naming the accepted values;
-//!   an empty `zone=` means all zones.
-//! - **Unknown parameters** are ignored; parameter names are case-sensitive, values of enum parameters
-//!   are not (`Carbon`, `LIFE-CYCLE`).
-//! - **Location**: `zone` (a code or a comma list `ES,FR,DE`, upper-cased; unknown codes select
-//!   nothing and give `[]`, not an error) XOR `lat`+`lon`. After the type checks: both kinds → 400;
-//!   only one of lat/lon → 400; no zone there → 404. lat must lie in [-90, 90] and lon in
-//!   [-180, 180] (422, `less_than_equal` / `greater_than_equal`; NaN fails the upper bound as in the
-//!   framework). Secondary locations (`source_*`, `destination_*`, `origin_*`) follow the same rules
-//!   and filter the partner zones; unknown codes there match nothing.
-//! - **Time**: what the framework reads as a datetime ([`read_timestamp`], the `speedate` crate the
-//!   framework itself uses): RFC 3339 with `T`, `t`, `_` or a space, `Z`/`z` or an offset (at most
-//!   ±14:00 here → else 422), naive values (UTC), dates (midnight UTC), Unix seconds, float seconds and
-//!   milliseconds (absolute values above 2·10¹⁰). `:60` seconds, basic format and week dates → 422.
-//!   `start` and `end` both or neither (one → 400); start after end → 400; the window is
-//!   [`SlotRange::from_window`]; neither → the slot containing `now`. Limits **\[beyond\]**: at most
-//!   [`MAX_DAYS_ONE_ZONE`] days for one zone, [`MAX_DAYS_SEVERAL_ZONES`] when several or all zones are
-//!   requested (counted over the requested codes, known or not) → 400.
-//! - **Booleans** (`aggregate`, `use_global`): `true`/`false`/`1`/`0`/`yes`/`no`/`on`/`off`/`t`/`f`/
-//!   `y`/`n`, case-insensitive, else 422.
-//! - **Enums**: an unknown or empty value → 400 naming the accepted values.
-//!
-//! Checks run in the order typed parameters, location(s), time, enums and booleans, then rules across
-//! parameters (`aggregate=true` without start and end → 400), so the first problem found is the one
-//! reported.
+//! Query parameters → typed requests: [`QueryParams`] (the raw pairs, the last occurrence of a
+//! name wins) and the readers every endpoint module uses — location (`zone` or `lat`/`lon`, through
+//! the polygon index), window, timestamps, booleans, enums — each failing with the [`QueryError`]
+//! and status docs/api.md §2 gives. Checks run in the order typed parameters, location(s), time,
+//! enums and booleans, then rules across parameters, so the first problem found is the one
+//! reported. The rules themselves (formats, limits, empty values) are in docs/api.md §2; the
+//! endpoint modules that call these readers are in [`crate::endpoints`].
 
 use crate::error::{FieldError, QueryError};
 use crate::geo::ZoneLocator;
