@@ -1855,7 +1855,8 @@ async fn examples_over_a_past_window_return_data_on_the_demo() {
         }
     }
     // `gridprint query --help`: the example lines of the command.
-    let cmd = std::fs::read_to_string(format!("{root}/crates/gridprint/src/query_cmd.rs")).unwrap();
+    let cmd =
+        std::fs::read_to_string(format!("{root}/crates/gridprint/src/cmd/query/args.rs")).unwrap();
     for line in cmd.lines().filter(|l| l.starts_with("  gridprint query ")) {
         let mut words = line.split_whitespace().skip(2);
         let Some(endpoint) = words.next().filter(|w| !w.starts_with('-')) else {

@@ -54,23 +54,23 @@ pub enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the token service and the data API.
-    Serve(OnServer<crate::serve::ServeArgs>),
+    Serve(OnServer<crate::cmd::serve::ServeArgs>),
     /// Import ENTSO-E XML documents or File Library CSV files (files or folders), or the bundled demo data.
-    Import(OnServer<crate::import::ImportArgs>),
+    Import(OnServer<crate::cmd::import::ImportArgs>),
     /// Compute every derived output (flow tracing, footprints, shares, scores) for a time range.
-    Compute(OnServer<crate::compute::ComputeArgs>),
+    Compute(OnServer<crate::cmd::compute::ComputeArgs>),
     /// Grant, revoke, reset and list access (the operator's out-of-band channel).
-    Access(OnServer<crate::access::AccessArgs>),
+    Access(OnServer<crate::cmd::access::AccessArgs>),
     /// Apply pending database migrations and exit.
     Migrate(ServerArgs),
     /// Query a gridprint server (or any server of this interface): table, CSV or JSON.
-    Query(crate::query_cmd::QueryArgs),
+    Query(crate::cmd::query::QueryArgs),
     /// Backfill a provider's history (ENTSO-E or Elexon) into the store, resumably, then compute it.
-    Ingest(OnServer<crate::ingest_cmd::IngestArgs>),
+    Ingest(OnServer<crate::cmd::ingest::IngestArgs>),
     /// Run the live ingestion loop: fetch, estimate gaps, forecast, recompute, every interval.
-    Worker(OnServer<crate::worker::WorkerArgs>),
+    Worker(OnServer<crate::cmd::worker::WorkerArgs>),
     /// Backtest the forecast on stored history against the seasonal-naive baseline.
-    ForecastEval(OnServer<crate::forecast_eval::ForecastEvalArgs>),
+    ForecastEval(OnServer<crate::cmd::forecast_eval::ForecastEvalArgs>),
 }
 
 /// Sets up tracing to stderr.

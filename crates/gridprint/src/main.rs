@@ -1,23 +1,17 @@
 //! The `gridprint` command: one binary with a subcommand per job (serve, import, compute, access, …).
 //!
-//! This file only parses the command line and dispatches; each subcommand lives in its own module and
-//! the real work lives in the library crates. It also sets the process's global allocator
-//! (jemalloc, see `ALLOC`).
+//! This file only parses the command line ([`cli`]) and dispatches; each subcommand lives in its own
+//! module under [`cmd`] and the real work lives in the library crates. It also sets the process's
+//! global allocator (jemalloc, see `ALLOC`).
 
-mod access;
 mod cli;
-mod compute;
-mod forecast_eval;
-mod import;
-mod ingest_cmd;
+mod cmd;
 mod open;
 mod progress;
-mod query_cmd;
-mod serve;
-mod worker;
 
 use clap::{CommandFactory, FromArgMatches};
 use cli::{Cli, Command};
+use cmd::{access, compute, forecast_eval, import, ingest, query, serve, worker};
 use open::{OnServer, ServerArgs};
 use std::process::ExitCode;
 
@@ -42,7 +36,7 @@ fn main() -> ExitCode {
         Command::Compute(OnServer { server: s, args }) => compute::run(&server(s), args),
         Command::Access(OnServer { server: s, args }) => access::run(&server(s), args),
         Command::Serve(OnServer { server: s, args }) => serve::run(&server(s), args),
-        Command::Ingest(OnServer { server: s, args }) => ingest_cmd::run(&server(s), args),
+        Command::Ingest(OnServer { server: s, args }) => ingest::run(&server(s), args),
         Command::Worker(OnServer { server: s, args }) => worker::run(&server(s), args),
         Command::ForecastEval(OnServer { server: s, args }) => forecast_eval::run(&server(s), args),
         Command::Migrate(s) => open::open_store(&server(s)).map(|s| {
@@ -53,7 +47,7 @@ fn main() -> ExitCode {
                 "{flag} is an option of the server commands; `gridprint query` asks a server over \
                  HTTP (see `gridprint query --help`)"
             )),
-            None => query_cmd::run(args),
+            None => query::run(args),
         },
     };
     match result {

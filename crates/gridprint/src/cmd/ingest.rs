@@ -252,7 +252,7 @@ pub async fn shutdown_signal() {
 pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
-    let now = crate::compute::now_from(args.now.as_deref())?;
+    let now = crate::cmd::compute::now_from(args.now.as_deref())?;
     let from = Slot::containing(parse_timestamp(&args.from).context("--from")?);
     let to = match &args.to {
         Some(t) => {
@@ -367,7 +367,7 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
         );
     }
     if !args.no_compute {
-        crate::compute::compute_with_progress(
+        crate::cmd::compute::compute_with_progress(
             &*store,
             &reference,
             &[opts.range.whole_days()],

@@ -236,7 +236,7 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
     let config = args.api_config()?;
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
     if args.demo {
-        crate::import::run_demo(g).context("importing the demo data")?;
+        crate::cmd::import::run_demo(g).context("importing the demo data")?;
     }
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
@@ -283,7 +283,7 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         eprintln!("{}", startup_line(addr));
         let signal = stop.clone();
         tokio::spawn(async move {
-            crate::ingest_cmd::shutdown_signal().await;
+            crate::cmd::ingest::shutdown_signal().await;
             tracing::info!("shutting down: finishing in-flight requests");
             signal.cancel();
         });

@@ -8,7 +8,7 @@
 //! token the ENTSO-E zones get estimates and forecasts only; without an EPIAS account (said once at start)
 //! TR does. `--once` runs a single cycle and exits.
 
-use crate::ingest_cmd::{ProviderArgs, parse_duration, parse_zones, shutdown_signal};
+use crate::cmd::ingest::{ProviderArgs, parse_duration, parse_zones, shutdown_signal};
 use crate::open::ServerArgs;
 use anyhow::Context;
 use clap::Args;
@@ -60,7 +60,7 @@ pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     let clock: Arc<dyn Clock> = match &args.now {
-        Some(t) => Arc::new(FixedClock(crate::compute::now_from(Some(t))?)),
+        Some(t) => Arc::new(FixedClock(crate::cmd::compute::now_from(Some(t))?)),
         None => Arc::new(SystemClock),
     };
     let entsoe = !args.no_entsoe;

@@ -7,7 +7,7 @@
 //! scored on the same points: MAE in MW, and MAPE over the points whose actual value is at least
 //! 1 MW (flows are often zero, which makes their MAPE large and unstable; read their MAE).
 
-use crate::ingest_cmd::{parse_duration, parse_zones};
+use crate::cmd::ingest::{parse_duration, parse_zones};
 use crate::open::ServerArgs;
 use anyhow::{Context, bail};
 use clap::Args;
