@@ -1,6 +1,6 @@
 //! The chunk codec: the 96 `f32` values of one day, bit-packed losslessly into the pages of a
 //! [`ChunkPool`] shared by every zone and series of a cache; full pages are moved out of the heap
-//! into memory-mapped spill files ([`Spill`]).
+//! into spill files ([`Spill`]).
 
 use gridprint_core::slot::SLOTS_PER_DAY;
 use std::collections::HashMap;
@@ -50,11 +50,11 @@ pub type Chunk = [f32; N];
 /// the changed days, not the history. Chunks of replaced days stay in the shared pages unreferenced
 /// until the next full load.
 ///
-/// With a [`Spill`] directory, a page is written to an unnamed file there and memory-mapped
-/// read-only as soon as it is sealed (a new page starts, or the load ends): the packed history then
-/// lives in the kernel's page cache, shared and reclaimable, instead of the process heap, and the
-/// heap holds only the small per-chunk offsets. A page that cannot be written (disk full) stays on
-/// the heap, so nothing is lost.
+/// With a [`Spill`] directory, a page of old days is written to an unnamed file there as soon as it
+/// is sealed (a new page starts, or the load ends) and read back with `pread`: the packed history
+/// then lives in the kernel's page cache, shared and reclaimable, instead of the process heap, and
+/// the heap holds only the small per-chunk offsets. A page that cannot be written (disk full) stays
+/// on the heap, so nothing is lost.
 #[derive(Debug)]
 pub struct ChunkPool {
     /// Page size ([`PAGE_BYTES`]; smaller in tests).
