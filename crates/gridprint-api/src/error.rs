@@ -282,7 +282,7 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
     }
 }
 
-/// Marks the answer of [`not_found`] (no route matched), so the layer in front of the router
+/// Marks the answer of `not_found` (no route matched), so the layer in front of the router
 /// ([`crate::front`]) can redirect a trailing slash instead.
 #[derive(Debug, Clone, Copy)]
 pub struct Unrouted;

@@ -7,13 +7,13 @@
 //! * [`FailureGuard`]: credential attempts (`get_token`, and `register` for an email without a
 //!   grant) are counted **at admission**, before the password is verified, with at most one
 //!   verification in flight per (email, client address); its policy is
-//!   [`ApiConfig`](crate::ApiConfig)'s. The counters live in Redis when the rate limit is shared
+//!   [`ApiConfig`]'s. The counters live in Redis when the rate limit is shared
 //!   (`--redis-url`: every replica counts together), in this process otherwise
 //!   (`gridprint_ratelimit::attempts`).
 //! * Rate limits use the one implementation of `gridprint-ratelimit` (GCRA; per process, or shared
-//!   by every replica through Redis with `--redis-url`): [`check_account`] per account on the data
+//!   by every replica through Redis with `--redis-url`): `check_account` per account on the data
 //!   routes (its tier, set with `gridprint access set-limit`, or the server's default),
-//!   [`check_token_issue`] tokens per account, [`client_rate_limit`] per client address on the
+//!   `check_token_issue` tokens per account, `client_rate_limit` per client address on the
 //!   public routes.
 
 use crate::error::{ApiError, seconds, wait_phrase};

@@ -1,4 +1,4 @@
-//! Connection handling: the accept loop, slow-client limits and the graceful drain of [`serve`].
+//! Connection handling: the accept loop, slow-client limits and the graceful drain of `serve`.
 //!
 //! Each accepted TCP connection is served by hyper's HTTP/1.1 server (keep-alive, `TCP_NODELAY`)
 //! with a header-read timeout ([`ApiConfig::header_read_timeout`](crate::ApiConfig)): a client that
@@ -7,13 +7,13 @@
 //! every request as axum's `ConnectInfo`.
 //!
 //! Requests hyper cannot parse never reach the application: hyper answers them itself (400, 414,
-//! 431) with an empty body and offers no hook to change that. [`ProblemIo`] sits between hyper and
+//! 431) with an empty body and offers no hook to change that. `ProblemIo` sits between hyper and
 //! the socket and replaces exactly those answers (a bare response head of one of those statuses
 //! with `content-length: 0`, which the application never writes: its errors always have a body)
 //! with the application's problem+json ([`crate::error::problem_body`]); where it cannot is said in
 //! docs/api.md §8.
 //!
-//! On shutdown [`serve`] loses no request a client had already sent (its documentation has the
+//! On shutdown `serve` loses no request a client had already sent (its documentation has the
 //! steps; measured in docs/reliability.md, "Faults").
 
 use axum::Router;

@@ -20,7 +20,7 @@ pub const ABSENT: u8 = u8::MAX;
 /// equal (state, datasource) slots, 4 bytes a run: one run for the usual day with a single state
 /// and source. Read back as a [`PlainDay`] with the exact bits. Points are written into plain
 /// pending days during the load and packed after each batch. The per-day columns live in shared
-/// blocks of [`BLOCK_DAYS`] days, so an incremental refresh that rewrites a day copies only that
+/// blocks of `BLOCK_DAYS` days, so an incremental refresh that rewrites a day copies only that
 /// day's block (`Arc::make_mut`), not the series' history.
 #[derive(Debug, Clone, Default)]
 pub struct InputSeries {
