@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Computes the worked examples of docs/methodology.md (standard library only, exact fractions).
 
-1. The 4-zone chain check value of contract §5: X = diag(C)·(A⁻¹)·diag(G), global footprints.
+1. The 4-zone chain check value of docs/methodology.md §1: X = diag(C)·(A⁻¹)·diag(G), global footprints.
 2. Scope: an illustrative mix whose operational carbon footprint exceeds its life-cycle one.
 3. Best window: gridprint's measure (mean of whole 15-minute slots of the step series) against CATS'
    (trapezoidal mean of the piecewise-linear series over [start, start + duration]).
@@ -40,7 +40,7 @@ def chain():
     a = [[Fr(1) if i == j else -flows.get((j, i), Fr(0)) / p[j] for j in range(n)] for i in range(n)]
     m = invert(a)
     x = [[c[i] * m[i][j] * g[j] for j in range(n)] for i in range(n)]
-    print("Chain check value (contract §5)")
+    print("Chain check value (docs/methodology.md §1)")
     for i in range(n):
         glob = sum(x[i][j] * local[j] for j in range(n)) / l[i]
         row = ", ".join(str(v) for v in x[i])

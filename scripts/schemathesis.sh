@@ -83,7 +83,7 @@ token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: appli
 # Every check runs except these, each for a reason OpenAPI cannot express:
 # - positive_data_acceptance: a schema-valid request may still break a rule across parameters
 #   (`zone` XOR `lat`+`lon`, `start` and `end` both or neither, start <= end, `aggregate=true` needs
-#   start and end, range limits), which the contract answers with 400; OpenAPI 3.1 query parameters
+#   start and end, range limits), which docs/api.md §2 answers with 400; OpenAPI 3.1 query parameters
 #   cannot state such rules.
 excluded="positive_data_acceptance"
 echo "== schemathesis: every check except $excluded; at most $max_examples examples per operation"

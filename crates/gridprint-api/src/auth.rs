@@ -1,4 +1,4 @@
-//! Bearer authentication of the data routes: the [`data_guard`] middleware, the [`AuthUser`]
+//! Bearer authentication of the data routes: the `data_guard` middleware, the [`AuthUser`]
 //! extractor and their token cache.
 //!
 //! A handler that takes an [`AuthUser`] argument is protected: the request must carry
@@ -295,7 +295,7 @@ pub(crate) async fn data_guard(
     resp
 }
 
-/// Protected handlers name `AuthUser` in their signature. Behind [`data_guard`] the
+/// Protected handlers name `AuthUser` in their signature. Behind `data_guard` the
 /// caller is already authenticated (and rate-limited) and is taken from the request; elsewhere the
 /// token is verified here.
 impl FromRequestParts<AppState> for AuthUser {

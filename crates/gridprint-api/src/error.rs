@@ -7,8 +7,8 @@
 //! mapped here too, so no response of the service is ever a bare text error. Server-side failures
 //! (5xx) log their cause and show only a generic detail.
 //!
-//! One exception, for the reference service's clients (contract §2): a 422 for wrongly typed query
-//! parameters is the reference framework's own body, `application/json`
+//! One exception, for the reference service's clients (docs/api.md §2): a 422 for wrongly typed
+//! query parameters is the reference framework's own body, `application/json`
 //! `{"detail": [{"type", "loc", "msg", "input", "ctx"?}]}`, one item per failing parameter.
 
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -282,7 +282,7 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
     }
 }
 
-/// Marks the answer of [`not_found`] (no route matched), so the layer in front of the router
+/// Marks the answer of `not_found` (no route matched), so the layer in front of the router
 /// ([`crate::front`]) can redirect a trailing slash instead.
 #[derive(Debug, Clone, Copy)]
 pub struct Unrouted;

@@ -3,17 +3,17 @@
 //!
 //! - **Sizes.** hyper bounds what it reads (about 400 KB of request head, at most 100 headers, URIs
 //!   up to 64 KB; beyond that hyper itself answers 431 or 414 with an empty body). Within those,
-//!   [`limit_request_size`] answers problem+json **414** for a request target longer than
+//!   `limit_request_size` answers problem+json **414** for a request target longer than
 //!   [`ApiConfig::max_uri_bytes`](crate::ApiConfig) and **431** for headers larger than
 //!   [`ApiConfig::max_header_bytes`](crate::ApiConfig); bodies are limited to 4 KB (413).
-//! - **Timeout.** [`timeout`] answers 503 with `Retry-After` when a request takes longer than
+//! - **Timeout.** `timeout` answers 503 with `Retry-After` when a request takes longer than
 //!   [`ApiConfig::request_timeout`](crate::ApiConfig).
-//! - **Metrics.** [`record_metrics`] counts every request (`http_requests_total`) and records its
+//! - **Metrics.** `record_metrics` counts every request (`http_requests_total`) and records its
 //!   latency (`http_request_duration_seconds`), labelled by route template (`/v1/footprints`, never the
 //!   raw path, so labels stay few), method and status, through the `metrics` facade; the binary
-//!   installs the Prometheus recorder and serves it on its own listener. [`tag_route`] (a route layer)
+//!   installs the Prometheus recorder and serves it on its own listener. `tag_route` (a route layer)
 //!   hands the matched route template to it; unmatched requests are labelled `unmatched`.
-//! - **CORS.** Off unless one origin is configured; then [`cors`] allows that origin to `GET` the API
+//! - **CORS.** Off unless one origin is configured; then `cors` allows that origin to `GET` the API
 //!   and `POST` the token service with `Authorization`, and exposes the caching and rate-limit headers.
 
 use crate::error::ApiError;
@@ -37,7 +37,7 @@ pub const REQUEST_DURATION: &str = "http_request_duration_seconds";
 #[derive(Debug, Clone)]
 struct RouteTag(MatchedPath);
 
-/// Route layer: copies the matched route template into the response for [`record_metrics`].
+/// Route layer: copies the matched route template into the response for `record_metrics`.
 pub(crate) async fn tag_route(req: Request, next: Next) -> Response {
     let matched = req.extensions().get::<MatchedPath>().cloned();
     let mut resp = next.run(req).await;

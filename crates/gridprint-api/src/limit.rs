@@ -1,27 +1,20 @@
-//! Throttles: the brute-force guard of the token service, and the request rate limits.
+//! Throttles: the brute-force guard of the token service, and the request rate limits. The policies
+//! a client meets are docs/api.md §4 (credentials, tokens per account) and §8 (429).
 //!
 //! The client address is the one [`crate::front`] resolved (the socket peer, or the address a
 //! trusted proxy forwarded).
 //!
 //! * [`FailureGuard`]: credential attempts (`get_token`, and `register` for an email without a
 //!   grant) are counted **at admission**, before the password is verified, with at most one
-//!   verification in flight per (email, client address) — the others wait their turn, up to 10 s,
-//!   then get 429. Policy ([`ApiConfig`](crate::ApiConfig), defaults): 10 failures per (email,
-//!   address) in 15 minutes lock that pair for 15 minutes; 100 failures per email from all
-//!   addresses together, or per address over all emails, lock that email or address for 15
-//!   minutes. A success is refunded and clears its pair's count, so a guesser gets at most 10
-//!   tries per address and 100 per email, while the owner, from another address, is not locked out
-//!   by someone else's first failures. The counters live in Redis when the rate limit is shared
+//!   verification in flight per (email, client address); its policy is
+//!   [`ApiConfig`]'s. The counters live in Redis when the rate limit is shared
 //!   (`--redis-url`: every replica counts together), in this process otherwise
 //!   (`gridprint_ratelimit::attempts`).
-//! * Rate limits use the one implementation of `gridprint-ratelimit` (GCRA; per process, or shared by
-//!   every replica through Redis with `--redis-url`): [`check_account`] limits each **account** on
-//!   the data routes (all its tokens together; the account's own tier, set with `gridprint access
-//!   set-limit`, or the server's default rate and burst); [`check_token_issue`] limits how many
-//!   tokens an account gets (default 30 a minute, bursts of 10); [`client_rate_limit`] limits each
-//!   **client address** on the public routes (token service, status, docs), and data requests whose
-//!   token needs a store lookup count against their client address too. Over a limit → 429 with
-//!   `Retry-After`.
+//! * Rate limits use the one implementation of `gridprint-ratelimit` (GCRA; per process, or shared
+//!   by every replica through Redis with `--redis-url`): `check_account` per account on the data
+//!   routes (its tier, set with `gridprint access set-limit`, or the server's default),
+//!   `check_token_issue` tokens per account, `client_rate_limit` per client address on the
+//!   public routes.
 
 use crate::error::{ApiError, seconds, wait_phrase};
 use crate::{ApiConfig, AppState, ClientAddr};

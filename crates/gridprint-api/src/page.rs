@@ -1,5 +1,5 @@
 //! The browser page of the token service at `/token-request/`: register and get a token by hand.
-//! A pure view: it renders what [`crate::token`] hands it ([`View`]) and knows nothing of tokens,
+//! A pure view: it renders what [`crate::token`] hands it (`View`) and knows nothing of tokens,
 //! stores or limits.
 //!
 //! The page is plain HTML forms posting `application/x-www-form-urlencoded` to `register` and

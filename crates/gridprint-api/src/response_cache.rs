@@ -9,8 +9,8 @@
 //! keeps the tag and the entry; one of the window's days gives a new tag, and the old entry simply
 //! ages out.
 //!
-//! Eviction is least-recently-used by total body bytes ([`ApiConfig::response_cache_bytes`]
-//! (crate::ApiConfig); 0 disables the cache); a body larger than a quarter of the budget is not kept.
+//! Eviction is least-recently-used by total body bytes
+//! ([`ApiConfig::response_cache_bytes`](crate::ApiConfig); 0 disables the cache); a body larger than a quarter of the budget is not kept.
 //! One mutex guards the map; a lookup is a hash probe and a tick update.
 
 use axum::body::Bytes;

@@ -1,31 +1,20 @@
-//! Connection handling: the accept loop, slow-client limits and the graceful drain of [`serve`].
+//! Connection handling: the accept loop, slow-client limits and the graceful drain of `serve`.
 //!
-//! Each accepted TCP connection is served by hyper's HTTP/1.1 server (keep-alive, `TCP_NODELAY`) with
-//! a header-read timeout ([`ApiConfig::header_read_timeout`](crate::ApiConfig)): a client that does
-//! not finish sending its request head in time is disconnected, so slow or idle clients cannot hold
-//! connections open. The client address is attached to every request as axum's `ConnectInfo`.
+//! Each accepted TCP connection is served by hyper's HTTP/1.1 server (keep-alive, `TCP_NODELAY`)
+//! with a header-read timeout ([`ApiConfig::header_read_timeout`](crate::ApiConfig)): a client that
+//! does not finish sending its request head in time is disconnected, so slow or idle clients cannot
+//! hold connections open (docs/reliability.md, "Slow clients"). The client address is attached to
+//! every request as axum's `ConnectInfo`.
 //!
-//! **Errors of the connection layer.** Requests hyper cannot parse never reach the application:
-//! hyper answers them itself — 400 (malformed request line or header: a raw space, NUL or 0xFF in
-//! the path), 414 (a request target over hyper's 64 KiB) and 431 (a request head over ~400 KB or
-//! more than 100 headers) — with an empty body, and offers no hook to change that. [`ProblemIo`]
-//! sits between hyper and the socket and replaces exactly those answers (a bare response head of
-//! status 400, 414 or 431 with `content-length: 0`, which the application never writes: its errors
-//! always have a body) with the same problem+json document the application sends
-//! ([`crate::error::problem_body`]). Where it cannot: a parse error of a request pipelined behind
-//! an answer still in hyper's write buffer is written in the same chunk as that answer and keeps
-//! hyper's empty body; connections hyper drops without an answer (header-read timeout, HTTP/2
-//! preface, a client that closes) get none.
+//! Requests hyper cannot parse never reach the application: hyper answers them itself (400, 414,
+//! 431) with an empty body and offers no hook to change that. `ProblemIo` sits between hyper and
+//! the socket and replaces exactly those answers (a bare response head of one of those statuses
+//! with `content-length: 0`, which the application never writes: its errors always have a body)
+//! with the application's problem+json ([`crate::error::problem_body`]); where it cannot is said in
+//! docs/api.md §8.
 //!
-//! Shutdown (when the `shutdown` future resolves) loses no request a client had already sent:
-//! 1. the accept loop stops; connections the kernel had already completed (still in the listen
-//!    backlog) are accepted, then the listener is closed, so new connections are refused;
-//! 2. a connection that has not delivered its first request yet gets up to [`FIRST_REQUEST_GRACE`]
-//!    to do so (its request was usually in flight when the signal came);
-//! 3. every connection then finishes the request it is answering and closes; idle keep-alive
-//!    connections close at once (clients retry those requests on a new connection, as HTTP allows);
-//! 4. [`serve`] returns when the last connection is closed. The binary bounds the whole drain with
-//!    its `--shutdown-grace`.
+//! On shutdown `serve` loses no request a client had already sent (its documentation has the
+//! steps; measured in docs/reliability.md, "Faults").
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Request};
@@ -50,8 +39,16 @@ use tower::ServiceExt;
 /// request before it is closed.
 pub const FIRST_REQUEST_GRACE: Duration = Duration::from_secs(1);
 
-/// Serves `app` on `listener` until `shutdown` resolves, then drains as the module documentation
-/// describes.
+/// Serves `app` on `listener` until `shutdown` resolves, then drains without losing a request a
+/// client had already sent:
+/// 1. the accept loop stops; connections the kernel had already completed (still in the listen
+///    backlog) are accepted, then the listener is closed, so new connections are refused;
+/// 2. a connection that has not delivered its first request yet gets up to [`FIRST_REQUEST_GRACE`]
+///    to do so (its request was usually in flight when the signal came);
+/// 3. every connection then finishes the request it is answering and closes; idle keep-alive
+///    connections close at once (clients retry those requests on a new connection, as HTTP allows);
+/// 4. it returns when the last connection is closed. The binary bounds the whole drain with its
+///    `--shutdown-grace`.
 pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,

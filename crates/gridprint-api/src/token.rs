@@ -1,33 +1,17 @@
 //! The token service under `/token-request`: registration of granted emails and issuing of Bearer
-//! tokens (docs/api.md §4).
+//! tokens. What a client sends and gets back (answers, bodies, limits) is docs/api.md §4; the
+//! tokens are checked on the data routes by [`crate::auth`].
 //!
-//! * `POST /token-request/register` `{email, password}` → 200 `{"detail":"registered"}`; 403 without
-//!   a grant; an email already registered → 200 `{"detail":"already registered"}` with the stored
-//!   password unchanged (as on the reference service; not a failed attempt); 400 for an invalid
-//!   email or a password shorter than 12 characters.
-//! * `POST /token-request/get_token` `{email, password}` → 200 `{access_token, token_type:"bearer",
-//!   expires_at, expires_in: 86400}` with `expires_at` in UTC **without** an offset
-//!   (`2026-11-27T05:39:44`, as the reference writes it: CATS compares it with a naive
-//!   `datetime.now()`); a wrong password and an unknown email both answer 401 with the same detail,
-//!   and both cost one Argon2id verification (unknown emails are verified against a dummy hash made
-//!   once) so timing does not tell them apart either. An account gets at most
-//!   [`ApiConfig::token_requests_per_minute`](crate::ApiConfig) tokens a minute (bursts of
-//!   `token_request_burst`), counted after the password was verified.
-//!
-//! Bodies: a JSON object with `email` and `password` (strings; other fields are ignored). A body
-//! without `Content-Type` is read as JSON; an `application/x-www-form-urlencoded` body is the browser
-//! page's form (answered with the page, [`crate::page`]); any other content type, and any body that is
-//! not a JSON object, → 422 in JSON naming what is wrong. JSON-ish requests always get JSON answers:
-//! only a real form post (not a JSON body sent as a form, and not from a client that accepts JSON
-//! but not HTML) gets the page. Bodies are limited to 4 KB. Every response of the service carries
-//! `Cache-Control: no-store`.
-//!
-//! Passwords are hashed with Argon2id (the argon2 crate's defaults: 19 MiB, 2 passes) on the blocking
-//! pool, at most [`ApiConfig::max_concurrent_hashes`](crate::ApiConfig) at a time so a flood cannot
-//! exhaust memory. Tokens are 32 bytes from the operating system's RNG, written as 64 lowercase hex
-//! digits, stored only as their SHA-256 and valid exactly 24 hours from the injected clock. Every
-//! credential attempt is admitted by the brute-force guard ([`crate::limit::FailureGuard`]) before
-//! it is verified. Passwords and tokens never reach logs or `Debug` output.
+//! `credentials_request` reads the body (`read_credentials`: JSON, or the token page's form,
+//! answered with the page of [`crate::page`]) and runs `do_register` or `do_get_token`. Passwords
+//! are hashed with Argon2id (the argon2 crate's defaults: 19 MiB, 2 passes) on the blocking pool,
+//! at most [`ApiConfig::max_concurrent_hashes`](crate::ApiConfig) at a time so a flood cannot
+//! exhaust memory. A wrong password and an unknown email both cost one verification (unknown emails
+//! against a dummy hash made once), so timing does not tell them apart either. Tokens are 32 bytes
+//! from the operating system's RNG, written as 64 lowercase hex digits, stored only as their
+//! SHA-256 and valid exactly 24 hours from the injected clock. Every credential attempt is admitted
+//! by the brute-force guard ([`crate::limit::FailureGuard`]) before it is verified. Passwords and
+//! tokens never reach logs or `Debug` output.
 
 use crate::auth::{TOKEN_LEN, token_hash};
 use crate::error::ApiError;
@@ -130,8 +114,8 @@ fn media_type(ct: &str) -> &str {
     ct.split(';').next().unwrap_or("").trim()
 }
 
-/// Reads the request body (see the module documentation for what is accepted and how the answer's
-/// format is chosen).
+/// Reads the request body and chooses the answer's format (JSON or the page), by the rules of
+/// docs/api.md §4 (bodies).
 async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError>) {
     let content_type = header_str(req.headers(), header::CONTENT_TYPE);
     let accept = header_str(req.headers(), header::ACCEPT);

@@ -260,7 +260,7 @@ async fn get_err(app: &Router, uri: &str, status: StatusCode) -> String {
 fn assert_problem(r: &Reply, status: StatusCode, what: &str) {
     assert_eq!(r.status, status, "{what}: {}", r.text());
     if status == StatusCode::UNPROCESSABLE_ENTITY {
-        // Wrongly typed parameters: the reference framework's list (contract §2).
+        // Wrongly typed parameters: the reference framework's list (docs/api.md §2).
         assert_eq!(r.header("content-type"), "application/json", "{what}");
         let v = r.json();
         let items = v["detail"]

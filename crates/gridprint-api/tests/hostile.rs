@@ -424,7 +424,8 @@ async fn hostile_values_in_every_parameter_of_every_data_endpoint_never_give_5xx
 #[tokio::test]
 async fn injection_strings_select_nothing_and_reveal_nothing() {
     let app = app();
-    // A quoted "zone" is an unknown code: 200 [] (contract: unknown zone → []), never everything.
+    // A quoted "zone" is an unknown code: 200 [] (docs/api.md §2: unknown zone → []), never
+    // everything.
     for z in ["' OR '1'='1", "NL' --", "NL\" OR 1=1", "*", "%"] {
         let r = get(&app, &format!("/v1/footprints?zone={}&{DAY}", enc(z))).await;
         assert_sane(&r, z);

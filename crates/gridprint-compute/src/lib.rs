@@ -1,11 +1,12 @@
 //! gridprint-compute: turns stored inputs into published derived outputs.
 //!
-//! For a range of slots it loads the inputs of all zones, gathers them per slot, runs the flow-tracing
-//! engine on every slot (in parallel), decides each zone's `zone_status` and `valid` flag (contract §6),
-//! and stages the resulting [`DerivedDay`]s in batches before publishing them all at once, so a crash
-//! leaves the previous outputs intact. Slots that were already computed and are older than
-//! `floor15(now) − 4 h` are frozen: they are kept as stored and never recomputed, except by
-//! [`Mode::RECOMPUTE_FINAL`] (`gridprint compute --force`, after an upgrade or a data correction).
+//! For a range of slots it loads the inputs of all zones, gathers them per slot, runs the
+//! flow-tracing engine on every slot (in parallel), decides each zone's `zone_status` and `valid`
+//! flag (docs/api.md §6), and stages the resulting [`DerivedDay`]s in batches before publishing
+//! them all at once, so a crash leaves the previous outputs intact. Slots that were already
+//! computed and are older than `floor15(now) − 4 h` are frozen: they are kept as stored and never
+//! recomputed, except by [`Mode::RECOMPUTE_FINAL`] (`gridprint compute --force`, after an upgrade
+//! or a data correction).
 //!
 //! An absent input is never a silent zero: where a border inside the zone set has no flow in a
 //! slot computed now (no provider value, no estimate), the flow is taken as 0 MW and stored as an

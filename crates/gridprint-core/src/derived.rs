@@ -432,9 +432,10 @@ pub fn write_slot(
     }
 }
 
-/// Share columns of one zone-day computed from the stored exchanges (contract §5):
-/// mix-share(i←j) = 100·X[i][j]/L_i, flow-share(j→i) = 100·X[i][j]/G_j,
-/// footprint-share(i, j) = X[i][j]/L_i · local_j, impact-share(i, j) = X[i][j]/L_i · local_impact_j.
+/// Share columns of one zone-day computed from the stored exchanges (docs/api.md §5):
+/// mix-share(i←j) = 100·X\[i\]\[j\]/L_i, flow-share(j→i) = 100·X\[i\]\[j\]/G_j,
+/// footprint-share(i, j) = X\[i\]\[j\]/L_i · local_j, impact-share(i, j) = X\[i\]\[j\]/L_i ·
+/// local_impact_j.
 /// `day_of(code)` gives the same day of another zone (for its local footprints and exchanges).
 pub fn share_columns<'a>(
     day: &DerivedDay,

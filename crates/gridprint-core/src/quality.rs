@@ -1,10 +1,11 @@
 //! Data quality: the state of every input point and the flags of every computed zone and slot.
 //!
 //! Inputs carry a [`DataState`] (official from a provider, estimated by our gap filler, missing and
-//! filled by the forecast). Each computed zone and slot gets a [`ZoneStatus`] and a `valid` flag by the
-//! rules of contract §6: missing when the zone has no provider data in the slot, preview when any of its
-//! inputs is estimated or was repaired, else complete; a slot older than `floor15(now) − 4 h` is final
-//! (valid, frozen, never recomputed), a newer one is valid only when complete.
+//! filled by the forecast). Each computed zone and slot gets a [`ZoneStatus`] and a `valid` flag by
+//! the rules of docs/api.md §6: missing when the zone has no provider data in the slot, preview
+//! when any of its inputs is estimated or was repaired, else complete; a slot older than
+//! `floor15(now) − 4 h` is final (valid, frozen, never recomputed), a newer one is valid only when
+//! complete.
 
 use crate::slot::Slot;
 use serde::{Deserialize, Serialize};

@@ -1,24 +1,23 @@
 //! The dashboard's public data routes (mode `public`): exactly what the page shows, nothing more.
 //!
-//! - `GET /dashboard/api/meta`: the zones (the `/v1/zones` answer), the slot the page opens on (the
-//!   most recent slot, not in the future, at which most zones have data), "now", the mode and the
-//!   [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page asks `/v1` for the same
-//!   answers itself.
-//! - `GET /dashboard/api/day?date=YYYY-MM-DD`: every zone's footprints (carbon and water, global and
-//!   local, life-cycle and operational), water impacts, scores and border flows of that UTC day, in
-//!   one answer, so scrubbing the day never waits on the network.
+//! - `GET /dashboard/api/meta`: the zones (the `/v1/zones` answer), the slot the page opens on,
+//!   "now", the mode and the [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page
+//!   asks `/v1` for the same answers itself.
+//! - `GET /dashboard/api/day?date=YYYY-MM-DD`: every zone's footprints (carbon and water, global
+//!   and local, life-cycle and operational), water impacts, scores and border flows of that UTC
+//!   day, in one answer, so scrubbing the day never waits on the network.
 //! - `GET /dashboard/api/zone?zone=Z&date=D`: one zone's generation, imports, exports and mix-share
 //!   of the day, and its footprints from 6 days before to 4 days after (the forecast).
 //! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one of those zone series as CSV, byte for byte
 //!   the `/v1` CSV answer for the same zone and window.
 //!
 //! Each part is answered by [`QueryService::query`](gridprint_query::QueryService::query) from the
-//! path and query string a `/v1` client would send, and embedded verbatim, so the page's numbers are
-//! the API's. Any other parameter, a repeated one, a date outside [2000-01-01, today + 5 days), a zone
-//! list or an unknown zone is refused with 400: no wider window and no bulk CSV than the page's.
-//! Every request counts against its client address ([`client_of`]); past the limit → 429 with
-//! `Retry-After`. Answers are kept in a [`ResponseCache`] keyed by the data version (final answers
-//! until evicted, others for the refresh interval) and carry an `ETag` (`If-None-Match` → 304).
+//! path and query string a `/v1` client would send, and embedded verbatim, so the page's numbers
+//! are the API's. Any other parameter, a repeated one, a date outside [2000-01-01, today + 5 days),
+//! a zone list or an unknown zone is refused with 400: no wider window and no bulk CSV than the
+//! page's. Every request counts against its client address ([`client_of`]); past the limit → 429
+//! with `Retry-After`. Answers are kept in a [`ResponseCache`] ([`crate::cache`]) and carry an
+//! `ETag` (`If-None-Match` → 304).
 
 use crate::DashboardConfig;
 use crate::cache::{Entry, ResponseCache, if_none_match};

@@ -4,21 +4,18 @@
 //! settlement period (identified by its UTC `startTime`):
 //!
 //! - generation per fuel type, `GET {base}/datasets/FUELHH?settlementDateFrom=…&settlementDateTo=…`,
-//!   rows `{dataset, publishTime, startTime, settlementDate, settlementPeriod, fuelType, generation}`;
+//!   rows `{dataset, publishTime, startTime, settlementDate, settlementPeriod, fuelType,
+//!   generation}`, mapped to production types by [`fuel_type`] (interconnectors and unknown fuel
+//!   types are skipped and counted);
 //! - demand, `GET {base}/demand/outturn?settlementDateFrom=…&settlementDateTo=…`, rows
 //!   `{publishTime, startTime, settlementDate, settlementPeriod, initialDemandOutturn,
-//!   initialTransmissionSystemDemandOutturn}`; the load is the initial national demand outturn (INDO:
-//!   transmission losses included, station load, pumping and interconnector exports excluded).
+//!   initialTransmissionSystemDemandOutturn}`; the load is the initial national demand outturn
+//!   (INDO: transmission losses included, station load, pumping and interconnector exports
+//!   excluded).
 //!
-//! Fuel types map to production types as follows: CCGT and OCGT → gas, COAL → coal, NUCLEAR →
-//! nuclear, WIND → wind_onshore (FUELHH does not split onshore from offshore; its WIND is the
-//! transmission-metered wind fleet, largely offshore, and is reported as wind_onshore), NPSHYD →
-//! hydro_river, PS → hydro_pumped_storage, BIOMASS → biomass, OIL → oil, OTHER → other. The
-//! interconnector fuel types (INTFR, INTNED, INTIRL…) are flows, not generation, and are skipped and
-//! counted, as is any fuel type we do not know. Settlement dates are UK local days, so a UTC range is
-//! asked for up to the settlement day after its last UTC date and the rows are then kept by
-//! `startTime`.
-//! When a period was published more than once, the latest `publishTime` wins.
+//! Settlement dates are UK local days, so a UTC range is asked for up to the settlement day after
+//! its last UTC date and the rows are then kept by `startTime`. When a period was published more
+//! than once, the latest `publishTime` wins.
 
 use crate::http::{
     FetchError, RequestBudget, RetryPolicy, body_head, get_with_retries, http_client, parsed_points,
@@ -44,7 +41,8 @@ pub enum FuelType {
     Unknown,
 }
 
-/// Maps a FUELHH fuel type (case-insensitive).
+/// Maps a FUELHH fuel type (case-insensitive). FUELHH does not split onshore from offshore wind:
+/// its WIND is the transmission-metered wind fleet, largely offshore, reported as `wind_onshore`.
 pub fn fuel_type(code: &str) -> FuelType {
     use ProductionType as P;
     let c = code.trim().to_ascii_uppercase();

@@ -1,34 +1,23 @@
 //! Türkiye's generation and consumption from the EPIAS Transparency Platform 2.0
-//! ("electricity-service", JSON, a free account needed).
+//! ("electricity-service", JSON, a free account needed). Which endpoints are read, how their fields
+//! map to production types and how the account is used: README, "EPIAS (Türkiye)".
 //!
-//! **Authentication.** `POST {auth_url}/cas/v1/tickets` with the form body `username=…&password=…`
-//! answers a ticket-granting ticket (TGT, plain text `TGT-…`); every data request carries it in a
-//! `TGT` header. A TGT lasts about two hours: the client caches one per process (clones share it),
-//! renews it after [`EpiasConfig::tgt_renew_after`] (100 minutes by default) and once more when a
-//! data request is answered 401. A login answered 400/401/403 means the username or password is
-//! wrong: the client remembers that and sends no further login (the platform locks accounts after
-//! repeated failures), so every later request fails at once with the same clear error. Credentials
-//! and TGTs are never logged and `Debug` prints `***` for them.
+//! **Authentication.** A login (`POST {auth_url}/cas/v1/tickets`) answers a ticket-granting ticket
+//! (TGT) that every data request carries in a `TGT` header. The client caches one per process
+//! (clones share it), renews it after [`EpiasConfig::tgt_renew_after`] and once more when a data
+//! request is answered 401. A login answered 400/401/403 means wrong credentials: the client
+//! remembers that and sends no further login (the platform locks accounts after repeated failures),
+//! so every later request fails at once with the same clear error. Credentials and TGTs are never
+//! logged and `Debug` prints `***` for them.
 //!
-//! **Data.** Two endpoints, both `POST {base_url}/v1/…` with the JSON body
-//! `{"startDate", "endDate", "page": {"number", "size", "sort": {"field": "date", "direction": "ASC"}}}`,
-//! answering `{"items": […], "page": {…}}`, hourly values in MWh per hour (= average MW), each item
-//! dated in local time with its own UTC offset (`2025-07-28T00:00:00+03:00`; the offset is parsed per
-//! item, never assumed: Türkiye kept daylight saving time until 2016):
-//!
-//! - real-time generation, `generation/data/realtime-generation`: per item the fields of
-//!   [`FIELD_MAP`], plus `total` (checked against the sum of the mapped fields: an hour that
-//!   disagrees by more than rounding is logged) and `importExport` (a flow, not generation);
-//! - real-time consumption, `consumption/data/realtime-consumption`: `consumption` per item.
-//!
-//! Pages are read one after the other until a page comes back without items. Each hour's value
-//! fills the four 15-minute slots of that hour; points outside the requested range are dropped. A
-//! field that is absent (or `null`) in an hour is not a zero: that production type gets no value from
-//! that field in that hour (counted in [`EpiasDocument::skipped`] as `missing-field:<name>`). Points
-//! carry the datasource [`DATASOURCE_EPIAS`]. Retries (timeouts, 5xx, 429) and the request budget are
-//! [`crate::http`]'s, as for ENTSO-E and Elexon. Inputs are bounded: answers are read up to
-//! [`MAX_PAGE_BODY`] (64 kB from the login service), at most [`MAX_PAGES`] pages per request, and
-//! requests span at most [`MAX_SPAN_SLOTS`].
+//! **Data.** Pages of hourly items, each dated in local time with its own UTC offset (parsed per
+//! item, never assumed), are read until one comes back empty; each value fills the four 15-minute
+//! slots of its hour, and points outside the requested range are dropped. Generation fields map
+//! through [`FIELD_MAP`]. An absent or `null` field is not a zero (counted in
+//! [`EpiasDocument::skipped`] as `missing-field:<name>`). Points carry [`DATASOURCE_EPIAS`].
+//! Retries and the request budget are [`crate::http`]'s; answers are read up to [`MAX_PAGE_BODY`]
+//! (64 kB from the login service), at most [`MAX_PAGES`] pages per request, spanning at most
+//! [`MAX_SPAN_SLOTS`].
 
 use crate::http::{
     Answer, FetchError, RequestBudget, RetryPolicy, body_head, http_client, parsed_points,

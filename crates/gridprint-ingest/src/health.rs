@@ -1,11 +1,8 @@
-//! Provider health for `/v1/status/entso-e`, `/v1/status/elexon` and `/v1/status/epias`: a background
-//! task pings a provider's base URL (EPIAS: its data service and its login endpoint,
-//! [`ProviderHealth::spawn_epias`]) at most every 30 seconds and caches the outcome; readers get the cached report
-//! at once and never wait for the network.
-//!
-//! A provider is **up** when its server answers at all with a status below 500 — the ping carries no
-//! token, so ENTSO-E's 401 still proves it is reachable and serving — and **down** on a timeout, a
-//! connection failure or a 5xx. Before the first check completes the state is **unknown**.
+//! Provider health for `/v1/status/entso-e`, `/v1/status/elexon` and `/v1/status/epias` (what `up`,
+//! `down` and `unknown` mean: docs/api.md §3, `/status`): a background task pings a provider's base
+//! URL (EPIAS: its data service and its login endpoint, [`ProviderHealth::spawn_epias`]) at most
+//! every 30 seconds and caches the outcome; readers get the cached report at once and never wait
+//! for the network.
 //!
 //! Usage (inside a tokio runtime):
 //!
@@ -36,7 +33,10 @@ pub const MIN_INTERVAL: Duration = Duration::from_secs(30);
 pub enum HealthState {
     /// Not checked yet.
     Unknown,
+    /// The server answered with a status below 500 (the ping carries no token, so ENTSO-E's 401
+    /// still proves it reachable and serving).
     Up,
+    /// A timeout, a connection failure or a 5xx.
     Down,
 }
 

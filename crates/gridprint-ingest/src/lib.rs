@@ -1,22 +1,17 @@
-//! gridprint-ingest: how provider data gets into gridprint.
+//! gridprint-ingest: how provider data gets into gridprint, as
+//! [`InputPoint`](gridprint_core::inputs::InputPoint)s on 15-minute slots.
 //!
-//! This crate turns what providers publish into [`InputPoint`](gridprint_core::inputs::InputPoint)s
-//! on 15-minute slots. Today it holds the parsers for the two ENTSO-E formats: Transparency Platform
-//! API documents ([`entsoe_xml`]: generation per type A75, total load A65, physical flows A11 and
-//! acknowledgements) and File Library extracts ([`file_library`]: AggregatedGenerationPerType and
-//! PhysicalFlows, tab-separated). Both produce a [`ParsedDocument`] that also says, per reason and
-//! area, how many values were skipped (areas that are not gridprint zones, consumption series,
-//! production types gridprint does not report…), so nothing is dropped silently. A document that is
-//! not valid yields a [`ParseError`] naming the series or row and the field, and no points at all.
-//!
-//! [`detect_and_parse`] sniffs which format a payload is in, so an importer can hand it any ENTSO-E
-//! file.
-//!
-//! The provider clients live here too: the ENTSO-E REST client ([`entsoe_api`]), the Elexon
-//! client for Great Britain ([`elexon`]) and the EPIAS client for Türkiye ([`epias`]) behind one [`fetch::Fetcher`], sharing retries and request
-//! budgets ([`http`]), with the requests they answer ([`request`]); and cached provider health for
-//! the status endpoints ([`health`]). With the `testing` feature, `replay` answers like the
-//! Transparency Platform from recorded documents, for loopback test servers.
+//! - **Parsers** for the two ENTSO-E formats: Transparency Platform API documents ([`entsoe_xml`]:
+//!   generation per type A75, total load A65, physical flows A11 and acknowledgements) and File
+//!   Library extracts ([`file_library`]); [`detect_and_parse`] sniffs which one a payload is. Both
+//!   produce a [`ParsedDocument`] that also counts, per reason and area, the values skipped
+//!   ([`skip`]), so nothing is dropped silently; an invalid document yields a [`ParseError`] naming
+//!   the series or row and the field, and no points at all.
+//! - **Provider clients**: ENTSO-E's REST API ([`entsoe_api`]), Elexon for Great Britain
+//!   ([`elexon`]) and EPIAS for Türkiye ([`epias`]) behind one [`fetch::Fetcher`], sharing retries
+//!   and request budgets ([`http`]), with the requests they answer ([`request`]); and cached
+//!   provider health for the status endpoints ([`health`]). With the `testing` feature, `replay`
+//!   answers like the Transparency Platform from recorded documents, for loopback test servers.
 //!
 //! This crate knows no store and no compute: what is done with the points — backfills, gap
 //! estimates, the forecast, the worker cycle, imports — is `gridprint-pipeline`'s.

@@ -1,11 +1,9 @@
 //! Keys of [`ParsedDocument::skipped`](crate::ParsedDocument::skipped): why values of a document
-//! were not turned into points, and for which area.
-//!
-//! Every key is `reason:detail`. The detail is the provider's own identifier (an EIC code, a psrType,
-//! a File Library production type name), so an operator can search the file for it. Counts are source
-//! values: decoded positions of a TimeSeries (after A03 runs are expanded, before hourly values are
-//! spread over 15-minute slots) or rows of a File Library extract. For flows the area detail is
-//! `OUT->IN`.
+//! were not turned into points, and for which area; [`log`] reports them. Every key is
+//! `reason:detail`, the detail being the provider's own identifier (an EIC code, a psrType, a File
+//! Library production type name; `OUT->IN` for flows), so an operator can search the file for it.
+//! Counts are source values: decoded positions of a TimeSeries (after A03 runs are expanded, before
+//! hourly values are spread over 15-minute slots) or rows of a File Library extract.
 //!
 //! | key | meaning |
 //! |---|---|
@@ -19,9 +17,6 @@
 //! | `negative-value:<area>` | a negative generation or load value (negative flows are an error) |
 //! | `internal-flow:<area>` | a flow whose both ends are the same zone |
 //! | `duplicate:<area>` | a second value for the same series and slot (the later value is kept) |
-//!
-//! [`log`] reports a skip list as one summary line at info (the total and the count per reason) and
-//! each key at debug.
 
 /// The area is not one of our zones.
 pub fn not_a_zone(eic: &str) -> String {

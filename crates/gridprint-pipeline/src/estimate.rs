@@ -1,23 +1,13 @@
 //! Gap estimation: values for the slots of a series where the provider published nothing, so that a
-//! zone with a late or patchy provider is `preview` instead of `missing`.
+//! zone with a late or patchy provider is `preview` instead of `missing` (docs/methodology.md §6).
 //!
-//! Pure functions over one [`Series`] of official values (the anchors). A gap is a run of slots
-//! without official data:
-//!
-//! - between two official values and at most 2 hours long: linear interpolation
-//!   (`gridprint-estimation:linear`);
-//! - between two official values and up to 7 days long: the profile of the same slots on the previous
-//!   7 days (mean of the official values there), scaled so it meets the official value at both ends —
-//!   the scale moves linearly from the ratio at the left edge to the ratio at the right edge
-//!   (`gridprint-estimation:profile`);
-//! - after the last official value (the provider has not published yet), up to 7 days: the same
-//!   profile, scaled at the left edge, the scale fading back to 1 over 24 hours.
-//!
-//! Gaps before the first official value and longer gaps are left to the forecast. Scales are clamped
-//! to [0.5, 2] so a single odd value cannot blow the profile up, and a profile that has no history
-//! falls back to the linear interpolation (interior gaps) or to holding the last value (trailing
-//! gaps). Estimates never replace official data: they are produced only where the series has none,
-//! and the store refuses to downgrade a point anyway.
+//! Pure functions over one [`Series`] of official values (the anchors): [`estimate_gaps`] fills a
+//! gap (a run of slots without official data) by linear interpolation up to 2 hours, and otherwise
+//! up to 7 days with the profile of the same slots on the previous days, scaled to meet the
+//! official values (its documentation has the rules). Gaps before the first official value and
+//! longer gaps are left to the forecast ([`crate::forecast`]). Estimates never replace official
+//! data: they are produced only where the series has none, and the store refuses to downgrade a
+//! point anyway.
 //!
 //! [`estimate_points`] runs the estimators over a set of stored points (the worker's cycle);
 //! [`fill_stored_gaps`] does it over the store for given ranges and stores the estimates (imports
@@ -89,6 +79,18 @@ fn scale_at(series: &Series, slot: Slot) -> Option<f64> {
 /// Estimates every slot of `target` that lies in a fillable gap of `series` (official values only).
 /// The series must span the history the profile needs (7 days before `target`) and end where
 /// provider data could end (the current slot): a trailing gap is filled up to the series' end.
+///
+/// - A gap between two official values and at most 2 hours long: linear interpolation
+///   ([`DATASOURCE_LINEAR`]).
+/// - A gap between two official values and up to 7 days long: the [`profile`] of the same slots,
+///   scaled so it meets the official value at both ends — the scale moves linearly from the ratio
+///   at the left edge to the ratio at the right edge ([`DATASOURCE_PROFILE`]).
+/// - After the last official value (the provider has not published yet), up to 7 days: the same
+///   profile, scaled at the left edge, the scale fading back to 1 over 24 hours.
+///
+/// Scales are clamped to [0.5, 2] so a single odd value cannot blow the profile up, and a profile
+/// that has no history falls back to the linear interpolation (interior gaps) or to holding the
+/// last value (trailing gaps).
 pub fn estimate_gaps(series: &Series, target: SlotRange) -> Vec<Estimate> {
     let mut out = Vec::new();
     let n = series.values.len();

@@ -1,34 +1,17 @@
-//! The forecast: every zone's inputs (generation per type, load, flows) for the slots ahead, so that
-//! every endpoint answers for the current slot and the next three days.
+//! The forecast: every zone's inputs (generation per type, load, flows) for the slots ahead, so
+//! that every endpoint answers for the current slot and the next three days.
 //!
-//! The model ("seasonal blend", datasource `gridprint-forecast:seasonal-blend`) works on one series
-//! at a time, from its history of official and estimated values before the origin `t0`. For a
-//! target slot `t`, `h` slots ahead:
+//! The model ("seasonal blend", datasource [`DATASOURCE`]) works on one series at a time, from its
+//! history of official and estimated values before the origin `t0`: a decaying mean of the same
+//! time of day on recent days (weekdays and weekends apart), blended with the same slot a week back
+//! and corrected towards the level measured just before `t0` ([`forecast_series`] has the steps,
+//! [`ForecastConfig`] the weights and how they were chosen). Values are floored at zero (every
+//! input is a non-negative power). A series without any history in the last
+//! [`ForecastConfig::days`] days gets no forecast. Forecast points carry `DataState::Missing`: they
+//! stand in for data that does not exist yet.
 //!
-//! 1. **Daily cycle.** The values at the same time of day on the most recent known days — the first
-//!    day far enough back to be known at `t0` and up to [`ForecastConfig::days`] days before it —
-//!    averaged with weights decaying by [`ForecastConfig::day_decay`] per day back; days of the other
-//!    type (weekday vs Saturday/Sunday, UTC) count [`ForecastConfig::other_day_type_weight`] as much,
-//!    so a Sunday is forecast mostly from Saturday and a Monday from Friday.
-//! 2. **Weekly cycle.** When the same slot one week back (or the first known week back) is in the
-//!    history, it is blended in with weight [`ForecastConfig::week_weight`], so weekdays and weekends
-//!    keep their shape once a week of history exists.
-//! 3. **Recent level.** The blend computed for the last [`ForecastConfig::level_slots`] known slots is
-//!    compared with what was actually measured there. Load and flows add the difference; generation
-//!    multiplies by the ratio (clamped to [0.5, 2]) so that solar stays zero at night. The correction
-//!    fades with a half-life of [`ForecastConfig::level_half_life_slots`].
-//!
-//! The defaults were chosen on the real fixture weeks (BE load 2024-01-15..21, DE-LU ↔ NL flows
-//! 2024-09-02..08) from a small grid, inside a region where every neighbouring setting also beats the
-//! baseline on all three series at 24 h and 72 h; with only 7 days in each fixture the weekly term
-//! never enters those backtests.
-//!
-//! Values are floored at zero (every input is a non-negative power). A series without any history in
-//! the last [`ForecastConfig::days`] days gets no forecast. Forecast points carry
-//! `DataState::Missing`: they stand in for data that does not exist yet.
-//!
-//! [`backtest`] replays the model on stored history next to the seasonal-naive baseline (the same slot
-//! on the last known day), which `gridprint forecast-eval` prints.
+//! [`backtest`] replays the model on stored history next to the seasonal-naive baseline
+//! ([`seasonal_naive`]), which `gridprint forecast-eval` prints (results: README, "Live data").
 
 use crate::series::Series;
 use gridprint_core::inputs::{InputKey, InputPoint};
@@ -64,7 +47,12 @@ impl LevelAdjust {
     }
 }
 
-/// Parameters of the seasonal blend.
+/// Parameters of the seasonal blend ([`forecast_series`]).
+///
+/// The defaults were chosen on the real fixture weeks (BE load 2024-01-15..21, DE-LU ↔ NL flows
+/// 2024-09-02..08) from a small grid, inside a region where every neighbouring setting also beats
+/// the baseline on all three series at 24 h and 72 h; with only 7 days in each fixture the weekly
+/// term never enters those backtests.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ForecastConfig {
     /// Days of the daily cycle averaged.
@@ -134,6 +122,23 @@ fn blend(history: &Series, t: Slot, known_before: Slot, cfg: &ForecastConfig) ->
 
 /// Forecasts `series` for `cfg.horizon_slots` slots from `t0`, using only its values before `t0`.
 /// Returns `(slot, MW)` pairs; empty when the history has nothing to go on.
+///
+/// For a target slot `t`, `h` slots ahead:
+///
+/// 1. **Daily cycle.** The values at the same time of day on the most recent known days — the
+///    first day far enough back to be known at `t0` and up to [`ForecastConfig::days`] days before
+///    it — averaged with weights decaying by [`ForecastConfig::day_decay`] per day back; days of
+///    the other type (weekday vs Saturday/Sunday, UTC) count
+///    [`ForecastConfig::other_day_type_weight`] as much, so a Sunday is forecast mostly from
+///    Saturday and a Monday from Friday.
+/// 2. **Weekly cycle.** When the same slot one week back (or the first known week back) is in the
+///    history, it is blended in with weight [`ForecastConfig::week_weight`], so weekdays and
+///    weekends keep their shape once a week of history exists.
+/// 3. **Recent level.** The blend computed for the last [`ForecastConfig::level_slots`] known
+///    slots is compared with what was actually measured there. Load and flows add the difference;
+///    generation multiplies by the ratio (clamped to [0.5, 2]) so that solar stays zero at night
+///    ([`LevelAdjust`]). The correction fades with a half-life of
+///    [`ForecastConfig::level_half_life_slots`].
 pub fn forecast_series(
     history: &Series,
     t0: Slot,

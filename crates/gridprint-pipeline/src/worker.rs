@@ -1,26 +1,13 @@
 //! The live ingestion worker: every interval, fetch the recent window from the providers, estimate
-//! gaps, extend the forecast and recompute every slot that is not final.
+//! gaps ([`crate::estimate`]), extend the forecast ([`crate::forecast`]) and recompute every slot
+//! that is not final.
 //!
-//! One cycle ([`Worker::run_cycle`]) at `now`, with `current = floor15(now)` and the freeze boundary
-//! `B = current − 4 h`:
-//!
-//! 1. **Seal.** Slots that became final since the last cycle are computed once more *before* anything
-//!    new is stored, so that they are published with their `frozen` flag and the values they had;
-//!    from then on the compute keeps them as they are and late provider data no longer changes them.
-//! 2. **Fetch** the recent window (24 h by default, whole hours up to `current`) for every series of
-//!    every configured provider, a few requests at a time, and store what came back in one
-//!    transaction. A failed request (outage, refusal, malformed answer) is counted and logged; the
-//!    affected series simply lack provider data.
-//! 3. **Estimate** the gaps of every series in the window ([`crate::estimate`]) from its official
-//!    values of the last 8 days.
-//! 4. **Forecast** every series with recent history from `current` to the horizon (96 h by default)
-//!    ([`crate::forecast`]), from its official and estimated values.
-//! 5. Store estimates and forecasts in one transaction (the store never lets them replace better data)
-//!    and **recompute** from the start of the window (or `B`, whichever is earlier) to the horizon.
-//!
-//! The cycle returns a [`CycleReport`] whose `Display` is the one log line the worker writes per
-//! cycle. [`Worker::run`] repeats cycles on an interval with an injected [`Clock`] until cancelled;
-//! a cycle that fails (the database is down) is logged and the next one runs as usual.
+//! One cycle is [`Worker::run_cycle`] (its documentation has the steps: seal, fetch, estimate,
+//! forecast, store and recompute). It returns a [`CycleReport`] whose `Display` is the one log line
+//! the worker writes per cycle. [`Worker::run`] repeats cycles on an interval with an injected
+//! [`Clock`] until cancelled; a cycle that fails (the database is down) is logged and the next one
+//! runs as usual. What the operator sets (interval, window, horizon, providers) is in README, "Live
+//! data".
 
 use crate::estimate;
 use crate::forecast::{self, ForecastConfig, LevelAdjust};
@@ -222,7 +209,24 @@ impl Worker {
         .map_err(|e| WorkerError::Compute(e.to_string()))
     }
 
-    /// Runs one cycle at `now` (see the module documentation).
+    /// Runs one cycle at `now`, with `current = floor15(now)` and the freeze boundary
+    /// `B = current − 4 h`:
+    ///
+    /// 1. **Seal.** Slots that became final since the last cycle are computed once more *before*
+    ///    anything new is stored, so that they are published with their `frozen` flag and the
+    ///    values they had; from then on the compute keeps them as they are and late provider data
+    ///    no longer changes them.
+    /// 2. **Fetch** the recent window (24 h by default, whole hours up to `current`) for every
+    ///    series of every configured provider, a few requests at a time, and store what came back
+    ///    in one transaction. A failed request (outage, refusal, malformed answer) is counted and
+    ///    logged; the affected series simply lack provider data.
+    /// 3. **Estimate** the gaps of every series in the window from its official values of the last
+    ///    8 days.
+    /// 4. **Forecast** every series with recent history from `current` to the horizon (96 h by
+    ///    default), from its official and estimated values.
+    /// 5. Store estimates and forecasts in one transaction (the store never lets them replace
+    ///    better data) and **recompute** from the start of the window (or `B`, whichever is
+    ///    earlier) to the horizon.
     pub async fn run_cycle(&self, now: OffsetDateTime) -> Result<CycleReport, WorkerError> {
         let started = std::time::Instant::now();
         let mut report = CycleReport {

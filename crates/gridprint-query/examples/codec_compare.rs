@@ -1,27 +1,15 @@
-//! Compares lossless codecs for the cache's 96-value day chunks of `f32` (issue #18, written up in
-//! `docs/memory.md`, "Value codecs compared"): for each codec, the bytes per value over a data set,
-//! the encode and decode time per chunk (on-CPU time of the measuring thread, and wall-clock time
-//! for decoding; medians over repeated passes of the whole data set, the codecs taking turns), and a
-//! bit-exact round trip of every chunk (NaN payloads, `-0.0`, infinities and subnormals included,
-//! plus a small hand-made set of such edge chunks).
-//!
-//! The chunks are those a [`DataCache`] holds, read back through its public API: every derived
-//! column of every zone and every raw input series, day by day. Two data sets:
-//!
-//! - **synthetic**: the load benchmark's data (`gridprint_compute::synthetic` inputs, stored, and
-//!   computed by the real engine, exactly as `gridprint-api`'s `synth_year --inputs --days N`),
-//!   kept in a SQLite file (`--synthetic-db`, created when missing with `--days`, default 60);
-//! - **demo**: the bundled real ENTSO-E demo set (`gridprint import --demo`), imported and computed
-//!   into an in-memory SQLite store.
+//! Compares lossless codecs for the cache's 96-value day chunks of `f32` (issue #18): bytes per
+//! value, encode and decode time per chunk, and a bit-exact round trip of every chunk, on the
+//! chunks a [`DataCache`] really holds (read back through its public API) for two data sets,
+//! **synthetic** (the load benchmark's data, kept in a SQLite file) and **demo** (the bundled
+//! ENTSO-E demo set). What is compared, how it is measured and the results: `docs/memory.md`,
+//! "Value codecs compared".
 //!
 //! Codecs: the cache's own frame-of-reference packing (through the `testing` feature:
-//! [`ChunkPool::push_values`] / [`ChunkPool::values`], constant chunks shared as in the cache);
-//! delta and XOR of consecutive bit patterns with per-chunk bit-packing (same NaN sentinel idea);
-//! `pco` (pcodec) standalone per chunk, on `f32` and on the `u32` bit patterns; and `pco` over
-//! longer runs of one series (30 days, and up to 365 days: the whole series here), to show what
-//! chunking costs. A run codec must decode the whole run to read one day: its line also gives the
-//! time to decode one run. Sizes count the packed bytes only (no chunk offsets, day indexes, page
-//! tails); per-chunk codecs store each distinct constant chunk once, as the cache does.
+//! [`ChunkPool::push_values`] / [`ChunkPool::values`]); delta and XOR of consecutive bit patterns
+//! with per-chunk bit-packing; `pco` (pcodec) per chunk, on `f32` and on the `u32` bit patterns;
+//! and `pco` over longer runs of one series (30 days, and the whole series), to show what chunking
+//! costs.
 //!
 //! ```sh
 //! cargo run --release -p gridprint-query --example codec_compare -- \

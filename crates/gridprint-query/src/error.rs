@@ -6,7 +6,7 @@
 //! `aggregate=maybe`, an unparsable timestamp, a latitude outside [-90, 90]). The HTTP layer copies
 //! `status` and `detail` into its problem+json body unchanged, except for a 422 that carries
 //! [`FieldError`]s: that one is answered as the reference framework's list
-//! `{"detail": [{"type", "loc", "msg", "input", "ctx"?}]}` (contract §2), one item per failing
+//! `{"detail": [{"type", "loc", "msg", "input", "ctx"?}]}` (docs/api.md §2), one item per failing
 //! parameter in declaration order.
 
 use std::fmt;

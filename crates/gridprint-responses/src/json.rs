@@ -4,7 +4,7 @@
 //!
 //! While [`to_json`] runs, the answer's bytes go into a per-thread buffer (`crate::sink`): serde_json
 //! writes the structure there, and [`Values`](crate::Values) append their points to the same buffer
-//! themselves (then hand serde_json an empty byte array, which [`FastFormatter`] writes as nothing).
+//! themselves (then hand serde_json an empty byte array, which `FastFormatter` writes as nothing).
 
 use crate::number::write_hundredths;
 use crate::sink::{Sink, SinkWriter};

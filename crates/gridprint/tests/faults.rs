@@ -1,25 +1,16 @@
-//! Faults and secrets with the real binary (issue 8):
+//! Faults and secrets with the real binary (issue 8): what each test does and what it measured is
+//! in docs/reliability.md, "Secrets in logs" and "Faults".
 //!
-//! - the whole access flow (grant → register → get_token → data request → wrong password) with
-//!   `GRIDPRINT_LOG=debug`: neither the password, nor the token, nor the token's SHA-256 appears in
-//!   the logs;
-//! - SQLite: another process holding an exclusive write lock (or the file made unreadable or removed
-//!   while `serve` runs) does not stop the server — it answers from memory over its open connection;
-//! - PostgreSQL stopped (a throwaway cluster on its own port, never the machine's 5432): data routes
-//!   answer 503 with `Retry-After` and `/v1/status/storage` says `down` within seconds; once the
-//!   cluster is back they answer 200 again without a restart;
-//! - SIGTERM under load: every request sent before the signal (96 heavy ones, and 4 whose request
-//!   head is only completed 300 ms after it) is answered with a whole 200 body, an idle kept-alive
-//!   connection is closed, the process exits 0, and new connections are refused;
-//! - PostgreSQL hanging (a proxy that stops forwarding, as a stalled network or a stopped server
-//!   process would): data routes answer 503 and storage is `down` once a check exceeds
-//!   `--storage-timeout`; 200 again when the traffic flows;
-//! - kill -9 during an import: the previous data is intact, the database is healthy, and the rerun
-//!   completes with the same result as an uninterrupted import;
-//! - disk full during an import (a small tmpfs filled up to a few amounts of free space, so the
-//!   writes of the import or of its computation fail with ENOSPC): the command fails with a clear
-//!   error, the previous data is intact, and after space is freed the rerun completes with the same
-//!   result as an uninterrupted import.
+//! - the whole access flow at `GRIDPRINT_LOG=debug` logs neither the password, nor the token, nor
+//!   the token's SHA-256;
+//! - SQLite locked, unreadable or removed while `serve` runs: the server answers from memory;
+//! - PostgreSQL stopped or hanging (a throwaway cluster on its own port, never the machine's 5432;
+//!   a proxy that stops forwarding): data routes answer 503 and storage is `down`, then 200 again
+//!   without a restart;
+//! - SIGTERM under load: every request sent before the signal gets a whole answer, the process
+//!   exits 0 and new connections are refused;
+//! - kill -9 and disk full during an import: the previous data is intact, and the rerun completes
+//!   with the same result as an uninterrupted import.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Footprints, water impact, scores and consumption mixes: what the engine derives from the traced
-//! matrix X and the production mix of each zone (contract §5).
+//! matrix X and the production mix of each zone (docs/api.md §5).
 //!
 //! Local values describe what a zone generates, global values what it consumes: a global value is the
 //! consumption-weighted average of the local values of every zone the consumed power comes from,

@@ -1,30 +1,11 @@
-//! The flow-tracing engine: one 15-minute slot of inputs for all zones in, every computed number out
-//! (contract §5).
+//! The flow-tracing engine: one 15-minute slot of inputs for all zones in, every computed number
+//! out (docs/api.md §5; explained in docs/methodology.md §1).
 //!
-//! [`trace_slot`] prepares the slot (below), hands total generation and flows to the tracer
-//! ([`mod@trace`]: flow repairs and the matrix X of who consumes whose generation) and derives
-//! footprints, water impact, scores and consumption mixes from X ([`footprint`]). The pure functions
-//! [`trace()`] and [`global_from_local`] work on plain numbers, without reference data.
-//!
-//! Preparing a slot's inputs, and the repairs it makes (a repaired zone is `preview`, contract §6):
-//!
-//! - Generation values that are negative or not finite read as 0 (`repaired` on that zone).
-//! - Flows that are negative, NaN, zero, from a zone to itself or name an unknown zone are ignored;
-//!   duplicate `(from, to)` entries are summed (worst data state kept).
-//! - A zone without generation data (`generation[i] == None`) that exports to zones with data is an
-//!   **external source**: a node whose generation equals those exports (so it consumes nothing), with
-//!   the slot's generation-weighted average production mix of all zones with data. Its **substitute
-//!   footprint** is therefore the generation-weighted average local footprint of every zone with data in
-//!   the slot (and its water impact uses its own AWARE factor). It is marked `external` and `repaired`,
-//!   and every zone importing from it is `repaired`. If no zone with data generates anything in the
-//!   slot there is no average mix: the external source's flows are dropped instead (importers
-//!   `repaired`).
-//! - Any other flow touching a zone without generation data (into it, or between two such zones) is
-//!   dropped, and its exporter, if it has data, is `repaired`.
-//! - Zones with generation data always get a result (even isolated or with G = 0); zones without data
-//!   that are not external sources get `None`.
-//! - Exports that exceed generation plus imports, and flows from loops no generation reaches, are
-//!   scaled down by [`trace()`]; the exporter is `repaired`.
+//! [`trace_slot`] prepares the slot (its documentation lists the repairs it makes; a repaired zone
+//! is `preview`, docs/api.md §6), hands total generation and flows to the tracer ([`mod@trace`]:
+//! flow repairs and the matrix X of who consumes whose generation) and derives footprints, water
+//! impact, scores and consumption mixes from X ([`footprint`]). The pure functions [`trace()`] and
+//! [`global_from_local`] work on plain numbers, without reference data.
 //!
 //! Numeric outputs are finite and non-negative except the documented NaNs: local footprints, local
 //! impact and local score when G = 0; global footprints, global impact and global score when L = 0.
@@ -110,6 +91,26 @@ const IMPACT: usize = N_TYPES;
 
 /// Traces one slot for every zone of `reference` (inputs indexed like `reference.zones`; missing
 /// entries read as "no data").
+///
+/// Preparing the slot's inputs, and the repairs it makes:
+///
+/// - Generation values that are negative or not finite read as 0 (`repaired` on that zone).
+/// - Flows that are negative, NaN, zero, from a zone to itself or name an unknown zone are ignored;
+///   duplicate `(from, to)` entries are summed (worst data state kept).
+/// - A zone without generation data (`generation[i] == None`) that exports to zones with data is
+///   an **external source**: a node whose generation equals those exports (so it consumes
+///   nothing), with the slot's generation-weighted average production mix of all zones with data.
+///   Its **substitute footprint** is therefore the generation-weighted average local footprint of
+///   every zone with data in the slot (and its water impact uses its own AWARE factor). It is
+///   marked `external` and `repaired`, and every zone importing from it is `repaired`. If no zone
+///   with data generates anything in the slot there is no average mix: the external source's flows
+///   are dropped instead (importers `repaired`).
+/// - Any other flow touching a zone without generation data (into it, or between two such zones)
+///   is dropped, and its exporter, if it has data, is `repaired`.
+/// - Zones with generation data always get a result (even isolated or with G = 0); zones without
+///   data that are not external sources get `None`.
+/// - Exports that exceed generation plus imports, and flows from loops no generation reaches, are
+///   scaled down by [`trace()`]; the exporter is `repaired`.
 pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult {
     debug_assert_eq!(FootprintType::Carbon.index(), CARBON);
     debug_assert_eq!(FootprintType::Water.index(), WATER);

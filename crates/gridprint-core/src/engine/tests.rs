@@ -1,6 +1,6 @@
-//! Tests of the engine: the contract's check value, invariants of the tracing on random networks
-//! (conservation, shares summing to 100 %, no NaN/inf/negative), the repairs, and whole slots traced
-//! with the embedded reference data.
+//! Tests of the engine: the check value of docs/methodology.md §1, invariants of the tracing on
+//! random networks (conservation, shares summing to 100 %, no NaN/inf/negative), the repairs, and
+//! whole slots traced with the embedded reference data.
 
 // Invariants read most clearly as index formulas (X[i][j], L_i, G_j).
 #![allow(clippy::needless_range_loop)]
@@ -24,7 +24,7 @@ fn close(a: f64, b: f64, rel: f64, abs: f64) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The contract's check value (§5).
+// The check value of docs/methodology.md §1.
 
 #[test]
 fn contract_chain_check_value() {
@@ -260,7 +260,8 @@ fn check_traced(t: &Traced, local: &[f64]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// X by the contract's formula with a general LU inverse (nalgebra), from the repaired flows.
+/// X by the formula of docs/api.md §5 with a general LU inverse (nalgebra), from the repaired
+/// flows.
 fn x_by_nalgebra(t: &Traced) -> Option<Vec<f64>> {
     let n = t.n;
     let p: Vec<f64> = (0..n).map(|i| t.generation[i] + t.imports[i]).collect();

@@ -1,27 +1,16 @@
 //! Flow tracing proper: from total generation per zone and physical flows to the matrix X of "MW
-//! generated in zone j and consumed in zone i" (contract §5), with the flow repairs it needs first.
+//! generated in zone j and consumed in zone i" (docs/api.md §5, explained in docs/methodology.md
+//! §1), with the flow repairs it needs first ([`trace`] lists the steps).
 //!
 //! This module knows nothing of production types, factors or reference data, so it can be used and
-//! tested with plain numbers ([`trace`]). The steps are:
+//! tested with plain numbers.
 //!
-//! 1. **Clean-up** ([`trace`] only): flows that are negative, NaN, infinite, zero, from a zone to
-//!    itself or name a zone out of range are ignored; duplicate `(from, to)` pairs are summed.
-//! 2. **Phantom flows**: flows leaving a zone that no generation can reach (a set of zones without
-//!    generation that only feed each other) carry power from nowhere; they are dropped (scaled to 0).
-//!    Without this, such a loop would make A singular.
-//! 3. **Scaling**: a zone whose exports exceed its generation plus imports has all its exports scaled by
-//!    one factor so they fit. Scaling reduces other zones' imports, so this is iterated until no zone
-//!    violates; the result is the greatest fixed point of that iteration (what repeated scaling
-//!    converges to), reached in at most n rounds: each round adds the newly violating zones to the
-//!    "binding" set and solves the binding zones' `exports = generation + imports` equations exactly.
-//! 4. **Tracing**: `A[i][i] = 1`, `A[i][j] = −F(j→i)/P_j`, `M = A⁻¹`, `X[i][j] = C_i·M[i][j]·G_j`.
-//!
-//! A is an M-matrix (Z-matrix with column sums `C_j = L_j/P_j ≥ 0`), so M is inverted by Gauss–Jordan
-//! elimination without pivoting, with each pivot recomputed from column sums and off-diagonal entries
-//! (the Grassmann–Taksar–Heyman trick): every operation then adds numbers of one sign, so the inverse
-//! is accurate to a few ulps even for transit zones with `L = 0`, and is about twice as fast as a
-//! general LU plus inversion on the 52 × 52 matrices of the default zone set. Only zones that take part
-//! (generation or flows) enter the matrix.
+//! A is an M-matrix (Z-matrix with column sums `C_j = L_j/P_j ≥ 0`), so M is inverted by
+//! Gauss–Jordan elimination without pivoting, with each pivot recomputed from column sums and
+//! off-diagonal entries (the Grassmann–Taksar–Heyman trick): every operation then adds numbers of
+//! one sign, so the inverse is accurate to a few ulps even for transit zones with `L = 0`, and is
+//! about twice as fast as a general LU plus inversion on the 52 × 52 matrices of the default zone
+//! set. Only zones that take part (generation or flows) enter the matrix.
 
 use nalgebra::{DMatrix, DVector};
 
@@ -57,7 +46,20 @@ impl Traced {
 }
 
 /// Traces a network given total generation per zone and flows `(from, to, MW)`, repairing the flows
-/// as described in the module documentation.
+/// first:
+///
+/// 1. **Clean-up**: flows that are negative, NaN, infinite, zero, from a zone to itself or name a
+///    zone out of range are ignored; duplicate `(from, to)` pairs are summed.
+/// 2. **Phantom flows**: flows leaving a zone that no generation can reach (a set of zones without
+///    generation that only feed each other) carry power from nowhere; they are dropped (scaled to
+///    0). Without this, such a loop would make A singular.
+/// 3. **Scaling**: a zone whose exports exceed its generation plus imports has all its exports
+///    scaled by one factor so they fit. Scaling reduces other zones' imports, so this is iterated
+///    until no zone violates; the result is the greatest fixed point of that iteration (what
+///    repeated scaling converges to), reached in at most n rounds: each round adds the newly
+///    violating zones to the "binding" set and solves the binding zones'
+///    `exports = generation + imports` equations exactly.
+/// 4. **Tracing**: `A[i][i] = 1`, `A[i][j] = −F(j→i)/P_j`, `M = A⁻¹`, `X[i][j] = C_i·M[i][j]·G_j`.
 pub fn trace(generation_totals: &[f64], flows: &[Flow]) -> Traced {
     let n = generation_totals.len();
     let g = generation_totals

@@ -1,6 +1,6 @@
 //! The chunk codec: the 96 `f32` values of one day, bit-packed losslessly into the pages of a
 //! [`ChunkPool`] shared by every zone and series of a cache; full pages are moved out of the heap
-//! into memory-mapped spill files ([`Spill`]).
+//! into spill files ([`Spill`]).
 
 use gridprint_core::slot::SLOTS_PER_DAY;
 use std::collections::HashMap;
@@ -29,7 +29,7 @@ const HAS_SENTINEL: u8 = 0x80;
 pub type Chunk = [f32; N];
 
 /// The `f32` chunks of every zone of a cache, bit-packed losslessly ("frame of reference" on the bit
-/// patterns): a chunk is stored as a header byte (bit width `w` of its codes, [`HAS_SENTINEL`]),
+/// patterns): a chunk is stored as a header byte (bit width `w` of its codes, `HAS_SENTINEL`),
 /// the smallest bit pattern `base` of its values (`u32`, little-endian), with the sentinel the
 /// `u32` bit pattern it stands for, then 96 codes of `w` bits each, `bits - base`. The one value
 /// left out of the range (the first NaN pattern of a chunk that mixes NaN with numbers) takes the
@@ -45,16 +45,16 @@ pub type Chunk = [f32; N];
 /// grow with the pages: each page keeps the byte offsets of its chunks, `first` gives each page's
 /// first chunk number.
 ///
-/// Pages are shared: [`ChunkPool::extend`] starts a pool holding the same pages (no copy) to which
+/// Pages are shared: `ChunkPool::extend` starts a pool holding the same pages (no copy) to which
 /// an incremental refresh appends the chunks of the changed days on new pages, so a refresh costs
 /// the changed days, not the history. Chunks of replaced days stay in the shared pages unreferenced
 /// until the next full load.
 ///
-/// With a [`Spill`] directory, a page is written to an unnamed file there and memory-mapped
-/// read-only as soon as it is sealed (a new page starts, or the load ends): the packed history then
-/// lives in the kernel's page cache, shared and reclaimable, instead of the process heap, and the
-/// heap holds only the small per-chunk offsets. A page that cannot be written (disk full) stays on
-/// the heap, so nothing is lost.
+/// With a [`Spill`] directory, a page of old days is written to an unnamed file there as soon as it
+/// is sealed (a new page starts, or the load ends) and read back with `pread`: the packed history
+/// then lives in the kernel's page cache, shared and reclaimable, instead of the process heap, and
+/// the heap holds only the small per-chunk offsets. A page that cannot be written (disk full) stays
+/// on the heap, so nothing is lost.
 #[derive(Debug)]
 pub struct ChunkPool {
     /// Page size ([`PAGE_BYTES`]; smaller in tests).

@@ -13,7 +13,13 @@ use std::sync::Arc;
 /// A series' chunk number per day position ([`NO_CHUNK`] where the day has no value).
 pub type Column = DayBlocks<u32>;
 
-/// Derived outputs of one zone, columnar (see the module documentation).
+/// Derived outputs of one zone, columnar: the zone's days sorted, one byte of `SlotFlags` per slot,
+/// and per `SeriesKey` a column of chunk numbers (one `u32` per day, [`NO_CHUNK`] where the day has
+/// no value) into the [`ChunkPool`] shared by the zones. All-NaN columns of a day take no chunk.
+/// The columns are those the compute stores: footprints, impacts, scores, `Generation`,
+/// `Consumption`, `Mix(type)` and `Exchange { origin }` (row i of X); the cache also indexes, per
+/// origin zone, the zones holding an exchange column naming it, for flow-share
+/// ([`DataCache::exchange_destinations`](super::DataCache::exchange_destinations)).
 #[derive(Debug, Clone)]
 pub struct DerivedZone {
     pub(super) days: Vec<i64>,

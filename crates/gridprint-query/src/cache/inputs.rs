@@ -14,11 +14,14 @@ use std::sync::Arc;
 /// Data state byte meaning "no input point in this slot".
 pub const ABSENT: u8 = u8::MAX;
 
-/// One raw input series (generation of a type, load, or one directed flow), columnar by day (see
-/// the module documentation): per day a value chunk in the cache's [`ChunkPool`] and runs of equal
-/// (data state, datasource) slots. The per-day columns live in shared blocks of
-/// [`BLOCK_DAYS`] days, so an incremental refresh that rewrites a day copies only that day's block
-/// (`Arc::make_mut`), not the series' history.
+/// One raw input series (generation of a type, load, or one directed flow), columnar by day: per
+/// day the 96 values as a chunk in the cache's [`ChunkPool`] (NaN where absent), and the per-slot
+/// `u8` data state ([`ABSENT`] = no point) and `u16` datasource id (interned strings) as runs of
+/// equal (state, datasource) slots, 4 bytes a run: one run for the usual day with a single state
+/// and source. Read back as a [`PlainDay`] with the exact bits. Points are written into plain
+/// pending days during the load and packed after each batch. The per-day columns live in shared
+/// blocks of `BLOCK_DAYS` days, so an incremental refresh that rewrites a day copies only that
+/// day's block (`Arc::make_mut`), not the series' history.
 #[derive(Debug, Clone, Default)]
 pub struct InputSeries {
     pub(super) days: Vec<i64>,
@@ -315,6 +318,9 @@ fn pack(pool: &mut ChunkPool, day: i64, d: &PlainDay) -> (u32, Vec<u32>) {
 }
 
 /// Index of a zone's raw input series (numbers into [`DataCache::input_series`](super::DataCache::input_series)).
+/// A flow `from → to` is stored once and indexed twice: as an export of `from` and an import of
+/// `to`. Points of zones that are not in the reference data are kept only as the partner side of a
+/// known zone's flow.
 #[derive(Debug, Clone, Default)]
 pub struct ZoneInputs {
     /// Generation per production type, sorted by type.

@@ -40,9 +40,10 @@ pub struct LoadOptions {
     /// derived days are read over the input extent (the compute writes days only where inputs
     /// exist); a store without inputs is read whole.
     pub days: Option<std::ops::Range<i64>>,
-    /// Days per store query while loading (bounds the transient memory of a load).
+    /// Days per store query while loading (bounds the transient memory of a load). One by default:
+    /// with 7-day batches a year's load left ~15 MiB more RSS behind.
     pub batch_days: i64,
-    /// Where sealed chunk pages are moved out of the heap (memory-mapped files; see
+    /// Where sealed chunk pages are moved out of the heap (spill files; see
     /// [`ChunkPool`]); `None` keeps everything on the heap.
     pub spill: Option<Spill>,
 }
@@ -73,7 +74,7 @@ pub struct CacheStats {
     pub datasources: usize,
     /// Approximate bytes held on the heap (and inline).
     pub bytes: usize,
-    /// Bytes of chunk pages moved to memory-mapped spill files (in the page cache, not the heap).
+    /// Bytes of chunk pages moved to spill files (in the page cache, not the heap).
     pub spilled_bytes: usize,
     /// Incremental refreshes since the last full load (0 right after one).
     pub incremental_updates: usize,
@@ -450,7 +451,7 @@ impl DataCache {
 
     /// A cache for the store's current version if it differs from this cache's; `None` when
     /// unchanged. Incremental when it can be (only the changed days are read, see `update`), a
-    /// full reload otherwise.
+    /// full reload otherwise (built beside the old cache: a peak of about twice the cache).
     pub fn refresh(&self, store: &dyn Store) -> StoreResult<Option<DataCache>> {
         let version = CacheVersion::of(store)?;
         if version == self.version {
@@ -541,7 +542,9 @@ impl DataCache {
     }
 
     /// Approximate bytes held by the cache (vector capacities plus key strings; allocator overhead
-    /// and the shared reference data not counted).
+    /// and the shared reference data not counted). A year of 52 zones computed by the real engine
+    /// from `gridprint_compute::synthetic` inputs (897,260 derived chunks) takes 270 MiB, against
+    /// 334 MiB as plain `f32`s.
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
             + self
