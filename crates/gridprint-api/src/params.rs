@@ -2,15 +2,13 @@
 //! name. The data endpoints' parameters are declared with the endpoint table in `gridprint-query`
 //! (`describe.rs` and each endpoint's module). The rules themselves: docs/api.md §2.
 
-use utoipa::ToSchema;
-
 /// `format` (declared with the table's shared parameters; the status routes name it too).
 pub use gridprint_query::describe::FormatParam;
 
 /// The schemas of the HTTP layer's own bodies (errors, the format parameter); the answers' schemas
 /// come with their types from `gridprint-responses`.
 pub mod schemas {
-    use super::*;
+    use utoipa::ToSchema;
 
     /// An error (RFC 9457 problem details). Clients read `detail`.
     #[derive(Debug, ToSchema)]

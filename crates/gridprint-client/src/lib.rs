@@ -37,7 +37,7 @@ use backon::{ExponentialBuilder, Retryable};
 use error::{describe_reqwest, detail_of};
 use reqwest::Url;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
-use responses::*;
+use responses::StatusResponse;
 use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

@@ -29,7 +29,7 @@ use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::Provider;
 use gridprint_store::{Store, StoreError, StoredInput};
-use rayon::prelude::*;
+use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use std::collections::{HashMap, HashSet};
 use time::OffsetDateTime;
 
