@@ -23,11 +23,11 @@
 //!   `ApiConfig::max_concurrent_long_answers` at a time (two per core by default), so a long
 //!   serialization does not stall the async workers; short ones run inline (reading memory only).
 
-use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
+use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};

@@ -50,9 +50,10 @@ use tower::ServiceExt;
 /// request before it is closed.
 pub const FIRST_REQUEST_GRACE: Duration = Duration::from_secs(1);
 
-/// Serves `app` on `listener` until `shutdown` resolves, then drains as the module documentation
-/// describes.
-pub(crate) async fn serve(
+/// Serves `app` (a router already built, e.g. by [`crate::router_with_home`]; the crate root
+/// re-exports this as `serve_router`) on `listener` until `shutdown` resolves, then drains as the
+/// module documentation describes.
+pub async fn serve(
     listener: TcpListener,
     app: Router,
     header_read_timeout: Duration,
