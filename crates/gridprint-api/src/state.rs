@@ -227,7 +227,7 @@ impl AppStateBuilder {
                 query,
                 health: StorageHealth::new(loaded),
                 providers: self.providers,
-                responses: ResponseCache::new(config.response_cache_bytes),
+                responses: ResponseCache::with_max_bytes(config.response_cache_bytes),
                 reference: self.reference,
                 config,
             }),
