@@ -12,7 +12,7 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use gridprint_client::token::{create_private_dir, user_config_dir, write_private_file};
 use gridprint_client::{Client, Error, FileTokenStore, Format};
-use gridprint_core::best_window::parse_duration;
+use gridprint_core::best_window::parse_api_duration;
 use gridprint_core::slot::format_timestamp;
 use serde_json::Value;
 use std::io::Write;
@@ -326,7 +326,7 @@ fn query_pairs(args: &QueryArgs, now: OffsetDateTime) -> anyhow::Result<Vec<(Str
     }
     if let Some(w) = &args.within {
         let secs =
-            parse_duration(&api_duration(w)).map_err(|e| anyhow::anyhow!("--within: {e}"))?;
+            parse_api_duration(&api_duration(w)).map_err(|e| anyhow::anyhow!("--within: {e}"))?;
         let end = now + time::Duration::seconds(i64::try_from(secs).unwrap_or(i64::MAX / 2));
         pairs.push(("end".into(), format_timestamp(end)));
     }

@@ -11,7 +11,7 @@ use super::*;
 use crate::country::{Source, ValueSource, countries};
 use crate::error::FieldError;
 use gridprint_core::best_window::{
-    Goal, SlotPoint, best_windows, parse_duration, placement_at, saving_percent, slots_for,
+    Goal, SlotPoint, best_windows, parse_api_duration, placement_at, saving_percent, slots_for,
 };
 use gridprint_core::reference::FootprintType;
 use gridprint_core::slot::SLOTS_PER_DAY;
@@ -272,7 +272,7 @@ impl RequestParams for BestWindowParams {
                     "duration is required (minutes or ISO 8601, e.g. PT2H)",
                 ));
             }
-            Some(d) => parse_duration(d).map_err(|msg| {
+            Some(d) => parse_api_duration(d).map_err(|msg| {
                 QueryError::invalid(vec![FieldError::new("value_error", "duration", msg, d)])
             })?,
         };
