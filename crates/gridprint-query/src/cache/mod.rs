@@ -58,8 +58,6 @@ mod inputs;
 mod loader;
 mod span;
 mod swap;
-#[cfg(feature = "testing")]
-mod testing;
 #[cfg(test)]
 mod tests;
 
