@@ -1,44 +1,37 @@
-//! Bearer authentication of the data routes: the `data_guard` middleware, the [`AuthUser`]
-//! extractor and their token cache.
+//! Bearer authentication of the data routes: the `data_guard` middleware and the [`AuthUser`]
+//! extractor.
 //!
 //! A handler that takes an [`AuthUser`] argument is protected: the request must carry
 //! `Authorization: Bearer <token>` with a token issued by the token service, not expired and not
 //! revoked; otherwise the answer is 401 with `WWW-Authenticate: Bearer` and a `detail` saying why.
 //!
-//! Tokens are verified from an in-memory [`TokenCache`] (SHA-256 of the token → stored record and the
-//! time it was last confirmed by the store), so the hot path makes no database round trip. An entry
-//! older than [`RECHECK_AFTER`] is confirmed again against the store before it is used, so a
-//! revocation made by `gridprint access revoke` in another process stops the token within 60 s
-//! (30 s cache age + the request that notices). Expiry is checked against the injected clock on every
-//! request. Malformed tokens are rejected before any lookup; unknown ones cost one store lookup and are
-//! not cached, and count against the client address's rate limit before the lookup. A request with
-//! two `Authorization` headers is 401, whatever their order. The cache also holds the account's own
+//! Tokens are verified from the in-memory [`TokenCache`](crate::token_cache::TokenCache), so the
+//! hot path makes no database round trip; an entry older than 30 s is confirmed again against the
+//! store before it is used, so a revocation made by `gridprint access revoke` in another process
+//! stops the token within 60 s (30 s cache age + the request that notices). Expiry is checked
+//! against the injected clock on every request. Malformed tokens are rejected before any lookup;
+//! unknown ones cost one store lookup and are not cached, and count against the client address's
+//! rate limit before the lookup. A request with two `Authorization` headers is 401, whatever their
+//! order. The cache also holds the account's own
 //! rate limit (its tier), re-read with the token, so a tier changed by `gridprint access set-limit`
 //! applies on every replica within 60 s. Tokens are never logged and nothing here implements
 //! `Debug` with a token in it.
 
 use crate::error::ApiError;
-use crate::{AppState, ClientAddr};
+use crate::front::ClientAddr;
+use crate::state::AppState;
+use crate::token_cache::{Cached, STALE_GRACE};
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use gridprint_store::{AccountLimit, TokenRecord};
+use gridprint_store::AccountLimit;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
-use std::sync::Mutex;
 use time::OffsetDateTime;
 
-/// How long a confirmed token is trusted from memory before the store is asked again.
-pub const RECHECK_AFTER: time::Duration = time::Duration::seconds(30);
-/// If the store cannot be reached, a cached token is still accepted while its last confirmation is
-/// younger than this (the revocation promise is 60 s).
-pub const STALE_GRACE: time::Duration = time::Duration::seconds(60);
 /// Length of a token: 32 random bytes as lowercase hex.
 pub const TOKEN_LEN: usize = 64;
-/// Above this many cached tokens, expired and stale entries are swept before inserting.
-const SWEEP_ABOVE: usize = 50_000;
 
 /// The authenticated caller of a data route.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,81 +53,6 @@ pub fn is_well_formed(token: &str) -> bool {
         && token
             .bytes()
             .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-#[derive(Clone)]
-struct Entry {
-    record: TokenRecord,
-    tier: Option<AccountLimit>,
-    checked_at: OffsetDateTime,
-}
-
-/// In-memory map from token hash to its stored record and the time the store last confirmed it.
-#[derive(Default)]
-pub struct TokenCache {
-    entries: Mutex<HashMap<String, Entry>>,
-}
-
-impl std::fmt::Debug for TokenCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.entries.lock().map(|m| m.len()).unwrap_or(0);
-        f.debug_struct("TokenCache").field("entries", &n).finish()
-    }
-}
-
-enum Cached {
-    Fresh(TokenRecord, Option<AccountLimit>),
-    Stale(TokenRecord, Option<AccountLimit>, OffsetDateTime),
-    Missing,
-}
-
-impl TokenCache {
-    /// Remembers a record the store has just confirmed (or that was just issued), with its
-    /// account's tier.
-    pub fn insert(&self, record: TokenRecord, tier: Option<AccountLimit>, now: OffsetDateTime) {
-        let mut map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() > SWEEP_ABOVE {
-            let t = now.unix_timestamp();
-            map.retain(|_, e| e.record.expires_at > t && now - e.checked_at < STALE_GRACE);
-        }
-        map.insert(
-            record.token_hash.clone(),
-            Entry {
-                record,
-                tier,
-                checked_at: now,
-            },
-        );
-    }
-
-    /// Forgets a token hash.
-    pub fn remove(&self, hash: &str) {
-        self.entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(hash);
-    }
-
-    /// Number of cached tokens.
-    pub fn len(&self) -> usize {
-        self.entries.lock().map(|m| m.len()).unwrap_or(0)
-    }
-
-    /// Whether no token is cached.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn lookup(&self, hash: &str, now: OffsetDateTime) -> Cached {
-        let map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        match map.get(hash) {
-            Some(e) if now - e.checked_at < RECHECK_AFTER => {
-                Cached::Fresh(e.record.clone(), e.tier)
-            }
-            Some(e) => Cached::Stale(e.record.clone(), e.tier, e.checked_at),
-            None => Cached::Missing,
-        }
-    }
 }
 
 /// An authenticated request: the caller, the hash of its token and its account's tier.

@@ -8,11 +8,11 @@
 //! The guard in front (token, rate limit) is `crate::auth`; the parameter list for
 //! `Gridprint-Ignored` is `crate::ignored`.
 
-use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
+use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};

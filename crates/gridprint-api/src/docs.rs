@@ -9,8 +9,8 @@
 //! style and fetches only; no inline script). Swagger UI's `vendored` build would add a zip archive,
 //! a build script and several crates to every build of this workspace for the same result.
 
-use crate::AppState;
 use crate::page::{CSP, page_headers};
+use crate::state::AppState;
 use axum::Router;
 use axum::extract::State;
 use axum::http::header;

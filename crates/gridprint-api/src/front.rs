@@ -18,19 +18,49 @@
 //!   their `Authorization`. Routes declared with a trailing slash (`/token-request/`) keep it.
 //! * **`/favicon.ico`**: a 16×16 icon.
 
-use crate::ClientAddr;
 use crate::error::Unrouted;
 use axum::Router;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::str::FromStr;
 use std::sync::Arc;
 use tower::Layer;
 
 const FAVICON: &[u8] = include_bytes!("../assets/favicon.ico");
+
+/// The client's address as this module resolved it: the socket peer when served with
+/// [`serve`](crate::serve) (or the forwarded address when the peer is a trusted proxy), `0.0.0.0` in
+/// in-process tests without `ConnectInfo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub IpAddr);
+
+impl ClientAddr {
+    /// The address of a request (see the type's documentation).
+    pub fn of(extensions: &axum::http::Extensions) -> ClientAddr {
+        if let Some(resolved) = extensions.get::<ClientAddr>() {
+            return *resolved; // resolved by `front` (trusted proxies)
+        }
+        ClientAddr(
+            extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|c| c.0.ip())
+                .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
+        )
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<ClientAddr, Infallible> {
+        Ok(ClientAddr::of(&parts.extensions))
+    }
+}
 
 /// The proxies whose forwarded client address is believed (`--trusted-proxies`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

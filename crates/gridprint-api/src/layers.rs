@@ -17,7 +17,7 @@
 //!   and `POST` the token service with `Authorization`, and exposes the caching and rate-limit headers.
 
 use crate::error::ApiError;
-use crate::{ApiConfig, AppState};
+use crate::state::{ApiConfig, AppState};
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;

@@ -1,94 +1,26 @@
-//! Throttles: the brute-force guard of the token service, and the request rate limits. The policies
-//! a client meets are docs/api.md §4 (credentials, tokens per account) and §8 (429).
+//! Request rate limits (per account on the data routes, per client address on the public ones).
 //!
 //! The client address is the one [`crate::front`] resolved (the socket peer, or the address a
-//! trusted proxy forwarded).
+//! trusted proxy forwarded). The brute-force guard of the token service is [`crate::brute_force`].
 //!
-//! * [`FailureGuard`]: credential attempts (`get_token`, and `register` for an email without a
-//!   grant) are counted **at admission**, before the password is verified, with at most one
-//!   verification in flight per (email, client address); its policy is
-//!   [`ApiConfig`]'s. The counters live in Redis when the rate limit is shared
-//!   (`--redis-url`: every replica counts together), in this process otherwise
-//!   (`gridprint_ratelimit::attempts`).
-//! * Rate limits use the one implementation of `gridprint-ratelimit` (GCRA; per process, or shared
-//!   by every replica through Redis with `--redis-url`): `check_account` per account on the data
-//!   routes (its tier, set with `gridprint access set-limit`, or the server's default),
-//!   `check_token_issue` tokens per account, `client_rate_limit` per client address on the
-//!   public routes.
+//! Rate limits use the one implementation of `gridprint-ratelimit` (GCRA; per process, or shared by
+//! every replica through Redis with `--redis-url`): [`check_account`] limits each **account** on the
+//! data routes (all its tokens together; the account's own tier, set with `gridprint access
+//! set-limit`, or the server's default rate and burst); [`check_token_issue`] limits how many tokens
+//! an account gets (default 30 a minute, bursts of 10); [`client_rate_limit`] limits each **client
+//! address** on the public routes (token service, status, docs), and data requests whose token needs
+//! a store lookup count against their client address too. Over a limit → 429 with `Retry-After`.
 
-use crate::error::{ApiError, seconds, wait_phrase};
-use crate::{ApiConfig, AppState, ClientAddr};
+use crate::error::{ApiError, seconds};
+use crate::front::ClientAddr;
+use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use gridprint_ratelimit::{
-    Admission, AttemptGuard, AttemptPolicy, Decision, Quota, RateLimit, Refusal, Subject, Ticket,
-};
+use gridprint_ratelimit::{Decision, Quota};
 use gridprint_store::AccountLimit;
 use std::net::IpAddr;
-
-/// The brute-force guard of the token service (see the module documentation).
-#[derive(Debug)]
-pub struct FailureGuard {
-    attempts: AttemptGuard,
-}
-
-impl FailureGuard {
-    /// The guard of `config`'s policy, sharing its counters through `limits`' Redis connection if
-    /// it has one.
-    pub fn new(config: &ApiConfig, limits: &RateLimit) -> FailureGuard {
-        let policy = AttemptPolicy {
-            per_pair: config.max_failed_attempts,
-            per_email: config.max_failed_per_email,
-            per_address: config.max_failed_per_address,
-            window: config.failure_window,
-            lockout: config.failure_window,
-            ..AttemptPolicy::default()
-        };
-        FailureGuard {
-            attempts: AttemptGuard::sharing(limits, policy),
-        }
-    }
-
-    /// Admits one credential attempt of `email` (`None`: not an email; only the address counts)
-    /// from `client`, or answers 429.
-    pub(crate) async fn admit(
-        &self,
-        state: &AppState,
-        email: Option<&str>,
-        client: IpAddr,
-    ) -> Result<Ticket, ApiError> {
-        let subject = Subject {
-            email: email.map(str::to_owned),
-            address: client.to_string(),
-        };
-        let now_ms = (state.now().unix_timestamp_nanos() / 1_000_000) as i64;
-        match self.attempts.admit(&subject, now_ms).await {
-            Admission::Admitted(ticket) => Ok(*ticket),
-            Admission::Refused {
-                reason: Refusal::Locked,
-                retry_after_secs,
-            } => Err(ApiError::too_many_requests(
-                format!(
-                    "too many failed attempts; try again in {}",
-                    wait_phrase(retry_after_secs)
-                ),
-                retry_after_secs,
-            )),
-            Admission::Refused {
-                reason: Refusal::Busy,
-                retry_after_secs,
-            } => Err(ApiError::too_many_requests(
-                format!(
-                    "another attempt for this email from your address is still being checked; retry after {}",
-                    seconds(retry_after_secs)
-                ),
-                retry_after_secs,
-            )),
-        }
-    }
-}
 
 /// The `ip:` key of a client address.
 fn client_key(ip: IpAddr) -> String {

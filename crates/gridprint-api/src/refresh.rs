@@ -14,7 +14,7 @@
 //! until it answers; reloads run beside the checks, so a long reload does not delay them. The task also publishes gauges: `gridprint_cache_bytes`,
 //! `gridprint_cache_data_version`, `gridprint_storage_up`.
 
-use crate::AppState;
+use crate::state::AppState;
 use gridprint_query::{CacheStats, CacheVersion};
 use gridprint_store::StoreError;
 use std::time::{Duration, Instant};

@@ -49,7 +49,7 @@ pub const FIRST_REQUEST_GRACE: Duration = Duration::from_secs(1);
 ///    connections close at once (clients retry those requests on a new connection, as HTTP allows);
 /// 4. it returns when the last connection is closed. The binary bounds the whole drain with its
 ///    `--shutdown-grace`.
-pub(crate) async fn serve(
+pub async fn serve(
     listener: TcpListener,
     app: Router,
     header_read_timeout: Duration,

@@ -1,117 +1,31 @@
-//! `/v1/status` and its sub-paths (public, always 200), and the storage health behind them.
+//! `/v1/status` and its sub-paths (public, always 200), from the storage health and provider probes
+//! of [`crate::health`].
 //!
 //! **Storage** is `up` when the store answered its last check. The background refresh task
 //! ([`crate::refresh`]) asks the store for its data version every `refresh_interval` and records the
-//! outcome in [`StorageHealth`], so a status request normally costs no I/O; only when no check is
-//! recent (no refresh task running, as in some tests) does a status request ping the store itself
-//! (on the blocking pool, with a 2 s timeout). The same state gates the data routes: while storage is
-//! down they answer 503 with `Retry-After` (docs/api.md §2).
+//! outcome in [`StorageHealth`](crate::health::StorageHealth), so a status request normally costs
+//! no I/O; only when no check is recent (no refresh task running, as in some tests) does a status
+//! request ping the store itself (on the blocking pool, with a 2 s timeout). The same state gates
+//! the data routes: while storage is down they answer 503 with `Retry-After` (docs/api.md §2).
 //!
-//! **Providers** (`entso-e`, `elexon`, `epias`) are whatever the [`Providers`] probes say — the binary
-//! wires in the ingest crate's background health checker; without probes they are `unknown`.
+//! **Providers** (`entso-e`, `elexon`, `epias`) are whatever the
+//! [`Providers`](crate::health::Providers) probes say — the binary wires in the ingest crate's
+//! background health checker; without probes they are `unknown`.
 
-use crate::AppState;
 use crate::error::ApiError;
 use crate::format::{CSV, Format, format_of};
+use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use gridprint_query::endpoints::status::{self as status_answer, ProviderStates};
-use std::sync::Arc;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// How long `/v1/status` waits for the storage to answer a ping.
 const PING_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// A provider's state as `/v1/status` prints it (`up`, `down` or `unknown`); called per request, so
-/// it must return at once (read a cached state).
-pub type ProbeFn = Arc<dyn Fn() -> &'static str + Send + Sync>;
-
-/// Where `/v1/status` reads the upstream providers' states.
-#[derive(Clone)]
-pub struct Providers {
-    pub entsoe: ProbeFn,
-    pub elexon: ProbeFn,
-    pub epias: ProbeFn,
-}
-
-impl Providers {
-    /// A probe that always says the same.
-    pub fn fixed(state: &'static str) -> ProbeFn {
-        Arc::new(move || state)
-    }
-}
-
-impl Default for Providers {
-    /// Every provider `unknown` (nothing checks them).
-    fn default() -> Providers {
-        Providers {
-            entsoe: Providers::fixed("unknown"),
-            elexon: Providers::fixed("unknown"),
-            epias: Providers::fixed("unknown"),
-        }
-    }
-}
-
-impl std::fmt::Debug for Providers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Providers")
-            .field("entso-e", &(self.entsoe)())
-            .field("elexon", &(self.elexon)())
-            .field("epias", &(self.epias)())
-            .finish()
-    }
-}
-
-/// Whether the store answers, as last checked, and whether the cache was ever loaded.
-#[derive(Debug)]
-pub struct StorageHealth {
-    up: AtomicBool,
-    loaded: AtomicBool,
-    checked_at: Mutex<Option<Instant>>,
-}
-
-impl StorageHealth {
-    pub(crate) fn new(loaded: bool) -> StorageHealth {
-        StorageHealth {
-            up: AtomicBool::new(true),
-            loaded: AtomicBool::new(loaded),
-            checked_at: Mutex::new(None),
-        }
-    }
-
-    /// Records the outcome of a check; returns the previous state.
-    pub fn record(&self, up: bool) -> bool {
-        *self.checked_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
-        self.up.swap(up, Ordering::Relaxed)
-    }
-
-    /// Records that the cache now holds the store's data.
-    pub fn mark_loaded(&self) {
-        self.loaded.store(true, Ordering::Relaxed);
-    }
-
-    /// The last recorded state (`true` before any check).
-    pub fn is_up(&self) -> bool {
-        self.up.load(Ordering::Relaxed)
-    }
-
-    /// Whether the cache has been loaded at least once.
-    pub fn loaded(&self) -> bool {
-        self.loaded.load(Ordering::Relaxed)
-    }
-
-    /// The last state if it was checked within `max_age`.
-    fn recent(&self, max_age: Duration) -> Option<bool> {
-        let at = *self.checked_at.lock().unwrap_or_else(|e| e.into_inner());
-        at.filter(|t| t.elapsed() <= max_age).map(|_| self.is_up())
-    }
-}
 
 /// The status routes (public; per-client rate limit).
 pub(crate) fn routes() -> axum::Router<AppState> {

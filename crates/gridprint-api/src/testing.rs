@@ -35,11 +35,11 @@ impl Clock for MutableClock {
 }
 
 /// The default configuration without the failure delay and the rate limit.
-pub fn quiet_config() -> crate::ApiConfig {
-    crate::ApiConfig {
+pub fn quiet_config() -> crate::state::ApiConfig {
+    crate::state::ApiConfig {
         failure_delay: std::time::Duration::ZERO,
         rate_limit_per_second: 0.0,
-        ..crate::ApiConfig::default()
+        ..crate::state::ApiConfig::default()
     }
 }
 
@@ -51,7 +51,7 @@ pub struct TestServer {
 }
 
 /// Loads the cache of `state` and serves it on 127.0.0.1 at a port the kernel picks.
-pub async fn serve_ephemeral(state: crate::AppState) -> TestServer {
+pub async fn serve_ephemeral(state: crate::state::AppState) -> TestServer {
     crate::refresh::load(&state).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

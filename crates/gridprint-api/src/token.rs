@@ -10,13 +10,14 @@
 //! against a dummy hash made once), so timing does not tell them apart either. Tokens are 32 bytes
 //! from the operating system's RNG, written as 64 lowercase hex digits, stored only as their
 //! SHA-256 and valid exactly 24 hours from the injected clock. Every credential attempt is admitted
-//! by the brute-force guard ([`crate::limit::FailureGuard`]) before it is verified. Passwords and
+//! by the brute-force guard ([`crate::brute_force::FailureGuard`]) before it is verified. Passwords and
 //! tokens never reach logs or `Debug` output.
 
 use crate::auth::{TOKEN_LEN, token_hash};
 use crate::error::ApiError;
+use crate::front::ClientAddr;
 use crate::page::{View, outcome_page};
-use crate::{AppState, ClientAddr};
+use crate::state::{AppState, on_blocking_pool};
 use argon2::Argon2;
 use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
@@ -310,7 +311,7 @@ async fn do_register(
     let ticket = state
         .inner
         .failures
-        .admit(state, Some(email), client.0)
+        .admit(state.now(), Some(email), client.0)
         .await?;
 
     let store = state.store().clone();
@@ -353,7 +354,11 @@ async fn do_get_token(
     email: Option<&str>,
     password: String,
 ) -> Result<TokenResponse, ApiError> {
-    let ticket = state.inner.failures.admit(state, email, client.0).await?;
+    let ticket = state
+        .inner
+        .failures
+        .admit(state.now(), email, client.0)
+        .await?;
     let Some(email) = email else {
         // Not an email at all: nobody can be registered under it; same answer as any bad credential.
         fail(state, ticket).await;
@@ -436,7 +441,7 @@ async fn on_hash_pool<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
-    crate::on_blocking_pool(&state.inner.hash_permits, f).await
+    on_blocking_pool(&state.inner.hash_permits, f).await
 }
 
 /// Argon2id hash (PHC string) of a password, on the blocking pool.

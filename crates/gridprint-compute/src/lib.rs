@@ -15,8 +15,10 @@
 //! data the numbers are the same as without this rule.
 //! [`Mode::DAYS_WITH_INPUTS`] covers only the days of a range that hold stored inputs (what
 //! `gridprint compute` does without a range). Orchestration (imports, the worker) lives in
-//! `gridprint-pipeline`, which calls this crate.
+//! `gridprint-pipeline`, which calls this crate. `synthetic` (feature `testing`): generated inputs
+//! for benchmarks and tests.
 
+#[cfg(feature = "testing")]
 pub mod synthetic;
 
 use gridprint_core::derived::{DayBuilder, DerivedDay, SlotFlags, write_slot};

@@ -2,7 +2,8 @@
 //! daily and seasonal cycles), optional load, and a flow on every border, for every zone of a
 //! reference set and every slot; and [`SyntheticInputs`], a store wrapper that serves them to the
 //! compute while everything else (derived days, access) goes to a real store. The compute benchmark
-//! and the load benchmark's data generator share it.
+//! and the load benchmark's data generator share it. Test support only: behind the `testing`
+//! feature, which the dev-dependencies of its users enable.
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::{InputKey, InputPoint};

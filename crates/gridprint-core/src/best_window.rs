@@ -158,10 +158,12 @@ pub fn saving_percent(value: f64, now: f64, goal: Goal) -> Option<f64> {
     })
 }
 
-/// A job length as the API and the CLI accept it: whole minutes (`90`) or an ISO 8601 duration
-/// (`PT2H`, `PT1H30M`, `P1D`, `PT40M`; parsed by the `iso8601` crate). Years and months (no fixed
-/// length) and zero are refused. The answer is in seconds.
-pub fn parse_duration(s: &str) -> Result<u64, String> {
+/// A duration as the API writes it (best-window's `duration`, the job length; `gridprint query`
+/// converts its `--within` to it): whole minutes (`90`) or an ISO 8601 duration (`PT2H`,
+/// `PT1H30M`, `P1D`, `PT40M`; parsed by the `iso8601` crate). Years and months (no fixed length)
+/// and zero are refused. The answer is in seconds. (The command line's own duration flags, where a
+/// plain number is seconds, use the binary's `parse_flag_duration`.)
+pub fn parse_api_duration(s: &str) -> Result<u64, String> {
     let s = s.trim();
     if let Ok(minutes) = s.parse::<u64>() {
         return match minutes {
@@ -215,15 +217,15 @@ mod duration_tests {
 
     #[test]
     fn durations_in_minutes_and_iso_8601_round_up_to_slots() {
-        assert_eq!(parse_duration("120"), Ok(7200));
-        assert_eq!(parse_duration("PT2H"), Ok(7200));
-        assert_eq!(parse_duration("pt1h30m"), Ok(5400));
-        assert_eq!(parse_duration("P1D"), Ok(86_400));
-        assert_eq!(slots_for(parse_duration("PT40M").unwrap()), 3);
-        assert_eq!(slots_for(parse_duration("45").unwrap()), 3);
-        assert_eq!(slots_for(parse_duration("PT1M").unwrap()), 1);
+        assert_eq!(parse_api_duration("120"), Ok(7200));
+        assert_eq!(parse_api_duration("PT2H"), Ok(7200));
+        assert_eq!(parse_api_duration("pt1h30m"), Ok(5400));
+        assert_eq!(parse_api_duration("P1D"), Ok(86_400));
+        assert_eq!(slots_for(parse_api_duration("PT40M").unwrap()), 3);
+        assert_eq!(slots_for(parse_api_duration("45").unwrap()), 3);
+        assert_eq!(slots_for(parse_api_duration("PT1M").unwrap()), 1);
         for bad in ["0", "PT0M", "P1M", "P1Y", "2h", "PT2Hx", "-5", "", "PT"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
+            assert!(parse_api_duration(bad).is_err(), "{bad}");
         }
     }
 }

@@ -14,7 +14,6 @@
 //! to iterate on the page without rebuilding.
 
 use crate::Mode;
-use crate::cache::{etag_of, if_none_match};
 use crate::data::{self, Dash};
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
@@ -22,6 +21,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use gridprint_api::AppState;
+use gridprint_api::response_cache::{etag_of, matches_if_none_match};
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
@@ -153,7 +153,7 @@ fn body_response(
     if let Ok(v) = HeaderValue::from_str(&etag) {
         h.insert(header::ETAG, v);
     }
-    if if_none_match(headers, &etag) {
+    if matches_if_none_match(headers, &etag) {
         return (StatusCode::NOT_MODIFIED, h).into_response();
     }
     (h, body).into_response()

@@ -12,20 +12,19 @@
 //!   the `/v1` CSV answer for the same zone and window.
 //!
 //! Each part is answered by [`QueryService::query`](gridprint_query::QueryService::query) from the
-//! path and query string a `/v1` client would send, and embedded verbatim, so the page's numbers
-//! are the API's. Any other parameter, a repeated one, a date outside [2000-01-01, today + 5 days),
-//! a zone list or an unknown zone is refused with 400: no wider window and no bulk CSV than the
-//! page's. Every request counts against its client address ([`client_of`]); past the limit → 429
-//! with `Retry-After`. Answers are kept in a [`ResponseCache`] ([`crate::cache`]) and carry an
-//! `ETag` (`If-None-Match` → 304).
+//! path and query string a `/v1` client would send, and embedded verbatim, so the page's numbers are
+//! the API's. Any other parameter, a repeated one, a date outside [2000-01-01, today + 5 days), a zone
+//! list or an unknown zone is 400. Each client address is rate-limited ([`client_of`]; 429 with
+//! `Retry-After`). Answers are kept in the API's [`ResponseCache`] by data version (final ones until
+//! evicted, others for the refresh interval) with an `ETag` ([`matches_if_none_match`] → 304).
 
 use crate::DashboardConfig;
-use crate::cache::{Entry, ResponseCache, if_none_match};
 use axum::Router;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use gridprint_api::response_cache::{ResponseCache, Weigh, etag_of, matches_if_none_match};
 use gridprint_api::{ApiError, AppState, ClientAddr};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
 use gridprint_query::endpoints::{
@@ -217,17 +216,33 @@ pub const ZONE_PARTS: [Part; 8] = [
     ),
 ];
 
+/// One kept answer.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub body: Bytes,
+    /// Every point final: may be cached for long.
+    pub is_final: bool,
+    /// Entity tag of the body.
+    pub etag: String,
+}
+
+impl Weigh for Entry {
+    fn weight(&self) -> usize {
+        self.body.len() + self.etag.len()
+    }
+}
+
 /// Shared by the dashboard's data handlers (and the page, for the day it opens on).
 pub(crate) struct Dash {
     limit: RateLimit,
-    cache: ResponseCache,
+    cache: ResponseCache<Entry>,
 }
 
 impl Dash {
     pub(crate) fn new(config: &DashboardConfig) -> Arc<Dash> {
         Arc::new(Dash {
             limit: RateLimit::local(config.rate_per_second, config.burst),
-            cache: ResponseCache::new(config.cache_entries),
+            cache: ResponseCache::with_max_entries(config.cache_entries),
         })
     }
 }
@@ -442,9 +457,18 @@ async fn cached(
     let (body, is_final) = tokio::task::spawn_blocking(move || build(s))
         .await
         .map_err(ApiError::internal)??;
-    Ok(dash
-        .cache
-        .insert(key, Bytes::from(body), is_final, crate::changing_ttl(state)))
+    let entry = Entry {
+        etag: etag_of(&body),
+        body: Bytes::from(body),
+        is_final,
+    };
+    if is_final {
+        dash.cache.insert(key, entry.clone());
+    } else {
+        dash.cache
+            .insert_for(key, entry.clone(), crate::changing_ttl(state));
+    }
+    Ok(entry)
 }
 
 fn respond(
@@ -469,7 +493,7 @@ fn respond(
     if let Ok(v) = HeaderValue::from_str(&entry.etag) {
         h.insert(header::ETAG, v);
     }
-    let matched = if_none_match(headers, &entry.etag);
+    let matched = matches_if_none_match(headers, &entry.etag);
     if matched {
         return (StatusCode::NOT_MODIFIED, h).into_response();
     }

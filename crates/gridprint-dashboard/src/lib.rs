@@ -14,7 +14,6 @@
 #![forbid(unsafe_code)]
 
 pub mod assets;
-pub mod cache;
 pub mod data;
 
 use axum::Router;

@@ -139,7 +139,7 @@ pub(super) enum PageBytes {
 }
 
 impl PageBytes {
-    #[cfg(any(test, feature = "testing"))]
+    #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         match self {
             PageBytes::Heap(v) => v.len(),

@@ -27,8 +27,6 @@ mod inputs;
 mod loader;
 mod span;
 mod swap;
-#[cfg(feature = "testing")]
-mod testing;
 #[cfg(test)]
 mod tests;
 

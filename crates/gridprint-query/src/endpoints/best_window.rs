@@ -21,7 +21,7 @@ use crate::params::{
 };
 use crate::params::{clip, footprint_types, impact_type, scope_any, scope_operational};
 use gridprint_core::best_window::{
-    Goal, SlotPoint, best_windows, parse_duration, placement_at, saving_percent, slots_for,
+    Goal, SlotPoint, best_windows, parse_api_duration, placement_at, saving_percent, slots_for,
 };
 use gridprint_core::derived::{Coverage, SeriesKey};
 use gridprint_core::quality::ZoneStatus;
@@ -302,7 +302,7 @@ impl EndpointDef for BestWindowEndpoint {
                     "duration is required (minutes or ISO 8601, e.g. PT2H)",
                 ));
             }
-            Some(d) => parse_duration(d).map_err(|msg| {
+            Some(d) => parse_api_duration(d).map_err(|msg| {
                 QueryError::invalid(vec![FieldError::new("value_error", "duration", msg, d)])
             })?,
         };

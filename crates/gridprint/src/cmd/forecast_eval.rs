@@ -7,7 +7,7 @@
 //! scored on the same points: MAE in MW, and MAPE over the points whose actual value is at least
 //! 1 MW (flows are often zero, which makes their MAPE large and unstable; read their MAE).
 
-use crate::cmd::ingest::{parse_duration, parse_zones};
+use crate::cmd::ingest::{parse_flag_duration, parse_zones};
 use crate::open::ServerArgs;
 use anyhow::{Context, bail};
 use clap::Args;
@@ -33,10 +33,10 @@ pub struct ForecastEvalArgs {
     #[arg(long, env = "GRIDPRINT_ZONES", value_delimiter = ',')]
     pub zones: Vec<String>,
     /// How far ahead each forecast is scored.
-    #[arg(long, env = "GRIDPRINT_EVAL_HORIZON", default_value = "24h", value_parser = parse_duration)]
+    #[arg(long, env = "GRIDPRINT_EVAL_HORIZON", default_value = "24h", value_parser = parse_flag_duration)]
     pub horizon: Duration,
     /// Time between two forecast origins.
-    #[arg(long, env = "GRIDPRINT_EVAL_EVERY", default_value = "6h", value_parser = parse_duration)]
+    #[arg(long, env = "GRIDPRINT_EVAL_EVERY", default_value = "6h", value_parser = parse_flag_duration)]
     pub every: Duration,
 }
 

@@ -25,8 +25,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// Parses `90s`, `15m`, `1h`, `3d` or a plain number of seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+/// Parses a duration flag of the command line: `90s`, `15m`, `1h`, `3d` or a plain number of seconds
+/// (unlike the API's `duration`, where a plain number is minutes:
+/// `gridprint_core::best_window::parse_api_duration`).
+pub fn parse_flag_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (num, unit) = s
         .find(|c: char| !c.is_ascii_digit())
@@ -84,7 +86,7 @@ pub struct ProviderArgs {
     #[arg(long, env = "GRIDPRINT_CONCURRENCY", default_value_t = 4)]
     pub concurrency: usize,
     /// Timeout of one request attempt (e.g. 60s).
-    #[arg(long, env = "GRIDPRINT_HTTP_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    #[arg(long, env = "GRIDPRINT_HTTP_TIMEOUT", default_value = "60s", value_parser = parse_flag_duration)]
     pub http_timeout: Duration,
     /// Retries of a request after a timeout, a 5xx or a 429.
     #[arg(long, env = "GRIDPRINT_HTTP_RETRIES", default_value_t = 5)]
@@ -379,7 +381,7 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_duration;
+    use super::parse_flag_duration;
     use clap::Parser as _;
     use std::time::Duration;
 
@@ -408,13 +410,16 @@ mod tests {
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
-        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
         assert_eq!(
-            parse_duration("73h").unwrap(),
+            parse_flag_duration("15m").unwrap(),
+            Duration::from_secs(900)
+        );
+        assert_eq!(parse_flag_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(
+            parse_flag_duration("73h").unwrap(),
             Duration::from_secs(73 * 3600)
         );
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("5 weeks").is_err());
+        assert!(parse_flag_duration("0s").is_err());
+        assert!(parse_flag_duration("5 weeks").is_err());
     }
 }

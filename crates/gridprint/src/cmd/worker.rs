@@ -8,7 +8,7 @@
 //! token the ENTSO-E zones get estimates and forecasts only; without an EPIAS account (said once at start)
 //! TR does. `--once` runs a single cycle and exits.
 
-use crate::cmd::ingest::{ProviderArgs, parse_duration, parse_zones, shutdown_signal};
+use crate::cmd::ingest::{ProviderArgs, parse_flag_duration, parse_zones, shutdown_signal};
 use crate::open::ServerArgs;
 use anyhow::Context;
 use clap::Args;
@@ -22,13 +22,13 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Args)]
 pub struct WorkerArgs {
     /// Time between cycles (e.g. 15m, 5m, 1h).
-    #[arg(long, env = "GRIDPRINT_WORKER_INTERVAL", default_value = "15m", value_parser = parse_duration)]
+    #[arg(long, env = "GRIDPRINT_WORKER_INTERVAL", default_value = "15m", value_parser = parse_flag_duration)]
     pub interval: Duration,
     /// Recent data fetched each cycle.
-    #[arg(long, env = "GRIDPRINT_WORKER_WINDOW", default_value = "24h", value_parser = parse_duration)]
+    #[arg(long, env = "GRIDPRINT_WORKER_WINDOW", default_value = "24h", value_parser = parse_flag_duration)]
     pub window: Duration,
     /// How far ahead inputs are forecast (at least 72h).
-    #[arg(long, env = "GRIDPRINT_FORECAST_HORIZON", default_value = "96h", value_parser = parse_duration)]
+    #[arg(long, env = "GRIDPRINT_FORECAST_HORIZON", default_value = "96h", value_parser = parse_flag_duration)]
     pub horizon: Duration,
     /// Only these zones (comma-separated codes; their generation, load and borders). Default: all.
     #[arg(long, env = "GRIDPRINT_ZONES", value_delimiter = ',')]

@@ -6,7 +6,7 @@
 
 use super::args::{QueryArgs, endpoints};
 use anyhow::bail;
-use gridprint_core::best_window::parse_duration;
+use gridprint_core::best_window::parse_api_duration;
 use gridprint_core::slot::format_timestamp;
 use time::OffsetDateTime;
 
@@ -55,7 +55,7 @@ pub fn query_pairs(args: &QueryArgs, now: OffsetDateTime) -> anyhow::Result<Vec<
     }
     if let Some(w) = &args.within {
         let secs =
-            parse_duration(&api_duration(w)).map_err(|e| anyhow::anyhow!("--within: {e}"))?;
+            parse_api_duration(&api_duration(w)).map_err(|e| anyhow::anyhow!("--within: {e}"))?;
         let end = now + time::Duration::seconds(i64::try_from(secs).unwrap_or(i64::MAX / 2));
         pairs.push(("end".into(), format_timestamp(end)));
     }
