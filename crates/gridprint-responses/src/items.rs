@@ -5,8 +5,9 @@
 //! their published schema with `value_type` (see [`crate::schema`]).
 //!
 //! Series entries carry the flags `valid` and `zone_status`; aggregated answers (`aggregate=true`)
-//! use the `*Aggregate` structs, and the endpoints that have both answer a series-or-aggregates enum
-//! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]).
+//! use the `*Aggregate` structs, and the endpoints that have both answer a [`SeriesOrAggregates`]
+//! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]). Every struct is written out, so
+//! `struct Name` finds it.
 
 use crate::schema::{self, any_of_arrays};
 use crate::values::{
