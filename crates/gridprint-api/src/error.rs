@@ -43,16 +43,6 @@ pub struct Problem<'a> {
     pub detail: &'a str,
 }
 
-/// `name => STATUS`: a constructor of an error with that status and the given detail.
-macro_rules! status_constructors {
-    ($($(#[$doc:meta])* $name:ident => $status:ident;)+) => {$(
-        $(#[$doc])*
-        pub fn $name(detail: impl Into<Cow<'static, str>>) -> ApiError {
-            ApiError::new(StatusCode::$status, detail)
-        }
-    )+};
-}
-
 impl ApiError {
     /// An error with any status and detail.
     pub fn new(status: StatusCode, detail: impl Into<Cow<'static, str>>) -> ApiError {
@@ -65,21 +55,39 @@ impl ApiError {
         }
     }
 
-    status_constructors! {
-        /// 400: the request breaks a rule (invalid email, password too short, bad parameter).
-        bad_request => BAD_REQUEST;
-        /// 401 on the token service (wrong credentials): no Bearer challenge, the client sent none.
-        unauthorized => UNAUTHORIZED;
-        /// 403: the request is understood but not allowed (e.g. registering without a grant).
-        forbidden => FORBIDDEN;
-        /// 404: no such resource.
-        not_found => NOT_FOUND;
-        /// 409: the request conflicts with stored state (e.g. registering twice).
-        conflict => CONFLICT;
-        /// 413: the body is larger than allowed.
-        payload_too_large => PAYLOAD_TOO_LARGE;
-        /// 422: the request is well-formed but its values have the wrong types or are missing.
-        unprocessable => UNPROCESSABLE_ENTITY;
+    /// 400: the request breaks a rule (invalid email, password too short, bad parameter).
+    pub fn bad_request(detail: impl Into<Cow<'static, str>>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, detail)
+    }
+
+    /// 401 on the token service (wrong credentials): no Bearer challenge, the client sent none.
+    pub fn unauthorized(detail: impl Into<Cow<'static, str>>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, detail)
+    }
+
+    /// 403: the request is understood but not allowed (e.g. registering without a grant).
+    pub fn forbidden(detail: impl Into<Cow<'static, str>>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, detail)
+    }
+
+    /// 404: no such resource.
+    pub fn not_found(detail: impl Into<Cow<'static, str>>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, detail)
+    }
+
+    /// 409: the request conflicts with stored state (e.g. registering twice).
+    pub fn conflict(detail: impl Into<Cow<'static, str>>) -> ApiError {
+        ApiError::new(StatusCode::CONFLICT, detail)
+    }
+
+    /// 413: the body is larger than allowed.
+    pub fn payload_too_large(detail: impl Into<Cow<'static, str>>) -> ApiError {
+        ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, detail)
+    }
+
+    /// 422: the request is well-formed but its values have the wrong types or are missing.
+    pub fn unprocessable(detail: impl Into<Cow<'static, str>>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, detail)
     }
 
     /// 401 on a data route: adds `WWW-Authenticate: Bearer`.

@@ -1929,6 +1929,8 @@ async fn examples_over_a_past_window_return_data_on_the_demo() {
     eprintln!("{run} examples answered data; exempt (live data, no window): {exempt:?}");
 }
 
+/// Writes, for each case `f`, the tests `sqlite::f` and `postgres::f`, which run `f(Kind::Sqlite)` and
+/// `f(Kind::Postgres)` on a multi-threaded runtime.
 macro_rules! on_both_backends {
     ($($case:ident),* $(,)?) => {
         mod sqlite {

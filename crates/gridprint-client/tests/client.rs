@@ -62,6 +62,8 @@ trait Scoped: Default {
     fn scoped(location: &Option<Location>, window: Option<Period>) -> Self;
 }
 
+/// Writes `impl Scoped for R` for each request type `R`: its `location` and `window` set, the other
+/// fields left at their defaults.
 macro_rules! impl_scoped {
     ($($request:ty),* $(,)?) => {$(
         impl Scoped for $request {
@@ -95,19 +97,15 @@ impl_scoped!(
     ImpactShareQuery,
 );
 
-/// `client.$method(&request)`, unwrapped, after asserting that it [`round_trips`] (as the
-/// request itself, or with `aggregate` as its [`Aggregate`]).
-macro_rules! fetch {
-    ($client:expr, $method:ident, $request:expr) => {{
-        let answer = $client.$method(&$request).await.unwrap();
-        round_trips(&$client, &$request, &answer).await;
-        answer
-    }};
-    (aggregate $client:expr, $method:ident, $request:expr) => {{
-        let answer = $client.$method(&$request).await.unwrap();
-        round_trips(&$client, &Aggregate(&$request), &answer).await;
-        answer
-    }};
+/// `answer` unwrapped, after asserting that it [`round_trips`] as the answer to `request`.
+async fn round_tripped<T: Serialize>(
+    client: &Client,
+    request: &(impl ApiRequest + ?Sized),
+    answer: Result<T>,
+) -> T {
+    let answer = answer.unwrap();
+    round_trips(client, request, &answer).await;
+    answer
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -128,7 +126,7 @@ async fn every_endpoint_through_the_client() {
     round_trips(&client, &ZonesQuery, &zones).await;
 
     let r = GenerationQuery::scoped(&de, june);
-    let generation = fetch!(client, generation, r);
+    let generation = round_tripped(&client, &r, client.generation(&r).await).await;
     assert_eq!(generation.len(), 1);
     assert!(!generation[0].series[0].production.is_empty());
     let r = GenerationQuery {
@@ -140,37 +138,46 @@ async fn every_endpoint_through_the_client() {
     assert!(blocks.all(|b| b.production_type == ProductionType::Solar));
 
     // Availability: DE's 2024-06-15 is held, its outputs preview (its borders did not report).
-    let availability = fetch!(client, availability, AvailabilityQuery::scoped(&de, june));
+    let r = AvailabilityQuery::scoped(&de, june);
+    let availability = round_tripped(&client, &r, client.availability(&r).await).await;
     assert_eq!(availability.len(), 1);
     let a = &availability[0];
     assert!(a.inputs.iter().any(|i| i.input == "generation"));
     let preview = gridprint_core::quality::ZoneStatus::Preview;
     assert!(a.outputs.iter().all(|o| o.state == preview));
 
-    let load = fetch!(client, load, LoadQuery::scoped(&nl, sept));
+    let r = LoadQuery::scoped(&nl, sept);
+    let load = round_tripped(&client, &r, client.load(&r).await).await;
     assert_eq!(load[0].series[0].blocks[0].values.0.len(), 8);
 
     let r = ImportsQuery {
         source: Some(Location::zone("DE")),
         ..Scoped::scoped(&nl, sept)
     };
-    let imports = fetch!(client, imports, r);
+    let imports = round_tripped(&client, &r, client.imports(&r).await).await;
     let mut blocks = imports[0].series.iter().flat_map(|e| &e.imports);
     assert!(blocks.all(|b| b.source.as_str() == "DE"));
 
-    fetch!(client, exports, ExportsQuery::scoped(&nl, sept));
+    let r = ExportsQuery::scoped(&nl, sept);
+    round_tripped(&client, &r, client.exports(&r).await).await;
 
-    let mix = fetch!(client, mix, MixQuery::scoped(&de, june));
+    let r = MixQuery::scoped(&de, june);
+    let mix = round_tripped(&client, &r, client.mix(&r).await).await;
     assert!(!mix.is_empty());
 
     let r = FootprintsQuery::scoped(&de, june);
-    let footprints = fetch!(client, footprints, r);
+    let footprints = round_tripped(&client, &r, client.footprints(&r).await).await;
     assert_eq!(footprints.len(), 2, "carbon and water");
     assert_eq!(footprints[0].footprint_type, FootprintType::Carbon);
     assert_eq!(footprints[0].unit, "gCO2/kWh");
     let points: usize = footprints[0].series.iter().map(|s| s.values.0.len()).sum();
     assert_eq!(points, 8, "two hours of 15-minute slots");
-    let agg = fetch!(aggregate client, footprints_aggregate, r);
+    let agg = round_tripped(
+        &client,
+        &Aggregate(&r),
+        client.footprints_aggregate(&r).await,
+    )
+    .await;
     assert_eq!(agg.len(), 2);
     assert_eq!(agg[0].aggregation_method, "time-weighted-average");
     let carbon_op = client
@@ -191,41 +198,48 @@ async fn every_endpoint_through_the_client() {
         use_global: None,
         ..Scoped::scoped(&de, june)
     };
-    let impacts = fetch!(client, impacts, r);
+    let impacts = round_tripped(&client, &r, client.impacts(&r).await).await;
     assert_eq!(impacts[0].unit, "stress-l/kWh");
-    fetch!(aggregate client, impacts_aggregate, r);
+    round_tripped(&client, &Aggregate(&r), client.impacts_aggregate(&r).await).await;
 
     let r = ScoreQuery::scoped(&de, june);
-    let score = fetch!(client, green_score, r);
+    let score = round_tripped(&client, &r, client.green_score(&r).await).await;
     let mut points = score[0].series.iter().flat_map(|s| &s.values.0);
     assert!(points.all(|p| (0.0..=100.0).contains(&p.value)));
     assert_eq!(client.environmental_score(&r).await.unwrap(), score);
-    fetch!(aggregate client, green_score_aggregate, r);
+    round_tripped(
+        &client,
+        &Aggregate(&r),
+        client.green_score_aggregate(&r).await,
+    )
+    .await;
 
-    fetch!(client, flow_share, FlowShareQuery::scoped(&nl, sept));
+    let r = FlowShareQuery::scoped(&nl, sept);
+    round_tripped(&client, &r, client.flow_share(&r).await).await;
 
     let r = MixShareQuery {
         origin: Some(Location::zones(["NL", "DE"])),
         ..Scoped::scoped(&nl, sept)
     };
-    let mix_share = fetch!(client, mix_share, r);
+    let mix_share = round_tripped(&client, &r, client.mix_share(&r).await).await;
     assert!(!mix_share.is_empty());
 
     let r = FootprintShareQuery {
         footprint_type: Some(FootprintType::Carbon),
         ..Scoped::scoped(&nl, sept)
     };
-    let footprint_share = fetch!(client, footprint_share, r);
+    let footprint_share = round_tripped(&client, &r, client.footprint_share(&r).await).await;
     assert!(!footprint_share.is_empty());
 
-    fetch!(client, impact_share, ImpactShareQuery::scoped(&nl, sept));
+    let r = ImpactShareQuery::scoped(&nl, sept);
+    round_tripped(&client, &r, client.impact_share(&r).await).await;
 
     let r = FactorsQuery {
         factor_type: Some(FootprintType::Carbon),
         scope: Some(Scope::LifeCycle),
         ..Default::default()
     };
-    let factors = fetch!(client, factors, r);
+    let factors = round_tripped(&client, &r, client.factors(&r).await).await;
     assert!(!factors.is_empty());
     let r = FactorsQuery {
         production_type: Some(ProductionType::Coal),

@@ -539,7 +539,8 @@ fn only_days_with_inputs_are_computed(store: &dyn Store) {
     );
 }
 
-/// Every case runs on the embedded SQLite store and on PostgreSQL.
+/// Writes, for each case `f`, the tests `sqlite::f` (an in-memory SQLite store) and `postgres::f` (a
+/// throwaway PostgreSQL database): every case runs on both backends.
 macro_rules! on_both_backends {
     ($($case:ident),*) => {
         mod sqlite {

@@ -11,51 +11,84 @@ use crate::slot::Slot;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-/// Declares a state enum stored as its `repr(u8)` value and serialised as its lowercase name, with
-/// `as_str` (the name), `from_u8` (from the stored value) and `parse` (from the name).
-macro_rules! state_enum {
-    ($(#[$doc:meta])* $ty:ident { $($variant:ident = $value:literal: $name:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-        #[serde(rename_all = "lowercase")]
-        #[repr(u8)]
-        pub enum $ty {
-            $($variant = $value,)+
-        }
-
-        impl $ty {
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($ty::$variant => $name,)+
-                }
-            }
-            pub fn from_u8(v: u8) -> Option<$ty> {
-                match v {
-                    $($value => Some($ty::$variant),)+
-                    _ => None,
-                }
-            }
-            pub fn parse(s: &str) -> Option<$ty> {
-                match s {
-                    $($name => Some($ty::$variant),)+
-                    _ => None,
-                }
-            }
-        }
-    };
+/// Provenance of one input point. Stored as its `repr(u8)` value, serialised as its lowercase name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[repr(u8)]
+pub enum DataState {
+    Official = 0,
+    Estimated = 1,
+    Missing = 2,
 }
 
-state_enum! {
-    /// Provenance of one input point.
-    DataState { Official = 0: "official", Estimated = 1: "estimated", Missing = 2: "missing" }
+impl DataState {
+    /// The lowercase name (as serialised).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataState::Official => "official",
+            DataState::Estimated => "estimated",
+            DataState::Missing => "missing",
+        }
+    }
+    /// The state of a stored `repr(u8)` value.
+    pub fn from_u8(v: u8) -> Option<DataState> {
+        match v {
+            0 => Some(DataState::Official),
+            1 => Some(DataState::Estimated),
+            2 => Some(DataState::Missing),
+            _ => None,
+        }
+    }
+    /// The state of a lowercase name.
+    pub fn parse(s: &str) -> Option<DataState> {
+        match s {
+            "official" => Some(DataState::Official),
+            "estimated" => Some(DataState::Estimated),
+            "missing" => Some(DataState::Missing),
+            _ => None,
+        }
+    }
 }
 
-state_enum! {
-    /// Quality of a computed zone and slot. Ordered worst first: missing < preview < complete.
-    ZoneStatus { Missing = 0: "missing", Preview = 1: "preview", Complete = 2: "complete" }
+/// Quality of a computed zone and slot. Ordered worst first: missing < preview < complete. Stored
+/// as its `repr(u8)` value, serialised as its lowercase name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[repr(u8)]
+pub enum ZoneStatus {
+    Missing = 0,
+    Preview = 1,
+    Complete = 2,
 }
 
 impl ZoneStatus {
+    /// The lowercase name (as serialised).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZoneStatus::Missing => "missing",
+            ZoneStatus::Preview => "preview",
+            ZoneStatus::Complete => "complete",
+        }
+    }
+    /// The status of a stored `repr(u8)` value.
+    pub fn from_u8(v: u8) -> Option<ZoneStatus> {
+        match v {
+            0 => Some(ZoneStatus::Missing),
+            1 => Some(ZoneStatus::Preview),
+            2 => Some(ZoneStatus::Complete),
+            _ => None,
+        }
+    }
+    /// The status of a lowercase name.
+    pub fn parse(s: &str) -> Option<ZoneStatus> {
+        match s {
+            "missing" => Some(ZoneStatus::Missing),
+            "preview" => Some(ZoneStatus::Preview),
+            "complete" => Some(ZoneStatus::Complete),
+            _ => None,
+        }
+    }
+
     /// Status of a zone's slot from the states of its inputs (its generation and load points and the
     /// flows on its borders) and whether the engine had to repair them.
     pub fn from_inputs(

@@ -169,42 +169,44 @@ pub struct ReferenceFiles {
     pub geojson: (String, String),
 }
 
-/// The text of a file of `data/reference` compiled in; `embedded!(file PATH)`: its path and text.
-macro_rules! embedded {
-    (file $path:literal) => {
-        ($path.to_string(), embedded!($path).to_string())
-    };
-    ($path:literal) => {
-        include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../data/reference/",
-            $path
-        ))
-    };
-}
-
 impl ReferenceFiles {
-    /// The files compiled into the binary.
+    /// The files of `data/reference` compiled into the binary, each with its path under
+    /// `data/reference` (the name used in error messages).
     pub fn embedded(zone_set: ZoneSet) -> ReferenceFiles {
         let (zf, cf) = zone_set.file_names();
         let (zones, cross) = match zone_set {
             ZoneSet::Selected2026 => (
-                embedded!("zones/entsoe_selected_zones_2026.yaml"),
-                embedded!("zones/entsoe_selected_crossborders_2026.yaml"),
+                include_str!("../../../data/reference/zones/entsoe_selected_zones_2026.yaml"),
+                include_str!(
+                    "../../../data/reference/zones/entsoe_selected_crossborders_2026.yaml"
+                ),
             ),
             ZoneSet::Full => (
-                embedded!("zones/entsoe_full_zones.yaml"),
-                embedded!("zones/entsoe_full_crossborders.yaml"),
+                include_str!("../../../data/reference/zones/entsoe_full_zones.yaml"),
+                include_str!("../../../data/reference/zones/entsoe_full_crossborders.yaml"),
             ),
         };
+        let file = |path: &str, text: &str| (path.to_string(), text.to_string());
         ReferenceFiles {
             zone_set,
-            zones: (format!("zones/{zf}"), zones.to_string()),
-            crossborders: (format!("zones/{cf}"), cross.to_string()),
-            carbon: embedded!(file "footprint/Carbon.yaml"),
-            water: embedded!(file "footprint/Water.yaml"),
-            aware: embedded!(file "impact/AWARE2.0.yaml"),
-            geojson: embedded!(file "geojson/zones.geojson"),
+            zones: file(&format!("zones/{zf}"), zones),
+            crossborders: file(&format!("zones/{cf}"), cross),
+            carbon: file(
+                "footprint/Carbon.yaml",
+                include_str!("../../../data/reference/footprint/Carbon.yaml"),
+            ),
+            water: file(
+                "footprint/Water.yaml",
+                include_str!("../../../data/reference/footprint/Water.yaml"),
+            ),
+            aware: file(
+                "impact/AWARE2.0.yaml",
+                include_str!("../../../data/reference/impact/AWARE2.0.yaml"),
+            ),
+            geojson: file(
+                "geojson/zones.geojson",
+                include_str!("../../../data/reference/geojson/zones.geojson"),
+            ),
         }
     }
 }

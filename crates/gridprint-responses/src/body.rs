@@ -3,7 +3,7 @@
 //! answers) and the named schemas it points to, so the HTTP layer describes any endpoint from its
 //! response type alone.
 
-use crate::items::{Factors, Footprints, Impacts, Scores};
+use crate::items::SeriesOrAggregates;
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ArrayBuilder, Schema};
 use utoipa::openapi::{Ref, RefOr};
@@ -36,18 +36,16 @@ impl<T: ToSchema> BodySchema for Vec<T> {
     }
 }
 
-macro_rules! one_ref_body {
-    ($($name:ty),*) => {$(
-        impl BodySchema for $name {
-            fn body_schema() -> RefOr<Schema> {
-                Ref::from_schema_name(<$name as ToSchema>::name()).into()
-            }
+/// Series-or-aggregates answers are one `$ref` to their `anyOf` schema.
+impl<S, A> BodySchema for SeriesOrAggregates<S, A>
+where
+    SeriesOrAggregates<S, A>: ToSchema,
+{
+    fn body_schema() -> RefOr<Schema> {
+        Ref::from_schema_name(Self::name()).into()
+    }
 
-            fn named_schemas(out: &mut NamedSchemas) {
-                named::<$name>(out);
-            }
-        }
-    )*};
+    fn named_schemas(out: &mut NamedSchemas) {
+        named::<Self>(out);
+    }
 }
-
-one_ref_body!(Footprints, Impacts, Scores, Factors);

@@ -5,8 +5,9 @@
 //! their published schema with `value_type` (see [`crate::schema`]).
 //!
 //! Series entries carry the flags `valid` and `zone_status`; aggregated answers (`aggregate=true`)
-//! use the `*Aggregate` structs, and the endpoints that have both answer a series-or-aggregates enum
-//! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]).
+//! use the `*Aggregate` structs, and the endpoints that have both answer a [`SeriesOrAggregates`]
+//! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]). Every struct is written out, so
+//! `struct Name` finds it.
 
 use crate::schema::{self, any_of_arrays};
 use crate::values::{
@@ -38,6 +39,152 @@ pub struct PlainSeries {
     pub values: Values,
 }
 
+// The blocks of points: an entry holds a list of them. The blocks of provider data (production,
+// load, imports, exports) also say the points' data state and datasource.
+
+/// Points of one production type with one data state and datasource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ProductionBlock {
+    #[schema(value_type = schema::ProductionType)]
+    pub production_type: ProductionType,
+    #[schema(value_type = schema::DataState)]
+    pub data_state: DataState,
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
+    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    pub datasource: String,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+impl ProductionBlock {
+    /// The block of these points, with its production type, data state and datasource.
+    pub fn new(
+        production_type: ProductionType,
+        data_state: DataState,
+        datasource: String,
+        values: Values,
+    ) -> Self {
+        ProductionBlock {
+            production_type,
+            data_state,
+            datasource,
+            values,
+        }
+    }
+}
+
+/// Points with one data state and datasource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StateBlock {
+    #[schema(value_type = schema::DataState)]
+    pub data_state: DataState,
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
+    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    pub datasource: String,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+impl StateBlock {
+    /// The block of these points, with their data state and datasource.
+    pub fn new(data_state: DataState, datasource: String, values: Values) -> Self {
+        StateBlock {
+            data_state,
+            datasource,
+            values,
+        }
+    }
+}
+
+/// Imports from one source zone with one data state and datasource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImportBlock {
+    #[schema(value_type = String)]
+    pub source: ZoneCode,
+    #[schema(value_type = schema::DataState)]
+    pub data_state: DataState,
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
+    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    pub datasource: String,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+impl ImportBlock {
+    /// The block of these points, with their source zone, data state and datasource.
+    pub fn new(
+        source: ZoneCode,
+        data_state: DataState,
+        datasource: String,
+        values: Values,
+    ) -> Self {
+        ImportBlock {
+            source,
+            data_state,
+            datasource,
+            values,
+        }
+    }
+}
+
+/// Exports to one destination zone with one data state and datasource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ExportBlock {
+    #[schema(value_type = String)]
+    pub destination: ZoneCode,
+    #[schema(value_type = schema::DataState)]
+    pub data_state: DataState,
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
+    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    pub datasource: String,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+impl ExportBlock {
+    /// The block of these points, with their destination zone, data state and datasource.
+    pub fn new(
+        destination: ZoneCode,
+        data_state: DataState,
+        datasource: String,
+        values: Values,
+    ) -> Self {
+        ExportBlock {
+            destination,
+            data_state,
+            datasource,
+            values,
+        }
+    }
+}
+
+/// Shares towards one destination zone (`%`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct DestinationBlock {
+    #[schema(value_type = String)]
+    pub destination: ZoneCode,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// Shares from one origin zone (`%`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct OriginBlock {
+    #[schema(value_type = String)]
+    pub origin: ZoneCode,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
+/// The part of a footprint or impact coming from one source zone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SourceBlock {
+    #[schema(value_type = String)]
+    pub source: ZoneCode,
+    #[schema(value_type = Vec<schema::Point>)]
+    pub values: Values,
+}
+
 /// A series entry of blocks (the `*Entry` types): built from its flags and its blocks.
 pub trait FlagEntry {
     /// The block type.
@@ -46,131 +193,146 @@ pub trait FlagEntry {
     fn new(valid: bool, zone_status: ZoneStatus, blocks: Vec<Self::Block>) -> Self;
 }
 
-/// Declares a series entry: the flags and one list of blocks; implements [`FlagEntry`].
-macro_rules! flag_entry {
-    ($(#[$doc:meta])* $name:ident, $(#[$valid_doc:meta])* $field:ident: $block:ty) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-        pub struct $name {
-            $(#[$valid_doc])*
-            pub valid: bool,
-            #[schema(value_type = schema::ZoneStatus)]
-            pub zone_status: ZoneStatus,
-            pub $field: Vec<$block>,
-        }
-
-        impl FlagEntry for $name {
-            type Block = $block;
-            fn new(valid: bool, zone_status: ZoneStatus, blocks: Vec<$block>) -> Self {
-                $name {
-                    valid,
-                    zone_status,
-                    $field: blocks,
-                }
-            }
-        }
-    };
-}
-
-/// Declares a block of points: its key fields, with `stated` the points' data state and datasource,
-/// then the points.
-macro_rules! block {
-    ($(#[$doc:meta])* $name:ident { $($(#[$fa:meta])* $field:ident: $fty:ty),* } $(, $stated:ident)?) => {
-        block!(@declare $(#[$doc])* $name { $($(#[$fa])* $field: $fty),* } [$($stated)?]);
-    };
-    (@declare $(#[$doc:meta])* $name:ident { $($(#[$fa:meta])* $field:ident: $fty:ty),* } [stated]) => {
-        block!(@declare $(#[$doc])* $name {
-            $($(#[$fa])* $field: $fty,)*
-            #[schema(value_type = schema::DataState)]
-            data_state: DataState,
-            /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
-            /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
-            datasource: String
-        } []);
-
-        impl $name {
-            /// The block of these points, with its key fields, data state and datasource.
-            pub fn new(
-                $($field: $fty,)* data_state: DataState, datasource: String, values: Values,
-            ) -> Self {
-                $name { $($field,)* data_state, datasource, values }
-            }
-        }
-    };
-    (@declare $(#[$doc:meta])* $name:ident { $($(#[$fa:meta])* $field:ident: $fty:ty),* } []) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-        pub struct $name {
-            $($(#[$fa])* pub $field: $fty,)*
-            #[schema(value_type = Vec<schema::Point>)]
-            pub values: Values,
-        }
-    };
-}
-
-block! {
-    /// Points of one production type with one data state and datasource.
-    ProductionBlock {
-        #[schema(value_type = schema::ProductionType)]
-        production_type: ProductionType
-    },
-    stated
-}
-block! {
-    /// Points with one data state and datasource.
-    StateBlock {}, stated
-}
-block! {
-    /// Imports from one source zone with one data state and datasource.
-    ImportBlock { #[schema(value_type = String)] source: ZoneCode }, stated
-}
-block! {
-    /// Exports to one destination zone with one data state and datasource.
-    ExportBlock { #[schema(value_type = String)] destination: ZoneCode }, stated
-}
-block! {
-    /// Shares towards one destination zone (`%`).
-    DestinationBlock { #[schema(value_type = String)] destination: ZoneCode }
-}
-block! {
-    /// Shares from one origin zone (`%`).
-    OriginBlock { #[schema(value_type = String)] origin: ZoneCode }
-}
-block! {
-    /// The part of a footprint or impact coming from one source zone.
-    SourceBlock { #[schema(value_type = String)] source: ZoneCode }
-}
-
-flag_entry!(
-    /// Series entry of `/generation` and `/mix`: one per (valid, zone_status) in the window.
-    GenerationEntry,
+/// Series entry of `/generation` and `/mix`: one per (valid, zone_status) in the window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GenerationEntry {
     /// Final (older than now − 4 h), or complete and newer.
-    production: ProductionBlock
-);
-flag_entry!(
-    /// Series entry of `/load`.
-    LoadEntry, blocks: StateBlock
-);
-flag_entry!(
-    /// Series entry of `/imports`.
-    ImportsEntry, imports: ImportBlock
-);
-flag_entry!(
-    /// Series entry of `/exports`.
-    ExportsEntry, exports: ExportBlock
-);
-flag_entry!(
-    /// Series entry of `/flow-share`.
-    FlowShareEntry, flows: DestinationBlock
-);
-flag_entry!(
-    /// Series entry of `/mix-share`.
-    MixShareEntry, shares: OriginBlock
-);
-flag_entry!(
-    /// Series entry of `/footprint-share` and `/impact-share`.
-    SourceEntry, blocks: SourceBlock
-);
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    pub production: Vec<ProductionBlock>,
+}
+
+impl FlagEntry for GenerationEntry {
+    type Block = ProductionBlock;
+    fn new(valid: bool, zone_status: ZoneStatus, production: Vec<ProductionBlock>) -> Self {
+        GenerationEntry {
+            valid,
+            zone_status,
+            production,
+        }
+    }
+}
+
+/// Series entry of `/load`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LoadEntry {
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    pub blocks: Vec<StateBlock>,
+}
+
+impl FlagEntry for LoadEntry {
+    type Block = StateBlock;
+    fn new(valid: bool, zone_status: ZoneStatus, blocks: Vec<StateBlock>) -> Self {
+        LoadEntry {
+            valid,
+            zone_status,
+            blocks,
+        }
+    }
+}
+
+/// Series entry of `/imports`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImportsEntry {
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    pub imports: Vec<ImportBlock>,
+}
+
+impl FlagEntry for ImportsEntry {
+    type Block = ImportBlock;
+    fn new(valid: bool, zone_status: ZoneStatus, imports: Vec<ImportBlock>) -> Self {
+        ImportsEntry {
+            valid,
+            zone_status,
+            imports,
+        }
+    }
+}
+
+/// Series entry of `/exports`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ExportsEntry {
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    pub exports: Vec<ExportBlock>,
+}
+
+impl FlagEntry for ExportsEntry {
+    type Block = ExportBlock;
+    fn new(valid: bool, zone_status: ZoneStatus, exports: Vec<ExportBlock>) -> Self {
+        ExportsEntry {
+            valid,
+            zone_status,
+            exports,
+        }
+    }
+}
+
+/// Series entry of `/flow-share`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FlowShareEntry {
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    pub flows: Vec<DestinationBlock>,
+}
+
+impl FlagEntry for FlowShareEntry {
+    type Block = DestinationBlock;
+    fn new(valid: bool, zone_status: ZoneStatus, flows: Vec<DestinationBlock>) -> Self {
+        FlowShareEntry {
+            valid,
+            zone_status,
+            flows,
+        }
+    }
+}
+
+/// Series entry of `/mix-share`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MixShareEntry {
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    pub shares: Vec<OriginBlock>,
+}
+
+impl FlagEntry for MixShareEntry {
+    type Block = OriginBlock;
+    fn new(valid: bool, zone_status: ZoneStatus, shares: Vec<OriginBlock>) -> Self {
+        MixShareEntry {
+            valid,
+            zone_status,
+            shares,
+        }
+    }
+}
+
+/// Series entry of `/footprint-share` and `/impact-share`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SourceEntry {
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    pub blocks: Vec<SourceBlock>,
+}
+
+impl FlagEntry for SourceEntry {
+    type Block = SourceBlock;
+    fn new(valid: bool, zone_status: ZoneStatus, blocks: Vec<SourceBlock>) -> Self {
+        SourceEntry {
+            valid,
+            zone_status,
+            blocks,
+        }
+    }
+}
 
 /// An item of a zone's series in one unit (the `zone, unit, series` items): built from the three.
 pub trait ZoneSeries {
@@ -180,74 +342,122 @@ pub trait ZoneSeries {
     fn new(zone: ZoneCode, unit: StaticStr, series: Vec<Self::Entry>) -> Self;
 }
 
-/// Declares a `zone, unit, series` item (`unit` with its description, if any, in brackets);
-/// implements [`ZoneSeries`].
-macro_rules! zone_series {
-    ($(#[$doc:meta])* $name:ident, [$(#[$unit_doc:meta])*], $entry:ty) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-        pub struct $name {
-            #[schema(value_type = String)]
-            pub zone: ZoneCode,
-            $(#[$unit_doc])*
-            #[serde(deserialize_with = "static_str")]
-            #[schema(value_type = String)]
-            pub unit: StaticStr,
-            pub series: Vec<$entry>,
-        }
-
-        impl ZoneSeries for $name {
-            type Entry = $entry;
-            fn new(zone: ZoneCode, unit: StaticStr, series: Vec<$entry>) -> Self {
-                $name { zone, unit, series }
-            }
-        }
-    };
+/// Item of `/generation` (provider data, MW) and `/mix` (MW of each type consumed in the zone
+/// after flow tracing; datasource `flow_tracing`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GenerationResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `MW`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<GenerationEntry>,
 }
 
-zone_series!(
-    /// Item of `/generation` (provider data, MW) and `/mix` (MW of each type consumed in the zone
-    /// after flow tracing; datasource `flow_tracing`).
-    GenerationResult,
-    [#[doc = " `MW`."]],
-    GenerationEntry
-);
+impl ZoneSeries for GenerationResult {
+    type Entry = GenerationEntry;
+    fn new(zone: ZoneCode, unit: StaticStr, series: Vec<GenerationEntry>) -> Self {
+        GenerationResult { zone, unit, series }
+    }
+}
 
 /// Item of `/mix`: MW of each type consumed in the zone after flow tracing.
 pub type MixResult = GenerationResult;
 
-zone_series!(
-    /// Item of `/load`.
-    LoadResult,
-    [#[doc = " `MW`."]],
-    LoadEntry
-);
-zone_series!(
-    /// Item of `/imports` (physical flows into the zone, MW).
-    ImportsResult,
-    [],
-    ImportsEntry
-);
-zone_series!(
-    /// Item of `/exports` (physical flows out of the zone, MW).
-    ExportsResult,
-    [],
-    ExportsEntry
-);
-zone_series!(
-    /// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself
-    /// included).
-    FlowShareResult,
-    [#[doc = " `%`."]],
-    FlowShareEntry
-);
-zone_series!(
-    /// Item of `/mix-share`: share of the zone's consumption generated in each origin (itself
-    /// included).
-    MixShareResult,
-    [],
-    MixShareEntry
-);
+/// Item of `/load`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LoadResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `MW`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<LoadEntry>,
+}
+
+impl ZoneSeries for LoadResult {
+    type Entry = LoadEntry;
+    fn new(zone: ZoneCode, unit: StaticStr, series: Vec<LoadEntry>) -> Self {
+        LoadResult { zone, unit, series }
+    }
+}
+
+/// Item of `/imports` (physical flows into the zone, MW).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImportsResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<ImportsEntry>,
+}
+
+impl ZoneSeries for ImportsResult {
+    type Entry = ImportsEntry;
+    fn new(zone: ZoneCode, unit: StaticStr, series: Vec<ImportsEntry>) -> Self {
+        ImportsResult { zone, unit, series }
+    }
+}
+
+/// Item of `/exports` (physical flows out of the zone, MW).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ExportsResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<ExportsEntry>,
+}
+
+impl ZoneSeries for ExportsResult {
+    type Entry = ExportsEntry;
+    fn new(zone: ZoneCode, unit: StaticStr, series: Vec<ExportsEntry>) -> Self {
+        ExportsResult { zone, unit, series }
+    }
+}
+
+/// Item of `/flow-share`: share of the zone's generation consumed in each destination (itself
+/// included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FlowShareResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `%`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<FlowShareEntry>,
+}
+
+impl ZoneSeries for FlowShareResult {
+    type Entry = FlowShareEntry;
+    fn new(zone: ZoneCode, unit: StaticStr, series: Vec<FlowShareEntry>) -> Self {
+        FlowShareResult { zone, unit, series }
+    }
+}
+
+/// Item of `/mix-share`: share of the zone's consumption generated in each origin (itself
+/// included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MixShareResult {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    pub series: Vec<MixShareEntry>,
+}
+
+impl ZoneSeries for MixShareResult {
+    type Entry = MixShareEntry;
+    fn new(zone: ZoneCode, unit: StaticStr, series: Vec<MixShareEntry>) -> Self {
+        MixShareResult { zone, unit, series }
+    }
+}
 
 /// What every aggregate of a derived series (footprints, impacts, scores) says after its item's
 /// descriptive fields; its `aggregation_method` is always [`TIME_WEIGHTED_AVERAGE`].
@@ -264,7 +474,7 @@ pub struct AggregateTail {
 
 /// A series item of a derived series whose answer may instead be one aggregate per item: built
 /// first with its descriptive fields and no series, it then takes its series or becomes its
-/// aggregate.
+/// aggregate (the item's descriptive fields, then the [`AggregateTail`]).
 pub trait DerivedItem: Sized {
     /// The item of the answer with `aggregate=true`.
     type Aggregate;
@@ -274,154 +484,226 @@ pub trait DerivedItem: Sized {
     fn aggregate(self, tail: AggregateTail) -> Self::Aggregate;
 }
 
-/// Declares a derived series item `$item` and its aggregate `$name`: the descriptive fields (given
-/// once with their attributes, in the order of the JSON) followed by `series` in the item and by
-/// the tail every aggregate shares in the aggregate; with `documented` the tail fields carry their
-/// descriptions (the footprints' aggregate publishes them, the others do not). Implements
-/// [`DerivedItem`] for `$item`.
-macro_rules! derived_item {
-    ([$(#[$idoc:meta])*] $item:ident, [$(#[$doc:meta])*] $name:ident, documented, $fields:tt) => {
-        derived_item!(@declare [$(#[$idoc])*] $item, [$(#[$doc])*] $name, $fields,
-            [#[doc = " The request's `start`, in UTC."]]
-            [#[doc = " The request's `end`, in UTC."]]
-            [#[doc = " Time-weighted average, rounded to 2 decimals."]]
-            [#[doc = " `true` only if every point is valid."]]
-            [#[doc = " The worst status present (missing < preview < complete)."]]);
-    };
-    ([$(#[$idoc:meta])*] $item:ident, [$(#[$doc:meta])*] $name:ident, $fields:tt) => {
-        derived_item!(@declare [$(#[$idoc])*] $item, [$(#[$doc])*] $name, $fields, [] [] [] [] []);
-    };
-    (@declare [$(#[$idoc:meta])*] $item:ident, [$(#[$doc:meta])*] $name:ident,
-        { $($(#[$fa:meta])* $field:ident: $fty:ty),* $(,)? },
-        [$(#[$start:meta])*] [$(#[$end:meta])*] [$(#[$value:meta])*] [$(#[$valid:meta])*]
-        [$(#[$status:meta])*]) => {
-        $(#[$idoc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-        pub struct $item {
-            $($(#[$fa])* pub $field: $fty,)*
-            pub series: Vec<FlagSeries>,
-        }
-
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-        pub struct $name {
-            $($(#[$fa])* pub $field: $fty,)*
-            $(#[$start])*
-            #[schema(format = DateTime)]
-            pub start: String,
-            $(#[$end])*
-            #[schema(format = DateTime)]
-            pub end: String,
-            $(#[$value])*
-            #[serde(serialize_with = "serialize_round2")]
-            pub value: f64,
-            $(#[$valid])*
-            pub valid: bool,
-            $(#[$status])*
-            #[schema(value_type = schema::ZoneStatus)]
-            pub zone_status: ZoneStatus,
-            /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
-            pub points: usize,
-            /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-            /// `missing`: an aggregate never looks complete over a hole.
-            pub slots: usize,
-            #[serde(deserialize_with = "static_str")]
-            #[schema(value_type = schema::AggregationMethod)]
-            pub aggregation_method: StaticStr,
-        }
-
-        impl DerivedItem for $item {
-            type Aggregate = $name;
-            fn with_series(self, series: Vec<FlagSeries>) -> Self {
-                $item { series, ..self }
-            }
-            fn aggregate(self, t: AggregateTail) -> $name {
-                $name {
-                    $($field: self.$field,)*
-                    start: t.start,
-                    end: t.end,
-                    value: t.value,
-                    valid: t.valid,
-                    zone_status: t.zone_status,
-                    points: t.points,
-                    slots: t.slots,
-                    aggregation_method: TIME_WEIGHTED_AVERAGE,
-                }
-            }
-        }
-    };
+/// Item of `/footprints`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FootprintResult {
+    #[schema(value_type = schema::FootprintType)]
+    pub footprint_type: FootprintType,
+    #[schema(value_type = schema::Scope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `gCO2/kWh` (carbon) or `l/kWh` (water).
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    pub series: Vec<FlagSeries>,
 }
 
-derived_item!(
-    [
-        /// Item of `/footprints`.
-    ]
-    FootprintResult,
-    [
-        /// Item of `/footprints?aggregate=true`.
-    ]
-    FootprintAggregate,
-    documented,
-    {
-        #[schema(value_type = schema::FootprintType)]
-        footprint_type: FootprintType,
-        #[schema(value_type = schema::Scope)]
-        scope: Scope,
-        #[schema(value_type = String)]
-        zone: ZoneCode,
-        /// `gCO2/kWh` (carbon) or `l/kWh` (water).
-        #[serde(deserialize_with = "static_str")]
-        #[schema(value_type = String)]
-        unit: StaticStr,
-        #[schema(value_type = schema::Coverage)]
-        coverage: Coverage,
-    }
-);
+/// Item of `/footprints?aggregate=true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FootprintAggregate {
+    #[schema(value_type = schema::FootprintType)]
+    pub footprint_type: FootprintType,
+    #[schema(value_type = schema::Scope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `gCO2/kWh` (carbon) or `l/kWh` (water).
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    /// The request's `start`, in UTC.
+    #[schema(format = DateTime)]
+    pub start: String,
+    /// The request's `end`, in UTC.
+    #[schema(format = DateTime)]
+    pub end: String,
+    /// Time-weighted average, rounded to 2 decimals.
+    #[serde(serialize_with = "serialize_round2")]
+    pub value: f64,
+    /// `true` only if every point is valid.
+    pub valid: bool,
+    /// The worst status present (missing < preview < complete).
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
+    pub points: usize,
+    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
+    /// `missing`: an aggregate never looks complete over a hole.
+    pub slots: usize,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::AggregationMethod)]
+    pub aggregation_method: StaticStr,
+}
 
-derived_item!(
-    [
-        /// Item of `/impacts`.
-    ]
-    ImpactResult,
-    [
-        /// Item of `/impacts?aggregate=true`.
-    ]
-    ImpactAggregate,
-    {
-        #[serde(deserialize_with = "static_str")]
-        #[schema(value_type = schema::ImpactType)]
-        impact_type: StaticStr,
-        #[schema(value_type = schema::OperationalScope)]
-        scope: Scope,
-        #[schema(value_type = String)]
-        zone: ZoneCode,
-        /// `stress-l/kWh`.
-        #[serde(deserialize_with = "static_str")]
-        #[schema(value_type = String)]
-        unit: StaticStr,
-        #[schema(value_type = schema::Coverage)]
-        coverage: Coverage,
+impl DerivedItem for FootprintResult {
+    type Aggregate = FootprintAggregate;
+    fn with_series(self, series: Vec<FlagSeries>) -> Self {
+        FootprintResult { series, ..self }
     }
-);
+    fn aggregate(self, t: AggregateTail) -> FootprintAggregate {
+        FootprintAggregate {
+            footprint_type: self.footprint_type,
+            scope: self.scope,
+            zone: self.zone,
+            unit: self.unit,
+            coverage: self.coverage,
+            start: t.start,
+            end: t.end,
+            value: t.value,
+            valid: t.valid,
+            zone_status: t.zone_status,
+            points: t.points,
+            slots: t.slots,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        }
+    }
+}
 
-derived_item!(
-    [
-        /// Item of `/green-score` and `/environmental-score` (unitless 0–100, no `unit` field).
-    ]
-    ScoreResult,
-    [
-        /// Item of the score endpoints with `aggregate=true`.
-    ]
-    ScoreAggregate,
-    {
-        #[schema(value_type = schema::OperationalScope)]
-        scope: Scope,
-        #[schema(value_type = String)]
-        zone: ZoneCode,
-        #[schema(value_type = schema::Coverage)]
-        coverage: Coverage,
+/// Item of `/impacts`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImpactResult {
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::ImpactType)]
+    pub impact_type: StaticStr,
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `stress-l/kWh`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    pub series: Vec<FlagSeries>,
+}
+
+/// Item of `/impacts?aggregate=true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImpactAggregate {
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::ImpactType)]
+    pub impact_type: StaticStr,
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// `stress-l/kWh`.
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    #[schema(format = DateTime)]
+    pub start: String,
+    #[schema(format = DateTime)]
+    pub end: String,
+    #[serde(serialize_with = "serialize_round2")]
+    pub value: f64,
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
+    pub points: usize,
+    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
+    /// `missing`: an aggregate never looks complete over a hole.
+    pub slots: usize,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::AggregationMethod)]
+    pub aggregation_method: StaticStr,
+}
+
+impl DerivedItem for ImpactResult {
+    type Aggregate = ImpactAggregate;
+    fn with_series(self, series: Vec<FlagSeries>) -> Self {
+        ImpactResult { series, ..self }
     }
-);
+    fn aggregate(self, t: AggregateTail) -> ImpactAggregate {
+        ImpactAggregate {
+            impact_type: self.impact_type,
+            scope: self.scope,
+            zone: self.zone,
+            unit: self.unit,
+            coverage: self.coverage,
+            start: t.start,
+            end: t.end,
+            value: t.value,
+            valid: t.valid,
+            zone_status: t.zone_status,
+            points: t.points,
+            slots: t.slots,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        }
+    }
+}
+
+/// Item of `/green-score` and `/environmental-score` (unitless 0–100, no `unit` field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ScoreResult {
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    pub series: Vec<FlagSeries>,
+}
+
+/// Item of the score endpoints with `aggregate=true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ScoreAggregate {
+    #[schema(value_type = schema::OperationalScope)]
+    pub scope: Scope,
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    #[schema(value_type = schema::Coverage)]
+    pub coverage: Coverage,
+    #[schema(format = DateTime)]
+    pub start: String,
+    #[schema(format = DateTime)]
+    pub end: String,
+    #[serde(serialize_with = "serialize_round2")]
+    pub value: f64,
+    pub valid: bool,
+    #[schema(value_type = schema::ZoneStatus)]
+    pub zone_status: ZoneStatus,
+    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
+    pub points: usize,
+    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
+    /// `missing`: an aggregate never looks complete over a hole.
+    pub slots: usize,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = schema::AggregationMethod)]
+    pub aggregation_method: StaticStr,
+}
+
+impl DerivedItem for ScoreResult {
+    type Aggregate = ScoreAggregate;
+    fn with_series(self, series: Vec<FlagSeries>) -> Self {
+        ScoreResult { series, ..self }
+    }
+    fn aggregate(self, t: AggregateTail) -> ScoreAggregate {
+        ScoreAggregate {
+            scope: self.scope,
+            zone: self.zone,
+            coverage: self.coverage,
+            start: t.start,
+            end: t.end,
+            value: t.value,
+            valid: t.valid,
+            zone_status: t.zone_status,
+            points: t.points,
+            slots: t.slots,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        }
+    }
+}
 
 /// Item of `/best-window`: one placement of the job, best first (docs/methodology.md §7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -600,76 +882,72 @@ pub struct StatusResponse {
     pub epias: String,
 }
 
-/// Declares an answer that is a list of series or, with `aggregate=true`, a list of aggregates;
-/// published as `anyOf` the two arrays under the name `$schema`.
-macro_rules! series_or_aggregates {
-    ($(#[$doc:meta])* $name:ident, $schema:literal, $series:ty, $agg:ty) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(untagged)]
-        pub enum $name {
-            Series(Vec<$series>),
-            Aggregate(Vec<$agg>),
-        }
-
-        /// `Ok`: the series, `Err`: the aggregates (as a derived answer comes).
-        impl From<Result<Vec<$series>, Vec<$agg>>> for $name {
-            fn from(answer: Result<Vec<$series>, Vec<$agg>>) -> Self {
-                answer.map_or_else($name::Aggregate, $name::Series)
-            }
-        }
-
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> RefOr<Schema> {
-                any_of_arrays::<$series, $agg>(
-                    "series (default) or, with `aggregate=true`, one aggregate per item",
-                )
-            }
-        }
-
-        impl ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                $schema.into()
-            }
-
-            fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
-                schemas.push((<$series>::name().into(), <$series as utoipa::PartialSchema>::schema()));
-                <$series as ToSchema>::schemas(schemas);
-                schemas.push((<$agg>::name().into(), <$agg as utoipa::PartialSchema>::schema()));
-                <$agg as ToSchema>::schemas(schemas);
-            }
-        }
-    };
+/// An answer that is a list of series or, with `aggregate=true`, a list of aggregates (one per
+/// item): [`Footprints`], [`Impacts`], [`Scores`], [`Factors`]. Published as `anyOf` the two
+/// arrays, under the name its series item gives ([`AnswerSchema`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SeriesOrAggregates<S, A> {
+    Series(Vec<S>),
+    Aggregate(Vec<A>),
 }
 
-series_or_aggregates!(
-    /// `/footprints`: series, or aggregates with `aggregate=true`.
-    Footprints,
-    "FootprintsAnswer",
-    FootprintResult,
-    FootprintAggregate
-);
-series_or_aggregates!(
-    /// `/impacts`: series, or aggregates with `aggregate=true`.
-    Impacts,
-    "ImpactsAnswer",
-    ImpactResult,
-    ImpactAggregate
-);
-series_or_aggregates!(
-    /// Score endpoints: series, or aggregates with `aggregate=true`.
-    Scores,
-    "ScoresAnswer",
-    ScoreResult,
-    ScoreAggregate
-);
-series_or_aggregates!(
-    /// `/factors`: series, or aggregates with `aggregate=true` and dates.
-    Factors,
-    "FactorsAnswer",
-    FactorResult,
-    FactorAggregate
-);
+/// `/footprints`: series, or aggregates with `aggregate=true`.
+pub type Footprints = SeriesOrAggregates<FootprintResult, FootprintAggregate>;
+/// `/impacts`: series, or aggregates with `aggregate=true`.
+pub type Impacts = SeriesOrAggregates<ImpactResult, ImpactAggregate>;
+/// Score endpoints: series, or aggregates with `aggregate=true`.
+pub type Scores = SeriesOrAggregates<ScoreResult, ScoreAggregate>;
+/// `/factors`: series, or aggregates with `aggregate=true` and dates.
+pub type Factors = SeriesOrAggregates<FactorResult, FactorAggregate>;
+
+/// A series item whose answer may be [`SeriesOrAggregates`]: names the answer's OpenAPI schema.
+pub trait AnswerSchema {
+    /// The schema name of the series-or-aggregates answer, e.g. `FootprintsAnswer`.
+    const ANSWER_SCHEMA: &'static str;
+}
+
+impl AnswerSchema for FootprintResult {
+    const ANSWER_SCHEMA: &'static str = "FootprintsAnswer";
+}
+
+impl AnswerSchema for ImpactResult {
+    const ANSWER_SCHEMA: &'static str = "ImpactsAnswer";
+}
+
+impl AnswerSchema for ScoreResult {
+    const ANSWER_SCHEMA: &'static str = "ScoresAnswer";
+}
+
+impl AnswerSchema for FactorResult {
+    const ANSWER_SCHEMA: &'static str = "FactorsAnswer";
+}
+
+/// `Ok`: the series, `Err`: the aggregates (as a derived answer comes).
+impl<S, A> From<Result<Vec<S>, Vec<A>>> for SeriesOrAggregates<S, A> {
+    fn from(answer: Result<Vec<S>, Vec<A>>) -> Self {
+        answer.map_or_else(SeriesOrAggregates::Aggregate, SeriesOrAggregates::Series)
+    }
+}
+
+impl<S: ToSchema, A: ToSchema> utoipa::PartialSchema for SeriesOrAggregates<S, A> {
+    fn schema() -> RefOr<Schema> {
+        any_of_arrays::<S, A>("series (default) or, with `aggregate=true`, one aggregate per item")
+    }
+}
+
+impl<S: ToSchema + AnswerSchema, A: ToSchema> ToSchema for SeriesOrAggregates<S, A> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        S::ANSWER_SCHEMA.into()
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((S::name().into(), <S as utoipa::PartialSchema>::schema()));
+        <S as ToSchema>::schemas(schemas);
+        schemas.push((A::name().into(), <A as utoipa::PartialSchema>::schema()));
+        <A as ToSchema>::schemas(schemas);
+    }
+}
 
 /// A run of consecutive slots of one input series with the same `data_state`: `[start, end)`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

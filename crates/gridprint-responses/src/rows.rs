@@ -8,7 +8,14 @@
 //! one row: the descriptive fields, then `start,end,value,valid,zone_status,aggregation_method`. The
 //! writer itself (the `csv` crate) lives with the server; a [`RowSink`] receives the fields.
 
-use crate::items::*;
+use crate::items::{
+    AvailabilityResult, BestWindow, ExportsEntry, ExportsResult, FactorAggregate, FactorResult,
+    FlagSeries, FlowShareEntry, FlowShareResult, FootprintAggregate, FootprintResult,
+    FootprintShareResult, GenerationEntry, GenerationResult, ImpactAggregate, ImpactResult,
+    ImpactShareResult, ImportsEntry, ImportsResult, LoadEntry, LoadResult, MixShareEntry,
+    MixShareResult, ScoreAggregate, ScoreResult, SeriesOrAggregates, SourceEntry, StatusResponse,
+    ZoneInfo,
+};
 use crate::values::{Values, round2};
 use gridprint_core::quality::{DataState, ZoneStatus};
 use serde::Serialize;
@@ -91,24 +98,22 @@ impl<T: Rows + Serialize + std::fmt::Debug + Send + Sync> Answer for Vec<T> {
 }
 
 /// Series-or-aggregates answers are the list of their variant.
-macro_rules! either_answer {
-    ($($name:ident),*) => {$(
-        impl Answer for $name {
-            fn as_list(&self) -> &dyn Answer {
-                match self {
-                    $name::Series(v) => v,
-                    $name::Aggregate(v) => v,
-                }
-            }
-
-            fn to_json(&self) -> Vec<u8> {
-                crate::json::to_json(self, self.points())
-            }
+impl<S, A> Answer for SeriesOrAggregates<S, A>
+where
+    S: Rows + Serialize + std::fmt::Debug + Send + Sync,
+    A: Rows + Serialize + std::fmt::Debug + Send + Sync,
+{
+    fn as_list(&self) -> &dyn Answer {
+        match self {
+            SeriesOrAggregates::Series(v) => v,
+            SeriesOrAggregates::Aggregate(v) => v,
         }
-    )*};
-}
+    }
 
-either_answer!(Footprints, Impacts, Scores, Factors);
+    fn to_json(&self) -> Vec<u8> {
+        crate::json::to_json(self, self.points())
+    }
+}
 
 /// A series entry: its flags, and blocks of points each with its own descriptive fields.
 pub trait Entry {
@@ -170,234 +175,594 @@ impl Entry for FlagSeries {
     }
 }
 
-/// Implements [`Entry`] for an entry type: its list of blocks and the fields of a block.
-macro_rules! entry {
-    ($entry:ty, $field:ident, |$b:ident| $fields:expr) => {
-        impl Entry for $entry {
-            fn flags(&self) -> (bool, ZoneStatus) {
-                (self.valid, self.zone_status)
-            }
-            fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
-                for $b in &self.$field {
-                    f(&$fields, &$b.values);
-                }
-            }
-        }
-    };
-}
-
-entry! {
-    GenerationEntry,
-    production,
-    |b| [b.production_type.as_str(), b.data_state.as_str(), b.datasource.as_str()]
-}
-entry! {
-    LoadEntry,
-    blocks,
-    |b| [b.data_state.as_str(), b.datasource.as_str()]
-}
-entry! {
-    ImportsEntry,
-    imports,
-    |b| [b.source.as_str(), b.data_state.as_str(), b.datasource.as_str()]
-}
-entry! {
-    ExportsEntry,
-    exports,
-    |b| [b.destination.as_str(), b.data_state.as_str(), b.datasource.as_str()]
-}
-entry! {
-    FlowShareEntry,
-    flows,
-    |b| [b.destination.as_str()]
-}
-entry! {
-    MixShareEntry,
-    shares,
-    |b| [b.origin.as_str()]
-}
-entry! {
-    SourceEntry,
-    blocks,
-    |b| [b.source.as_str()]
-}
-
-/// Implements [`Rows`] for an item with series: the item's head columns (`$head`, their fields from
-/// `$fields`), then every entry's `valid,zone_status`, its blocks' columns (`$block`) and
-/// `timestamp,value`.
-macro_rules! series_item {
-    ($item:ty, zone_unit + [$($block:literal),*]) => {
-        series_item! { $item, ["zone", "unit"] + [$($block),*], |r| [r.zone.as_str(), r.unit] }
-    };
-    ($item:ty, [$($head:literal),*] + [$($block:literal),*], |$r:ident| $fields:expr) => {
-        impl Rows for $item {
-            const COLUMNS: &'static [&'static str] =
-                &[$($head,)* "valid", "zone_status", $($block,)* "timestamp", "value"];
-            fn rows(&self, out: &mut dyn RowSink) {
-                let $r = self;
-                series_rows(&$fields, &self.series, out)
-            }
-            fn points(&self) -> usize {
-                series_points(&self.series)
-            }
-            fn is_final(&self) -> bool {
-                series_final(&self.series)
-            }
-        }
-    };
-}
-
-/// Implements [`Rows`] for an aggregate item: the head columns and fields, then the aggregate's.
-macro_rules! aggregate_item {
-    ($item:ty, [$($col:literal),*], |$a:ident| $head:expr) => {
-        impl Rows for $item {
-            const COLUMNS: &'static [&'static str] = &[
-                $($col,)* "start", "end", "value", "valid", "zone_status", "aggregation_method",
+impl Entry for GenerationEntry {
+    fn flags(&self) -> (bool, ZoneStatus) {
+        (self.valid, self.zone_status)
+    }
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+        for b in &self.production {
+            let fields = [
+                b.production_type.as_str(),
+                b.data_state.as_str(),
+                b.datasource.as_str(),
             ];
-            fn rows(&self, out: &mut dyn RowSink) {
-                let $a = self;
-                let tail = (
-                    self.start.as_str(),
-                    self.end.as_str(),
-                    self.value,
-                    self.valid,
-                    self.zone_status,
-                    self.aggregation_method,
-                );
-                aggregate_row(out, &$head, tail)
-            }
-            fn points(&self) -> usize {
-                0
-            }
-            fn is_final(&self) -> bool {
-                self.valid
-            }
+            f(&fields, &b.values);
         }
-    };
+    }
 }
 
-series_item! { GenerationResult, zone_unit + ["production_type", "data_state", "datasource"] }
-series_item! { LoadResult, zone_unit + ["data_state", "datasource"] }
-series_item! { ImportsResult, zone_unit + ["source", "data_state", "datasource"] }
-series_item! { ExportsResult, zone_unit + ["destination", "data_state", "datasource"] }
-series_item! {
-    FootprintResult,
-    ["zone", "footprint_type", "scope", "unit", "coverage"] + [],
-    |r| [r.zone.as_str(), r.footprint_type.as_str(), r.scope.as_str(), r.unit, r.coverage.as_str()]
-}
-series_item! {
-    ImpactResult,
-    ["zone", "impact_type", "scope", "unit", "coverage"] + [],
-    |r| [r.zone.as_str(), r.impact_type, r.scope.as_str(), r.unit, r.coverage.as_str()]
-}
-series_item! {
-    ScoreResult,
-    ["zone", "scope", "coverage"] + [],
-    |r| [r.zone.as_str(), r.scope.as_str(), r.coverage.as_str()]
-}
-series_item! { FlowShareResult, zone_unit + ["destination"] }
-series_item! { MixShareResult, zone_unit + ["origin"] }
-series_item! {
-    FootprintShareResult,
-    ["zone", "footprint_type", "scope", "unit"] + ["source"],
-    |r| [r.zone.as_str(), r.footprint_type.as_str(), r.scope.as_str(), r.unit]
-}
-series_item! {
-    ImpactShareResult,
-    ["zone", "impact_type", "scope", "unit"] + ["source"],
-    |r| [r.zone.as_str(), r.impact_type, r.scope.as_str(), r.unit]
-}
-
-aggregate_item! {
-    FootprintAggregate,
-    ["zone", "footprint_type", "scope", "unit", "coverage"],
-    |a| [a.zone.as_str(), a.footprint_type.as_str(), a.scope.as_str(), a.unit, a.coverage.as_str()]
-}
-aggregate_item! {
-    ImpactAggregate,
-    ["zone", "impact_type", "scope", "unit", "coverage"],
-    |a| [a.zone.as_str(), a.impact_type, a.scope.as_str(), a.unit, a.coverage.as_str()]
-}
-aggregate_item! {
-    ScoreAggregate,
-    ["zone", "scope", "coverage"],
-    |a| [a.zone.as_str(), a.scope.as_str(), a.coverage.as_str()]
-}
-
-/// The CSV columns of a factor item: its descriptive fields, then `$tail`.
-macro_rules! factor_columns {
-    ($($tail:literal),*) => {
-        &["factor_type", "production_type", "scope", "unit", "source", "year", "source_link", $($tail),*]
-    };
-}
-
-/// Implements [`Rows`] for a factor item (final: factors come from the reference data): its
-/// descriptive fields (`year` and `source_link` empty when unknown) go to `$rows` as `$head`.
-macro_rules! factor_rows {
-    ($item:ty, [$($tail:literal),*], points: |$p:ident| $points:expr, |$s:ident, $out:ident, $head:ident| $rows:block) => {
-        impl Rows for $item {
-            const COLUMNS: &'static [&'static str] = factor_columns!($($tail),*);
-            fn rows(&self, $out: &mut dyn RowSink) {
-                let $s = self;
-                let year = $s.year.map(|y| y.to_string()).unwrap_or_default();
-                let $head = &[
-                    $s.factor_type.as_str(),
-                    $s.production_type.as_str(),
-                    $s.scope.as_str(),
-                    $s.unit.as_str(),
-                    $s.source.as_str(),
-                    &year,
-                    $s.source_link.as_deref().unwrap_or(""),
-                ];
-                $rows
-            }
-            fn points(&self) -> usize {
-                let $p = self;
-                $points
-            }
-            fn is_final(&self) -> bool {
-                true
-            }
+impl Entry for LoadEntry {
+    fn flags(&self) -> (bool, ZoneStatus) {
+        (self.valid, self.zone_status)
+    }
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+        for b in &self.blocks {
+            f(&[b.data_state.as_str(), b.datasource.as_str()], &b.values);
         }
-    };
+    }
 }
 
-factor_rows! { FactorResult, ["timestamp", "value"],
-points: |f| f.series.iter().map(|s| s.values.0.len()).sum(),
-|f, out, head| { f.series.iter().for_each(|s| out.points(head, &s.values)) } }
-
-factor_rows! { FactorAggregate, ["start", "end", "value", "valid", "zone_status", "aggregation_method"],
-points: |_f| 0,
-|f, out, head| {
-    let tail = (f.start.as_str(), f.end.as_str(), f.value, true, ZoneStatus::Complete, f.aggregation_method);
-    aggregate_row(out, head, tail)
-} }
-
-/// Implements [`Rows`] for an item written as rows of its own fields (`$rows` hands them to `$out`):
-/// it has no points, and is final or not whatever it holds (`$final`).
-macro_rules! plain_rows {
-    ($item:ty, final: $final:expr, [$($col:literal),* $(,)?], |$s:ident, $out:ident| $rows:block) => {
-        impl Rows for $item {
-            const COLUMNS: &'static [&'static str] = &[$($col),*];
-            fn rows(&self, $out: &mut dyn RowSink) {
-                let $s = self;
-                $rows
-            }
-            fn points(&self) -> usize {
-                0
-            }
-            fn is_final(&self) -> bool {
-                $final
-            }
+impl Entry for ImportsEntry {
+    fn flags(&self) -> (bool, ZoneStatus) {
+        (self.valid, self.zone_status)
+    }
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+        for b in &self.imports {
+            f(
+                &[
+                    b.source.as_str(),
+                    b.data_state.as_str(),
+                    b.datasource.as_str(),
+                ],
+                &b.values,
+            );
         }
-    };
+    }
 }
 
-// A best-window answer depends on "now" (the default start): never final.
-plain_rows!(
-    BestWindow,
-    final: false,
-    [
+impl Entry for ExportsEntry {
+    fn flags(&self) -> (bool, ZoneStatus) {
+        (self.valid, self.zone_status)
+    }
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+        for b in &self.exports {
+            f(
+                &[
+                    b.destination.as_str(),
+                    b.data_state.as_str(),
+                    b.datasource.as_str(),
+                ],
+                &b.values,
+            );
+        }
+    }
+}
+
+impl Entry for FlowShareEntry {
+    fn flags(&self) -> (bool, ZoneStatus) {
+        (self.valid, self.zone_status)
+    }
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+        for b in &self.flows {
+            f(&[b.destination.as_str()], &b.values);
+        }
+    }
+}
+
+impl Entry for MixShareEntry {
+    fn flags(&self) -> (bool, ZoneStatus) {
+        (self.valid, self.zone_status)
+    }
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+        for b in &self.shares {
+            f(&[b.origin.as_str()], &b.values);
+        }
+    }
+}
+
+impl Entry for SourceEntry {
+    fn flags(&self) -> (bool, ZoneStatus) {
+        (self.valid, self.zone_status)
+    }
+    fn blocks(&self, f: &mut dyn FnMut(&[&str], &Values)) {
+        for b in &self.blocks {
+            f(&[b.source.as_str()], &b.values);
+        }
+    }
+}
+
+// Items with series: the item's head columns, then every entry's `valid,zone_status`, its blocks'
+// columns and `timestamp,value` (one row per point, see `series_rows`).
+
+impl Rows for GenerationResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "production_type",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        series_rows(&[self.zone.as_str(), self.unit], &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for LoadResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        series_rows(&[self.zone.as_str(), self.unit], &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for ImportsResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        series_rows(&[self.zone.as_str(), self.unit], &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for ExportsResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "destination",
+        "data_state",
+        "datasource",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        series_rows(&[self.zone.as_str(), self.unit], &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for FootprintResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "footprint_type",
+        "scope",
+        "unit",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let head = [
+            self.zone.as_str(),
+            self.footprint_type.as_str(),
+            self.scope.as_str(),
+            self.unit,
+            self.coverage.as_str(),
+        ];
+        series_rows(&head, &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for ImpactResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "impact_type",
+        "scope",
+        "unit",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let head = [
+            self.zone.as_str(),
+            self.impact_type,
+            self.scope.as_str(),
+            self.unit,
+            self.coverage.as_str(),
+        ];
+        series_rows(&head, &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for ScoreResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "scope",
+        "coverage",
+        "valid",
+        "zone_status",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let head = [
+            self.zone.as_str(),
+            self.scope.as_str(),
+            self.coverage.as_str(),
+        ];
+        series_rows(&head, &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for FlowShareResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "destination",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        series_rows(&[self.zone.as_str(), self.unit], &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for MixShareResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "unit",
+        "valid",
+        "zone_status",
+        "origin",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        series_rows(&[self.zone.as_str(), self.unit], &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for FootprintShareResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "footprint_type",
+        "scope",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let head = [
+            self.zone.as_str(),
+            self.footprint_type.as_str(),
+            self.scope.as_str(),
+            self.unit,
+        ];
+        series_rows(&head, &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+impl Rows for ImpactShareResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "impact_type",
+        "scope",
+        "unit",
+        "valid",
+        "zone_status",
+        "source",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let head = [
+            self.zone.as_str(),
+            self.impact_type,
+            self.scope.as_str(),
+            self.unit,
+        ];
+        series_rows(&head, &self.series, out)
+    }
+    fn points(&self) -> usize {
+        series_points(&self.series)
+    }
+    fn is_final(&self) -> bool {
+        series_final(&self.series)
+    }
+}
+
+// Aggregates: one row, the item's head columns, then
+// `start,end,value,valid,zone_status,aggregation_method` (see `aggregate_row`).
+
+impl Rows for FootprintAggregate {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "footprint_type",
+        "scope",
+        "unit",
+        "coverage",
+        "start",
+        "end",
+        "value",
+        "valid",
+        "zone_status",
+        "aggregation_method",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let head = [
+            self.zone.as_str(),
+            self.footprint_type.as_str(),
+            self.scope.as_str(),
+            self.unit,
+            self.coverage.as_str(),
+        ];
+        let tail = (
+            self.start.as_str(),
+            self.end.as_str(),
+            self.value,
+            self.valid,
+            self.zone_status,
+            self.aggregation_method,
+        );
+        aggregate_row(out, &head, tail)
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        self.valid
+    }
+}
+
+impl Rows for ImpactAggregate {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "impact_type",
+        "scope",
+        "unit",
+        "coverage",
+        "start",
+        "end",
+        "value",
+        "valid",
+        "zone_status",
+        "aggregation_method",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let head = [
+            self.zone.as_str(),
+            self.impact_type,
+            self.scope.as_str(),
+            self.unit,
+            self.coverage.as_str(),
+        ];
+        let tail = (
+            self.start.as_str(),
+            self.end.as_str(),
+            self.value,
+            self.valid,
+            self.zone_status,
+            self.aggregation_method,
+        );
+        aggregate_row(out, &head, tail)
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        self.valid
+    }
+}
+
+impl Rows for ScoreAggregate {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "scope",
+        "coverage",
+        "start",
+        "end",
+        "value",
+        "valid",
+        "zone_status",
+        "aggregation_method",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let head = [
+            self.zone.as_str(),
+            self.scope.as_str(),
+            self.coverage.as_str(),
+        ];
+        let tail = (
+            self.start.as_str(),
+            self.end.as_str(),
+            self.value,
+            self.valid,
+            self.zone_status,
+            self.aggregation_method,
+        );
+        aggregate_row(out, &head, tail)
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        self.valid
+    }
+}
+
+/// The year of a factor as a CSV field: empty when unknown.
+fn year_field(year: Option<i32>) -> String {
+    year.map(|y| y.to_string()).unwrap_or_default()
+}
+
+// Factors come from the reference data: always final. Their rows start with the factor's
+// descriptive fields (`year` and `source_link` empty when unknown).
+
+impl Rows for FactorResult {
+    const COLUMNS: &'static [&'static str] = &[
+        "factor_type",
+        "production_type",
+        "scope",
+        "unit",
+        "source",
+        "year",
+        "source_link",
+        "timestamp",
+        "value",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let year = year_field(self.year);
+        let head = [
+            self.factor_type.as_str(),
+            self.production_type.as_str(),
+            self.scope.as_str(),
+            self.unit.as_str(),
+            self.source.as_str(),
+            year.as_str(),
+            self.source_link.as_deref().unwrap_or(""),
+        ];
+        for s in &self.series {
+            out.points(&head, &s.values);
+        }
+    }
+    fn points(&self) -> usize {
+        self.series.iter().map(|s| s.values.0.len()).sum()
+    }
+    fn is_final(&self) -> bool {
+        true
+    }
+}
+
+impl Rows for FactorAggregate {
+    const COLUMNS: &'static [&'static str] = &[
+        "factor_type",
+        "production_type",
+        "scope",
+        "unit",
+        "source",
+        "year",
+        "source_link",
+        "start",
+        "end",
+        "value",
+        "valid",
+        "zone_status",
+        "aggregation_method",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let year = year_field(self.year);
+        let head = [
+            self.factor_type.as_str(),
+            self.production_type.as_str(),
+            self.scope.as_str(),
+            self.unit.as_str(),
+            self.source.as_str(),
+            year.as_str(),
+            self.source_link.as_deref().unwrap_or(""),
+        ];
+        let tail = (
+            self.start.as_str(),
+            self.end.as_str(),
+            self.value,
+            true,
+            ZoneStatus::Complete,
+            self.aggregation_method,
+        );
+        aggregate_row(out, &head, tail)
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        true
+    }
+}
+
+// Items written as one row of their own fields (or, for availability, one row per run): no points.
+
+/// A best-window answer depends on "now" (the default start): never final.
+impl Rows for BestWindow {
+    const COLUMNS: &'static [&'static str] = &[
         "zone",
         "metric",
         "start",
@@ -411,32 +776,36 @@ plain_rows!(
         "forecast",
         "duration_minutes",
         "duration_rounded_up",
-    ],
-    |s, out| {
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
         let opt = |v: Option<f64>| v.map(|v| round2(v).to_string()).unwrap_or_default();
         out.row(&[
-            s.zone.as_str(),
-            s.metric,
-            &s.start,
-            &s.end,
-            &round2(s.value).to_string(),
-            s.unit,
-            &opt(s.now_value),
-            &opt(s.saving_percent),
-            bool_str(s.valid),
-            s.zone_status.as_str(),
-            bool_str(s.forecast),
-            &s.duration_minutes.to_string(),
-            bool_str(s.duration_rounded_up),
+            self.zone.as_str(),
+            self.metric,
+            &self.start,
+            &self.end,
+            &round2(self.value).to_string(),
+            self.unit,
+            &opt(self.now_value),
+            &opt(self.saving_percent),
+            bool_str(self.valid),
+            self.zone_status.as_str(),
+            bool_str(self.forecast),
+            &self.duration_minutes.to_string(),
+            bool_str(self.duration_rounded_up),
         ]);
     }
-);
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        false
+    }
+}
 
-// Zones come from the reference data and are final.
-plain_rows!(
-    ZoneInfo,
-    final: true,
-    [
+/// Zones come from the reference data: final. Neighbours are joined with `;`.
+impl Rows for ZoneInfo {
+    const COLUMNS: &'static [&'static str] = &[
         "zone",
         "full_name",
         "eic_code",
@@ -444,59 +813,68 @@ plain_rows!(
         "country_name",
         "provider",
         "neighbours",
-    ],
-    |s, out| {
-        let ns: Vec<&str> = s.neighbours.iter().map(|c| c.as_str()).collect();
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let ns: Vec<&str> = self.neighbours.iter().map(|c| c.as_str()).collect();
         out.row(&[
-            s.zone.as_str(),
-            &s.full_name,
-            &s.eic_code,
-            &s.country_code,
-            &s.country_name,
-            s.provider,
+            self.zone.as_str(),
+            &self.full_name,
+            &self.eic_code,
+            &self.country_code,
+            &self.country_name,
+            self.provider,
             &ns.join(";"),
         ]);
     }
-);
-
-plain_rows!(
-    StatusResponse,
-    final: false,
-    ["storage", "entso-e", "elexon", "epias"],
-    |s, out| {
-        out.row(&[s.storage, &s.entsoe, &s.elexon, &s.epias]);
+    fn points(&self) -> usize {
+        0
     }
-);
+    fn is_final(&self) -> bool {
+        true
+    }
+}
 
-// One row per run: inputs (`generation`, `load`, `flow` with `from`/`to`), then `output` runs, then
-// a `forecast` row whose `end` is the forecast's end. What is held changes with every import: never
-// final.
-plain_rows!(
-    AvailabilityResult,
-    final: false,
-    ["zone", "series", "from", "to", "start", "end", "state"],
-    |s, out| {
-        let zone = s.zone.as_str();
-        for i in &s.inputs {
+/// The status changes at any moment: never final.
+impl Rows for StatusResponse {
+    const COLUMNS: &'static [&'static str] = &["storage", "entso-e", "elexon", "epias"];
+    fn rows(&self, out: &mut dyn RowSink) {
+        out.row(&[self.storage, &self.entsoe, &self.elexon, &self.epias]);
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        false
+    }
+}
+
+/// One row per run: inputs (`generation`, `load`, `flow` with `from`/`to`), then `output` runs,
+/// then a `forecast` row whose `end` is the forecast's end. What is held changes with every import:
+/// never final.
+impl Rows for AvailabilityResult {
+    const COLUMNS: &'static [&'static str] =
+        &["zone", "series", "from", "to", "start", "end", "state"];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let zone = self.zone.as_str();
+        for i in &self.inputs {
             let from = i.from.as_ref().map_or("", |c| c.as_str());
             let to = i.to.as_ref().map_or("", |c| c.as_str());
             for r in &i.runs {
                 out.row(&[zone, i.input, from, to, &r.start, &r.end, r.state.as_str()]);
             }
         }
-        for r in &s.outputs {
+        for r in &self.outputs {
             out.row(&[zone, "output", "", "", &r.start, &r.end, r.state.as_str()]);
         }
-        if let Some(end) = &s.forecast_end {
-            out.row(&[
-                zone,
-                "forecast",
-                "",
-                "",
-                "",
-                end,
-                DataState::Missing.as_str(),
-            ]);
+        if let Some(end) = &self.forecast_end {
+            let missing = DataState::Missing.as_str();
+            out.row(&[zone, "forecast", "", "", "", end, missing]);
         }
     }
-);
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        false
+    }
+}
