@@ -159,6 +159,26 @@ fn body_response(
     (h, body).into_response()
 }
 
+/// [`body_response`] of the gzip-compressed form of a body whose plain form is tagged `plain_tag`:
+/// another representation, so another tag (`"…-gz"`), and `Content-Encoding: gzip`.
+fn gzip_response(
+    headers: &HeaderMap,
+    content_type: &'static str,
+    gz: &'static [u8],
+    plain_tag: &str,
+) -> Response {
+    let tag = plain_tag.trim_end_matches('"');
+    let mut resp = body_response(
+        headers,
+        content_type,
+        Cow::Borrowed(gz),
+        Cow::Owned(format!("{tag}-gz\"")),
+    );
+    resp.headers_mut()
+        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    resp
+}
+
 /// Our own files from `GRIDPRINT_DASHBOARD_ASSETS_DIR` (debug builds only).
 fn from_disk(name: &str) -> Option<Vec<u8>> {
     if !cfg!(debug_assertions) || name.starts_with("vendor/") || name.contains("..") {
@@ -178,17 +198,7 @@ async fn file(Path(name): Path<String>, headers: HeaderMap) -> Response {
         return body_response(&headers, content_type, Cow::Owned(disk), Cow::Owned(tag));
     }
     if accepts_gzip(&headers) {
-        // Another representation: another tag (`"…-gz"`).
-        let tag = etags()[i].trim_end_matches('"');
-        let mut resp = body_response(
-            &headers,
-            content_type,
-            Cow::Borrowed(gzipped(i)),
-            Cow::Owned(format!("{tag}-gz\"")),
-        );
-        resp.headers_mut()
-            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-        return resp;
+        return gzip_response(&headers, content_type, gzipped(i), &etags()[i]);
     }
     body_response(
         &headers,
@@ -242,16 +252,7 @@ async fn geojson(State(state): State<AppState>, headers: HeaderMap) -> Response 
     static POLYGONS: OnceLock<Polygons> = OnceLock::new();
     let p = POLYGONS.get_or_init(|| polygons(&state.reference().geojson));
     if accepts_gzip(&headers) {
-        let tag = p.tag.trim_end_matches('"');
-        let mut resp = body_response(
-            &headers,
-            "application/geo+json",
-            Cow::Owned(p.gz.clone()),
-            Cow::Owned(format!("{tag}-gz\"")),
-        );
-        resp.headers_mut()
-            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-        return resp;
+        return gzip_response(&headers, "application/geo+json", &p.gz, &p.tag);
     }
     body_response(
         &headers,
