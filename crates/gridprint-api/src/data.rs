@@ -12,7 +12,8 @@ use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
-use crate::state::AppState;
+use crate::response_cache::matches_if_none_match;
+use crate::state::{AppState, on_blocking_pool};
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -106,21 +107,6 @@ fn entity_tag<R: Hash>(
     }
     let digest = h.finalize();
     format!("W/\"{}\"", hex::encode(&digest[..12]))
-}
-
-/// Whether `If-None-Match` names `etag` (weak comparison) or is `*`.
-fn matches_if_none_match(headers: &HeaderMap, etag: &str) -> bool {
-    let opaque = |t: &str| {
-        let t = t.trim();
-        t.strip_prefix("W/").unwrap_or(t).to_string()
-    };
-    let mine = opaque(etag);
-    headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|t| t.trim() == "*" || opaque(t) == mine)
 }
 
 fn final_headers(headers: &mut HeaderMap, etag: &str) {
@@ -240,7 +226,7 @@ pub(crate) async fn answer<E: EndpointDef>(
         Some(resp) => resp,
         None if is_long(window) => {
             let st = state.clone();
-            crate::on_blocking_pool(&state.inner.long_answer_permits, move || {
+            on_blocking_pool(&state.inner.long_answer_permits, move || {
                 render::<E>(&st, &cache, &request, format, &if_none_match, etag)
             })
             .await??

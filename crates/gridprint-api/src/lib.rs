@@ -51,7 +51,6 @@ pub use health::{ProbeFn, Providers};
 pub use server::serve as serve_router;
 pub use state::{ApiConfig, AppState, AppStateBuilder, MAX_BODY_BYTES};
 // `data` calls it by this path.
-pub(crate) use state::on_blocking_pool;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};

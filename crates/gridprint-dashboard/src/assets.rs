@@ -13,7 +13,7 @@
 //! `GRIDPRINT_DASHBOARD_ASSETS_DIR=crates/gridprint-dashboard/assets` serves our own files from disk,
 //! to iterate on the page without rebuilding.
 
-use crate::Mode;
+use crate::DashboardMode;
 use crate::data::{self, Dash};
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
@@ -86,7 +86,7 @@ const CSS: &str = "text/css; charset=utf-8";
 const TEXT: &str = "text/plain; charset=utf-8";
 
 /// The page and static routes of `mode`.
-pub(crate) fn routes(mode: Mode, dash: Arc<Dash>) -> Router<AppState> {
+pub(crate) fn routes(mode: DashboardMode, dash: Arc<Dash>) -> Router<AppState> {
     std::thread::spawn(|| {
         for i in 0..FILES.len() {
             gzipped(i);
@@ -266,12 +266,17 @@ async fn geojson(State(state): State<AppState>, headers: HeaderMap) -> Response 
 /// it parses the page rather than once the scripts run: `meta`, the polygons and (public mode) the
 /// day the page will show — the URL's `date` if the day route serves it, else the opening slot's
 /// day. (The page's own `fetch` calls then take the preloaded answers.)
-async fn preload_hints(mode: Mode, state: &AppState, dash: &Dash, query: Option<&str>) -> String {
+async fn preload_hints(
+    mode: DashboardMode,
+    state: &AppState,
+    dash: &Dash,
+    query: Option<&str>,
+) -> String {
     let mut urls = vec![
         "/dashboard/api/meta".to_string(),
         "/dashboard/zones.geojson".to_string(),
     ];
-    if mode == Mode::Public {
+    if mode == DashboardMode::Public {
         let day = match data::url_day(state, query) {
             Some(d) => Some(d),
             None => data::opening_day(state, dash).await,
@@ -284,7 +289,7 @@ async fn preload_hints(mode: Mode, state: &AppState, dash: &Dash, query: Option<
         .collect()
 }
 
-fn page(mode: Mode, hints: &str, headers: &HeaderMap) -> Response {
+fn page(mode: DashboardMode, hints: &str, headers: &HeaderMap) -> Response {
     let html = from_disk("index.html")
         .and_then(|b| String::from_utf8(b).ok())
         .unwrap_or_else(|| INDEX_HTML.to_string())

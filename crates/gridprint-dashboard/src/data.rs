@@ -250,7 +250,7 @@ impl Dash {
 /// The data routes (public mode: all four; login mode: `meta` only, the page reads `/v1`).
 pub(crate) fn routes(config: DashboardConfig, dash: Arc<Dash>) -> Router<AppState> {
     let mut r = Router::new().route("/dashboard/api/meta", get(meta));
-    if config.mode == crate::Mode::Public {
+    if config.mode == crate::DashboardMode::Public {
         r = r
             .route("/dashboard/api/day", get(day))
             .route("/dashboard/api/zone", get(zone))

@@ -5,11 +5,11 @@
 //! The page is plain HTML, CSS and JavaScript modules compiled into the binary ([`assets`]), with
 //! MapLibre GL JS and uPlot vendored at pinned versions beside their licenses
 //! (`scripts/vendor-web.sh` refreshes them from the npm registry). Its data comes either from the
-//! public dashboard routes of [`data`] (mode [`Mode::Public`]: one day at a time, a fixed set of
-//! answers, response-cached and rate-limited per client address) or, in mode [`Mode::Login`], from
+//! public dashboard routes of [`data`] (mode [`DashboardMode::Public`]: one day at a time, a fixed set of
+//! answers, response-cached and rate-limited per client address) or, in mode [`DashboardMode::Login`], from
 //! the token-protected `/v1` routes with a token the page obtains from the token service. Both modes
 //! read the very same `/v1` answers: the public routes bundle them verbatim, so every number on the
-//! page equals the API's. [`Mode::Off`] mounts nothing and `/` stays the links page.
+//! page equals the API's. [`DashboardMode::Off`] mounts nothing and `/` stays the links page.
 
 #![forbid(unsafe_code)]
 
@@ -23,7 +23,7 @@ use std::time::Duration;
 
 /// How the dashboard is served (`--dashboard`, `GRIDPRINT_DASHBOARD`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
+pub enum DashboardMode {
     /// Anyone may view it; data through the bounded public routes.
     #[default]
     Public,
@@ -33,25 +33,25 @@ pub enum Mode {
     Off,
 }
 
-impl Mode {
+impl DashboardMode {
     /// The name used on the command line and in the page.
     pub fn as_str(self) -> &'static str {
         match self {
-            Mode::Public => "public",
-            Mode::Login => "login",
-            Mode::Off => "off",
+            DashboardMode::Public => "public",
+            DashboardMode::Login => "login",
+            DashboardMode::Off => "off",
         }
     }
 }
 
-impl FromStr for Mode {
+impl FromStr for DashboardMode {
     type Err = String;
 
-    fn from_str(s: &str) -> Result<Mode, String> {
+    fn from_str(s: &str) -> Result<DashboardMode, String> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "public" => Ok(Mode::Public),
-            "login" => Ok(Mode::Login),
-            "off" => Ok(Mode::Off),
+            "public" => Ok(DashboardMode::Public),
+            "login" => Ok(DashboardMode::Login),
+            "off" => Ok(DashboardMode::Off),
             other => Err(format!(
                 "invalid dashboard mode '{other}': expected public, login or off"
             )),
@@ -59,7 +59,7 @@ impl FromStr for Mode {
     }
 }
 
-impl std::fmt::Display for Mode {
+impl std::fmt::Display for DashboardMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
@@ -68,7 +68,7 @@ impl std::fmt::Display for Mode {
 /// Tunables of the dashboard. `DashboardConfig::default()` holds the production values.
 #[derive(Debug, Clone)]
 pub struct DashboardConfig {
-    pub mode: Mode,
+    pub mode: DashboardMode,
     /// Sustained requests per second per client address on the dashboard's data routes.
     pub rate_per_second: f64,
     /// Requests a client address may send at once before the sustained rate applies.
@@ -81,7 +81,7 @@ pub struct DashboardConfig {
 impl Default for DashboardConfig {
     fn default() -> DashboardConfig {
         DashboardConfig {
-            mode: Mode::Public,
+            mode: DashboardMode::Public,
             // A first visit costs 2 requests, a zone 1, a day 1: scrubbing days by keyboard stays
             // well within 40 at once and 2 a second; a crawler of every day does not.
             rate_per_second: 2.0,
@@ -91,11 +91,11 @@ impl Default for DashboardConfig {
     }
 }
 
-/// The dashboard's routes for `config.mode` (none for [`Mode::Off`]), to be merged at `/` into the
+/// The dashboard's routes for `config.mode` (none for [`DashboardMode::Off`]), to be merged at `/` into the
 /// API's router. `Login` serves the page and its assets only (data comes from `/v1`).
 pub fn router(_state: &AppState, config: DashboardConfig) -> Option<Router<AppState>> {
     match config.mode {
-        Mode::Off => None,
+        DashboardMode::Off => None,
         mode => {
             let dash = data::Dash::new(&config);
             let pages = assets::routes(mode, dash.clone());

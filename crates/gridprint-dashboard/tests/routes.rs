@@ -10,7 +10,7 @@ use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState, router_with_home};
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_core::slot::{Slot, SlotRange};
-use gridprint_dashboard::{DashboardConfig, Mode};
+use gridprint_dashboard::{DashboardConfig, DashboardMode};
 use gridprint_store::{SharedStore, TokenRecord};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -25,7 +25,7 @@ const FILES: &[&str] = &[
     "2017_02_01_PM_PhysicalFlows.csv",
 ];
 
-async fn app(mode: Mode, burst: u32) -> Router {
+async fn app(mode: DashboardMode, burst: u32) -> Router {
     let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
     let now = datetime!(2026-03-01 12:00:00 UTC);
     let store: SharedStore =
@@ -124,7 +124,7 @@ fn v1_uri(part: &serde_json::Value, zone: &str, date: &str, extra: &str) -> Stri
 
 #[tokio::test]
 async fn public_routes_serve_the_v1_answers_of_one_day_and_nothing_more() {
-    let app = app(Mode::Public, 1000).await;
+    let app = app(DashboardMode::Public, 1000).await;
     let (s, _, meta) = get(&app, "/dashboard/api/meta", false).await;
     assert_eq!(s, StatusCode::OK);
     let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
@@ -225,7 +225,7 @@ async fn public_routes_serve_the_v1_answers_of_one_day_and_nothing_more() {
 
 #[tokio::test]
 async fn past_the_per_address_limit_the_routes_answer_429() {
-    let app = app(Mode::Public, 3).await;
+    let app = app(DashboardMode::Public, 3).await;
     for _ in 0..3 {
         let (s, _, _) = get(&app, "/dashboard/api/day?date=2017-02-01", false).await;
         assert_eq!(s, StatusCode::OK);
@@ -246,14 +246,14 @@ async fn past_the_per_address_limit_the_routes_answer_429() {
 
 #[tokio::test]
 async fn login_serves_the_page_without_public_data_and_off_keeps_the_links_page() {
-    let login = app(Mode::Login, 100).await;
+    let login = app(DashboardMode::Login, 100).await;
     let (s, _, page) = get(&login, "/", false).await;
     assert_eq!(s, StatusCode::OK);
     assert!(String::from_utf8_lossy(&page).contains(r#"content="login""#));
     let (s, _, _) = get(&login, "/dashboard/api/day?date=2017-02-01", false).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
 
-    let off = app(Mode::Off, 100).await;
+    let off = app(DashboardMode::Off, 100).await;
     let (s, _, page) = get(&off, "/", false).await;
     assert_eq!(s, StatusCode::OK);
     let page = String::from_utf8_lossy(&page);
@@ -266,7 +266,7 @@ async fn login_serves_the_page_without_public_data_and_off_keeps_the_links_page(
 
 #[tokio::test]
 async fn the_page_preloads_the_data_it_reads_first() {
-    let public = app(Mode::Public, 1000).await;
+    let public = app(DashboardMode::Public, 1000).await;
     let (_, _, meta) = get(&public, "/dashboard/api/meta", false).await;
     let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
     let opening = &meta["opening_slot"].as_str().unwrap()[..10];
@@ -296,7 +296,7 @@ async fn the_page_preloads_the_data_it_reads_first() {
     assert_eq!(html.matches(r#"rel="preload""#).count(), 3);
 
     // Login mode: no public day route, so no day to preload.
-    let login = app(Mode::Login, 100).await;
+    let login = app(DashboardMode::Login, 100).await;
     let (_, _, html) = get(&login, "/", false).await;
     let html = String::from_utf8(html).unwrap();
     assert!(html.contains(&preload("/dashboard/api/meta")));
@@ -309,7 +309,7 @@ async fn the_page_preloads_the_data_it_reads_first() {
 /// timestamp, 2017-02-02 00:00 UTC.
 #[tokio::test]
 async fn the_opening_slot_is_the_best_covered_recent_slot() {
-    let app = app(Mode::Public, 1000).await;
+    let app = app(DashboardMode::Public, 1000).await;
     let (_, _, meta) = get(&app, "/dashboard/api/meta", false).await;
     let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
     let opening = meta["opening_slot"].as_str().unwrap().to_string();

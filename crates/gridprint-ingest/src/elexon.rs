@@ -18,7 +18,7 @@
 //! than once, the latest `publishTime` wins.
 
 use crate::http::{
-    FetchError, RequestBudget, RetryPolicy, body_head, get_with_retries, http_client, parsed_points,
+    FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client, parsed_points,
 };
 use crate::request::{DataKind, FetchRequest, Target};
 use gridprint_core::inputs::{DATASOURCE_ELEXON, InputKey, InputPoint};
@@ -256,7 +256,7 @@ pub fn parse_demand_outturn(
 #[derive(Debug, Clone)]
 pub struct ElexonConfig {
     pub base_url: String,
-    pub retry: RetryPolicy,
+    pub retry: FetchRetry,
     /// Elexon publishes no hard limit; we stay polite.
     pub requests_per_minute: u32,
 }
@@ -265,7 +265,7 @@ impl Default for ElexonConfig {
     fn default() -> Self {
         ElexonConfig {
             base_url: DEFAULT_BASE_URL.to_string(),
-            retry: RetryPolicy::default(),
+            retry: FetchRetry::default(),
             requests_per_minute: 120,
         }
     }
@@ -276,12 +276,12 @@ impl Default for ElexonConfig {
 pub struct ElexonClient {
     http: reqwest::Client,
     base: reqwest::Url,
-    retry: RetryPolicy,
+    retry: FetchRetry,
     budget: RequestBudget,
 }
 
 /// Query parameters, in the order they are sent.
-pub type QueryParams = Vec<(&'static str, String)>;
+pub type ElexonQuery = Vec<(&'static str, String)>;
 
 /// `yyyy-MM-dd` of a date.
 fn date_param(d: time::Date) -> String {
@@ -291,7 +291,7 @@ fn date_param(d: time::Date) -> String {
 /// The path and query parameters of a request: settlement days from the UTC date of the range's
 /// first slot to the day after the date of its last slot (UK local days straddle UTC midnight in
 /// summer).
-pub fn request_path(req: &FetchRequest) -> Result<(&'static str, QueryParams), String> {
+pub fn request_path(req: &FetchRequest) -> Result<(&'static str, ElexonQuery), String> {
     let path = match (&req.kind, &req.target) {
         (DataKind::Generation, Target::Zone(_)) => "datasets/FUELHH",
         (DataKind::Load, Target::Zone(_)) => "demand/outturn",

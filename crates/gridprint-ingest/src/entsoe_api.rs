@@ -19,7 +19,7 @@
 use crate::document::ParsedDocument;
 use crate::error::ParseError;
 use crate::http::{
-    Answer, FetchError, RequestBudget, RetryPolicy, body_head, get_with_retries, http_client,
+    Answer, FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client,
 };
 use crate::request::{DataKind, FetchRequest, Target};
 use gridprint_core::inputs::InputPoint;
@@ -132,7 +132,7 @@ pub fn query_params(
 pub struct EntsoeConfig {
     pub base_url: String,
     pub token: Option<EntsoeToken>,
-    pub retry: RetryPolicy,
+    pub retry: FetchRetry,
     pub requests_per_minute: u32,
 }
 
@@ -141,7 +141,7 @@ impl Default for EntsoeConfig {
         EntsoeConfig {
             base_url: DEFAULT_BASE_URL.to_string(),
             token: None,
-            retry: RetryPolicy::default(),
+            retry: FetchRetry::default(),
             requests_per_minute: DEFAULT_REQUESTS_PER_MINUTE,
         }
     }
@@ -154,7 +154,7 @@ pub struct EntsoeClient {
     http: reqwest::Client,
     base: reqwest::Url,
     token: Option<EntsoeToken>,
-    retry: RetryPolicy,
+    retry: FetchRetry,
     budget: RequestBudget,
     zones: Arc<Zones>,
 }

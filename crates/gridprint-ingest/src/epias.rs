@@ -20,7 +20,7 @@
 //! [`MAX_SPAN_SLOTS`].
 
 use crate::http::{
-    Answer, FetchError, RequestBudget, RetryPolicy, body_head, http_client, parsed_points,
+    Answer, FetchError, FetchRetry, RequestBudget, body_head, http_client, parsed_points,
     send_with_retries,
 };
 use crate::request::{DataKind, FetchRequest, Target};
@@ -386,7 +386,7 @@ pub struct EpiasConfig {
     pub base_url: String,
     pub auth_url: String,
     pub credentials: Option<EpiasCredentials>,
-    pub retry: RetryPolicy,
+    pub retry: FetchRetry,
     pub requests_per_minute: u32,
     /// Age after which a cached TGT is replaced before use.
     pub tgt_renew_after: Duration,
@@ -399,7 +399,7 @@ impl Default for EpiasConfig {
             base_url: DEFAULT_BASE_URL.to_string(),
             auth_url: DEFAULT_AUTH_URL.to_string(),
             credentials: None,
-            retry: RetryPolicy::default(),
+            retry: FetchRetry::default(),
             requests_per_minute: DEFAULT_REQUESTS_PER_MINUTE,
             tgt_renew_after: DEFAULT_TGT_RENEW_AFTER,
             page_size: DEFAULT_PAGE_SIZE,
@@ -423,7 +423,7 @@ pub struct EpiasClient {
     base: reqwest::Url,
     tickets: reqwest::Url,
     credentials: Option<EpiasCredentials>,
-    retry: RetryPolicy,
+    retry: FetchRetry,
     budget: RequestBudget,
     tgt_renew_after: Duration,
     page_size: u32,

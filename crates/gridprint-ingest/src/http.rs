@@ -18,7 +18,7 @@ use std::time::Duration;
 
 /// How long and how often to try a request.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RetryPolicy {
+pub struct FetchRetry {
     /// Retries after the first attempt.
     pub max_retries: usize,
     /// First backoff delay (doubled each retry, with jitter).
@@ -31,9 +31,9 @@ pub struct RetryPolicy {
     pub timeout: Duration,
 }
 
-impl Default for RetryPolicy {
+impl Default for FetchRetry {
     fn default() -> Self {
-        RetryPolicy {
+        FetchRetry {
             max_retries: 5,
             min_delay: Duration::from_secs(2),
             max_delay: Duration::from_secs(60),
@@ -188,7 +188,7 @@ pub(crate) async fn get_with_retries(
     client: &reqwest::Client,
     url: &reqwest::Url,
     budget: Option<&RequestBudget>,
-    policy: &RetryPolicy,
+    policy: &FetchRetry,
     label: &str,
 ) -> Result<Answer, FetchError> {
     send_with_retries(|| client.get(url.clone()), budget, policy, label, None).await
@@ -200,7 +200,7 @@ pub(crate) async fn get_with_retries(
 pub(crate) async fn send_with_retries(
     build: impl Fn() -> reqwest::RequestBuilder,
     budget: Option<&RequestBudget>,
-    policy: &RetryPolicy,
+    policy: &FetchRetry,
     label: &str,
     max_body: Option<usize>,
 ) -> Result<Answer, FetchError> {

@@ -14,7 +14,7 @@ use gridprint_ingest::epias::{self, DATASOURCE_EPIAS, EpiasClient, EpiasConfig, 
 use gridprint_ingest::epias_replay::{EpiasReplay, EpiasResponder, GENERATION_PATH};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::health::{HealthState, ProviderHealth};
-use gridprint_ingest::http::{FetchError, RetryPolicy};
+use gridprint_ingest::http::{FetchError, FetchRetry};
 use gridprint_ingest::request::{DataKind, FetchRequest, Target};
 use gridprint_pipeline::backfill::{self, BackfillOptions, BackfillPlan, BackfillReport};
 use gridprint_store::SharedStore;
@@ -77,8 +77,8 @@ async fn platform() -> (Arc<EpiasReplay>, MockServer) {
     (replay, server)
 }
 
-fn fast_retry() -> RetryPolicy {
-    RetryPolicy {
+fn fast_retry() -> FetchRetry {
+    FetchRetry {
         max_retries: 2,
         min_delay: Duration::from_millis(5),
         max_delay: Duration::from_millis(20),

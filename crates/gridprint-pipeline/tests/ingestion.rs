@@ -17,7 +17,7 @@ use gridprint_ingest::elexon::{ElexonClient, ElexonConfig};
 use gridprint_ingest::entsoe_api::{EntsoeClient, EntsoeConfig, EntsoeToken};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::health::{HealthState, ProviderHealth};
-use gridprint_ingest::http::{FetchError, RetryPolicy};
+use gridprint_ingest::http::{FetchError, FetchRetry};
 use gridprint_ingest::replay::{Replay, ReplayResponder};
 use gridprint_ingest::request::{DataKind, FetchRequest, Target};
 use gridprint_pipeline::backfill::{self, BackfillOptions, BackfillReport};
@@ -62,8 +62,8 @@ fn parsed(name: &str) -> Vec<InputPoint> {
         .points
 }
 
-fn fast_retry() -> RetryPolicy {
-    RetryPolicy {
+fn fast_retry() -> FetchRetry {
+    FetchRetry {
         max_retries: 4,
         min_delay: Duration::from_millis(10),
         max_delay: Duration::from_millis(50),

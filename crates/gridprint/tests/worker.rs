@@ -12,7 +12,7 @@ use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_core::zone::ZoneCode;
 use gridprint_ingest::entsoe_api::{EntsoeClient, EntsoeConfig, EntsoeToken};
 use gridprint_ingest::fetch::Fetcher;
-use gridprint_ingest::http::RetryPolicy;
+use gridprint_ingest::http::FetchRetry;
 use gridprint_ingest::replay::{Replay, ReplayResponder};
 use gridprint_pipeline::worker::{CycleReport, Worker, WorkerConfig};
 use gridprint_store::SharedStore;
@@ -72,7 +72,7 @@ async fn publish(server: &MockServer, docs: &[String]) {
 }
 
 fn worker(server: &MockServer, store: &SharedStore) -> Worker {
-    let retry = RetryPolicy {
+    let retry = FetchRetry {
         max_retries: 1,
         min_delay: Duration::from_millis(5),
         max_delay: Duration::from_millis(10),

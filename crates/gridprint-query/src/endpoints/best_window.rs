@@ -47,7 +47,7 @@ pub const SCORE_UNIT: &str = "0-100";
 
 /// What the job is ranked by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Metric {
+pub enum Ranking {
     Footprint(FootprintType, Scope),
     Impact,
     Score,
@@ -66,7 +66,7 @@ pub struct BestWindowRequest {
     pub slots: usize,
     /// Whether the requested duration was rounded up.
     pub rounded_up: bool,
-    pub metric: Metric,
+    pub metric: Ranking,
     pub coverage: Coverage,
     pub n: usize,
 }
@@ -75,28 +75,28 @@ impl BestWindowRequest {
     fn column(&self) -> SeriesKey {
         let coverage = self.coverage;
         match self.metric {
-            Metric::Footprint(footprint_type, scope) => SeriesKey::Footprint {
+            Ranking::Footprint(footprint_type, scope) => SeriesKey::Footprint {
                 footprint_type,
                 scope,
                 coverage,
             },
-            Metric::Impact => SeriesKey::Impact { coverage },
-            Metric::Score => SeriesKey::Score { coverage },
+            Ranking::Impact => SeriesKey::Impact { coverage },
+            Ranking::Score => SeriesKey::Score { coverage },
         }
     }
 
     fn goal(&self) -> Goal {
         match self.metric {
-            Metric::Score => Goal::Maximise,
+            Ranking::Score => Goal::Maximise,
             _ => Goal::Minimise,
         }
     }
 
     fn names(&self) -> (&'static str, &'static str) {
         match self.metric {
-            Metric::Footprint(t, _) => ("footprint", t.unit()),
-            Metric::Impact => ("impact", WATER_IMPACT_UNIT),
-            Metric::Score => ("score", SCORE_UNIT),
+            Ranking::Footprint(t, _) => ("footprint", t.unit()),
+            Ranking::Impact => ("impact", WATER_IMPACT_UNIT),
+            Ranking::Score => ("score", SCORE_UNIT),
         }
     }
 
@@ -195,12 +195,12 @@ pub fn best_window(
         .collect())
 }
 
-fn metric(p: &QueryParams<'_>) -> Result<Metric, QueryError> {
+fn metric(p: &QueryParams<'_>) -> Result<Ranking, QueryError> {
     let name = p.get("metric").map(str::to_ascii_lowercase);
     match name.as_deref() {
         None | Some("footprint") => {
             let t = footprint_types(p, "footprint_type")?[0];
-            Ok(Metric::Footprint(
+            Ok(Ranking::Footprint(
                 t,
                 scope_any(p)?.unwrap_or(Scope::LifeCycle),
             ))
@@ -208,11 +208,11 @@ fn metric(p: &QueryParams<'_>) -> Result<Metric, QueryError> {
         Some("impact") => {
             impact_type(p)?;
             scope_operational(p, "impacts")?;
-            Ok(Metric::Impact)
+            Ok(Ranking::Impact)
         }
         Some("score") => {
             scope_operational(p, "the score")?;
-            Ok(Metric::Score)
+            Ok(Ranking::Score)
         }
         Some(_) => Err(QueryError::bad_request(format!(
             "invalid metric '{}': expected footprint, impact or score",

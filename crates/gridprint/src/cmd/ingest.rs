@@ -17,7 +17,7 @@ use gridprint_ingest::elexon::{self, ElexonClient, ElexonConfig};
 use gridprint_ingest::entsoe_api::{self, EntsoeClient, EntsoeConfig, EntsoeToken};
 use gridprint_ingest::epias::{self, EpiasClient, EpiasConfig, EpiasCredentials, EpiasSecret};
 use gridprint_ingest::fetch::Fetcher;
-use gridprint_ingest::http::RetryPolicy;
+use gridprint_ingest::http::FetchRetry;
 use gridprint_ingest::request::DataKind;
 use gridprint_pipeline::backfill::{self, BackfillOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -94,11 +94,11 @@ pub struct ProviderArgs {
 }
 
 impl ProviderArgs {
-    fn retry(&self) -> RetryPolicy {
-        RetryPolicy {
+    fn retry(&self) -> FetchRetry {
+        FetchRetry {
             max_retries: self.http_retries,
             timeout: self.http_timeout,
-            ..RetryPolicy::default()
+            ..FetchRetry::default()
         }
     }
 

@@ -136,7 +136,7 @@ pub struct ServeArgs {
     /// routes), `login` (the page asks for email and password and reads `/v1` with a token) or `off`
     /// (`/` is the links page).
     #[arg(long, env = "GRIDPRINT_DASHBOARD", default_value = "public")]
-    pub dashboard: gridprint_dashboard::Mode,
+    pub dashboard: gridprint_dashboard::DashboardMode,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
