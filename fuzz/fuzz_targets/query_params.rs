@@ -3,7 +3,13 @@
 #![no_main]
 
 use gridprint_core::reference::{ReferenceData, ZoneSet};
-use gridprint_query::{Endpoint, QueryService};
+use gridprint_query::endpoints::{
+    AvailabilityEndpoint, BestWindowEndpoint, EnvironmentalScoreEndpoint, ExportsEndpoint,
+    FactorsEndpoint, FlowShareEndpoint, FootprintShareEndpoint, FootprintsEndpoint,
+    GenerationEndpoint, GreenScoreEndpoint, ImpactShareEndpoint, ImpactsEndpoint, ImportsEndpoint,
+    LoadEndpoint, MixEndpoint, MixShareEndpoint, ZonesEndpoint,
+};
+use gridprint_query::{QueryError, QueryResponse, QueryService};
 use gridprint_store::InputStore;
 use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, LazyLock};
@@ -23,12 +29,37 @@ static SERVICE: LazyLock<QueryService> = LazyLock::new(|| {
     QueryService::load(&store, reference).unwrap()
 });
 
+/// How one endpoint is asked: [`QueryService::query`] for its type.
+type Query =
+    fn(&QueryService, &[(String, String)], time::OffsetDateTime) -> Result<QueryResponse, QueryError>;
+
+/// Every data endpoint, one per path.
+const ENDPOINTS: [Query; 17] = [
+    QueryService::query::<ZonesEndpoint>,
+    QueryService::query::<GenerationEndpoint>,
+    QueryService::query::<LoadEndpoint>,
+    QueryService::query::<ImportsEndpoint>,
+    QueryService::query::<ExportsEndpoint>,
+    QueryService::query::<MixEndpoint>,
+    QueryService::query::<FootprintsEndpoint>,
+    QueryService::query::<ImpactsEndpoint>,
+    QueryService::query::<GreenScoreEndpoint>,
+    QueryService::query::<EnvironmentalScoreEndpoint>,
+    QueryService::query::<FlowShareEndpoint>,
+    QueryService::query::<MixShareEndpoint>,
+    QueryService::query::<FootprintShareEndpoint>,
+    QueryService::query::<ImpactShareEndpoint>,
+    QueryService::query::<FactorsEndpoint>,
+    QueryService::query::<BestWindowEndpoint>,
+    QueryService::query::<AvailabilityEndpoint>,
+];
+
 fuzz_target!(|data: &[u8]| {
     let Some((&which, rest)) = data.split_first() else { return };
-    let endpoint = Endpoint::ALL[which as usize % Endpoint::ALL.len()];
+    let query = ENDPOINTS[which as usize % ENDPOINTS.len()];
     let pairs: Vec<(String, String)> = form_urlencoded_pairs(rest);
     let now = time::macros::datetime!(2017-02-01 06:00 UTC);
-    match SERVICE.query(endpoint, &pairs, now) {
+    match query(&SERVICE, &pairs, now) {
         Ok(r) => {
             let _ = r.to_json();
             let _ = r.to_csv();
