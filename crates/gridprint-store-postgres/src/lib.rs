@@ -105,13 +105,16 @@ impl PgStore {
         if config.get_application_name().is_none() {
             config.application_name("gridprint");
         }
+        // Notices (`relation … already exists, skipping` from the idempotent CREATE … IF NOT
+        // EXISTS statements) are not news for the operator: only warnings and errors are sent.
+        let mut options = format!(
+            "{} -c client_min_messages=warning",
+            config.get_options().unwrap_or("")
+        );
         if read_only {
-            let options = format!(
-                "{} -c default_transaction_read_only=on",
-                config.get_options().unwrap_or("")
-            );
-            config.options(options.trim());
+            options.push_str(" -c default_transaction_read_only=on");
         }
+        config.options(options.trim());
         // One direct connection first, so a wrong database or role is reported as such (the pool only
         // says it timed out).
         config.connect(NoTls).map_err(|e| match e.as_db_error() {

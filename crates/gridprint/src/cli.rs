@@ -8,6 +8,7 @@
 
 use crate::open::{OnServer, ServerArgs};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::IsTerminal;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -65,7 +66,7 @@ pub enum Command {
     Migrate(ServerArgs),
     /// Query a gridprint server (or any server of this interface): table, CSV or JSON.
     Query(crate::cmd::query::QueryArgs),
-    /// Backfill a provider's history (ENTSO-E or Elexon) into the store, resumably, then compute it.
+    /// Backfill a provider's history (ENTSO-E, Elexon or EPIAS) into the store, resumably, then compute it.
     Ingest(OnServer<crate::cmd::ingest::IngestArgs>),
     /// Run the live ingestion loop: fetch, estimate gaps, forecast, recompute, every interval.
     Worker(OnServer<crate::cmd::worker::WorkerArgs>),
@@ -73,12 +74,14 @@ pub enum Command {
     ForecastEval(OnServer<crate::cmd::forecast_eval::ForecastEvalArgs>),
 }
 
-/// Sets up tracing to stderr.
+/// Sets up tracing to stderr, with colours only when stderr is a terminal (a log file or a
+/// journal gets plain text).
 pub fn init_logging(g: &LogArgs) {
     let filter = tracing_subscriber::EnvFilter::try_new(&g.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     match g.log_format {
         LogFormat::Text => builder.init(),

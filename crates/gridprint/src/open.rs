@@ -16,14 +16,12 @@ use std::sync::Arc;
 /// (`gridprint --database URL serve`); see [`ServerArgs::with_leading`].
 #[derive(Debug, Args, Clone)]
 pub struct ServerArgs {
-    /// Database URL: `sqlite://PATH` (embedded default) or `postgres://…`.
-    #[arg(
-        long,
-        env = "GRIDPRINT_DATABASE_URL",
-        default_value = "sqlite://gridprint.db",
-        hide_env_values = true
-    )]
-    pub database: String,
+    /// Database: `sqlite://PATH` or a bare PATH (a SQLite file, the embedded default), or
+    /// `postgres://…`. Default: gridprint.db in the user's data directory
+    /// (`$XDG_DATA_HOME/gridprint/`, usually `~/.local/share/gridprint/`), the same file from
+    /// every working directory.
+    #[arg(long, env = "GRIDPRINT_DATABASE_URL", hide_env_values = true)]
+    pub database: Option<String>,
     /// Open the database read-only (replicas that must not write): nothing is migrated, data and
     /// token checks work, registering and issuing tokens answer 503, writing commands fail.
     #[arg(long, env = "GRIDPRINT_READ_ONLY")]
@@ -32,11 +30,20 @@ pub struct ServerArgs {
     #[arg(long, env = "GRIDPRINT_DB_MAX_CONNECTIONS", default_value_t = 8)]
     pub db_max_connections: u32,
     /// Zone set: `selected` (52 zones in use) or `full` (60 zones).
-    #[arg(long, env = "GRIDPRINT_ZONE_SET", default_value = "selected")]
+    #[arg(long, env = "GRIDPRINT_ZONE_SET", default_value = "selected", value_parser = zone_set_name)]
     pub zone_set: String,
     /// Directory with reference data files overriding the embedded ones (same layout as data/reference).
     #[arg(long, env = "GRIDPRINT_REFERENCE_DIR")]
     pub reference_dir: Option<PathBuf>,
+}
+
+/// Checks `--zone-set` when the command line is parsed, so that every subcommand refuses an
+/// unknown set alike (not only those that load the reference data).
+fn zone_set_name(s: &str) -> Result<String, String> {
+    match ZoneSet::parse(s) {
+        Some(_) => Ok(s.to_string()),
+        None => Err("use selected (52 zones) or full (60 zones)".to_string()),
+    }
 }
 
 /// A server-side subcommand's own arguments with the [`ServerArgs`] it takes.
@@ -99,9 +106,30 @@ impl ServerArgs {
     }
 }
 
-/// Opens the configured database (applying migrations).
+impl ServerArgs {
+    /// The database URL: `--database` as given (a bare path becomes `sqlite://PATH`), or the
+    /// SQLite file in the user's data directory, whose folder is created.
+    pub fn database_url(&self) -> anyhow::Result<String> {
+        match self.database.as_deref().map(str::trim) {
+            Some(url) if url.contains("://") || url.starts_with("sqlite:") => Ok(url.to_string()),
+            Some(path) => Ok(format!("sqlite://{path}")),
+            None => {
+                let dir = dirs::data_dir()
+                    .context("no data directory for the default database (set HOME or XDG_DATA_HOME, or pass --database)")?
+                    .join("gridprint");
+                std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+                Ok(format!("sqlite://{}", dir.join("gridprint.db").display()))
+            }
+        }
+    }
+}
+
+/// Opens the configured database (applying migrations) and names it in the log.
 pub fn open_store(g: &ServerArgs) -> anyhow::Result<SharedStore> {
-    let url = g.database.trim();
+    let url = g.database_url()?;
+    let url = url.as_str();
+    tracing::info!("database {}", redact(url));
     if url.starts_with("sqlite:") {
         let store = gridprint_store_sqlite::SqliteStore::open_url_with(url, g.read_only)
             .with_context(|| format!("opening database {}", redact(url)))?;

@@ -376,3 +376,92 @@ fn compute_force_recomputes_final_slots() {
     let alone = run(&db, &["compute", "--force"]);
     assert!(!alone.status.success());
 }
+
+/// Without `--database`, every command uses the one file in the user's data directory, whatever
+/// the working directory, and names it in its log.
+#[test]
+fn the_default_database_is_the_same_from_every_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let (one, two) = (home.path().join("one"), home.path().join("two"));
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::create_dir_all(&two).unwrap();
+    let in_dir = |dir: &Path, args: &[&str]| {
+        let out = bin()
+            .env("HOME", home.path())
+            .env_remove("XDG_DATA_HOME")
+            .env("GRIDPRINT_LOG", "info")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        let out = succeeded(out, format_args!("{args:?} in {}", dir.display()));
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (_, log) = in_dir(&one, &["access", "grant", "ada@example.org"]);
+    let file = home.path().join(".local/share/gridprint/gridprint.db");
+    assert!(file.is_file(), "no database at {}", file.display());
+    assert!(
+        log.contains(&format!("database sqlite://{}", file.display())),
+        "the log does not name the database: {log}"
+    );
+    let (list, _) = in_dir(&two, &["access", "list"]);
+    assert!(list.contains("ada@example.org"), "{list}");
+    assert!(!one.join("gridprint.db").exists() && !two.join("gridprint.db").exists());
+}
+
+/// `--database PATH` without a scheme is a SQLite file.
+#[test]
+fn a_bare_database_path_is_a_sqlite_file() {
+    let (_dir, db) = temp_db();
+    let out = bin()
+        .arg("--database")
+        .arg(&db)
+        .args(["access", "grant", "ada@example.org"])
+        .output()
+        .unwrap();
+    succeeded(out, "grant with a bare path");
+    assert_eq!(
+        sqlite_rows(&db, "SELECT email FROM access_grant"),
+        vec!["Text(\"ada@example.org\")".to_string()]
+    );
+}
+
+/// Every server command refuses an unknown zone set when its command line is read, including
+/// those that never load the reference data.
+#[test]
+fn every_command_refuses_an_unknown_zone_set() {
+    let (_dir, db) = temp_db();
+    for args in [
+        &["access", "--zone-set", "al", "list"][..],
+        &["compute", "--zone-set", "al"],
+        &["migrate", "--zone-set", "al"],
+    ] {
+        let out = run(&db, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("use selected (52 zones) or full (60 zones)"), "{args:?}: {err}");
+    }
+    assert!(!db.exists(), "a refused command created the database");
+}
+
+/// Commands on PostgreSQL log no server notices (the idempotent `CREATE … IF NOT EXISTS` of the
+/// migrations and the staging table used to print `NOTICE: relation … already exists` each time).
+#[test]
+fn postgres_commands_log_no_notices() {
+    let db = gridprint_store_postgres::testing::TestDb::new("notices");
+    for args in [&["migrate"][..], &["migrate"], &["import", "--demo"]] {
+        let out = bin()
+            .env("GRIDPRINT_LOG", "info")
+            .arg("--database")
+            .arg(&db.url)
+            .args(args)
+            .output()
+            .unwrap();
+        let out = succeeded(out, format_args!("{args:?} on PostgreSQL"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("NOTICE"), "{args:?}: {err}");
+    }
+}

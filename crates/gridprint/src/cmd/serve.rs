@@ -280,7 +280,7 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         for line in &start_up {
             eprintln!("{line}");
         }
-        eprintln!("{}", startup_line(addr));
+        eprintln!("{}", startup_line(addr, how_to_run()));
         let signal = stop.clone();
         tokio::spawn(async move {
             crate::cmd::ingest::shutdown_signal().await;
@@ -307,12 +307,29 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
 }
 
 /// The one line printed once `serve` answers: where, the docs page and the next step. It starts
-/// with `listening on http://ADDR` (scripts and tests read the address from it).
-pub fn startup_line(addr: std::net::SocketAddr) -> String {
+/// with `listening on http://ADDR` (scripts and tests read the address from it). `command` is
+/// how the reader runs this binary ([`how_to_run`]).
+pub fn startup_line(addr: std::net::SocketAddr, command: &str) -> String {
     format!(
         "listening on http://{addr} — API docs: http://{addr}/v1/docs — next: grant access with \
-         `gridprint access grant EMAIL` (same --database), then get a token at http://{addr}/token-request/ (`gridprint query availability` lists what is held)"
+         `{command} access grant EMAIL` (same --database), then get a token at http://{addr}/token-request/ (`{command} query availability` lists what is held)"
     )
+}
+
+/// How the person who started this process runs it again: `cargo run --release --` when the
+/// binary sits in a cargo target directory (started by `cargo run`), `gridprint` otherwise.
+pub fn how_to_run() -> &'static str {
+    let in_target = std::env::current_exe().is_ok_and(|exe| {
+        exe.parent()
+            .and_then(|profile| profile.parent())
+            .and_then(|target| target.file_name())
+            .is_some_and(|name| name == "target")
+    });
+    if in_target {
+        "cargo run --release --"
+    } else {
+        "gridprint"
+    }
 }
 
 /// Background health checks of the providers this binary fetches from.
@@ -393,14 +410,19 @@ async fn start_metrics(addr: &str, stop: CancellationToken) -> anyhow::Result<()
 mod tests {
     #[test]
     fn startup_line_names_the_url_the_docs_and_the_next_step() {
-        let line = super::startup_line("127.0.0.1:8000".parse().unwrap());
+        let line = super::startup_line("127.0.0.1:8000".parse().unwrap(), "gridprint");
         assert!(!line.contains('\n'));
         assert!(
             line.starts_with("listening on http://127.0.0.1:8000 "),
             "{line}"
         );
         assert!(line.contains("http://127.0.0.1:8000/v1/docs"), "{line}");
-        assert!(line.contains("gridprint access grant EMAIL"), "{line}");
+        assert!(line.contains("`gridprint access grant EMAIL`"), "{line}");
+        let line = super::startup_line("127.0.0.1:8000".parse().unwrap(), "cargo run --release --");
+        assert!(
+            line.contains("`cargo run --release -- access grant EMAIL`"),
+            "{line}"
+        );
         assert!(
             line.contains("http://127.0.0.1:8000/token-request/"),
             "{line}"

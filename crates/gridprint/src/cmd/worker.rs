@@ -111,12 +111,8 @@ pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
             tracing::info!("stopping the worker");
             on_signal.cancel();
         });
-        tracing::info!(interval_s = args.interval.as_secs(), database = %worker_db(g), "worker started");
+        tracing::info!(interval_s = args.interval.as_secs(), "worker started");
         worker.run(clock, args.interval, shutdown).await;
         Ok(())
     })
-}
-
-fn worker_db(g: &ServerArgs) -> String {
-    crate::open::redact(&g.database)
 }
