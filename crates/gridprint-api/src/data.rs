@@ -116,6 +116,30 @@ fn final_headers(headers: &mut HeaderMap, etag: &str) {
     }
 }
 
+/// The response-cache key of an answer that can still change: its tag, the data version of the
+/// whole cache (any publication, whatever days it touched) and the current slot (the flags of the
+/// newest slots follow the clock). Kept for [`CHANGING_KEPT`] at most.
+fn changing_key(etag: &str, data_version: i64, now: OffsetDateTime) -> String {
+    format!("{etag}@{data_version}@{}", Slot::containing(now).0)
+}
+
+/// How long an answer that can still change is kept (its key names the data version and the
+/// slot, so this only bounds how long an unused one occupies the cache).
+const CHANGING_KEPT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// An answer that can still change, kept by the response cache under [`changing_key`], if any.
+fn cached_changing(state: &AppState, format: Format, key: &str) -> Option<Response> {
+    let body = state.inner.responses.get(key)?;
+    let mut headers = HeaderMap::new();
+    headers.insert(header::VARY, HeaderValue::from_static(VARY));
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CHANGING),
+    );
+    headers.insert(header::CONTENT_TYPE, content_type(format));
+    Some((headers, Body::from(body)).into_response())
+}
+
 /// A final answer kept by the response cache, if any (no query, no serialization).
 fn cached(
     state: &AppState,
@@ -135,7 +159,8 @@ fn cached(
 }
 
 /// Answers a typed request and renders it; a final answer gets its tag and is kept in the
-/// response cache.
+/// response cache, one that can still change is kept under `changing` for a while. The body
+/// counts against the answer memory budget ([`crate::response_memory`]).
 fn render<E: EndpointDef>(
     state: &AppState,
     cache: &gridprint_query::DataCache,
@@ -143,6 +168,7 @@ fn render<E: EndpointDef>(
     format: Format,
     if_none_match: &HeaderMap,
     etag: String,
+    changing: String,
 ) -> Result<Response, ApiError> {
     let answer = E::answer(cache, request)?;
     let mut headers = HeaderMap::new();
@@ -165,7 +191,13 @@ fn render<E: EndpointDef>(
     });
     if is_final {
         state.inner.responses.insert(etag, body.clone());
+    } else {
+        state
+            .inner
+            .responses
+            .insert_for(changing, body.clone(), CHANGING_KEPT);
     }
+    let body = crate::response_memory::budgeted(&state.inner.response_memory, body)?;
     headers.insert(header::CONTENT_TYPE, content_type(format));
     Ok((headers, Body::from(body)).into_response())
 }
@@ -222,16 +254,35 @@ pub(crate) async fn answer<E: EndpointDef>(
     for v in headers.get_all(header::IF_NONE_MATCH) {
         if_none_match.append(header::IF_NONE_MATCH, v.clone());
     }
-    let mut resp = match cached(state, format, &if_none_match, &etag) {
+    let changing = changing_key(&etag, cache.data_version(), now);
+    let kept = cached(state, format, &if_none_match, &etag)
+        .or_else(|| cached_changing(state, format, &changing));
+    let mut resp = match kept {
         Some(resp) => resp,
-        None if is_long(window) => {
+        None if E::COSTLY || is_long(window) => {
             let st = state.clone();
             on_blocking_pool(&state.inner.long_answer_permits, move || {
-                render::<E>(&st, &cache, &request, format, &if_none_match, etag)
+                render::<E>(
+                    &st,
+                    &cache,
+                    &request,
+                    format,
+                    &if_none_match,
+                    etag,
+                    changing,
+                )
             })
             .await??
         }
-        None => render::<E>(state, &cache, &request, format, &if_none_match, etag)?,
+        None => render::<E>(
+            state,
+            &cache,
+            &request,
+            format,
+            &if_none_match,
+            etag,
+            changing,
+        )?,
     };
     if let Some(v) = crate::ignored::header_value(&ignored) {
         resp.headers_mut()

@@ -35,6 +35,7 @@ pub mod page;
 pub mod params;
 pub mod refresh;
 pub mod response_cache;
+pub mod response_memory;
 pub mod server;
 pub mod state;
 pub mod status;
@@ -48,6 +49,7 @@ pub use data::data_paths;
 pub use error::ApiError;
 pub use front::ClientAddr;
 pub use health::{ProbeFn, Providers};
+pub use server::ClientTimeouts;
 pub use server::serve as serve_router;
 pub use state::{ApiConfig, AppState, AppStateBuilder, MAX_BODY_BYTES};
 // `data` calls it by this path.
@@ -172,6 +174,6 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let header_read_timeout = state.config().header_read_timeout;
-    server::serve(listener, router(state), header_read_timeout, shutdown).await
+    let timeouts = state.config().client_timeouts();
+    server::serve(listener, router(state), timeouts, shutdown).await
 }

@@ -1,10 +1,11 @@
 //! Connection handling: the accept loop, slow-client limits and the graceful drain of `serve`.
 //!
 //! Each accepted TCP connection is served by hyper's HTTP/1.1 server (keep-alive, `TCP_NODELAY`)
-//! with a header-read timeout ([`ApiConfig::header_read_timeout`](crate::ApiConfig)): a client that
-//! does not finish sending its request head in time is disconnected, so slow or idle clients cannot
-//! hold connections open (docs/reliability.md, "Slow clients"). The client address is attached to
-//! every request as axum's `ConnectInfo`.
+//! with a header-read timeout ([`ApiConfig::header_read_timeout`](crate::ApiConfig)) and a send
+//! timeout (`send_timeout`): a client that does not finish sending its request head in time, or
+//! does not read a pending answer for that long, is disconnected, so slow, idle or non-reading
+//! clients cannot hold connections or answer buffers (docs/reliability.md, "Slow clients"). The
+//! client address is attached to every request as axum's `ConnectInfo`.
 //!
 //! Requests hyper cannot parse never reach the application: hyper answers them itself (400, 414,
 //! 431) with an empty body and offers no hook to change that. `ProblemIo` sits between hyper and
@@ -31,6 +32,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
+use tokio_io_timeout::TimeoutStream;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
@@ -49,18 +51,23 @@ pub const FIRST_REQUEST_GRACE: Duration = Duration::from_secs(1);
 ///    connections close at once (clients retry those requests on a new connection, as HTTP allows);
 /// 4. it returns when the last connection is closed. The binary bounds the whole drain with its
 ///    `--shutdown-grace`.
+///
+/// `timeouts`: how long a client may take to send its request head, and to take the next bytes of
+/// an answer.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
-    header_read_timeout: Duration,
+    timeouts: ClientTimeouts,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let header_read_timeout = timeouts.header_read;
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(header_read_timeout);
     let conns = Connections {
         app,
         http,
+        send_timeout: timeouts.send,
         stop: CancellationToken::new(),
         tracker: TaskTracker::new(),
     };
@@ -123,10 +130,20 @@ async fn accept_failed(e: &std::io::Error) {
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
+/// How long a client may keep the server waiting ([`serve`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientTimeouts {
+    /// To send its whole request head (after connecting, or after its previous answer).
+    pub header_read: Duration,
+    /// To accept more bytes of an answer while the socket's send buffer is full.
+    pub send: Duration,
+}
+
 /// What every connection task shares.
 struct Connections {
     app: Router,
     http: hyper::server::conn::http1::Builder,
+    send_timeout: Duration,
     stop: CancellationToken,
     tracker: TaskTracker,
 }
@@ -144,9 +161,10 @@ impl Connections {
                 app.clone().oneshot(req)
             })
         };
-        let conn = self
-            .http
-            .serve_connection(TokioIo::new(ProblemIo::new(stream)), service);
+        let conn = self.http.serve_connection(
+            TokioIo::new(ProblemIo::new(stream, self.send_timeout)),
+            service,
+        );
         let stop = self.stop.clone();
         self.tracker.spawn(async move {
             tokio::pin!(conn);
@@ -182,15 +200,19 @@ impl Connections {
 /// The socket as hyper sees it: writes pass through, except hyper's own bodiless 400/414/431
 /// answers, which become problem+json (module documentation).
 struct ProblemIo {
-    inner: TcpStream,
+    /// The socket, whose writes fail with `TimedOut` once one has waited `send_timeout` for the
+    /// client to read.
+    inner: Pin<Box<TimeoutStream<TcpStream>>>,
     /// A replacement answer still to be written, and how much of it is written.
     pending: Option<(Vec<u8>, usize)>,
 }
 
 impl ProblemIo {
-    fn new(inner: TcpStream) -> ProblemIo {
+    fn new(stream: TcpStream, send_timeout: Duration) -> ProblemIo {
+        let mut inner = TimeoutStream::new(stream);
+        inner.set_write_timeout(Some(send_timeout));
         ProblemIo {
-            inner,
+            inner: Box::pin(inner),
             pending: None,
         }
     }
@@ -202,7 +224,7 @@ impl ProblemIo {
                 self.pending = None;
                 break;
             }
-            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &bytes[*done..]))?;
+            let n = ready!(self.inner.as_mut().poll_write(cx, &bytes[*done..]))?;
             if n == 0 {
                 return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
             }
@@ -283,7 +305,7 @@ impl AsyncRead for ProblemIo {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
+        self.inner.as_mut().poll_read(cx, buf)
     }
 }
 
@@ -302,7 +324,7 @@ impl AsyncWrite for ProblemIo {
             }
             return Poll::Ready(Ok(buf.len()));
         }
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+        self.inner.as_mut().poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -323,7 +345,7 @@ impl AsyncWrite for ProblemIo {
             }
             return Poll::Ready(Ok(total));
         }
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+        self.inner.as_mut().poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -332,12 +354,12 @@ impl AsyncWrite for ProblemIo {
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         ready!(self.poll_pending(cx))?;
-        Pin::new(&mut self.inner).poll_flush(cx)
+        self.inner.as_mut().poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         ready!(self.poll_pending(cx))?;
-        Pin::new(&mut self.inner).poll_shutdown(cx)
+        self.inner.as_mut().poll_shutdown(cx)
     }
 }
 

@@ -41,6 +41,13 @@ pub struct ApiConfig {
     /// A client that has not sent its whole request head this long after connecting (or after its
     /// previous answer, on a kept-alive connection) is disconnected.
     pub header_read_timeout: Duration,
+    /// A client that leaves an answer unread this long (the socket's send buffer full) is
+    /// disconnected and the answer's memory freed.
+    pub send_timeout: Duration,
+    /// Bytes of rendered answers (larger than [`crate::data::SMALL_ANSWER_BYTES`]) that may wait
+    /// for their clients at once, all connections together; an answer past it is refused with 503
+    /// and `Retry-After` instead of being held.
+    pub response_memory_bytes: usize,
     /// A storage check not answered within this time counts as storage down (data routes 503) until
     /// the store answers again; see [`crate::refresh`].
     pub storage_timeout: Duration,
@@ -94,6 +101,8 @@ impl Default for ApiConfig {
             rate_limit_burst: 100,
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
+            send_timeout: Duration::from_secs(20),
+            response_memory_bytes: 512 << 20,
             storage_timeout: Duration::from_secs(5),
             max_failed_attempts: 10,
             max_failed_per_email: 100,
@@ -117,6 +126,14 @@ impl Default for ApiConfig {
 }
 
 impl ApiConfig {
+    /// The connection timeouts of [`crate::serve_router`].
+    pub fn client_timeouts(&self) -> crate::ClientTimeouts {
+        crate::ClientTimeouts {
+            header_read: self.header_read_timeout,
+            send: self.send_timeout,
+        }
+    }
+
     /// The brute-force guard's policy ([`FailureGuard`]): the failure limits per (email, address),
     /// per email and per address, and `failure_window` as both the counting window and the lockout.
     pub fn attempt_policy(&self) -> AttemptPolicy {
@@ -148,6 +165,9 @@ pub(crate) struct Inner {
     pub(crate) limits: RateLimit,
     pub(crate) hash_permits: tokio::sync::Semaphore,
     pub(crate) long_answer_permits: tokio::sync::Semaphore,
+    /// The memory budget of rendered answers waiting for their clients, in KiB
+    /// ([`ApiConfig::response_memory_bytes`]; `crate::data::BudgetBody`).
+    pub(crate) response_memory: Arc<tokio::sync::Semaphore>,
     pub(crate) dummy_hash: OnceLock<String>,
     pub(crate) query: Arc<QueryService>,
     pub(crate) health: StorageHealth,
@@ -223,6 +243,9 @@ impl AppStateBuilder {
                 long_answer_permits: tokio::sync::Semaphore::new(
                     config.max_concurrent_long_answers.max(1),
                 ),
+                response_memory: Arc::new(tokio::sync::Semaphore::new(
+                    (config.response_memory_bytes >> 10).min(tokio::sync::Semaphore::MAX_PERMITS),
+                )),
                 dummy_hash: OnceLock::new(),
                 query,
                 health: StorageHealth::new(loaded),
@@ -320,6 +343,14 @@ impl AppState {
     /// The rendered final answers kept for reuse.
     pub fn response_cache(&self) -> &ResponseCache {
         &self.inner.responses
+    }
+
+    /// Bytes of rendered answers now counted against the response memory budget
+    /// ([`crate::response_memory`]), rounded up to KiB per answer.
+    pub fn response_memory_in_use(&self) -> usize {
+        let total = (self.inner.config.response_memory_bytes >> 10)
+            .min(tokio::sync::Semaphore::MAX_PERMITS);
+        (total - self.inner.response_memory.available_permits()) << 10
     }
 
     /// Whether the cache has been loaded from the store at least once.

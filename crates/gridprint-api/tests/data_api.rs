@@ -1211,12 +1211,20 @@ async fn csv_etag_and_compression(kind: Kind) {
     )
     .await;
     assert_eq!(r.status, StatusCode::NOT_MODIFIED);
+    // An answer that can still change is kept under its tag, the data version and the slot,
+    // still served `no-cache` without a tag; a parameter the request does not read (here a junk
+    // one) reads into the same typed request and is served from the same entry.
     let r = get(&env2.app, "/v1/footprints?zone=DE").await;
     assert_eq!(r.header("cache-control"), "no-cache");
+    assert!(r.headers.get("etag").is_none());
+    assert_eq!(env2.state.response_cache().usage().0, 2);
+    let junk = get(&env2.app, "/v1/footprints?zone=DE&junk=1").await;
+    assert_eq!((junk.status, &junk.body), (StatusCode::OK, &r.body));
+    assert_eq!(junk.header("cache-control"), "no-cache");
     assert_eq!(
         env2.state.response_cache().usage().0,
-        1,
-        "changing answers are not kept"
+        2,
+        "a junk parameter does not make another entry"
     );
     // The same query in another order has the same tag.
     let reordered = format!("/v1/footprints?{DAY_2017}&footprint_type=carbon&zone=DE");

@@ -1129,3 +1129,81 @@ async fn cors_is_off_by_default_and_on_for_exactly_the_configured_origin() {
             .is_none()
     );
 }
+
+/// A request for a large answer over a raw socket (no `Accept-Encoding`: the bytes as rendered).
+const LARGE: &[u8] = b"GET /v1/factors?start=2024-08-01T00:00Z&end=2024-08-21T00:00Z&format=csv HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ";
+
+/// A client that asks for a large answer and reads nothing is cut after the send timeout, and
+/// the answer's bytes leave the response memory budget (issue #28: six such clients held 1.6 GB
+/// for as long as they stayed connected).
+#[tokio::test]
+async fn clients_that_do_not_read_are_cut_and_their_answer_is_freed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::time::Instant;
+    let state = state_with(ApiConfig {
+        send_timeout: Duration::from_secs(1),
+        ..quiet_config()
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(gridprint_api::serve(listener, state.clone(), async {
+        let _ = stopped.await;
+    }));
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    idle.write_all(&[LARGE, TOKEN.as_bytes(), b"\r\n\r\n"].concat())
+        .await
+        .unwrap();
+    let started = Instant::now();
+    while state.response_memory_in_use() == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "never rendered"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let held = state.response_memory_in_use();
+    assert!(
+        held > 4 << 20,
+        "the answer is larger than the socket buffers: {held}"
+    );
+    let rendered = Instant::now();
+    while state.response_memory_in_use() > 0 {
+        assert!(
+            rendered.elapsed() < Duration::from_secs(10),
+            "still held {} bytes 10 s after rendering (send timeout 1 s)",
+            state.response_memory_in_use()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The connection is closed: what was buffered, then the end (or a reset), never the whole.
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), idle.read_to_end(&mut got)).await;
+    assert!(read.is_ok(), "the connection is still open");
+    assert!(got.len() < held, "read {} of {held} bytes", got.len());
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}
+
+/// Past the response memory budget a large answer is refused with 503 and `Retry-After`
+/// instead of being held; small answers are not counted.
+#[tokio::test]
+async fn large_answers_past_the_response_memory_budget_are_503() {
+    let app = app_with(ApiConfig {
+        response_memory_bytes: 1 << 20,
+        ..quiet_config()
+    });
+    let r = get(
+        &app,
+        "/v1/factors?start=2024-08-01T00:00Z&end=2024-08-21T00:00Z&format=csv",
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(r.headers.get(header::RETRY_AFTER).is_some());
+    assert_eq!(
+        get(&app, &format!("/v1/footprints?zone=NL&{DAY}"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+}

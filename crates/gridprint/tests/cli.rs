@@ -442,7 +442,10 @@ fn every_command_refuses_an_unknown_zone_set() {
         let out = run(&db, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("use selected (52 zones) or full (60 zones)"), "{args:?}: {err}");
+        assert!(
+            err.contains("use selected (52 zones) or full (60 zones)"),
+            "{args:?}: {err}"
+        );
     }
     assert!(!db.exists(), "a refused command created the database");
 }

@@ -192,6 +192,7 @@ pub struct AvailabilityEndpoint;
 impl EndpointDef for AvailabilityEndpoint {
     type Request = AvailabilityRequest;
     type Response = Vec<AvailabilityResult>;
+    const COSTLY: bool = true;
     const DOCS: &'static str = "Which zones and time ranges hold data.\n\nPer zone, per input (generation, load, the flow on each direction of each border) and for the derived outputs, the ranges held as runs of consecutive 15-minute slots with the same `data_state` (inputs) or `zone_status` (outputs), plus the end of the forecast. Without `start`/`end`: everything held.";
 
     /// The location, then the optional window.

@@ -283,6 +283,7 @@ pub struct BestWindowParams {
 impl EndpointDef for BestWindowEndpoint {
     type Request = BestWindowRequest;
     type Response = Vec<BestWindow>;
+    const COSTLY: bool = true;
     const DOCS: &'static str = "When and where a job of fixed length runs best: the best `n` placements over the requested zones or countries (`zone`, a list, or `lat`/`lon`) and the forecast, best first.\n\nA job covers whole 15-minute slots and never spans a slot without data; its `value` is the mean of its slot values (a step series). `now_value` is the same job starting at the window's start; `saving_percent` is positive when the placement is better than starting now. `forecast` is true when any slot of the job is a forecast (no provider data). Unlike the data endpoints `start` and `end` may each be omitted (current slot; end of the data). Never cached (`no-cache`).";
 
     fn parameters() -> Vec<Parameter> {

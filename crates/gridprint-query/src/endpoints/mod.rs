@@ -58,6 +58,10 @@ pub trait EndpointDef {
     /// Whether the endpoint answers from the reference data alone (served while the store is down
     /// or the cache is loading).
     const FROM_REFERENCE: bool = false;
+    /// Whether every answer may cost more than a millisecond or two whatever its window
+    /// (availability reads every run of every zone, best-window searches every placement): the
+    /// HTTP layer renders those on its bounded pool, like long windows.
+    const COSTLY: bool = false;
     /// The query parameters in the OpenAPI document, in order (`format` is added for all).
     fn parameters() -> Vec<Parameter>;
     /// Reads the request by the rules of [`crate::params`] (the first problem found is reported).

@@ -80,6 +80,14 @@ pub struct ServeArgs {
     /// answer on a kept-alive connection) before it is disconnected.
     #[arg(long, env = "GRIDPRINT_HEADER_READ_TIMEOUT", default_value_t = 10.0)]
     pub header_read_timeout: f64,
+    /// Seconds a client may leave an answer unread (its socket's send buffer full) before it is
+    /// disconnected and the answer's memory freed.
+    #[arg(long, env = "GRIDPRINT_SEND_TIMEOUT", default_value_t = 20.0)]
+    pub send_timeout: f64,
+    /// MiB of rendered answers (over 64 KiB each) that may wait for their clients at once, all
+    /// connections together; past it a large answer is refused with 503 and `Retry-After`.
+    #[arg(long, env = "GRIDPRINT_RESPONSE_MEMORY_MB", default_value_t = 512)]
+    pub response_memory_mb: usize,
     /// Seconds the storage may take to answer a health check before it counts as down (data routes
     /// answer 503 until it answers again).
     #[arg(long, env = "GRIDPRINT_STORAGE_TIMEOUT", default_value_t = 5.0)]
@@ -181,6 +189,8 @@ impl ServeArgs {
             rate_limit_burst: self.rate_limit_burst,
             request_timeout: seconds("request-timeout", self.request_timeout)?,
             header_read_timeout: seconds("header-read-timeout", self.header_read_timeout)?,
+            send_timeout: seconds("send-timeout", self.send_timeout)?,
+            response_memory_bytes: self.response_memory_mb.saturating_mul(1 << 20),
             storage_timeout: seconds("storage-timeout", self.storage_timeout)?,
             refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
             cors_origin: self.cors_origin.clone().filter(|o| !o.trim().is_empty()),
@@ -290,7 +300,7 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         let dashboard = gridprint_dashboard::DashboardConfig { mode: args.dashboard, ..Default::default() };
         let home = gridprint_dashboard::router(&state, dashboard);
         let app = gridprint_api::router_with_home(state.clone(), home);
-        let server = gridprint_api::serve_router(listener, app, config.header_read_timeout, stop.clone().cancelled_owned());
+        let server = gridprint_api::serve_router(listener, app, config.client_timeouts(), stop.clone().cancelled_owned());
         tokio::pin!(server);
         let result = tokio::select! {
             r = &mut server => r,

@@ -98,8 +98,13 @@ pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
     let runtime = crate::open::runtime(tokio::runtime::Builder::new_multi_thread())?;
     runtime.block_on(async {
         if args.once {
-            let lease = tokio::task::spawn_blocking(move || store.try_lead()).await.context("taking the worker lease")??;
-            anyhow::ensure!(lease.is_some(), "another worker leads this database; not running a cycle");
+            let lease = tokio::task::spawn_blocking(move || store.try_lead())
+                .await
+                .context("taking the worker lease")??;
+            anyhow::ensure!(
+                lease.is_some(),
+                "another worker leads this database; not running a cycle"
+            );
             let report = worker.run_cycle(clock.now()).await?;
             tracing::info!("{report}");
             return Ok(());
