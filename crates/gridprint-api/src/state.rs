@@ -340,6 +340,12 @@ impl AppState {
         &self.inner.query
     }
 
+    /// The request limiter (per account, per client address; shared through Redis when
+    /// configured), for routes outside this crate that count against it (the dashboard).
+    pub fn rate_limit(&self) -> &RateLimit {
+        &self.inner.limits
+    }
+
     /// The rendered final answers kept for reuse.
     pub fn response_cache(&self) -> &ResponseCache {
         &self.inner.responses

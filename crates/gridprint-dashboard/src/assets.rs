@@ -277,7 +277,7 @@ async fn preload_hints(
         "/dashboard/zones.geojson".to_string(),
     ];
     if mode == DashboardMode::Public {
-        let day = match data::url_day(state, query) {
+        let day = match data::url_day(state, dash, query) {
             Some(d) => Some(d),
             None => data::opening_day(state, dash).await,
         };

@@ -32,7 +32,7 @@ use gridprint_query::endpoints::{
     ImportsEndpoint, MixShareEndpoint, ZonesEndpoint,
 };
 use gridprint_query::{QueryError, QueryResponse, QueryService};
-use gridprint_ratelimit::RateLimit;
+use gridprint_ratelimit::Quota;
 use std::collections::{BTreeMap, HashSet};
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -234,15 +234,18 @@ impl Weigh for Entry {
 
 /// Shared by the dashboard's data handlers (and the page, for the day it opens on).
 pub(crate) struct Dash {
-    limit: RateLimit,
+    /// Per client address, through the API's limiter.
+    quota: Quota,
     cache: ResponseCache<Entry>,
+    history_days: Option<u32>,
 }
 
 impl Dash {
     pub(crate) fn new(config: &DashboardConfig) -> Arc<Dash> {
         Arc::new(Dash {
-            limit: RateLimit::local(config.rate_per_second, config.burst),
-            cache: ResponseCache::with_max_entries(config.cache_entries),
+            quota: Quota::new(config.rate_per_second, config.burst),
+            cache: ResponseCache::with_max_bytes(config.cache_bytes),
+            history_days: config.history_days,
         })
     }
 }
@@ -259,10 +262,15 @@ pub(crate) fn routes(config: DashboardConfig, dash: Arc<Dash>) -> Router<AppStat
     r.layer(axum::Extension(dash))
 }
 
-/// The address a request is limited by: the API's client address (today the socket peer; the
-/// address resolved behind trusted proxies once the API provides it).
+/// The address a request is limited by: the API's client address (the socket peer, or the one
+/// resolved behind trusted proxies), an IPv6 address by its /64 (one subscriber's network).
 pub fn client_of(client: ClientAddr) -> IpAddr {
-    client.0
+    match client.0 {
+        IpAddr::V6(v6) => IpAddr::V6(std::net::Ipv6Addr::from(
+            u128::from(v6) & !((1u128 << 64) - 1),
+        )),
+        v4 => v4,
+    }
 }
 
 /// A data route's request after the per-address limit admitted it: the service state, the
@@ -286,7 +294,7 @@ impl axum::extract::FromRequestParts<AppState> for Admitted {
             .get::<Arc<Dash>>()
             .cloned()
             .ok_or_else(|| ApiError::internal("the dashboard routes lost their state"))?;
-        admit(&dash, ClientAddr::of(&parts.extensions)).await?;
+        admit(state, &dash, ClientAddr::of(&parts.extensions)).await?;
         Ok(Admitted {
             state: state.clone(),
             dash,
@@ -316,9 +324,12 @@ impl Admitted {
     }
 }
 
-async fn admit(dash: &Dash, client: ClientAddr) -> Result<(), ApiError> {
+async fn admit(state: &AppState, dash: &Dash, client: ClientAddr) -> Result<(), ApiError> {
     let ip = client_of(client);
-    let d = dash.limit.check(&format!("dash:{ip}")).await;
+    let d = state
+        .rate_limit()
+        .check_quota(&format!("dash:{ip}"), dash.quota)
+        .await;
     if d.allowed {
         Ok(())
     } else {
@@ -358,8 +369,9 @@ fn params(query: Option<&str>, allowed: &[&str]) -> Result<BTreeMap<String, Stri
     Ok(out)
 }
 
-/// A `YYYY-MM-DD` day within [2000-01-01, today + 5 days).
-fn day_of(value: &str, now: OffsetDateTime) -> Result<Date, ApiError> {
+/// A `YYYY-MM-DD` day within [2000-01-01, today + 5 days), and no more than `history_days`
+/// before today when bounded.
+fn day_of(value: &str, now: OffsetDateTime, history_days: Option<u32>) -> Result<Date, ApiError> {
     let fmt = time::macros::format_description!("[year]-[month]-[day]");
     let date = Date::parse(value.trim(), &fmt).map_err(|_| {
         ApiError::bad_request("date must be one UTC day written YYYY-MM-DD (one day at a time)")
@@ -369,6 +381,13 @@ fn day_of(value: &str, now: OffsetDateTime) -> Result<Date, ApiError> {
         return Err(ApiError::bad_request(
             "date must lie between 2000-01-01 and the end of the forecast (today + 4 days)",
         ));
+    }
+    if let Some(days) = history_days
+        && date < now.date() - Duration::days(i64::from(days))
+    {
+        return Err(ApiError::bad_request(format!(
+            "the public dashboard shows the last {days} days; older days need an account (the dashboard's login mode, or /v1 with a token)"
+        )));
     }
     Ok(date)
 }
@@ -504,7 +523,7 @@ const JSON: &str = "application/json";
 
 async fn day(req: Admitted) -> Result<Response, ApiError> {
     let p = req.params(&["date"])?;
-    let date = day_of(&p["date"], req.state.now())?;
+    let date = day_of(&p["date"], req.state.now(), req.dash.history_days)?;
     req.respond_cached(format!("day|{date}"), JSON, move |s| {
         bundle(&s, &DAY_PARTS, "", date)
     })
@@ -513,7 +532,7 @@ async fn day(req: Admitted) -> Result<Response, ApiError> {
 
 async fn zone(req: Admitted) -> Result<Response, ApiError> {
     let p = req.params(&["date", "zone"])?;
-    let date = day_of(&p["date"], req.state.now())?;
+    let date = day_of(&p["date"], req.state.now(), req.dash.history_days)?;
     let zone = zone_of(&req.state, &p["zone"])?;
     let key = format!("zone|{zone}|{date}");
     req.respond_cached(key, JSON, move |s| bundle(&s, &ZONE_PARTS, &zone, date))
@@ -522,7 +541,7 @@ async fn zone(req: Admitted) -> Result<Response, ApiError> {
 
 async fn csv(req: Admitted) -> Result<Response, ApiError> {
     let p = req.params(&["date", "part", "zone"])?;
-    let date = day_of(&p["date"], req.state.now())?;
+    let date = day_of(&p["date"], req.state.now(), req.dash.history_days)?;
     let zone = zone_of(&req.state, &p["zone"])?;
     let part = *ZONE_PARTS
         .iter()
@@ -650,10 +669,12 @@ pub(crate) async fn opening_day(state: &AppState, dash: &Dash) -> Option<String>
 
 /// The day a page URL's `date` names, if the day route would serve it (a preload hint is not sent
 /// for a day the route refuses).
-pub(crate) fn url_day(state: &AppState, query: Option<&str>) -> Option<String> {
+pub(crate) fn url_day(state: &AppState, dash: &Dash, query: Option<&str>) -> Option<String> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query?).ok()?;
     let value = pairs.iter().find(|(k, _)| k == "date").map(|(_, v)| v)?;
-    day_of(value, state.now()).ok().map(|d| d.to_string())
+    day_of(value, state.now(), dash.history_days)
+        .ok()
+        .map(|d| d.to_string())
 }
 
 async fn meta(req: Admitted) -> Result<Response, ApiError> {
@@ -709,8 +730,11 @@ mod tests {
     #[test]
     fn one_day_within_the_forecast_horizon() {
         let now = time::macros::datetime!(2026-11-26 07:00 UTC);
-        assert!(day_of("2017-02-01", now).is_ok());
-        assert!(day_of("2026-11-30", now).is_ok());
+        assert!(day_of("2017-02-01", now, None).is_ok());
+        assert!(day_of("2026-11-30", now, None).is_ok());
+        assert!(day_of("2026-10-26", now, Some(31)).is_ok());
+        let old = day_of("2026-10-25", now, Some(31)).unwrap_err();
+        assert_eq!(old.status(), StatusCode::BAD_REQUEST);
         for bad in [
             "2026-12-01",
             "1999-12-31",
@@ -718,7 +742,7 @@ mod tests {
             "2017-02",
             "2017-02-01T00:00Z",
         ] {
-            assert!(day_of(bad, now).is_err(), "{bad}");
+            assert!(day_of(bad, now, None).is_err(), "{bad}");
         }
     }
 

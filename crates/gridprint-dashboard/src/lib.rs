@@ -17,7 +17,7 @@ pub mod assets;
 pub mod data;
 
 use axum::Router;
-use gridprint_api::AppState;
+use gridprint_api::{ApiConfig, AppState};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -65,28 +65,62 @@ impl std::fmt::Display for DashboardMode {
     }
 }
 
-/// Tunables of the dashboard. `DashboardConfig::default()` holds the production values.
+/// Tunables of the dashboard. `DashboardConfig::default()` holds the production values;
+/// [`DashboardConfig::from_api`] derives them from the API's.
 #[derive(Debug, Clone)]
 pub struct DashboardConfig {
     pub mode: DashboardMode,
-    /// Sustained requests per second per client address on the dashboard's data routes.
+    /// Sustained requests per second per client address (IPv6: per /64) on the dashboard's data
+    /// routes, counted by the API's limiter (shared by every replica with `--redis-url`).
     pub rate_per_second: f64,
     /// Requests a client address may send at once before the sustained rate applies.
     pub burst: u32,
-    /// Rendered answers kept (entries); answers that can still change are kept at most
+    /// Bytes of rendered answers kept; answers that can still change are kept at most
     /// `ApiConfig::refresh_interval`.
-    pub cache_entries: usize,
+    pub cache_bytes: usize,
+    /// Days before today an anonymous visitor may look at (`public` mode); older days need the
+    /// `login` mode. `None`: no bound (the demo, whose recorded days are years old).
+    pub history_days: Option<u32>,
 }
+
+/// Share of the API's per-account rate granted to one address on the public dashboard.
+const RATE_SHARE: f64 = 0.1;
+/// Share of the API's per-account burst granted to one address on the public dashboard.
+const BURST_SHARE: f64 = 0.4;
 
 impl Default for DashboardConfig {
     fn default() -> DashboardConfig {
+        DashboardConfig::from_api(DashboardMode::Public, &ApiConfig::default(), Some(31))
+    }
+}
+
+impl DashboardConfig {
+    /// The dashboard's limits from the API's: a tenth of the per-account rate and two fifths of
+    /// its burst per address (2/s and 40 with the defaults 20/s and 100: a first visit costs 2
+    /// requests, a zone 1, a day 1, so scrubbing days by keyboard stays within them and a crawler
+    /// of every day does not), and a quarter of the response cache's bytes (the API keeps the
+    /// other three, so both together stay within `--response-cache-mb`; see
+    /// [`DashboardConfig::api_cache_bytes`]).
+    pub fn from_api(
+        mode: DashboardMode,
+        api: &ApiConfig,
+        history_days: Option<u32>,
+    ) -> DashboardConfig {
         DashboardConfig {
-            mode: DashboardMode::Public,
-            // A first visit costs 2 requests, a zone 1, a day 1: scrubbing days by keyboard stays
-            // well within 40 at once and 2 a second; a crawler of every day does not.
-            rate_per_second: 2.0,
-            burst: 40,
-            cache_entries: 256,
+            mode,
+            rate_per_second: api.rate_limit_per_second * RATE_SHARE,
+            burst: ((f64::from(api.rate_limit_burst) * BURST_SHARE).round() as u32).max(1),
+            cache_bytes: api.response_cache_bytes / 4,
+            history_days,
+        }
+    }
+
+    /// The bytes left to the API's own response cache out of `total` once this dashboard took its
+    /// share (all of them when it serves no data of its own).
+    pub fn api_cache_bytes(&self, total: usize) -> usize {
+        match self.mode {
+            DashboardMode::Public => total - self.cache_bytes.min(total),
+            DashboardMode::Login | DashboardMode::Off => total,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The dashboard's public routes end to end (in process, through the API's whole router) on the real
 //! 2017-02-01 ENTSO-E File Library extract: each part of a day or zone answer is byte for byte the
 //! `/v1` answer a token holder gets; CSV equals `/v1`'s CSV; wider windows and other parameters are
-//! refused; past the per-address limit → 429; `off` keeps the links page at `/`.
+//! refused; past the per-address limit → 429, also across two replicas sharing Redis; days older
+//! than the history bound → 400; `off` keeps the links page at `/`.
 
 use axum::Router;
 use axum::body::Body;
@@ -26,6 +27,16 @@ const FILES: &[&str] = &[
 ];
 
 async fn app(mode: DashboardMode, burst: u32) -> Router {
+    app_with(mode, burst, None, None).await
+}
+
+/// [`app`] with a history bound and the API's limiter (`None`: per process).
+async fn app_with(
+    mode: DashboardMode,
+    burst: u32,
+    history_days: Option<u32>,
+    limit: Option<gridprint_ratelimit::RateLimit>,
+) -> Router {
     let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
     let now = datetime!(2026-03-01 12:00:00 UTC);
     let store: SharedStore =
@@ -69,12 +80,17 @@ async fn app(mode: DashboardMode, burst: u32) -> Router {
         rate_limit_per_second: 0.0,
         ..ApiConfig::default()
     };
-    let state = AppState::new(store, reference, Arc::new(MutableClock::new(now)), config);
+    let mut builder = AppState::builder(store, reference, Arc::new(MutableClock::new(now)), config);
+    if let Some(limit) = limit {
+        builder = builder.rate_limit(limit);
+    }
+    let state = builder.build().unwrap();
     gridprint_api::refresh::load(&state).await.unwrap();
     let dash = DashboardConfig {
         mode,
         rate_per_second: 0.001,
         burst,
+        history_days,
         ..DashboardConfig::default()
     };
     let home = gridprint_dashboard::router(&state, dash);
@@ -242,6 +258,57 @@ async fn past_the_per_address_limit_the_routes_answer_429() {
         StatusCode::TOO_MANY_REQUESTS,
         "one budget per address for every data route"
     );
+}
+
+/// Two replicas on one Redis share each address's budget (the API's limiter, `--redis-url`), and
+/// the addresses of one IPv6 /64 share one budget.
+#[tokio::test]
+async fn two_replicas_share_the_per_address_limit_through_redis() {
+    let url = tokio::task::spawn_blocking(gridprint_testsvc::redis_url)
+        .await
+        .unwrap();
+    let limit = || async {
+        gridprint_ratelimit::RateLimit::redis(&url, 0.0, 1)
+            .await
+            .unwrap()
+    };
+    let a = app_with(DashboardMode::Public, 4, None, Some(limit().await)).await;
+    let b = app_with(DashboardMode::Public, 4, None, Some(limit().await)).await;
+    // A /64 of this run alone (Redis keeps the counts of earlier runs for a while).
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let from = |host: u16| {
+        let ip =
+            std::net::Ipv6Addr::new(0x2001, 0xdb8, (run >> 32) as u16, run as u16, 0, 0, 0, host);
+        axum::extract::ConnectInfo(std::net::SocketAddr::new(ip.into(), 40000))
+    };
+    let mut ok = 0;
+    for (i, app) in [&a, &b, &a, &b, &a, &b].into_iter().enumerate() {
+        let req = Request::get("/dashboard/api/day?date=2017-02-01")
+            .extension(from(i as u16 + 1))
+            .body(Body::empty())
+            .unwrap();
+        match app.clone().oneshot(req).await.unwrap().status() {
+            StatusCode::OK => ok += 1,
+            StatusCode::TOO_MANY_REQUESTS => {}
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(ok, 4, "one budget of 4 for the /64 on both replicas");
+}
+
+/// Days older than the history bound are refused to anonymous visitors (the bulk channel of
+/// issue #28: ten years of map data, a day at a time).
+#[tokio::test]
+async fn days_older_than_the_history_bound_are_400() {
+    let bounded = app_with(DashboardMode::Public, 100, Some(31), None).await;
+    let (s, _, body) = get(&bounded, "/dashboard/api/day?date=2017-02-01", false).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(String::from_utf8_lossy(&body).contains("last 31 days"));
+    let (s, _, _) = get(&bounded, "/dashboard/api/day?date=2026-02-20", false).await;
+    assert_eq!(s, StatusCode::OK);
 }
 
 #[tokio::test]

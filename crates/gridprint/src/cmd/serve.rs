@@ -95,8 +95,8 @@ pub struct ServeArgs {
     /// Seconds between checks for newly computed data (and of the storage's health).
     #[arg(long, env = "GRIDPRINT_REFRESH_INTERVAL", default_value_t = 2.0)]
     pub refresh_interval: f64,
-    /// MiB of rendered final answers (every point frozen) kept in memory and served again without
-    /// recomputation; 0 disables it.
+    /// MiB of rendered answers kept in memory and served again without recomputation (a quarter
+    /// of it for the public dashboard's); 0 disables it.
     #[arg(long, env = "GRIDPRINT_RESPONSE_CACHE_MB", default_value_t = 64)]
     pub response_cache_mb: usize,
     /// Answers over long windows (more than a few days) rendered at the same time; the others wait
@@ -145,6 +145,13 @@ pub struct ServeArgs {
     /// (`/` is the links page).
     #[arg(long, env = "GRIDPRINT_DASHBOARD", default_value = "public")]
     pub dashboard: gridprint_dashboard::DashboardMode,
+    /// Days before today an anonymous visitor of the public dashboard may look at; older days need
+    /// an account (`--dashboard login`, or `/v1`). 0: no bound. Default: 31, or no bound with
+    /// `--demo` (its recorded days are years old). The dashboard's per-address limits are derived
+    /// from `--rate-limit-*` (a tenth of the rate, two fifths of the burst) and its kept answers take
+    /// a quarter of `--response-cache-mb`.
+    #[arg(long, env = "GRIDPRINT_DASHBOARD_HISTORY_DAYS")]
+    pub dashboard_history_days: Option<u32>,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -243,7 +250,16 @@ fn coverage_lines(store: &dyn gridprint_store::Store) -> anyhow::Result<Vec<Stri
 }
 
 pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
-    let config = args.api_config()?;
+    let mut config = args.api_config()?;
+    let history_days = match args.dashboard_history_days {
+        Some(0) => None,
+        Some(days) => Some(days),
+        None if args.demo => None,
+        None => Some(31),
+    };
+    let dashboard =
+        gridprint_dashboard::DashboardConfig::from_api(args.dashboard, &config, history_days);
+    config.response_cache_bytes = dashboard.api_cache_bytes(config.response_cache_bytes);
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
     if args.demo {
         crate::cmd::import::run_demo(g).context("importing the demo data")?;
@@ -297,7 +313,6 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
             tracing::info!("shutting down: finishing in-flight requests");
             signal.cancel();
         });
-        let dashboard = gridprint_dashboard::DashboardConfig { mode: args.dashboard, ..Default::default() };
         let home = gridprint_dashboard::router(&state, dashboard);
         let app = gridprint_api::router_with_home(state.clone(), home);
         let server = gridprint_api::serve_router(listener, app, config.client_timeouts(), stop.clone().cancelled_owned());
