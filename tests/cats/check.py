@@ -134,12 +134,18 @@ def main():
             f"gridprint's series reaches {covered} past now, less than {a.min_hours} h"
         )
 
+    # CATS' search space (cats/forecast.py, WindowedForecast): its data reach at most
+    # now + window + duration, and a start is a candidate while a data point lies past its job's end
+    # (at most window / 15 min starts after now).
     duration = dt.timedelta(minutes=a.duration)
+    horizon = now + dt.timedelta(minutes=MAX_WINDOW_MIN) + duration
+    data = [p for p in points if p[0] <= horizon]
+    data = data[max(i for i, (t, _) in enumerate(data) if t <= now) :]
+    ndata = next(i + 1 for i, (t, _) in enumerate(data) if t + STEP >= now + duration)
+    n_starts = min(len(data) - ndata - 1, MAX_WINDOW_MIN // 15) + 1
     candidates = []
-    for i in range(MAX_WINDOW_MIN // 15 + 1):
+    for i in range(n_starts):
         s = now + i * STEP
-        if s + duration > points[-1][0]:
-            break
         candidates.append((mean_over(points, s, s + duration), s))
     best_value, best_start = min(candidates)
     at_cats = mean_over(points, cats_start, cats_start + duration)

@@ -66,7 +66,7 @@ python3 -m venv "$work/venv"
 site="$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 cp tests/cats/sitecustomize.py "$site/"
 
-echo "cats: one database: synthetic provider data for every zone up to $(stamp -3600)"
+echo "cats: one database (${SECONDS}s): synthetic provider data for every zone up to $(stamp -3600)"
 base="$work/base.db"
 at -1800 "$GRIDPRINT_SYNTH_RECENT" --database "$base" --days 9 --until "$(stamp -3600)"
 gp -1800 "$base" access grant "$EMAIL" >/dev/null
@@ -126,7 +126,7 @@ PY
     elif "$work/venv/bin/python" tests/cats/check.py --url "$url" --email "$EMAIL" \
         --password "$PASSWORD" --cats-output "$out/out.json" --trace "$out/trace.jsonl" \
         --duration "$duration" --min-hours "$min_hours" >"$out/check.txt" 2>&1; then
-      echo "ok: $label: $(cat "$out/check.txt")"
+      echo "ok: $label (${SECONDS}s): $(cat "$out/check.txt")"
       passed=$((passed + 1))
     else
       echo "FAIL: $label:"; cat "$out/check.txt"
