@@ -1,7 +1,8 @@
 """Checks one CATS run against gridprint (tests/cats/run.sh calls it).
 
 1. The first series CATS reads (`response[0]["series"][0]`, the only one it looks at) covers the whole
-   window it asked for, without a gap.
+   window it asked for, without a gap; and from the window's first slot the first series of
+   `/v1/footprints` reaches the end of the data (the forecast's end): one series, api-contract.md §6.
 2. The start CATS printed minimises CATS' own measure, recomputed here independently from gridprint's
    full `/v1/footprints` series: the trapezoidal mean of the piecewise-linear series over
    [start, start + duration], for starts every 15 minutes from CATS' "now" (its `valueNow.start`), up to
@@ -119,18 +120,32 @@ def main():
     )
     if points[0][0] > now:
         sys.exit(f"gridprint's series starts at {points[0][0]}, after now ({now})")
+    # 1b. Now and the forecast in one series (api-contract.md §6): from the window's first slot, the
+    # first series reaches the forecast's end.
+    first_of_all = answer[0]["series"][0]["values"]
+    if parse_ts(first_of_all[-1][0]) != points[-1][0]:
+        failures.append(
+            f"from {floor15(now):%FT%TZ} the first series ends at {first_of_all[-1][0]}, "
+            f"the data at {points[-1][0]:%FT%TZ} ({len(answer[0]['series'])} series)"
+        )
     covered = points[-1][0] - now
     if covered < dt.timedelta(hours=a.min_hours):
         failures.append(
             f"gridprint's series reaches {covered} past now, less than {a.min_hours} h"
         )
 
+    # CATS' search space (cats/forecast.py, WindowedForecast): its data reach at most
+    # now + window + duration, and a start is a candidate while a data point lies past its job's end
+    # (at most window / 15 min starts after now).
     duration = dt.timedelta(minutes=a.duration)
+    horizon = now + dt.timedelta(minutes=MAX_WINDOW_MIN) + duration
+    data = [p for p in points if p[0] <= horizon]
+    data = data[max(i for i, (t, _) in enumerate(data) if t <= now) :]
+    ndata = next(i + 1 for i, (t, _) in enumerate(data) if t + STEP >= now + duration)
+    n_starts = min(len(data) - ndata - 1, MAX_WINDOW_MIN // 15) + 1
     candidates = []
-    for i in range(MAX_WINDOW_MIN // 15 + 1):
+    for i in range(n_starts):
         s = now + i * STEP
-        if s + duration > points[-1][0]:
-            break
         candidates.append((mean_over(points, s, s + duration), s))
     best_value, best_start = min(candidates)
     at_cats = mean_over(points, cats_start, cats_start + duration)

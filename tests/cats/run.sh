@@ -1,25 +1,37 @@
 #!/usr/bin/env bash
-# CATS end to end (issue #12): the real Climate-Aware Task Scheduler from PyPI, pinned, against a
-# gridprint server in a realistic state.
+# CATS end to end (issues #12, #29): the real Climate-Aware Task Scheduler from PyPI, pinned, against a
+# gridprint server and worker in a realistic state, at every minute of the hour where CATS' window
+# start changes. The test never waits for or chooses a minute: Debian's `faketime` sets the clock of
+# the worker, the server and CATS alike to each minute in turn (the hour is fixed, $HOUR).
 #
 # 1. A throwaway venv gets climate-aware-task-scheduler==$CATS_VERSION and sitecustomize.py (beside
 #    this script), which points CATS' hard-coded WattnetEuProvider.BASE_URL at the server and records
 #    what CATS fetches; CATS' own files are not touched.
-# 2. State: synthetic provider data for every zone ending an hour before now (the synth_recent
-#    example, 9 days), then one worker cycle with the providers disabled (estimates for the last hour,
-#    forecast 96 h ahead, computation), as a live deployment between two ENTSO-E deliveries.
-# 3. For each duration (60 min and CATS' largest, 2820 min): the worker cycle is re-run for the
-#    current quarter hour, `cats --api wattnet.eu --location DE --duration D --format json` runs with
-#    its own TMPDIR (CATS caches answers by URL) and must exit 0, and check.py verifies its answer.
+# 2. One database, prepared once: synthetic provider data for every zone ending an hour before $HOUR
+#    (the synth_recent example, 9 days) and an access grant.
+# 3. For each minute M of $MINUTES, on a copy of that database: DE's provider data (generation, load,
+#    the flows of its borders) reaching into the last hour, up to the quarter that ended before the
+#    worker's cycle; one normal worker cycle (providers disabled: estimates for the lag, forecast 96 h
+#    ahead, computation) — a few seconds after the boundary at minutes 0, 15, 30, 45 (the cycle that
+#    just sealed the quarter), a minute before otherwise (:13 before :14, :15 before :16); then the
+#    server, and `cats --api wattnet.eu --location DE --duration D --format json` for D = 60 and 2820
+#    (CATS' largest), each with its own TMPDIR (CATS caches answers by URL). Every run must exit 0 and
+#    check.py verifies its answer (one first series to the forecast's end, CATS' choice the minimum of
+#    its own measure recomputed from /v1/footprints).
 #
-# Usage: bash tests/cats/run.sh   (GRIDPRINT_BIN / GRIDPRINT_SYNTH_RECENT: prebuilt binaries)
+# Usage: bash tests/cats/run.sh   (GRIDPRINT_BIN / GRIDPRINT_SYNTH_RECENT: prebuilt binaries;
+#        CATS_MINUTES="0 15": a subset of the minutes, for a quick look)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
 CATS_VERSION=1.2.1
 EMAIL=cats@example.org
 PASSWORD='cats-compat-test-password'
+HOUR="2026-11-26 14:00:00"
+MINUTES="${CATS_MINUTES:-0 1 14 15 16 29 30 31 44 45 46}"
+DURATIONS="60 2820"
 
+command -v faketime >/dev/null || { echo "cats: faketime is missing (apt-get install faketime)" >&2; exit 1; }
 if [ -z "${GRIDPRINT_BIN:-}" ]; then
   cargo build --locked -q -p gridprint --bin gridprint
   GRIDPRINT_BIN="$root/target/debug/gridprint"
@@ -31,13 +43,22 @@ fi
 
 work="$(mktemp -d /tmp/gridprint-cats.XXXXXX)"
 server_pid=""
-cleanup() {
+stop_server() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
+  server_pid=""
 }
+cleanup() { stop_server; rm -rf "$work"; }
 trap cleanup EXIT
-db="sqlite://$work/gridprint.db"
-gp() { "$GRIDPRINT_BIN" --database "$db" --log warn "$@"; }
+
+hour_s="$(date -u -d "$HOUR" +%s)"
+# `at SECONDS CMD...`: runs CMD with its clock starting at $HOUR + SECONDS (and running on from there).
+# Only the wall clock is faked: timers (tokio, Python's timeouts) keep the real monotonic clock.
+at() {
+  local t="$1"; shift
+  FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f "@$(date -u -d "@$((hour_s + t))" '+%Y-%m-%d %H:%M:%S')" "$@"
+}
+stamp() { date -u -d "@$((hour_s + $1))" +%Y-%m-%dT%H:%M:%SZ; }
+gp() { local t="$1" db="$2"; shift 2; at "$t" "$GRIDPRINT_BIN" --database "sqlite://$db" --log warn "$@"; }
 
 echo "cats: venv with climate-aware-task-scheduler==$CATS_VERSION"
 python3 -m venv "$work/venv"
@@ -45,101 +66,75 @@ python3 -m venv "$work/venv"
 site="$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 cp tests/cats/sitecustomize.py "$site/"
 
-echo "cats: synthetic provider data up to an hour before now"
-"$GRIDPRINT_SYNTH_RECENT" --database "$work/gridprint.db" --days 9
-gp access grant "$EMAIL" >/dev/null
+echo "cats: one database (${SECONDS}s): synthetic provider data for every zone up to $(stamp -3600)"
+base="$work/base.db"
+at -1800 "$GRIDPRINT_SYNTH_RECENT" --database "$base" --days 9 --until "$(stamp -3600)"
+gp -1800 "$base" access grant "$EMAIL" >/dev/null
 
-quarter() { echo $(( $(date +%s) / 900 )); }
-# One worker cycle for the current quarter hour; waits past a boundary that is less than 2 min away
-# so that CATS runs in the quarter the cycle computed.
-worker_cycle() {
-  local left=$(( 900 - $(date +%s) % 900 ))
-  if [ "$left" -lt 120 ]; then sleep $(( left + 2 )); fi
-  cycle_quarter="$(quarter)"
-  gp worker --once --no-entsoe --no-elexon
-}
-worker_cycle
+passed=0
+failed=0
+failures=""
+for minute in $MINUTES; do
+  t=$((minute * 60))
+  if [ $((minute % 15)) -eq 0 ]; then worker_t=$((t + 2)); else worker_t=$((t - 60)); fi
+  # What the providers had delivered by the worker's cycle: DE up to the quarter that had ended.
+  de_until=$(( (worker_t + 3600) / 900 * 900 - 3600 ))
+  run="$work/m$minute"
+  mkdir -p "$run"
+  db="$run/gridprint.db"
+  cp "$base" "$db"
+  at "$worker_t" "$GRIDPRINT_SYNTH_RECENT" --database "$db" --zone DE --from "$(stamp -3600)" \
+    --until "$(stamp "$de_until")" 2>/dev/null
+  gp "$worker_t" "$db" worker --once --no-entsoe --no-elexon --no-epias >"$run/worker.log" 2>&1 \
+    || { cat "$run/worker.log"; echo "cats: worker cycle failed" >&2; exit 1; }
 
-"$GRIDPRINT_BIN" --database "$db" serve --listen 127.0.0.1:0 --check-providers false \
-  >"$work/server.log" 2>&1 &
-server_pid=$!
-url=""
-for _ in $(seq 1 240); do
-  url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$work/server.log" 2>/dev/null | head -n 1 || true)"
-  [ -n "$url" ] && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log"; echo "cats: server exited" >&2; exit 1; }
-  sleep 0.5
-done
-[ -n "$url" ] || { cat "$work/server.log"; echo "cats: server did not start" >&2; exit 1; }
-echo "cats: gridprint at $url"
-"$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" <<'PY'
+  gp $((t + 5)) "$db" serve --listen 127.0.0.1:0 --check-providers false >"$run/server.log" 2>&1 &
+  server_pid=$!
+  url=""
+  for _ in $(seq 1 600); do
+    url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$run/server.log" 2>/dev/null | head -n 1 || true)"
+    [ -n "$url" ] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$run/server.log"; echo "cats: server exited" >&2; exit 1; }
+    sleep 0.1
+  done
+  [ -n "$url" ] || { cat "$run/server.log"; echo "cats: server did not start" >&2; exit 1; }
+  "$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" <<'PY'
 import json, sys, urllib.request
 url, email, password = sys.argv[1:]
 req = urllib.request.Request(f"{url}/token-request/register",
     data=json.dumps({"email": email, "password": password}).encode(),
     headers={"Content-Type": "application/json"})
-print("cats: register:", urllib.request.urlopen(req, timeout=30).read().decode())
+urllib.request.urlopen(req, timeout=30).read()
 PY
 
-# Waits until the server serves the current quarter hour's computation (it refreshes within seconds).
-wait_fresh() {
-  "$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" <<'PY'
-import datetime as dt, json, sys, time, urllib.request
-url, email, password = sys.argv[1:]
-req = urllib.request.Request(f"{url}/token-request/get_token",
-    data=json.dumps({"email": email, "password": password}).encode(),
-    headers={"Content-Type": "application/json"})
-token = json.load(urllib.request.urlopen(req, timeout=30))["access_token"]
-now = dt.datetime.now(dt.timezone.utc)
-slot = now.replace(minute=now.minute - now.minute % 15, second=0, microsecond=0)
-want = (slot + dt.timedelta(hours=94)).strftime("%Y-%m-%dT%H:%M:%SZ")
-until = (slot + dt.timedelta(hours=94, minutes=15)).strftime("%Y-%m-%dT%H:%M:%SZ")
-for _ in range(240):
-    q = f"{url}/v1/footprints?footprint_type=carbon&zone=DE&start={want}&end={until}"
-    r = urllib.request.Request(q, headers={"Authorization": f"Bearer {token}"})
-    if json.load(urllib.request.urlopen(r, timeout=30)):
-        sys.exit(0)
-    time.sleep(0.5)
-sys.exit(f"the server does not serve {want} (94 h ahead) after 120 s")
-PY
-}
-
-passed=0
-failed=0
-for duration in 60 2820; do
-  [ "$(quarter)" = "$cycle_quarter" ] || worker_cycle
-  [ "$(( 900 - $(date +%s) % 900 ))" -ge 60 ] || worker_cycle
-  # CATS 1.2.1 rounds its start to minute 1, 16, 31 or 46 at or below now, so in minutes 15, 30 and 45
-  # of an hour it asks from the quarter before the current one. That quarter is an estimate, with
-  # other flags than the forecast after it, so it is a series of its own, and CATS reads only the
-  # first series of the answer: one point, "Insufficient forecast data". The reference service
-  # splits series by flags the same way. Let the first minute of the quarter pass.
-  into=$(( $(date +%s) % 900 ))
-  [ "$into" -ge 60 ] || sleep $(( 61 - into ))
-  wait_fresh
-  run="$work/cats-$duration"
-  mkdir -p "$run/tmp"
-  set +e
-  TMPDIR="$run/tmp" CATS_WATTNET_EMAIL="$EMAIL" CATS_WATTNET_PASSWORD="$PASSWORD" \
-  GRIDPRINT_CATS_BASE_URL="$url" GRIDPRINT_CATS_TRACE="$run/trace.jsonl" \
-    "$work/venv/bin/cats" --api wattnet.eu --location DE --duration "$duration" --format json \
-    >"$run/out.json" 2>"$run/err.txt"
-  rc=$?
-  set -e
-  if [ "$rc" -ne 0 ]; then
-    echo "FAIL: cats --duration $duration exited $rc:"; cat "$run/err.txt"; cat "$run/out.json"
-    failed=$((failed + 1))
-    continue
-  fi
-  min_hours=0
-  [ "$duration" -eq 2820 ] && min_hours=94
-  if "$work/venv/bin/python" tests/cats/check.py --url "$url" --email "$EMAIL" --password "$PASSWORD" \
-      --cats-output "$run/out.json" --trace "$run/trace.jsonl" --duration "$duration" \
-      --min-hours "$min_hours"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
+  for duration in $DURATIONS; do
+    label="$(stamp $((t + 20))) (worker cycle at $(stamp "$worker_t"), DE provider data to $(stamp "$de_until")) --duration $duration"
+    out="$run/cats-$duration"
+    mkdir -p "$out/tmp"
+    set +e
+    TMPDIR="$out/tmp" CATS_WATTNET_EMAIL="$EMAIL" CATS_WATTNET_PASSWORD="$PASSWORD" \
+    GRIDPRINT_CATS_BASE_URL="$url" GRIDPRINT_CATS_TRACE="$out/trace.jsonl" \
+      at $((t + 20)) "$work/venv/bin/cats" --api wattnet.eu --location DE --duration "$duration" \
+      --format json >"$out/out.json" 2>"$out/err.txt"
+    rc=$?
+    set -e
+    min_hours=0
+    [ "$duration" -eq 2820 ] && min_hours=94
+    if [ "$rc" -ne 0 ]; then
+      echo "FAIL: $label: cats exited $rc: $(tail -n 1 "$out/err.txt")"
+      failed=$((failed + 1)); failures="$failures :$(printf %02d "$minute")/$duration"
+    elif "$work/venv/bin/python" tests/cats/check.py --url "$url" --email "$EMAIL" \
+        --password "$PASSWORD" --cats-output "$out/out.json" --trace "$out/trace.jsonl" \
+        --duration "$duration" --min-hours "$min_hours" >"$out/check.txt" 2>&1; then
+      echo "ok: $label (${SECONDS}s): $(cat "$out/check.txt")"
+      passed=$((passed + 1))
+    else
+      echo "FAIL: $label:"; cat "$out/check.txt"
+      failed=$((failed + 1)); failures="$failures :$(printf %02d "$minute")/$duration"
+    fi
+  done
+  stop_server
+  rm -f "$db"
 done
-echo "cats (climate-aware-task-scheduler $CATS_VERSION): $passed passed, $failed failed"
+echo "cats (climate-aware-task-scheduler $CATS_VERSION): $passed passed, $failed failed${failures:+ (minute/duration:$failures)}"
 [ "$failed" -eq 0 ]

@@ -4,15 +4,18 @@
 //! have delivered it with its usual lag. Nothing is computed: run `gridprint worker --once
 //! --no-entsoe --no-elexon` afterwards to estimate the gap up to now, forecast and compute, as a live
 //! deployment would. The CATS compatibility test (`tests/cats/run.sh`) starts from this state.
+//! `--zone DE --from T` writes only the points of one zone (its generation and load, the flows of
+//! its borders) from `T`: provider data of some inputs reaching further than the others.
 //!
 //! ```sh
-//! cargo run -p gridprint-api --example synth_recent -- --database /tmp/recent.db [--days 9] [--until 2026-11-26T06:00Z]
+//! cargo run -p gridprint-api --example synth_recent -- --database /tmp/recent.db [--days 9] [--until 2026-11-26T06:00Z] [--zone DE --from 2026-11-26T05:00Z]
 //! ```
 
 use gridprint_compute::synthetic::inputs_of_slot;
-use gridprint_core::inputs::InputPoint;
+use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_core::slot::{Slot, parse_timestamp};
+use gridprint_core::zone::ZoneCode;
 use gridprint_store::InputStore as _;
 use gridprint_store_sqlite::SqliteStore;
 use time::OffsetDateTime;
@@ -21,13 +24,17 @@ fn main() {
     let mut database = None;
     let mut days: i64 = 9;
     let mut until = None;
+    let mut from = None;
+    let mut only: Option<ZoneCode> = None;
     let mut it = std::env::args().skip(1);
-    let usage = "usage: synth_recent --database PATH [--days N] [--until TIMESTAMP]";
+    let usage = "usage: synth_recent --database PATH [--days N] [--until TIMESTAMP] [--zone CODE] [--from TIMESTAMP]";
     while let Some(a) = it.next() {
         match a.as_str() {
             "--database" => database = it.next(),
             "--days" => days = it.next().and_then(|v| v.parse().ok()).expect(usage),
             "--until" => until = Some(parse_timestamp(&it.next().expect(usage)).expect("--until")),
+            "--from" => from = Some(parse_timestamp(&it.next().expect(usage)).expect("--from")),
+            "--zone" => only = Some(ZoneCode::parse(&it.next().expect(usage)).expect("--zone")),
             _ => {
                 eprintln!("{usage}");
                 std::process::exit(2);
@@ -37,7 +44,12 @@ fn main() {
     let database = database.expect(usage);
     let now = OffsetDateTime::now_utc();
     let end = Slot::containing(until.unwrap_or(now - time::Duration::hours(1)));
-    let start = end.offset(-days * 96);
+    let start = from.map_or(end.offset(-days * 96), Slot::containing);
+    let wanted = |p: &InputPoint| match (&only, &p.key) {
+        (None, _) => true,
+        (Some(z), InputKey::Flow { from, to }) => from == z || to == z,
+        (Some(z), k) => k.zone() == z,
+    };
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
     let store = SqliteStore::open(std::path::Path::new(
         database.trim_start_matches("sqlite://"),
@@ -49,6 +61,7 @@ fn main() {
         let day_end = day_start.offset(96).min(end);
         let points: Vec<InputPoint> = (day_start.0..day_end.0)
             .flat_map(|s| inputs_of_slot(&reference, Slot(s), true))
+            .filter(|p| wanted(p))
             .collect();
         n += points.len();
         store

@@ -20,13 +20,14 @@
 
 #[cfg(feature = "testing")]
 pub mod synthetic;
+pub mod tail;
 
 use gridprint_core::derived::{DayBuilder, DerivedDay, SlotFlags, write_slot};
 use gridprint_core::engine::trace_slot;
 pub use gridprint_core::inputs::DATASOURCE_ASSUMED_ZERO;
 use gridprint_core::inputs::{FlowInput, InputKey, InputPoint, SlotInputs};
 use gridprint_core::production::N_TYPES;
-use gridprint_core::quality::{DataState, ZoneStatus, is_frozen, valid_flag};
+use gridprint_core::quality::{DataState, ZoneStatus, freeze_boundary, is_frozen, valid_flag};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::Provider;
@@ -299,9 +300,12 @@ pub fn compute_publish(
         .sum();
     let mut done = 0u64;
     let mut result: Result<ComputeSummary, ComputeError> = Ok(ComputeSummary::default());
+    // The zone-days from the freeze boundary's day on are held back and staged last, once every
+    // zone's tail has one pair of flags (tail.rs).
+    let mut held: HashMap<(i64, usize), DerivedDay> = HashMap::new();
     for r in ranges {
         let base = done;
-        match compute_staged(store, reference, *r, mode, now, run, &mut |d, _| {
+        match compute_staged(store, reference, *r, mode, now, run, &mut held, &mut |d, _| {
             progress(base + d, total)
         }) {
             Ok(s) => {
@@ -318,6 +322,11 @@ pub fn compute_publish(
             }
         }
     }
+    if result.is_ok() && !held.is_empty() {
+        if let Err(e) = stage_tails(store, run, held, now) {
+            result = Err(e);
+        }
+    }
     match result {
         Ok(mut summary) => {
             summary.days_published = store.commit_staged(run)?;
@@ -330,6 +339,43 @@ pub fn compute_publish(
     }
 }
 
+/// How many days past the last held day [`stage_tails`] looks for stored days of a zone's tail
+/// (the forecast of an earlier run may reach further than this one's range).
+const TAIL_LOOKAHEAD_DAYS: i64 = 16;
+
+/// Stages the held recent zone-days after giving every zone's tail one pair of flags, with the
+/// stored recent days (not computed now) whose flags that changes.
+fn stage_tails(
+    store: &dyn Store,
+    run: i64,
+    held: HashMap<(i64, usize), DerivedDay>,
+    now: OffsetDateTime,
+) -> Result<(), ComputeError> {
+    let from = freeze_boundary(now).day();
+    let to = held.keys().map(|k| k.0).max().unwrap_or(from) + TAIL_LOOKAHEAD_DAYS;
+    let mut days: Vec<DerivedDay> = held.into_values().collect();
+    let computed = days.len();
+    let have: HashSet<(i64, gridprint_core::zone::ZoneCode)> =
+        days.iter().map(|d| (d.day, d.zone.clone())).collect();
+    days.extend(
+        store
+            .derived_days(from..to)?
+            .into_iter()
+            .filter(|d| !have.contains(&(d.day, d.zone.clone()))),
+    );
+    let changed = tail::flag_tails(&mut days, now);
+    let staged: Vec<DerivedDay> = days
+        .into_iter()
+        .zip(changed)
+        .enumerate()
+        .filter(|(i, (_, c))| *i < computed || *c)
+        .map(|(_, (d, _))| d)
+        .collect();
+    store.stage_derived_days(run, &staged)?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
 fn compute_staged(
     store: &dyn Store,
     reference: &ReferenceData,
@@ -337,8 +383,10 @@ fn compute_staged(
     mode: Mode,
     now: OffsetDateTime,
     run: i64,
+    held: &mut HashMap<(i64, usize), DerivedDay>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
+    let hold_from = freeze_boundary(now).day();
     let which = mode.days;
     let n = reference.zones.len();
     let days = range.days();
@@ -441,7 +489,12 @@ fn compute_staged(
                 zone_days.iter().map(|b| b.generation()).collect();
             for (i, b) in zone_days.into_iter().enumerate() {
                 let zd = b.finish(reference, |j, s| generation[j][s]);
-                if !zd.is_empty() || existing.contains_key(&(day + d as i64, i)) {
+                if zd.is_empty() && !existing.contains_key(&(day + d as i64, i)) {
+                    continue;
+                }
+                if day + d as i64 >= hold_from {
+                    held.insert((day + d as i64, i), zd);
+                } else {
                     staged.push(zd);
                 }
             }

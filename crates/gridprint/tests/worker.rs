@@ -215,8 +215,11 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
         nl_states(&store, s),
         only(DataState::Estimated, "gridprint-estimation:profile")
     );
+    // Its flags are those of NL's tail (docs/methodology.md, "Now and the forecast in one series"):
+    // every slot after the last complete one reads like the forecast after it, so that a window
+    // starting now is one series; the input states above still say estimated.
     let (status, valid, frozen, _) = nl_slot(&store, s);
-    assert_eq!((status, valid, frozen), (ZoneStatus::Preview, false, false));
+    assert_eq!((status, valid, frozen), (ZoneStatus::Missing, false, false));
 
     // 09:00 — the provider publishes the day, and NL's borders have reported (stored directly:
     // the mock provider serves generation only; issue #13: a zone is complete only when every
@@ -302,10 +305,16 @@ async fn a_provider_outage_is_survived() {
         r.to_string().contains("failing: ENTSO-E A11") && r.to_string().contains("and 4 more"),
         "{r}"
     );
-    // The hours since the last provider value are estimated (preview), the future forecast (missing).
+    // The hours since the last provider value are estimated, the future forecast; both are NL's
+    // tail, one run of flags with the forecast (docs/methodology.md, "Now and the forecast in one
+    // series").
     let past = Slot::containing(t("2024-09-03T01:00Z"));
+    assert_eq!(
+        nl_states(&store, past),
+        only(DataState::Estimated, "gridprint-estimation:profile")
+    );
     let (status, valid, _, g) = nl_slot(&store, past);
-    assert_eq!((status, valid), (ZoneStatus::Preview, false));
+    assert_eq!((status, valid), (ZoneStatus::Missing, false));
     assert!(g > 1000.0);
     let ahead = Slot::containing(t("2024-09-04T12:00Z"));
     assert_eq!(nl_slot(&store, ahead).0, ZoneStatus::Missing);
