@@ -100,7 +100,7 @@ export function kindOf(s, i) {
 export function finality(s, i) {
   if (!s || Number.isNaN(s.v[i]) || s.valid[i] == null) return null;
   return s.valid[i]
-    ? { label: 'Final', title: 'Will not be recomputed: the published figures for this quarter-hour are settled.' }
+    ? { label: 'Final', title: 'This value is settled: it will not be recomputed.' }
     : { label: 'May still change', title: 'Recomputed as more figures are published; the value can still move.' };
 }
 

@@ -308,6 +308,12 @@ export class ZoneMap {
     }
   }
 
+  /** Waits until the GL drawing issued so far is carried out (reads one pixel back; measurements). */
+  finishDrawing() {
+    const c = this.map.getCanvas(), gl = c.getContext('webgl2') ?? c.getContext('webgl');
+    gl?.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+  }
+
   /** Resolves when the map has drawn everything asked so far. */
   idle() { return new Promise((r) => (this.map.loaded() && !this.map.isMoving() ? this.map.once('idle', r) && this.map.triggerRepaint() : this.map.once('idle', r))); }
 }
@@ -336,7 +342,7 @@ export function renderFlowLegend(el, zoom, visible) {
   el.innerHTML = `<div class="lg-sub">Net cross-border flow, arrow on the border</div><div class="lg-arrows"></div>`;
   const row = el.querySelector('.lg-arrows');
   for (const [cls, label] of FLOW_LEGEND) {
-    const size = arrowSize(cls, zoom), box = Math.ceil(size + 6);
+    const size = arrowSize(cls, zoom), box = Math.ceil(size + 3);
     const c = document.createElement('canvas');
     c.width = Math.round(box * ratio); c.height = Math.round(box * ratio);
     c.style.width = `${box}px`; c.style.height = `${box}px`;
