@@ -1,10 +1,13 @@
 // Drives the dashboard of running `gridprint serve` processes (demo data) in real headless Chromium:
 // the map, tooltip, switches, slider, zone panel, CSV download, keyboard, themes and widths; the
-// docs page; `--dashboard login` and `off`; the public routes' limits. Saves screenshots and prints
-// measured figures (painted map on a cold cache, bytes of a first visit, time per slider step).
+// docs page; `--dashboard login` and `off`; the public routes' limits; and, on a server in a live
+// state (provider data up to an hour ago, then estimates and the forecast), the plain words for what
+// each value rests on (no raw flag names), slot labels from the data, arrows only between zones with
+// data, the look of disabled controls. Saves screenshots and prints measured figures (painted map on
+// a cold cache, bytes of a first visit, time per slider step).
 //
-// Usage: node dashboard.mjs PUBLIC_URL LOGIN_URL OFF_URL EMAIL PASSWORD
-// The email must be registered with that password on the servers' database.
+// Usage: node dashboard.mjs PUBLIC_URL LOGIN_URL OFF_URL EMAIL PASSWORD LIVE_URL
+// The email must be registered with that password on both databases (demo and live).
 // Env: CHROMIUM (default /usr/bin/chromium), SCREENSHOT_DIR (default ./out).
 
 import { chromium } from 'playwright-core';
@@ -14,9 +17,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 
-const [pub, login, off, email, password] = process.argv.slice(2).map((s) => s?.replace(/\/+$/, ''));
-if (![pub, login, off].every((u) => /^https?:\/\//.test(u ?? '')) || !email || !password) {
-  console.error('usage: node dashboard.mjs PUBLIC_URL LOGIN_URL OFF_URL EMAIL PASSWORD');
+const [pub, login, off, email, password, live] = process.argv.slice(2).map((s) => s?.replace(/\/+$/, ''));
+if (![pub, login, off, live].every((u) => /^https?:\/\//.test(u ?? '')) || !email || !password) {
+  console.error('usage: node dashboard.mjs PUBLIC_URL LOGIN_URL OFF_URL EMAIL PASSWORD LIVE_URL');
   process.exit(2);
 }
 const here = dirname(fileURLToPath(import.meta.url));
@@ -42,16 +45,77 @@ async function browser(viewport = { width: 1280, height: 800 }) {
   return { context, page, problems, close: async () => { await context.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
-const token = await (async () => {
-  const r = await fetch(`${pub}/token-request/get_token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
-  assert.equal(r.status, 200, 'token for the API comparisons');
+const tokenOf = async (server) => {
+  const r = await fetch(`${server}/token-request/get_token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  assert.equal(r.status, 200, `token for the API comparisons (${server})`);
   return (await r.json()).access_token;
-})();
-const v1 = async (path, csv = false) => {
-  const r = await fetch(`${pub}/v1/${path}${csv ? '&format=csv' : ''}`, { headers: { Authorization: `Bearer ${token}` } });
+};
+const tokens = { [pub]: await tokenOf(pub), [live]: await tokenOf(live) };
+const v1 = async (path, csv = false, server = pub) => {
+  const r = await fetch(`${server}/v1/${path}${csv ? '&format=csv' : ''}`, { headers: { Authorization: `Bearer ${tokens[server]}` } });
   assert.equal(r.status, 200, path);
   return csv ? r.text() : r.json();
 };
+
+// What a value rests on, as the page must name it, from the API's flags (whatever they are).
+const KIND_LABEL = { provider: 'Provider data', estimated: 'Estimated', forecast: 'Forecast', none: 'No data' };
+const kindOfStatus = (st) => (st === 'complete' ? 'provider' : st === 'missing' ? 'forecast' : 'estimated');
+const finalLabel = (valid) => (valid ? 'Final' : 'May still change');
+/** The raw flag names a person must never read on the page. */
+const RAW_FLAGS = /\b(zone_status|valid|missing|preview|complete)\b/i;
+/** Everything a person reads in the elements matching `selectors`: visible text, hover texts
+ * (title), accessible names and values. */
+const readable = (page, selectors) => page.evaluate((sels) => sels.flatMap((sel) => [...document.querySelectorAll(sel)].flatMap((el) => [
+  el.innerText, el.title, el.getAttribute('aria-label'), el.getAttribute('aria-valuetext'),
+  ...[...el.querySelectorAll('[title], [aria-label], [aria-valuetext]')].flatMap((x) => [x.title, x.getAttribute('aria-label'), x.getAttribute('aria-valuetext')]),
+])).filter(Boolean).join('\n'), selectors);
+const assertNoRawFlags = async (page, selectors, where) => {
+  const text = await readable(page, selectors);
+  assert.ok(text.length > 0, `${where}: text to read`);
+  const m = text.match(RAW_FLAGS);
+  assert.equal(m, null, `${where}: raw flag name "${m?.[0]}" in: ${text.slice(Math.max(0, (m?.index ?? 0) - 80), (m?.index ?? 0) + 80)}`);
+};
+/** Per timestamp, zone → {v, status, valid} of the carbon footprint (global, life-cycle) in [start, end]. */
+async function footprintsAt(server, start, end) {
+  const at = new Map();
+  for (const r of await v1(`footprints?zone=&footprint_type=carbon&use_global=true&scope=life-cycle&start=${start}&end=${end}`, false, server)) {
+    for (const s of r.series) for (const [t, v] of s.values) {
+      if (!at.has(t)) at.set(t, new Map());
+      at.get(t).set(r.zone, { v, status: s.zone_status, valid: s.valid });
+    }
+  }
+  return at;
+}
+/** The slot's kind as a whole: the kind most zones have (ties: the less certain one). */
+function dominantKind(zones) {
+  const n = { provider: 0, estimated: 0, forecast: 0 };
+  for (const z of zones?.values() ?? []) n[kindOfStatus(z.status)] += 1;
+  let kind = 'none', best = 0;
+  for (const k of ['provider', 'estimated', 'forecast']) if (n[k] > 0 && n[k] >= best) { kind = k; best = n[k]; }
+  return kind;
+}
+/** The arrows the map must show at slot time `t`: the net flow (≥ 1 MW) of each border pair whose
+ * two zones both have data (`zones`), one per pair; and the pairs left out for lack of data. */
+async function expectedArrows(server, t, zones, polygons) {
+  const net = new Map();
+  for (const r of await v1(`imports?zone=&start=${t}&end=${t}`, false, server)) {
+    for (const s of r.series) for (const b of s.imports) for (const [ts, mw] of b.values) {
+      if (ts !== t || mw == null) continue;
+      const [a, c] = [b.source, r.zone].sort();
+      net.set(`${a}|${c}`, (net.get(`${a}|${c}`) ?? 0) + (b.source === a ? mw : -mw));
+    }
+  }
+  const want = [], without = [];
+  for (const [k, mw] of net) {
+    if (Math.abs(mw) < 1) continue;
+    const [a, c] = k.split('|');
+    if (!polygons.has(a) || !polygons.has(c)) continue;
+    const pair = mw > 0 ? `${a}>${c}` : `${c}>${a}`;
+    (zones.has(a) && zones.has(c) ? want : without).push(pair);
+  }
+  return { want: want.sort(), without };
+}
+const drawnArrows = (page) => page.evaluate(() => window.__gridprint.arrowsList().map((a) => `${a.from}>${a.to}`).sort());
 const waitPainted = (page) => page.waitForFunction(() => window.__gridprint?.painted != null, null, { timeout: 30_000 });
 const idle = (page) => page.evaluate(() => new Promise((r) => { const m = window.__gridprint.map; if (m.loaded() && !m.isMoving() && m.areTilesLoaded()) { m.once('idle', r); m.triggerRepaint(); } else m.once('idle', r); }));
 /** RGB drawn at a zone's centroid (read back from the WebGL canvas). */
@@ -70,6 +134,7 @@ try {
   // ---------------------------------------------------------------- public mode, cold cache
   const zonesList = (await v1('zones?')).map((z) => z.zone);
   assert.equal(zonesList.length, 52);
+  const polygons = new Set((await (await fetch(`${pub}/dashboard/zones.geojson`)).json()).features.map((f) => f.properties.zoneName));
   {
     step('first visit on a cold cache: opens on the most recent well-covered slot, paints the map');
     const b = await browser();
@@ -128,6 +193,16 @@ try {
     });
     assert.ok(arrows.drawn >= 10, `arrows drawn at the opening slot: ${arrows.drawn}`);
     assert.ok(arrows.opaque >= arrows.drawn * 20, `arrow pixels on the overlay: ${arrows.opaque}`);
+    {
+      const t = meta.opening_slot;
+      const zones = (await footprintsAt(pub, t, t)).get(t);
+      const { want, without } = await expectedArrows(pub, t, zones, polygons);
+      assert.deepEqual(await drawnArrows(page), want, `${t}: one arrow per net flow between zones that both have data`);
+      console.log(`  ${t}: ${want.length} arrows between zones with data, ${without.length} flows left out (a zone without data)`);
+    }
+    step('the arrow sizes have a legend');
+    assert.equal(await page.locator('#legend [data-flow-legend] canvas').count(), 4, 'four arrow sizes in the legend');
+    assert.match(await page.locator('#legend [data-flow-legend]').innerText(), /MW[\s\S]*GW/);
 
     step('a zone\'s tooltip value equals the API\'s value for that slot');
     const slotStart = meta.opening_slot;
@@ -146,8 +221,8 @@ try {
       const shown = Number(await tip.locator('[data-value]').innerText());
       const s = values.get(z);
       assert.equal(shown, s.values[0][1], `${z} tooltip value`);
-      assert.equal(await tip.locator('[data-status]').innerText(), s.zone_status);
-      assert.equal(await tip.locator('[data-valid]').innerText(), String(s.valid));
+      assert.equal(await tip.locator('[data-kind]').innerText(), KIND_LABEL[kindOfStatus(s.zone_status)]);
+      assert.equal(await tip.locator('[data-final]').innerText(), finalLabel(s.valid));
       checked = z; break;
     }
     assert.ok(checked, 'a zone was hovered');
@@ -167,6 +242,24 @@ try {
       assert.notDeepEqual(colours[label][0], colours[label][1], `${label}: ${lo} and ${hi} differ in colour`);
       if (label === 'water') await page.screenshot({ path: join(shots, 'dashboard-water.png') });
     }
+    step('disabled controls look disabled: the scope buttons for the green score, the checked one not highlighted');
+    {
+      const look = (sel) => page.locator(sel).evaluate((el) => {
+        const cs = getComputedStyle(el.nextElementSibling);
+        return { disabled: el.disabled, checked: el.checked, bg: cs.backgroundColor, img: cs.backgroundImage, border: cs.borderColor, colour: cs.color, weight: cs.fontWeight, cursor: getComputedStyle(el).cursor };
+      });
+      const lc = await look('input[name=scope][value=life-cycle]'), op = await look('input[name=scope][value=operational]');
+      const active = await look('input[name=metric][value=score]');
+      assert.ok(lc.disabled && op.disabled, 'scope buttons disabled for the score');
+      assert.ok(lc.checked || op.checked, 'one scope button is the checked one');
+      const strip = ({ disabled, checked, ...rest }) => rest;
+      assert.deepEqual(strip(lc), strip(op), 'the checked disabled button looks like the unchecked disabled one (not highlighted)');
+      assert.match(lc.img, /repeating-linear-gradient/, 'disabled buttons are hatched');
+      assert.equal(lc.cursor, 'not-allowed');
+      assert.notEqual(lc.border, active.border, 'a disabled button has not the highlight border of an enabled checked one');
+      assert.notEqual(lc.bg, active.bg, 'nor its highlight background');
+      await page.locator('#scope-set').screenshot({ path: join(shots, 'dashboard-scope-disabled.png') });
+    }
     const all = Object.values(colours).map((c) => JSON.stringify(c));
     assert.ok(new Set(all).size >= 4, `switches recolour: ${all.join(' ')}`);
     assert.equal(params(page).metric, 'score');
@@ -180,15 +273,19 @@ try {
     await page.locator('#slider').focus();
     await page.keyboard.press('Home');
     await idle(page);
-    await page.evaluate(() => { window.__gridprint.stepTimes.length = 0; window.__gridprint.frameTimes.length = 0; });
+    await page.evaluate(() => { for (const k of ['stepTimes', 'frameTimes', 'pixelTimes']) window.__gridprint[k].length = 0; });
     const labels = new Set();
+    const wall = [];
     for (let i = 0; i < 24; i++) {
+      const w0 = performance.now();
       await page.keyboard.press('ArrowRight');
       await idle(page);
+      wall.push(performance.now() - w0);
       labels.add(await page.locator('#slot-label').innerText());
     }
     assert.equal(Number(params(page).slot), 24, 'slot 24 after 24 steps');
     assert.equal(labels.size, 24, 'the time label changes every step');
+    assert.ok([...labels].every((l) => Object.values(KIND_LABEL).some((k) => l.endsWith(k))), `every slot label names its data: ${[...labels].join(' | ')}`);
     const sorted = (a) => a.slice().sort((x, y) => x - y);
     const times = sorted(await page.evaluate(() => window.__gridprint.stepTimes));
     const frames = sorted(await page.evaluate(() => window.__gridprint.frameTimes));
@@ -196,6 +293,12 @@ try {
     figures.stepMedianMs = times[Math.floor(times.length / 2)];
     figures.stepP90Ms = times[Math.floor(times.length * 0.9)];
     figures.stepFrameMedianMs = frames[Math.floor(frames.length / 2)];
+    const pixels = sorted(await page.evaluate(() => window.__gridprint.pixelTimes));
+    assert.equal(pixels.length, 24, 'every step measured until its pixels');
+    figures.stepPixelsMedianMs = pixels[12];
+    figures.stepPixelsP90Ms = pixels[Math.floor(pixels.length * 0.9)];
+    // Seen from the test driver: key press sent → the map idle, CDP round trips included.
+    figures.stepDriverMedianMs = sorted(wall)[Math.floor(wall.length / 2)];
     await page.locator('#slider').fill(String(st.slot));
     await idle(page);
 
@@ -218,6 +321,16 @@ try {
     assert.equal(params(page).zone, zone);
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(shots, 'dashboard-panel.png') });
+    step('slider steps with the zone panel open (its charts and cards follow the slot), time per step until its pixels');
+    await page.locator('#slider').focus();
+    await page.evaluate(() => { window.__gridprint.pixelTimes.length = 0; });
+    for (let i = 0; i < 12; i++) { await page.keyboard.press('ArrowRight'); await idle(page); }
+    const panelTimes = sorted(await page.evaluate(() => window.__gridprint.pixelTimes));
+    assert.equal(panelTimes.length, 12, 'every step with the panel measured');
+    figures.stepPanelMedianMs = panelTimes[6];
+    figures.stepPanelP90Ms = panelTimes[10];
+    await page.locator('#slider').fill(String(st.slot));
+    await idle(page);
 
     step('the CSV download equals the API\'s CSV for the same window');
     await panel.locator('[data-part]').selectOption('footprints:global:life-cycle');
@@ -245,6 +358,21 @@ try {
     await panel.locator('[data-chart="mix"]').waitFor();
     assert.equal(params(page).zone, z1);
     await page.keyboard.press('Escape');
+
+    step('a day with few zones: no arrow touches a zone without data');
+    await page.goto(`${pub}/?date=2017-02-01&slot=40`);
+    await waitPainted(page); await idle(page);
+    {
+      const t = '2017-02-01T10:00:00Z';
+      const zones = (await footprintsAt(pub, t, t)).get(t);
+      const { want, without } = await expectedArrows(pub, t, zones, polygons);
+      assert.ok(without.length > 0, `${t}: flows with a zone without data exist (${without.join(' ')})`);
+      const drawn = await drawnArrows(page);
+      assert.deepEqual(drawn, want, `${t}: only arrows between zones with data`);
+      for (const a of drawn) for (const z of a.split('>')) assert.ok(zones.has(z), `${a}: ${z} has data`);
+      console.log(`  ${t}: ${zones.size} zones with data, ${drawn.length} arrows, ${without.length} flows left out`);
+      await page.screenshot({ path: join(shots, 'dashboard-few-zones.png') });
+    }
 
     step('state in the URL: a shared link reopens the same view');
     const shared = `${pub}/?date=2017-02-01&slot=40&metric=water&coverage=local&scope=operational&zone=DE&theme=dark`;
@@ -292,6 +420,113 @@ try {
     await page.screenshot({ path: join(shots, 'token-request-page.png') });
 
     assert.deepEqual(problems, [], 'no console errors, CSP violations or external requests');
+    await b.close();
+  }
+
+  // ---------------------------------------------------------------- a live state, in plain words
+  {
+    step('live state: provider data, estimates, now and the forecast named in plain words, no raw flag names');
+    const b = await browser();
+    const { page, problems } = b;
+    const meta = await (await fetch(`${live}/dashboard/api/meta`)).json();
+    const nowMs = Date.parse(meta.now);
+    const iso = (ms) => new Date(ms).toISOString().replace('.000Z', 'Z');
+    const q = (ms) => Math.floor(ms / 900000) * 900000;
+    const [lo, hi] = [q(nowMs) - 24 * 3600000, q(nowMs) + 24 * 3600000];
+    const at = await footprintsAt(live, iso(lo), iso(hi));
+    const times = [...at.keys()].sort();
+    // A (zone, slot) of each kind, from the API's flags as they are: the latest provider data, the
+    // latest estimate before now, and a forecast slot ahead; plus the slot "Now" goes to.
+    const pick = (kind, pred) => {
+      for (const t of pred === 'latest' ? times.filter((x) => Date.parse(x) <= nowMs).reverse() : times.filter((x) => Date.parse(x) > nowMs + 3 * 3600000)) {
+        const zs = [...at.get(t)].filter(([, v]) => kindOfStatus(v.status) === kind).map(([z]) => z);
+        const z = ['FR', 'DE', 'ES', 'PL', 'AT', 'CZ'].find((c) => zs.includes(c)) ?? zs[0];
+        if (z) return { kind, t, zone: z };
+      }
+      return null;
+    };
+    const cases = [pick('provider', 'latest'), pick('estimated', 'latest'), pick('forecast', 'ahead')];
+    assert.ok(cases.every(Boolean), `the live state holds provider data, estimates and a forecast: ${JSON.stringify(cases)}`);
+    const slotOf = (t) => ({ date: t.slice(0, 10), slot: (Date.parse(t) - Date.parse(`${t.slice(0, 10)}T00:00:00Z`)) / 900000 });
+    const PAGE_TEXT = ['#controls', '#legend', '#tooltip', '#panel', '#rank', '.legend-key'];
+    const check = async (c, label) => {
+      // The tooltip (the zone focused in the list) and the zone panel name the kind and finality.
+      const z = at.get(c.t).get(c.zone);
+      const btn = page.locator(`#rank button[data-zone="${c.zone}"]`);
+      await btn.focus();
+      const tip = page.locator('#tooltip');
+      await tip.waitFor({ state: 'visible' });
+      assert.equal(Number(await tip.locator('[data-value]').innerText()), z.v, `${label}: tooltip value`);
+      assert.equal(await tip.locator('[data-kind]').innerText(), KIND_LABEL[c.kind], `${label}: tooltip kind`);
+      assert.equal(await tip.locator('[data-final]').innerText(), finalLabel(z.valid), `${label}: tooltip finality`);
+      assert.ok((await tip.locator('[data-kind]').getAttribute('title')).length > 20, `${label}: the kind explained on hover`);
+      await assertNoRawFlags(page, ['#tooltip'], `${label} tooltip`);
+      await btn.click();
+      const card = page.locator('#panel [data-quality]');
+      await card.waitFor();
+      assert.equal(await card.locator('[data-kind]').innerText(), KIND_LABEL[c.kind], `${label}: panel kind`);
+      assert.ok((await card.locator('[data-kind]').getAttribute('title')).length > 20, `${label}: the panel explains the kind on hover`);
+      assert.equal(await card.locator('[data-final]').innerText(), finalLabel(z.valid), `${label}: panel finality`);
+      assert.ok((await card.locator('[data-final]').getAttribute('title')).length > 20, `${label}: finality explained on hover`);
+      await page.locator('#panel [data-chart="hist"] canvas').first().waitFor();
+      await assertNoRawFlags(page, PAGE_TEXT, `${label} page (panel, tooltip, slot label, legend)`);
+      await page.screenshot({ path: join(shots, `dashboard-live-${label}.png`) });
+      await page.keyboard.press('Escape');
+      await page.locator('#panel').waitFor({ state: 'hidden' });
+    };
+    /** The slot label and the timeline strip name what the data of each slot is (not its time). */
+    const checkLabels = async (date, label) => {
+      const day = Date.parse(`${date}T00:00:00Z`);
+      const want = Array.from({ length: 96 }, (_, i) => dominantKind(at.get(iso(day + i * 900000))));
+      const strip = await page.evaluate(() => [...document.querySelectorAll('#strip i')].map((c) => c.className.replace('k-', '')));
+      assert.equal(strip.length, 96);
+      // Compared over the slots of the window read from the API above.
+      const inWindow = (_, i) => day + i * 900000 >= lo && day + i * 900000 < hi;
+      assert.deepEqual(strip.filter(inWindow), want.filter(inWindow), `${label}: the strip marks each slot by its data`);
+      const slot = Number(params(page).slot);
+      const badge = page.locator('#slot-label [data-kind]');
+      assert.equal(await badge.count(), 1, `${label}: one label for the slot`);
+      assert.equal(await badge.getAttribute('data-kind'), want[slot], `${label}: the slot label from the slot's data`);
+      assert.ok((await badge.getAttribute('title')).length > 20, `${label}: the slot label explained on hover`);
+      return { slot, want };
+    };
+    for (const c of cases) {
+      const { date, slot } = slotOf(c.t);
+      await page.goto(`${live}/?date=${date}&slot=${slot}`);
+      await waitPainted(page); await idle(page);
+      await checkLabels(date, c.kind);
+      await check(c, c.kind);
+    }
+    step('live state: "Now", and the slots around it labelled by their data');
+    await page.locator('#now-btn').click();
+    await page.waitForFunction((d) => new URLSearchParams(location.search).get('date') === d, meta.now.slice(0, 10));
+    await idle(page);
+    const nowDate = params(page).date;
+    const { slot: nowSlot } = await checkLabels(nowDate, 'now');
+    const nowT = iso(Date.parse(`${nowDate}T00:00:00Z`) + nowSlot * 900000);
+    const nowZones = at.get(nowT);
+    assert.ok(nowZones?.size, `data at the slot "Now" goes to (${nowT})`);
+    const nowZone = ['FR', 'DE', 'ES', 'PL'].find((z) => nowZones.has(z)) ?? [...nowZones.keys()][0];
+    await check({ kind: kindOfStatus(nowZones.get(nowZone).status), t: nowT, zone: nowZone }, 'now');
+    const seen = new Set();
+    await page.locator('#slider').focus();
+    for (let i = Math.max(0, nowSlot - 4); i <= Math.min(95, nowSlot + 4); i++) {
+      await page.locator('#slider').fill(String(i));
+      await idle(page);
+      seen.add((await checkLabels(nowDate, `slot ${i}`)).want[i]);
+      await assertNoRawFlags(page, ['#controls', '#legend'], `slot ${i}`);
+    }
+    console.log(`  slots around now (${nowT}) labelled: ${[...seen].join(', ')}`);
+    {
+      const zones = new Map([...nowZones].filter(([, v]) => v.v != null));
+      const { want, without } = await expectedArrows(live, nowT, zones, polygons);
+      await page.locator('#slider').fill(String(nowSlot));
+      await idle(page);
+      assert.deepEqual(await drawnArrows(page), want, `${nowT}: one arrow per net flow between zones with data`);
+      console.log(`  ${nowT}: ${want.length} arrows, ${without.length} flows left out (a zone without data)`);
+    }
+    await page.screenshot({ path: join(shots, 'dashboard-live-now.png') });
+    assert.deepEqual(problems, [], 'no console errors in the live state');
     await b.close();
   }
 
@@ -353,7 +588,7 @@ try {
     console.log(`  429 after ${first429.i} quick requests (Retry-After ${first429.retry} s)`);
   }
 
-  console.log(`MEASURED painted_map_ms=${figures.paintedMs.toFixed(0)} first_visit_bytes=${figures.firstVisitBytes} first_visit_requests=${figures.firstVisitRequests} cdp_page_bytes=${figures.firstVisitBytesCdpPageOnly} slider_step_median_ms=${figures.stepMedianMs.toFixed(1)} slider_step_p90_ms=${figures.stepP90Ms.toFixed(1)} slider_step_first_frame_median_ms=${figures.stepFrameMedianMs.toFixed(1)}`);
+  console.log(`MEASURED painted_map_ms=${figures.paintedMs.toFixed(0)} first_visit_bytes=${figures.firstVisitBytes} first_visit_requests=${figures.firstVisitRequests} cdp_page_bytes=${figures.firstVisitBytesCdpPageOnly} slider_step_median_ms=${figures.stepMedianMs.toFixed(1)} slider_step_p90_ms=${figures.stepP90Ms.toFixed(1)} slider_step_first_frame_median_ms=${figures.stepFrameMedianMs.toFixed(1)} slider_step_pixels_median_ms=${figures.stepPixelsMedianMs.toFixed(1)} slider_step_pixels_p90_ms=${figures.stepPixelsP90Ms.toFixed(1)} slider_step_driver_median_ms=${figures.stepDriverMedianMs.toFixed(1)} slider_step_panel_open_median_ms=${figures.stepPanelMedianMs.toFixed(1)} slider_step_panel_open_p90_ms=${figures.stepPanelP90Ms.toFixed(1)}`);
   writeFileSync(join(shots, 'dashboard-figures.json'), JSON.stringify(figures, null, 2));
   console.log('dashboard test passed');
 } catch (e) {

@@ -4,7 +4,9 @@
 # Installs Debian's chromium if missing, installs playwright-core (npm), builds the gridprint binary,
 # then (1) grants an email on a throw-away SQLite database, starts the server on a free port and runs
 # token_page.mjs against it; (2) serves the demo data three times from one database — `--dashboard
-# public`, `login` and `off` — and runs dashboard.mjs (map, panel, CSV, docs page, modes, limits).
+# public`, `login` and `off` — and a live state (synthetic provider data up to an hour ago, then one
+# offline worker cycle: estimates, forecast; the synth_recent example, as tests/cats/run.sh) and runs
+# dashboard.mjs (map, panel, CSV, docs page, modes, limits, plain words on the live state).
 # Screenshots go to target/browser-screenshots/ (SCREENSHOT_DIR). Exits non-zero on any failure;
 # the servers are always stopped.
 set -euo pipefail
@@ -37,6 +39,12 @@ if [ -z "$bin" ]; then
   [ -n "$bin" ] || bin="$target_dir/debug/gridprint"
 fi
 echo "gridprint binary: $bin"
+# GRIDPRINT_SYNTH_RECENT: the synth_recent example already built; otherwise build it.
+synth="${GRIDPRINT_SYNTH_RECENT:-}"
+if [ -z "$synth" ]; then
+  (cd "$root" && cargo build -q -p gridprint-api --example synth_recent)
+  synth="$target_dir/debug/examples/synth_recent"
+fi
 
 export SCREENSHOT_DIR="${SCREENSHOT_DIR:-$target_dir/browser-screenshots}"
 mkdir -p "$SCREENSHOT_DIR"
@@ -130,12 +138,21 @@ start_server login --database "$demo_db" serve --dashboard login
 login_url="$started_url"
 GRIDPRINT_DASHBOARD=off start_server off --database "$demo_db" serve
 off_url="$started_url"
-echo "dashboard servers: public $public_url, login $login_url, off $off_url"
+
+# A live state: provider data for every zone up to an hour ago, then the worker's cycle offline.
+"$synth" --database "$tmp/live.db" --days 2 >/dev/null
+"$bin" --database "sqlite://$tmp/live.db" --log warn worker --once --no-entsoe --no-elexon 2>"$tmp/live-worker.log"
+"$bin" --database "sqlite://$tmp/live.db" access grant "$email"
+start_server live --database "sqlite://$tmp/live.db" serve
+live_url="$started_url"
+curl -fsS -X POST "$live_url/token-request/register" -H 'Content-Type: application/json' \
+  -d "{\"email\":\"$email\",\"password\":\"$password\"}" >/dev/null
+echo "dashboard servers: public $public_url, login $login_url, off $off_url, live $live_url"
 
 status=0
-node "$here/dashboard.mjs" "$public_url" "$login_url" "$off_url" "$email" "$password" || status=$?
+node "$here/dashboard.mjs" "$public_url" "$login_url" "$off_url" "$email" "$password" "$live_url" || status=$?
 if [ "$status" -ne 0 ]; then
-  for name in public login off; do
+  for name in public login off live; do
     echo "--- $name server log ---" >&2
     tail -n 40 "$tmp/$name.log" >&2
   done

@@ -3,10 +3,13 @@ import * as data from './data.js';
 import { ZoneMap, METRICS, renderLegend, colourOf } from './map.js';
 
 const $ = (s) => document.querySelector(s);
-// Measurements read by the browser test: navigation → painted map, and per slider step the time
-// to the first frame drawn with the new slot (frameTimes) and until the map is idle (stepTimes).
+// Measurements read by the browser test: navigation → painted map, and per slider step, from the
+// input event (its timeStamp: queueing before the handler included) to the first frame drawn with
+// the new slot (frameTimes), until the map is idle (stepTimes) and, under the browser test, until
+// the drawing is in the canvas's pixels (pixelTimes: MapLibre's events come when the drawing is
+// issued; with software WebGL it is carried out later, and that is what a person waits for).
 // marks: milestones of the first visit (ms from navigation), printed by tests/browser/paint.mjs.
-const perf = (window.__gridprint = { stepTimes: [], frameTimes: [], painted: null, errors: [], marks: {} });
+const perf = (window.__gridprint = { stepTimes: [], frameTimes: [], pixelTimes: [], painted: null, errors: [], marks: {} });
 const milestone = (k) => { perf.marks[k] = performance.now(); };
 milestone('app-start');
 
@@ -45,7 +48,15 @@ export function metricKey(s = state) {
 const slotTime = (i) => data.dayStart(state.date) + i * data.SLOT_MS;
 const hhmm = (ms) => new Date(ms).toISOString().slice(11, 16);
 const nowMs = () => Date.parse(meta.now) + (performance.now() - meta.loadedAt);
-const isForecast = (i) => slotTime(i) > nowMs();
+const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+/** A badge naming a kind of data (data.KINDS) with its explanation on hover. */
+const kindBadge = (kind, extra = '') => `<span class="badge k-${kind}" data-kind="${kind}" title="${esc(data.KINDS[kind].title + extra)}">${data.KINDS[kind].label}</span>`;
+/** The current slot's kind as a whole, from the data of the metric shown. */
+function slotSummary(i) {
+  const { kind, counts } = data.slotKind(day?.grids.get(metricKey()), i);
+  const parts = ['provider', 'estimated', 'forecast'].filter((k) => counts[k]).map((k) => `${counts[k]} ${data.KINDS[k].label.toLowerCase()}`);
+  return { kind, detail: parts.length ? ` Zones at this time: ${parts.join(', ')}.` : '' };
+}
 
 function setStatus(msg, kind = '') { const el = $('#status'); el.textContent = msg; el.className = `status ${kind}`; el.hidden = !msg; }
 
@@ -66,11 +77,12 @@ function paint() {
   const values = new Map();
   for (const [z, s] of grid) values.set(z, s.v[state.slot]);
   zmap.setValues(values);
-  zmap.setFlowSlot(state.slot, state.flows);
+  // Arrows only between zones that both have a value at this slot.
+  zmap.setFlowSlot(state.slot, state.flows, new Set([...values].filter(([, v]) => !Number.isNaN(v)).map(([z]) => z)));
   const t = slotTime(state.slot);
-  const fc = isForecast(state.slot);
-  $('#slot-label').innerHTML = `${new Date(t).toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })} · <b>${hhmm(t)}</b>${fc ? ' <span class="badge fc">forecast</span>' : ''}`;
-  $('#slider').setAttribute('aria-valuetext', `${state.date} ${hhmm(t)} UTC${fc ? ', forecast' : ''}`);
+  const { kind, detail } = slotSummary(state.slot);
+  $('#slot-label').innerHTML = `${new Date(t).toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })} · <b>${hhmm(t)}</b> ${kindBadge(kind, detail)}`;
+  $('#slider').setAttribute('aria-valuetext', `${state.date} ${hhmm(t)} UTC, ${data.KINDS[kind].label.toLowerCase()}`);
   renderRank(values);
   panel?.setSlot(state.slot);
   refreshTooltip();
@@ -120,9 +132,13 @@ function refreshTooltip() {
   const s = day.grids.get(metricKey())?.get(tipZone);
   const i = state.slot, m = METRICS[state.metric];
   const v = s?.v[i];
+  const none = v === undefined || Number.isNaN(v);
+  const kind = data.kindOf(s, i), fin = data.finality(s, i);
+  // The map's tooltip cannot itself be hovered: the explanation is written out.
   el.innerHTML = `<div class="tt-name">${zoneNames.get(tipZone)} <span class="muted">${tipZone}</span></div>
-    <div class="tt-val"><b data-value>${v === undefined || Number.isNaN(v) ? 'no data' : v}</b> ${Number.isNaN(v) || v === undefined ? '' : m.unit}</div>
-    <div class="tt-flags">zone_status <b data-status>${s?.status[i] ?? '–'}</b> · valid <b data-valid>${s?.valid[i] ?? '–'}</b>${isForecast(i) ? ' · <span class="badge fc">forecast</span>' : ''}</div>`;
+    <div class="tt-val"><b data-value>${none ? '–' : v}</b> ${none ? '' : m.unit}</div>
+    <div class="tt-flags">${kindBadge(kind)}${fin ? ` · <span data-final title="${esc(fin.title)}">${fin.label}</span>` : ''}</div>
+    <div class="tt-why muted">${data.KINDS[kind].title}</div>`;
   el.hidden = false;
   const r = $('#map').getBoundingClientRect();
   // Kept clear of the zone panel where it lies over the map's right side.
@@ -135,11 +151,10 @@ function refreshTooltip() {
 function drawStrip() {
   const strip = $('#strip');
   const cells = [];
-  const covered = new Set();
-  for (const s of day?.grids.get(metricKey())?.values() ?? []) s.v.forEach((v, i) => { if (!Number.isNaN(v)) covered.add(i); });
+  const grid = day?.grids.get(metricKey());
   for (let i = 0; i < 96; i++) {
     const c = document.createElement('i');
-    c.className = isForecast(i) ? 'fc' : covered.has(i) ? 'data' : 'none';
+    c.className = `k-${data.slotKind(grid, i).kind}`;
     cells.push(c);
   }
   const n = nowMs(), t0 = data.dayStart(state.date);
@@ -179,14 +194,18 @@ async function loadDay() {
   showDay(await fetchDay());
 }
 
-function setSlot(i, how = 'set') {
+function setSlot(i, how = 'set', since = performance.now()) {
   state.slot = Math.max(0, Math.min(95, i));
   $('#slider').value = state.slot;
-  const t0 = performance.now();
+  const t0 = since;
   paint();
   writeUrl();
   if (how === 'step') zmap.map.once('render', () => perf.frameTimes.push(performance.now() - t0));
-  zmap.idle().then(() => { if (how === 'step') perf.stepTimes.push(performance.now() - t0); });
+  zmap.idle().then(() => {
+    if (how !== 'step') return;
+    perf.stepTimes.push(performance.now() - t0);
+    if (window.__gridprintTest) { zmap.finishDrawing(); perf.pixelTimes.push(performance.now() - t0); }
+  });
 }
 
 async function setDate(d) {
@@ -215,12 +234,13 @@ function syncControls() {
   $('#flows').checked = state.flows;
   $('#theme').value = state.theme;
   renderLegend($('#legend'), state.metric);
+  zmap?.drawFlowLegend();
 }
 
 function bind() {
-  $('#slider').addEventListener('input', (e) => setSlot(Number(e.target.value), 'step'));
-  $('#step-back').onclick = () => setSlot(state.slot - 1, 'step');
-  $('#step-fwd').onclick = () => setSlot(state.slot + 1, 'step');
+  $('#slider').addEventListener('input', (e) => setSlot(Number(e.target.value), 'step', e.timeStamp));
+  $('#step-back').onclick = (e) => setSlot(state.slot - 1, 'step', e.timeStamp);
+  $('#step-fwd').onclick = (e) => setSlot(state.slot + 1, 'step', e.timeStamp);
   $('#play').onclick = () => togglePlay();
   $('#date').addEventListener('change', (e) => setDate(e.target.value));
   $('#prev-day').onclick = () => setDate(shiftDate(state.date, -1));
@@ -297,8 +317,9 @@ async function start() {
     milestone('day');
     zmap = new ZoneMap($('#map'), {
       geojson, codes: meta.zones.map((z) => z.zone), metric: state.metric,
-      flows: first.day ? netFlows(first.day.flows) : [],
+      flows: first.day ? netFlows(first.day.flows) : [], legendEl: $('#legend'),
     }, { onHover: (z, p) => showTooltip(z, p), onClick: (z) => openZone(z) });
+    zmap.drawFlowLegend();
     milestone('map-created');
     bind();
     await zmap.ready;
@@ -306,6 +327,7 @@ async function start() {
     perf.map = zmap.map;
     perf.point = (z) => zmap.point(z);
     perf.arrowsDrawn = () => zmap.arrowsDrawn;
+    perf.arrowsList = () => zmap.arrowsList;
     if (signIn) {
       showLogin();
       setStatus('Sign in to see the data.');

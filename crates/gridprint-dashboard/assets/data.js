@@ -78,6 +78,42 @@ export async function csvHref(meta, zone, date, partName) {
   return URL.createObjectURL(await r.blob());
 }
 
+/** What a slot's value rests on, in plain words: the API's `zone_status` of the slot (and whether it
+ * has a value at all) read as one of four kinds, each with a one-line explanation for hover. The
+ * dashboard names these kinds only, never the raw flags; they follow whatever flags the API gives. */
+export const KINDS = {
+  provider: { label: 'Provider data', title: 'Computed from the figures the grid operators published for this quarter-hour.' },
+  estimated: { label: 'Estimated', title: 'Some inputs (generation, load or a border flow) were not published and were estimated by gridprint.' },
+  forecast: { label: 'Forecast', title: 'No published figures for this quarter-hour (yet): the value comes from gridprint\'s forecast.' },
+  none: { label: 'No data', title: 'Nothing is known for this zone at this quarter-hour.' },
+};
+
+/** The kind of slot `i` of a series (see [`KINDS`]): by its zone_status; a value with a status this
+ * page does not know is counted as estimated (never as provider data). */
+export function kindOf(s, i) {
+  if (!s || Number.isNaN(s.v[i])) return 'none';
+  const st = s.status[i];
+  return st === 'complete' ? 'provider' : st === 'missing' ? 'forecast' : 'estimated';
+}
+
+/** Whether a slot's value is final (the API's `valid`), in plain words with a hover explanation. */
+export function finality(s, i) {
+  if (!s || Number.isNaN(s.v[i]) || s.valid[i] == null) return null;
+  return s.valid[i]
+    ? { label: 'Final', title: 'This value is settled: it will not be recomputed.' }
+    : { label: 'May still change', title: 'Recomputed as more figures are published; the value can still move.' };
+}
+
+/** The kind most zones of a grid (zone → series) have at slot `i` (ties: the less certain kind),
+ * with the count per kind: the label of a slot as a whole, from its data alone. */
+export function slotKind(grid, i) {
+  const counts = { provider: 0, estimated: 0, forecast: 0 };
+  for (const s of grid?.values() ?? []) { const k = kindOf(s, i); if (k !== 'none') counts[k] += 1; }
+  let kind = 'none', n = 0;
+  for (const k of ['provider', 'estimated', 'forecast']) if (counts[k] > 0 && counts[k] >= n) { kind = k; n = counts[k]; }
+  return { kind, counts };
+}
+
 /** One per-slot series over [t0, t0 + n slots): values (NaN = none), zone_status, valid. */
 export function emptySeries(n) {
   return { v: new Float64Array(n).fill(NaN), status: new Array(n).fill(null), valid: new Array(n).fill(null) };

@@ -1,5 +1,6 @@
 // The map: zone polygons on a plain background (no tile server), coloured through feature state,
-// and the net cross-border flows as arrows at the midpoint of each border pair.
+// and the net cross-border flows as arrows on each border (only between zones with data), with a
+// legend of their sizes.
 import * as maplibregl from './vendor/maplibre-gl/maplibre-gl.mjs';
 
 // Start fetching and starting the map's worker now, while the data requests are in flight.
@@ -33,6 +34,33 @@ function centroid(geom) {
     if (a !== 0 && (!best || Math.abs(a) > best.a)) best = { a: Math.abs(a), c: [cx / (3 * a), cy / (3 * a)] };
   }
   return best?.c ?? [0, 0];
+}
+
+/** The vertices of a zone's polygons (all rings). */
+function vertices(geom) {
+  const polys = geom.type === 'Polygon' ? [geom.coordinates] : geom.coordinates;
+  return polys.flat(1).flat(1);
+}
+
+/** Where the arrow of a flow from `va` to `vb` (their vertices) goes: the middle of the border the
+ * two polygons share (their common vertices; the served polygons are rounded, so shared borders
+ * share vertices); with no shared border (a sea cable), on the receiving zone's coast where it is
+ * closest to the sending zone, not in the middle of the sea. */
+function borderPoint(va, vb) {
+  const keys = new Set(va.map(([x, y]) => `${x},${y}`));
+  const shared = vb.filter(([x, y]) => keys.has(`${x},${y}`));
+  if (shared.length) {
+    const mx = shared.reduce((n, p) => n + p[0], 0) / shared.length, my = shared.reduce((n, p) => n + p[1], 0) / shared.length;
+    let best = shared[0], d = Infinity;
+    for (const p of shared) { const e = (p[0] - mx) ** 2 + (p[1] - my) ** 2; if (e < d) { d = e; best = p; } }
+    return best;
+  }
+  let best = null, d = Infinity;
+  for (const a of va) for (const b of vb) {
+    const e = (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2;
+    if (e < d) { d = e; best = b; }
+  }
+  return best;
 }
 
 /** Upper bounds (MW) of the arrow width classes 0…6; class 7 is above the last. */
@@ -80,10 +108,17 @@ export class ZoneMap {
    * drawn finished (in software rendering every extra frame costs 100–300 ms); colours come through
    * feature state once `ready`. The day's flow arrows (flows: [{slot, from, to, mw}]) are drawn
    * over the map. */
-  constructor(el, { geojson, codes, flows, metric }, handlers) {
+  constructor(el, { geojson, codes, flows, metric, legendEl }, handlers) {
     this.codes = new Set(codes);
     this.centroids = new Map();
-    for (const f of geojson.features) this.centroids.set(f.properties.zoneName, centroid(f.geometry));
+    this.vertices = new Map();
+    this.borders = new Map();
+    for (const f of geojson.features) {
+      this.centroids.set(f.properties.zoneName, centroid(f.geometry));
+      this.vertices.set(f.properties.zoneName, vertices(f.geometry));
+    }
+    this.withData = new Set();
+    this.legendEl = legendEl;
     this.hovered = null;
     this.metric = metric;
     this.nodata = cssVar('--nodata');
@@ -128,6 +163,7 @@ export class ZoneMap {
     this.map.getCanvasContainer().append(this.arrows);
     this.map.on('render', () => this.drawArrows());
     this.map.on('resize', () => this.drawArrows());
+    this.map.on('zoomend', () => this.drawFlowLegend());
     this.map.touchZoomRotate.disableRotation();
     this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-left');
     this.loaded = false;
@@ -209,8 +245,10 @@ export class ZoneMap {
       const key = `${f.from}|${f.to}|${cls}`;
       if (!ids.has(key)) {
         const dx = (b[0] - a[0]) * Math.PI / 180, dy = mercY(b[1]) - mercY(a[1]);
+        const pair = `${f.from}|${f.to}`;
+        if (!this.borders.has(pair)) this.borders.set(pair, borderPoint(this.vertices.get(f.from), this.vertices.get(f.to)));
         ids.set(key, items.length);
-        items.push({ cls, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to, at: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] });
+        items.push({ cls, mw: f.mw, bearing: (Math.atan2(dx, dy) * 180) / Math.PI, from: f.from, to: f.to, at: this.borders.get(pair) ?? [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] });
       }
       this.flowSlots[f.slot].push(ids.get(key));
     }
@@ -223,10 +261,19 @@ export class ZoneMap {
     this.drawArrows();
   }
 
-  setFlowSlot(slot, visible) {
+  /** The slot shown, whether arrows are on, and the zones with data at the slot (withData: a Set):
+   * an arrow is drawn only when both its zones have data. */
+  setFlowSlot(slot, visible, withData) {
     this.slot = slot;
-    this.flowsVisible = visible;
+    this.withData = withData;
+    if (this.flowsVisible !== visible) { this.flowsVisible = visible; this.drawFlowLegend(); }
     this.drawArrows();
+  }
+
+  /** The legend of the arrow sizes at the current zoom (hidden while the flows are off). */
+  drawFlowLegend() {
+    const el = this.legendEl?.querySelector('[data-flow-legend]');
+    if (el) renderFlowLegend(el, this.map.getZoom(), this.flowsVisible);
   }
 
   /** The arrows of the current slot, where the map shows their borders now. */
@@ -235,7 +282,7 @@ export class ZoneMap {
     const w = m.clientWidth, h = m.clientHeight;
     // Drawn again only when the slot, the arrows or the view changed (not at every map frame).
     const { lng, lat } = this.map.getCenter();
-    const key = [this.flowItems, this.slot, this.flowsVisible, lng, lat, this.map.getZoom(), w, h, ratio];
+    const key = [this.flowItems, this.slot, this.flowsVisible, this.withData, lng, lat, this.map.getZoom(), w, h, ratio];
     if (this.drawnKey?.every((v, i) => v === key[i])) return;
     this.drawnKey = key;
     if (c.width !== Math.round(w * ratio) || c.height !== Math.round(h * ratio)) {
@@ -246,15 +293,25 @@ export class ZoneMap {
     g.setTransform(1, 0, 0, 1, 0, 0);
     g.clearRect(0, 0, c.width, c.height);
     this.arrowsDrawn = 0;
+    this.arrowsList = [];
     if (!this.flowsVisible || !this.flowItems) return;
     const zoom = this.map.getZoom();
     g.lineJoin = 'round'; g.lineWidth = 3.5; g.strokeStyle = 'rgba(20, 28, 38, 0.9)'; g.fillStyle = 'rgba(255, 255, 255, 0.95)';
     for (const i of this.flowSlots[this.slot] ?? []) {
-      const f = this.flowItems[i], p = this.map.project(f.at);
+      const f = this.flowItems[i];
+      if (!this.withData.has(f.from) || !this.withData.has(f.to)) continue;
+      const p = this.map.project(f.at);
       if (p.x < -20 || p.y < -20 || p.x > w + 20 || p.y > h + 20) continue;
       drawArrow(g, p.x * ratio, p.y * ratio, f.bearing, arrowSize(f.cls, zoom) * ratio);
       this.arrowsDrawn += 1;
+      this.arrowsList.push({ from: f.from, to: f.to, at: f.at });
     }
+  }
+
+  /** Waits until the GL drawing issued so far is carried out (reads one pixel back; measurements). */
+  finishDrawing() {
+    const c = this.map.getCanvas(), gl = c.getContext('webgl2') ?? c.getContext('webgl');
+    gl?.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
   }
 
   /** Resolves when the map has drawn everything asked so far. */
@@ -269,8 +326,34 @@ export function renderLegend(el, metric) {
   el.innerHTML = `<div class="lg-title">${m.label} <span class="muted">(${m.unit})</span></div>
     <div class="lg-bar" data-grad></div>
     <div class="lg-ticks">${m.stops.map(([v]) => `<span>${v}</span>`).join('')}</div>
-    <div class="lg-nodata"><i></i> no data</div>`;
+    <div class="lg-nodata"><i></i> No data</div>
+    <div class="lg-flows" data-flow-legend></div>`;
   el.querySelector('[data-grad]').style.background = `linear-gradient(to right, ${grad})`;
+}
+
+/** Arrow sizes of the legend: width class and its range of net flow. */
+const FLOW_LEGEND = [[0, '< 100 MW'], [3, '0.5–1 GW'], [5, '2–3.5 GW'], [7, '≥ 6 GW']];
+
+/** The arrow sizes as drawn on the map at `zoom`, each with its range of net flow. */
+export function renderFlowLegend(el, zoom, visible) {
+  el.hidden = !visible;
+  if (!visible) return;
+  const ratio = window.devicePixelRatio || 1;
+  el.innerHTML = `<div class="lg-sub">Net cross-border flow, arrow on the border</div><div class="lg-arrows"></div>`;
+  const row = el.querySelector('.lg-arrows');
+  for (const [cls, label] of FLOW_LEGEND) {
+    const size = arrowSize(cls, zoom), box = Math.ceil(size + 3);
+    const c = document.createElement('canvas');
+    c.width = Math.round(box * ratio); c.height = Math.round(box * ratio);
+    c.style.width = `${box}px`; c.style.height = `${box}px`;
+    const g = c.getContext('2d');
+    g.lineJoin = 'round'; g.lineWidth = 3.5; g.strokeStyle = 'rgba(20, 28, 38, 0.9)'; g.fillStyle = 'rgba(255, 255, 255, 0.95)';
+    drawArrow(g, (box / 2) * ratio, (box / 2) * ratio, 90, size * ratio);
+    const item = document.createElement('span');
+    item.className = 'lg-arrow';
+    item.append(c, label);
+    row.append(item);
+  }
 }
 
 /** The colour of a value (for swatches in lists), same ramp as the map. */

@@ -1,4 +1,5 @@
-// The zone panel: production mix (stacked), footprint over past days + forecast with flags,
+// The zone panel: production mix (stacked), footprint over past days + forecast, marked by what
+// each value rests on (provider data, estimated, forecast: data.KINDS),
 // imports/exports by neighbour, mix-share, the lowest-footprint window, CSV downloads.
 import { METRICS } from './map.js';
 
@@ -196,11 +197,12 @@ export class ZonePanel {
     if (!s) { el.innerHTML = '<p class="muted">No footprint for this window.</p>'; this.renderBest(null); return; }
     const now = Date.parse(this.ctx.meta.now) / 1000;
     const xs = Array.from(s.v, (_, i) => this.h0 / 1000 + i * 900);
-    const isFc = (i) => xs[i] > now || s.status[i] === 'missing';
-    const measured = Array.from(s.v, (v, i) => (Number.isNaN(v) || isFc(i) ? null : v));
-    const forecast = Array.from(s.v, (v, i) => (Number.isNaN(v) || !isFc(i) ? null : v));
-    const preview = Array.from(s.v, (v, i) => (Number.isNaN(v) || s.status[i] !== 'preview' || isFc(i) ? null : v));
-    this.histData = { xs, s, isFc, now };
+    // Marked by the data's own kind (never by comparing the time with now).
+    const kind = Array.from(s.v, (_, i) => this.ctx.data.kindOf(s, i));
+    const measured = Array.from(s.v, (v, i) => (kind[i] === 'provider' || kind[i] === 'estimated' ? v : null));
+    const forecast = Array.from(s.v, (v, i) => (kind[i] === 'forecast' ? v : null));
+    const estimated = Array.from(s.v, (v, i) => (kind[i] === 'estimated' ? v : null));
+    this.histData = { xs, s, now };
     // The axis covers the data held (with the chosen day), not empty days around it.
     let first = s.v.findIndex((v) => !Number.isNaN(v)), last = s.v.findLastIndex((v) => !Number.isNaN(v));
     first = Math.min(first < 0 ? 6 * 96 : first, 6 * 96); last = Math.max(last, 7 * 96 - 1);
@@ -209,17 +211,19 @@ export class ZonePanel {
       width: this.width(), height: 170, cursor: { drag: { x: false, y: false } }, legend: { show: false },
       scales: { x: { time: true, range: () => xRange } }, axes: this.axes(true),
       series: [{ value: (u, v) => (v == null ? '' : new Date(v * 1000).toISOString().slice(5, 16).replace('T', ' ')) },
-        { label: 'complete/valid', stroke: cssVar('--accent'), width: 1.6, points: { show: false }, spanGaps: false },
-        { label: 'preview (estimated inputs)', stroke: cssVar('--warn'), width: 0, points: { show: true, size: 3, fill: cssVar('--warn') } },
-        { label: 'forecast', stroke: cssVar('--fc'), width: 1.6, dash: [5, 4], points: { show: false } }],
+        { label: 'Provider data', stroke: cssVar('--accent'), width: 1.6, points: { show: false }, spanGaps: false },
+        { label: 'Estimated', stroke: cssVar('--warn'), width: 0, points: { show: true, size: 3, fill: cssVar('--warn') } },
+        { label: 'Forecast', stroke: cssVar('--fc'), width: 1.6, dash: [5, 4], points: { show: false } }],
       hooks: { drawClear: [(u) => this.shadeHist(u)], draw: [(u) => this.marker(u, true)] },
     };
-    this.histChart = new uPlot(opts, [xs, measured, preview, forecast], el);
+    this.histChart = new uPlot(opts, [xs, measured, estimated, forecast], el);
     this.charts.push(this.histChart);
     const legend = document.createElement('ul');
     legend.className = 'key';
-    for (const [cls, label] of [['k-ok', 'complete'], ['k-preview', 'preview (estimated inputs)'], ['k-fc', 'forecast'], ['k-best', 'lowest window']]) {
-      const li = document.createElement('li'); const i = document.createElement('i'); i.className = cls; li.append(i, label); legend.append(li);
+    const { KINDS } = this.ctx.data;
+    for (const [cls, label, title] of [['k-ok', KINDS.provider.label, KINDS.provider.title], ['k-preview', KINDS.estimated.label, KINDS.estimated.title],
+      ['k-fc', KINDS.forecast.label, KINDS.forecast.title], ['k-best', 'Lowest window', 'The lowest-average window of the chosen length']]) {
+      const li = document.createElement('li'); const i = document.createElement('i'); i.className = cls; li.append(i, label); li.title = title; legend.append(li);
     }
     el.append(legend);
     this.renderBest(s);
@@ -238,7 +242,7 @@ export class ZonePanel {
     if (from < 0 || from >= xs.length - this.winLen) { from = dayFrom; v = s.v.slice(0, dayFrom + 96); where = 'on this day'; }
     const b = data.bestWindow(v, this.winLen, from);
     this.best = b;
-    if (!b) { p.textContent = `No complete ${this.winLen / 4} h window ${where}.`; return; }
+    if (!b) { p.textContent = `No ${this.winLen / 4} h window with a value for every quarter-hour ${where}.`; return; }
     const m = METRICS[this.histKey().type];
     const t = (i) => new Date(xs[i] * 1000).toISOString().slice(0, 16).replace('T', ' ');
     p.innerHTML = `Lowest ${where}: <b>${t(b.start)}–${hhmm(xs[b.start] * 1000 + this.winLen * 900000)} UTC</b>, average <b>${b.mean.toFixed(m.digits || 1)}</b> ${m.unit}`;
@@ -309,8 +313,11 @@ export class ZonePanel {
     const j = 6 * 96 + i;
     const v = s?.v[j];
     const m = METRICS[type];
+    const { KINDS, kindOf, finality } = this.ctx.data;
+    const kind = kindOf(s, j), fin = finality(s, j);
     cards.innerHTML = `<div class="card-v"><span class="muted">${m.label}</span><b>${v === undefined || Number.isNaN(v) ? '–' : v.toFixed(m.digits || 1)}</b><span class="muted">${m.unit}</span></div>
-      <div class="card-v"><span class="muted">zone_status</span><b class="st-${s?.status[j] ?? 'none'}">${s?.status[j] ?? '–'}</b><span class="muted">valid: ${s?.valid[j] ?? '–'}</span></div>`;
+      <div class="card-v" data-quality><span class="muted">This value rests on</span><b class="kind k-${kind}" data-kind="${kind}" title="${esc(KINDS[kind].title)}" tabindex="0">${KINDS[kind].label}</b>
+      <span class="muted"${fin ? ` data-final title="${esc(fin.title)}" tabindex="0">${fin.label}` : '>'}</span></div>`;
     // Imports (+) and exports (−) by neighbour at this slot.
     const rows = [];
     for (const f of this.imports) if (!Number.isNaN(f.mw[i]) && f.mw[i] > 0) rows.push([f.from, f.mw[i]]);
