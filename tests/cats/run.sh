@@ -47,7 +47,7 @@ cp tests/cats/sitecustomize.py "$site/"
 
 echo "cats: synthetic provider data up to an hour before now"
 "$GRIDPRINT_SYNTH_RECENT" --database "$work/gridprint.db" --days 9
-gp access grant "$EMAIL" >/dev/null
+code="$(gp access grant "$EMAIL" | sed -n 's/^code: //p')"
 
 quarter() { echo $(( $(date +%s) / 900 )); }
 # One worker cycle for the current quarter hour; waits past a boundary that is less than 2 min away
@@ -72,11 +72,11 @@ for _ in $(seq 1 240); do
 done
 [ -n "$url" ] || { cat "$work/server.log"; echo "cats: server did not start" >&2; exit 1; }
 echo "cats: gridprint at $url"
-"$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" <<'PY'
+"$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" "$code" <<'PY'
 import json, sys, urllib.request
-url, email, password = sys.argv[1:]
+url, email, password, code = sys.argv[1:]
 req = urllib.request.Request(f"{url}/token-request/register",
-    data=json.dumps({"email": email, "password": password}).encode(),
+    data=json.dumps({"email": email, "password": password, "code": code}).encode(),
     headers={"Content-Type": "application/json"})
 print("cats: register:", urllib.request.urlopen(req, timeout=30).read().decode())
 PY

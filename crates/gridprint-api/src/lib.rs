@@ -34,6 +34,7 @@ pub mod openapi;
 pub mod page;
 pub mod params;
 pub mod refresh;
+pub mod registration_code;
 pub mod response_cache;
 pub mod server;
 pub mod state;

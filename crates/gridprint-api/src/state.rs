@@ -47,7 +47,8 @@ pub struct ApiConfig {
     /// Failed credential attempts allowed per (email, client address) within `failure_window`;
     /// then that pair is locked for `failure_window` (429). Attempts count at admission.
     pub max_failed_attempts: u32,
-    /// Failed attempts allowed per email from all addresses together (then the email is locked).
+    /// Failed attempts allowed per email from all addresses together (then the email's attempts are
+    /// verified one per `failure_window / max_failed_per_email`, the fewest-failure address first).
     pub max_failed_per_email: u32,
     /// Failed attempts allowed per client address over all emails (then the address is locked).
     pub max_failed_per_address: u32,
@@ -126,6 +127,8 @@ impl ApiConfig {
             per_address: self.max_failed_per_address,
             window: self.failure_window,
             lockout: self.failure_window,
+            // The slow lane keeps the per-email limit's long-run pace (15 min / 100 = 9 s).
+            slow_interval: self.failure_window / self.max_failed_per_email.max(1),
             ..AttemptPolicy::default()
         }
     }

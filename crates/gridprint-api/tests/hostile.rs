@@ -57,7 +57,7 @@ fn data() -> &'static (SharedStore, Arc<QueryService>) {
                 Some(datetime!(2026-01-01 00:00:00 UTC)),
             );
             let now = NOW.unix_timestamp();
-            store.grant("ada@example.org", now).unwrap();
+            store.grant("ada@example.org", None, now).unwrap();
             store
                 .register("ada@example.org", "$argon2id$not-a-real-hash", now)
                 .unwrap();
@@ -1021,7 +1021,7 @@ async fn a_successful_token_response_is_not_cacheable() {
     let (store, _) = data();
     // A separate grant so the shared fixture's registration stays as it is.
     let email = "hostile-cache@example.org";
-    store.grant(email, NOW.unix_timestamp()).unwrap();
+    store.grant(email, None, NOW.unix_timestamp()).unwrap();
     let app = app();
     let body = format!(r#"{{"email":"{email}","password":"correct horse battery"}}"#);
     let r = send(

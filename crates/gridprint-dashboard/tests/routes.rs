@@ -48,7 +48,7 @@ async fn app(mode: DashboardMode, burst: u32) -> Router {
         .collect();
     gridprint_compute::compute_ranges(&*store, &reference, &ranges, now, &mut |_, _| {}).unwrap();
     store
-        .grant("ada@example.org", now.unix_timestamp())
+        .grant("ada@example.org", None, now.unix_timestamp())
         .unwrap();
     store
         .register(

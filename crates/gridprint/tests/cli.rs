@@ -235,13 +235,37 @@ fn demo_import_computes_real_data() {
 #[test]
 fn access_commands() {
     let (_dir, db) = temp_db();
-    assert!(
-        ok(
-            &db,
-            &["access", "grant", " Ada@Example.ORG ", "bob@example.org"]
-        )
-        .contains("granted ada@example.org")
+    // One `email:` and one `code:` line per email; the codes differ.
+    let granted = ok(
+        &db,
+        &["access", "grant", " Ada@Example.ORG ", "bob@example.org"],
     );
+    let lines: Vec<&str> = granted.lines().collect();
+    assert!(lines.contains(&"email: ada@example.org"), "{granted}");
+    assert!(lines.contains(&"email: bob@example.org"), "{granted}");
+    let codes: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("code: "))
+        .collect();
+    assert_eq!(codes.len(), 2, "{granted}");
+    assert_ne!(codes[0], codes[1]);
+    assert_eq!(codes[0].replace('-', "").len(), 32, "128 bits in hex");
+    // Only the code's hash is stored.
+    let stored = sqlite_rows(
+        &db,
+        "SELECT registration_code_hash FROM access_grant ORDER BY email",
+    );
+    assert!(
+        stored
+            .iter()
+            .all(|h| !h.contains(codes[0]) && !h.contains(codes[1]) && h.len() > 64),
+        "{stored:?}"
+    );
+    // Granting again before registration: a new code replaces the old one; `--no-code`: none.
+    let again = code_of(&ok(&db, &["access", "grant", "bob@example.org"]));
+    assert_ne!(again, codes[1]);
+    let none = ok(&db, &["access", "grant", "--no-code", "carl@example.org"]);
+    assert!(!none.contains("code: ") && none.contains("no registration code"), "{none}");
     let list = ok(&db, &["access", "list"]);
     assert!(
         list.contains("ada@example.org")
@@ -301,7 +325,7 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
 #[test]
 fn read_only_mode_reads_and_refuses_writes() {
     let (dir, db) = library_db();
-    ok(&db, &["access", "grant", "ro@example.org"]);
+    let code = code_of(&ok(&db, &["access", "grant", "ro@example.org"]));
     let ro = |args: &[&str]| on(&db, &["--read-only"]).args(args).output().unwrap();
     assert!(
         ro(&["migrate"]).status.success(),
@@ -348,8 +372,10 @@ fn read_only_mode_reads_and_refuses_writes() {
         s.read_to_string(&mut out).unwrap();
         out
     };
-    let body = r#"{"email":"ro@example.org","password":"correct horse battery"}"#;
-    let answer = post("/token-request/register", body);
+    let body = format!(
+        r#"{{"email":"ro@example.org","password":"correct horse battery","code":"{code}"}}"#
+    );
+    let answer = post("/token-request/register", &body);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");

@@ -168,7 +168,7 @@ async fn replicas_and_workers_share_one_postgres() {
         .await;
 
     cli(&url, &["migrate"]);
-    cli(&url, &["access", "grant", "ada@example.org"]);
+    let code = code_of(&cli(&url, &["access", "grant", "ada@example.org"]));
     cli(
         &url,
         &[
@@ -245,7 +245,9 @@ async fn replicas_and_workers_share_one_postgres() {
     let http = gridprint_ingest::http::http_client(Duration::from_secs(30)).unwrap();
     let creds =
         serde_json::json!({"email": "ada@example.org", "password": "correct horse battery"});
-    let r = post(&http, format!("{a_url}/token-request/register"), &creds).await;
+    let mut register = creds.clone();
+    register["code"] = code.clone().into();
+    let r = post(&http, format!("{a_url}/token-request/register"), &register).await;
     assert_eq!(r.status(), 200);
     let token = get_token(&http, &a_url, &creds).await;
     let get = |base: &str, path: &str| http.get(format!("{base}{path}")).bearer_auth(&token).send();
