@@ -46,7 +46,7 @@ impl FailureGuard {
     ) -> Result<Ticket, ApiError> {
         let subject = Subject {
             email: email.map(str::to_owned),
-            address: client.to_string(),
+            address: crate::front::address_key(client),
         };
         let now_ms = (now.unix_timestamp_nanos() / 1_000_000) as i64;
         match self.attempts.admit(&subject, now_ms).await {

@@ -449,6 +449,82 @@ async fn forwarded_addresses_are_used_only_behind_trusted_proxies() {
     );
 }
 
+/// Issue #28 item 5: behind a proxy that appends only `X-Forwarded-For` (nginx's default), a client
+/// rotating its own `Forwarded: for=…` (or writing its own `X-Forwarded-For` in front) gets 10
+/// verified guesses, not more; IPv6 clients are counted by their /64.
+#[tokio::test]
+async fn a_client_cannot_pick_its_address_behind_the_proxy_and_ipv6_counts_by_64() {
+    let e = env(ApiConfig {
+        trusted_proxies: "10.0.0.0/8".parse().unwrap(),
+        ..quiet_config()
+    });
+    register(&e.app).await;
+    let guess = |headers: Vec<(&'static str, String)>| {
+        let body = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
+        let mut req = post(
+            "/token-request/get_token",
+            Some("application/json"),
+            &body,
+            [10, 0, 0, 1],
+        );
+        for (k, v) in headers {
+            req.headers_mut().append(k, v.parse().unwrap());
+        }
+        send(&e.app, req)
+    };
+    let mut verified = 0;
+    for i in 0..30 {
+        let r = guess(vec![
+            ("forwarded", format!("for=198.51.100.{i}")),
+            ("x-forwarded-for", format!("192.0.2.{i}")),
+            // What the proxy appended last: the client's real address.
+            ("x-forwarded-for", "203.0.113.7".to_string()),
+        ])
+        .await;
+        verified += usize::from(r.status == StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(verified, 10, "guesses verified for one real client address");
+
+    // IPv6: the addresses of one /64 share a counter; another /64 is another client.
+    for i in 0..10 {
+        let r = guess(vec![("x-forwarded-for", format!("2001:db8:0:1::{:x}", i + 1))]).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    }
+    let r = guess(vec![("x-forwarded-for", "2001:db8:0:1:ffff::99".to_string())]).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "the same /64");
+    let r = guess(vec![("x-forwarded-for", "2001:db8:0:2::1".to_string())]).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "another /64");
+}
+
+/// With `--client-ip-header forwarded`, the proxy's `Forwarded` is read and `X-Forwarded-For`
+/// ignored.
+#[tokio::test]
+async fn the_forwarded_header_when_configured() {
+    let e = env(ApiConfig {
+        trusted_proxies: "10.0.0.0/8".parse().unwrap(),
+        client_ip_header: gridprint_api::front::ClientIpHeader::Forwarded,
+        ..quiet_config()
+    });
+    register(&e.app).await;
+    let body = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
+    let mut statuses = Vec::new();
+    for i in 0..11 {
+        let mut req = post(
+            "/token-request/get_token",
+            Some("application/json"),
+            &body,
+            [10, 0, 0, 1],
+        );
+        req.headers_mut()
+            .insert("x-forwarded-for", format!("192.0.2.{i}").parse().unwrap());
+        req.headers_mut()
+            .insert("forwarded", "for=203.0.113.8".parse().unwrap());
+        statuses.push(send(&e.app, req).await.status);
+    }
+    assert!(statuses[..10].iter().all(|s| *s == StatusCode::UNAUTHORIZED));
+    assert_eq!(statuses[10], StatusCode::TOO_MANY_REQUESTS);
+}
+
 #[tokio::test]
 async fn every_route_is_also_under_latest_with_root_docs_slash_redirects_and_a_favicon() {
     let e = env(quiet_config());

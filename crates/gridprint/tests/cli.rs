@@ -265,7 +265,25 @@ fn access_commands() {
     let again = code_of(&ok(&db, &["access", "grant", "bob@example.org"]));
     assert_ne!(again, codes[1]);
     let none = ok(&db, &["access", "grant", "--no-code", "carl@example.org"]);
-    assert!(!none.contains("code: ") && none.contains("no registration code"), "{none}");
+    assert!(
+        !none.lines().any(|l| l.starts_with("code: ")) && none.contains("no registration code"),
+        "{none}"
+    );
+    // Registered: granting again prints no code; `access reset` prints a new one.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO registration (email, password_hash, registered_at) VALUES ('bob@example.org', '$argon2id$x', 0)",
+            [],
+        )
+        .unwrap();
+    let granted = ok(&db, &["access", "grant", "bob@example.org"]);
+    assert!(
+        !granted.lines().any(|l| l.starts_with("code: ")) && granted.contains("is registered"),
+        "{granted}"
+    );
+    let reset = code_of(&ok(&db, &["access", "reset", "bob@example.org"]));
+    assert_ne!(reset, again);
     let list = ok(&db, &["access", "list"]);
     assert!(
         list.contains("ada@example.org")
