@@ -138,7 +138,8 @@ pub fn address_key(ip: IpAddr) -> String {
     match canonical(ip) {
         IpAddr::V6(v6) => {
             let net = ipnet::Ipv6Net::new(v6, 64).map(|n| n.trunc());
-            net.map(|n| n.to_string()).unwrap_or_else(|_| v6.to_string())
+            net.map(|n| n.to_string())
+                .unwrap_or_else(|_| v6.to_string())
         }
         v4 => v4.to_string(),
     }
@@ -355,9 +356,8 @@ mod tests {
         let peer: IpAddr = "10.1.2.3".parse().unwrap();
         let client =
             |pairs: &[(&str, &str)]| client_address(peer, &headers(pairs), &xff).to_string();
-        let client_fwd = |pairs: &[(&str, &str)]| {
-            client_address(peer, &headers(pairs), &fwd_header).to_string()
-        };
+        let client_fwd =
+            |pairs: &[(&str, &str)]| client_address(peer, &headers(pairs), &fwd_header).to_string();
         let xff = [("x-forwarded-for", "203.0.113.9, 10.9.9.9")];
         assert_eq!(client(&xff), "203.0.113.9");
         // A spoofed leftmost entry is ignored: the rightmost untrusted one is the client.

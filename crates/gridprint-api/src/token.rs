@@ -279,12 +279,14 @@ async fn credentials_request(
             let email = normalize_email(&c.email);
             let named = || email.clone().unwrap_or_default();
             let done = match op {
-                Operation::Register => do_register(state, client, email.as_deref(), c.password, c.code)
-                    .await
-                    .map(|already| Outcome::Registered {
-                        email: named(),
-                        already,
-                    }),
+                Operation::Register => {
+                    do_register(state, client, email.as_deref(), c.password, c.code)
+                        .await
+                        .map(|already| Outcome::Registered {
+                            email: named(),
+                            already,
+                        })
+                }
                 Operation::GetToken => do_get_token(state, client, email.as_deref(), c.password)
                     .await
                     .map(|token| Outcome::Token {
@@ -348,7 +350,10 @@ async fn do_register(
     let store = state.store().clone();
     let e = email.to_string();
     let (grant, existing) = tokio::task::spawn_blocking(move || -> Result<_, StoreError> {
-        Ok((store.registration_code(&e)?, store.password_hash(&e)?.is_some()))
+        Ok((
+            store.registration_code(&e)?,
+            store.password_hash(&e)?.is_some(),
+        ))
     })
     .await??;
     let code_ok = |stored: &str| {

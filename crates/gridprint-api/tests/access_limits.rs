@@ -487,10 +487,18 @@ async fn a_client_cannot_pick_its_address_behind_the_proxy_and_ipv6_counts_by_64
 
     // IPv6: the addresses of one /64 share a counter; another /64 is another client.
     for i in 0..10 {
-        let r = guess(vec![("x-forwarded-for", format!("2001:db8:0:1::{:x}", i + 1))]).await;
+        let r = guess(vec![(
+            "x-forwarded-for",
+            format!("2001:db8:0:1::{:x}", i + 1),
+        )])
+        .await;
         assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     }
-    let r = guess(vec![("x-forwarded-for", "2001:db8:0:1:ffff::99".to_string())]).await;
+    let r = guess(vec![(
+        "x-forwarded-for",
+        "2001:db8:0:1:ffff::99".to_string(),
+    )])
+    .await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "the same /64");
     let r = guess(vec![("x-forwarded-for", "2001:db8:0:2::1".to_string())]).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED, "another /64");
@@ -521,7 +529,11 @@ async fn the_forwarded_header_when_configured() {
             .insert("forwarded", "for=203.0.113.8".parse().unwrap());
         statuses.push(send(&e.app, req).await.status);
     }
-    assert!(statuses[..10].iter().all(|s| *s == StatusCode::UNAUTHORIZED));
+    assert!(
+        statuses[..10]
+            .iter()
+            .all(|s| *s == StatusCode::UNAUTHORIZED)
+    );
     assert_eq!(statuses[10], StatusCode::TOO_MANY_REQUESTS);
 }
 

@@ -700,6 +700,23 @@ Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     assert_eq!(s, 413, "{}", &text[..text.len().min(300)]);
     assert!(text.contains("application/problem+json"));
     seen.push(("64 KB chunked body", s));
+    // Issue #28 item 10: a claimed Content-Length of 10 GB, with no body sent → 413 at once (it
+    // waited 30 s for the body, then 503), on the token service and on any other path.
+    for target in ["/token-request/get_token", "/v1/status"] {
+        let raw = format!(
+            "POST {target} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n"
+        );
+        let started = std::time::Instant::now();
+        let (s, text) = raw_http(addr, raw.as_bytes()).await;
+        assert_eq!(s, 413, "{target}: {}", &text[..text.len().min(300)]);
+        assert!(text.contains("application/problem+json"));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{target}: answered after {:?}",
+            started.elapsed()
+        );
+    }
+    seen.push(("Content-Length: 10000000000", 413));
     let (s, _) = raw_http(addr, &req("/v1/status", "")).await;
     assert_eq!(s, 200, "still serving");
     eprintln!("over a socket: {seen:?}");

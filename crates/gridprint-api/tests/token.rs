@@ -206,11 +206,12 @@ async fn registration_is_bound_to_the_grant_code() {
         attempt(bob, "another long password", None).await.text(),
         no_code.text()
     );
-    assert_eq!(get_token(&e.app, bob, PASSWORD).await.status, StatusCode::OK);
     assert_eq!(
-        get_token(&e.app, bob, "another long password")
-            .await
-            .status,
+        get_token(&e.app, bob, PASSWORD).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get_token(&e.app, bob, "another long password").await.status,
         StatusCode::UNAUTHORIZED
     );
 }
@@ -659,9 +660,8 @@ async fn form_posts_are_answered_with_the_page() {
     let code = gridprint_api::registration_code::new_code().unwrap();
     let hash = gridprint_api::registration_code::code_hash(&code);
     e.store.grant("bob@example.org", Some(&hash), 0).unwrap();
-    let with_code = |code: &str| {
-        format!("email=bob%40example.org&password=correct+horse+battery&code={code}")
-    };
+    let with_code =
+        |code: &str| format!("email=bob%40example.org&password=correct+horse+battery&code={code}");
     let r = send(
         &e.app,
         post_raw("/token-request/register", ct, with_code("0000"), None),

@@ -431,7 +431,14 @@ impl AttemptGuard {
                 if chosen {
                     lane.next = now + interval;
                 }
-                (chosen, if best { lane.next.min(deadline) } else { deadline })
+                (
+                    chosen,
+                    if best {
+                        lane.next.min(deadline)
+                    } else {
+                        deadline
+                    },
+                )
             };
             if chosen {
                 match self.shared_slot(email, interval).await {
@@ -855,7 +862,10 @@ mod tests {
         }
         // Past the limit (5): the first attempt gets the lane's free slot at once...
         let t0 = std::time::Instant::now();
-        admit(&g, &guesser, 1).await.expect("the free slot").failed();
+        admit(&g, &guesser, 1)
+            .await
+            .expect("the free slot")
+            .failed();
         assert!(t0.elapsed() < Duration::from_millis(150));
         // ...then the guesser (6 failures, first in line) and the owner from a fresh address
         // (none) wait for the next slot, 300 ms later: it goes to the owner.

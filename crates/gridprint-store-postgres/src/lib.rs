@@ -97,17 +97,6 @@ fn schema_version(c: &mut postgres::Client) -> Result<i32> {
     .get(0))
 }
 
-/// A URL with its password replaced.
-fn describe(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => match url[s + 3..at].find(':') {
-            Some(c) => format!("{}:***{}", &url[..s + 3 + c], &url[at..]),
-            None => url.to_string(),
-        },
-        _ => url.to_string(),
-    }
-}
-
 impl PgStore {
     /// Connects (pool of up to `max_connections`) and applies pending migrations.
     pub fn connect(url: &str, max_connections: u32) -> Result<PgStore> {
@@ -148,7 +137,7 @@ impl PgStore {
             .map_err(pool_err)?;
         let store = PgStore {
             pool: Some(pool),
-            described: describe(url),
+            described: gridprint_store::redact_url(url),
         };
         if read_only {
             let current = schema_version(&mut *store.conn()?)?;
@@ -165,9 +154,10 @@ impl PgStore {
     }
 
     pub(crate) fn conn(&self) -> Result<Conn> {
-        let pool = self.pool.as_ref().ok_or_else(|| {
-            StoreError::Unavailable("the PostgreSQL store is closed".into())
-        })?;
+        let pool = self
+            .pool
+            .as_ref()
+            .ok_or_else(|| StoreError::Unavailable("the PostgreSQL store is closed".into()))?;
         pool.get().map_err(pool_err)
     }
 

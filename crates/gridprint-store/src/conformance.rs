@@ -270,7 +270,10 @@ pub fn access_lifecycle(store: &dyn Store) {
     let e = "ada@example.org";
     assert!(!store.has_grant(e).unwrap());
     assert!(store.grant(e, None, 100).unwrap());
-    assert!(!store.grant(e, Some("c1"), 101).unwrap(), "second grant is a no-op");
+    assert!(
+        !store.grant(e, Some("c1"), 101).unwrap(),
+        "second grant is a no-op"
+    );
     assert!(store.has_grant(e).unwrap());
     assert_eq!(store.registration_code(e).unwrap(), Some(None));
     assert_eq!(store.registration_code("nobody@example.org").unwrap(), None);
@@ -280,7 +283,11 @@ pub fn access_lifecycle(store: &dyn Store) {
         store.registration_code(e).unwrap(),
         Some(Some("c2".to_string()))
     );
-    assert!(!store.set_registration_code("nobody@example.org", Some("c3")).unwrap());
+    assert!(
+        !store
+            .set_registration_code("nobody@example.org", Some("c3"))
+            .unwrap()
+    );
     assert!(store.grant("bob@example.org", Some("c4"), 100).unwrap());
     assert_eq!(
         store.registration_code("bob@example.org").unwrap(),

@@ -104,17 +104,19 @@ pub fn open_store(g: &ServerArgs) -> anyhow::Result<SharedStore> {
     let url = g.database.trim();
     if url.starts_with("sqlite:") {
         let store = gridprint_store_sqlite::SqliteStore::open_url_with(url, g.read_only)
-            .with_context(|| format!("opening database {}", redact(url)))?;
+            .with_context(|| format!("opening database {}", gridprint_store::redact_url(url)))?;
         Ok(Arc::new(store))
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         let store =
             gridprint_store_postgres::PgStore::connect_with(url, g.db_max_connections, g.read_only)
-                .with_context(|| format!("opening database {}", redact(url)))?;
+                .with_context(|| {
+                    format!("opening database {}", gridprint_store::redact_url(url))
+                })?;
         Ok(Arc::new(store))
     } else {
         bail!(
             "unsupported database URL {} (use sqlite://PATH or postgres://…)",
-            redact(url)
+            gridprint_store::redact_url(url)
         )
     }
 }
@@ -141,36 +143,10 @@ pub fn load_reference(g: &ServerArgs) -> anyhow::Result<Arc<ReferenceData>> {
     Ok(Arc::new(ReferenceData::load(&files)?))
 }
 
-/// A database URL with any password replaced, safe for messages and logs.
-pub fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let creds = &url[s + 3..at];
-            match creds.find(':') {
-                Some(c) => format!("{}{}:***{}", &url[..s + 3], &creds[..c], &url[at..]),
-                None => url.to_string(),
-            }
-        }
-        _ => url.to_string(),
-    }
-}
-
 /// The async runtime of a subcommand (`builder`: multi- or current-thread), with I/O and timers.
 pub fn runtime(mut builder: tokio::runtime::Builder) -> anyhow::Result<tokio::runtime::Runtime> {
     builder
         .enable_all()
         .build()
         .context("starting the async runtime")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn redacts_passwords() {
-        assert_eq!(
-            super::redact("postgres://u:secret@h/db"),
-            "postgres://u:***@h/db"
-        );
-        assert_eq!(super::redact("sqlite://x.db"), "sqlite://x.db");
-    }
 }

@@ -420,3 +420,33 @@ fn compute_force_recomputes_final_slots() {
     let alone = run(&db, &["compute", "--force"]);
     assert!(!alone.status.success());
 }
+
+/// Issue #28 item 10: a password in a database URL (`user:…@`, `?password=`, `&sslpassword=`, or
+/// a key=value `password=`) never appears in an error.
+#[test]
+fn database_passwords_never_appear_in_errors() {
+    for url in [
+        "postgres://u:topsecret1@127.0.0.1:1/db",
+        "postgres://u@127.0.0.1:1/db?password=topsecret1&connect_timeout=2",
+        "postgresql://u@127.0.0.1:1/db?connect_timeout=2&sslpassword=topsecret1",
+        "host=127.0.0.1 port=1 password=topsecret1",
+        "postgres://u@127.0.0.1:1/db?password=topsecret1&bogus_option=1",
+    ] {
+        let out = bin()
+            .args(["--database", url, "access", "list"])
+            .env_remove("GRIDPRINT_DATABASE_URL")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{url}");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!all.contains("topsecret1"), "{url}: {all}");
+        assert!(
+            all.contains("***"),
+            "{url}: the URL is named, redacted: {all}"
+        );
+    }
+}

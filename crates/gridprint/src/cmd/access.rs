@@ -125,17 +125,21 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
                     println!("granted");
                     Some(code)
                 } else if store.set_registration_code(&e, hash.as_deref())? {
-                    println!("already had access, not registered yet: this replaces its earlier code");
+                    println!(
+                        "already had access, not registered yet: this replaces its earlier code"
+                    );
                     Some(code)
                 } else {
-                    println!("already had access and is registered (`access reset` for a new code)");
+                    println!(
+                        "already had access and is registered (`access reset` for a new code)"
+                    );
                     None
                 };
                 match code {
                     Some(Some(code)) => println!("code: {code}"),
-                    Some(None) => println!(
-                        "no registration code: the first to register this email holds it"
-                    ),
+                    Some(None) => {
+                        println!("no registration code: the first to register this email holds it")
+                    }
                     None => {}
                 }
                 if limit.is_some() {

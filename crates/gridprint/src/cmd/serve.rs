@@ -48,7 +48,11 @@ pub struct ServeArgs {
     /// The header the trusted proxies write the client's address in: `x-forwarded-for` (nginx's
     /// `$proxy_add_x_forwarded_for`, most load balancers) or `forwarded` (RFC 7239). Only that
     /// header is read, right to left: the right-most address that is not a trusted proxy.
-    #[arg(long, env = "GRIDPRINT_CLIENT_IP_HEADER", default_value = "x-forwarded-for")]
+    #[arg(
+        long,
+        env = "GRIDPRINT_CLIENT_IP_HEADER",
+        default_value = "x-forwarded-for"
+    )]
     pub client_ip_header: gridprint_api::front::ClientIpHeader,
     /// Failed credential attempts per (email, client address) in 15 minutes before that pair is
     /// locked for 15 minutes.

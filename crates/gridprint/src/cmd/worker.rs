@@ -118,5 +118,5 @@ pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
 }
 
 fn worker_db(g: &ServerArgs) -> String {
-    crate::open::redact(&g.database)
+    gridprint_store::redact_url(&g.database)
 }

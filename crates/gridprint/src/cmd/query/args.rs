@@ -104,7 +104,12 @@ pub struct QueryArgs {
     pub register: bool,
     /// The registration code the operator sent with the grant (`code: …` of `access grant`), for
     /// `--register`.
-    #[arg(long, env = "GRIDPRINT_REGISTRATION_CODE", hide_env_values = true, requires = "register")]
+    #[arg(
+        long,
+        env = "GRIDPRINT_REGISTRATION_CODE",
+        hide_env_values = true,
+        requires = "register"
+    )]
     pub code: Option<String>,
     /// Neither read nor write the on-disk token cache.
     #[arg(long)]
