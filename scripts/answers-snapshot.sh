@@ -33,7 +33,7 @@ email="snapshot@example.org"
 password="snapshot password 123"
 
 "$bin" --database "$db" --log warn import --demo >/dev/null 2>&1
-"$bin" --database "$db" --log warn access grant "$email" >/dev/null
+code=$("$bin" --database "$db" --log warn access grant "$email" | sed -n 's/^code: //p')
 GRIDPRINT_RATE_LIMIT_PER_SECOND=0 "$bin" --database "$db" --log warn serve --listen "127.0.0.1:$port" \
   --check-providers false >"$work/server.log" 2>&1 &
 server_pid=$!
@@ -43,7 +43,7 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}"
+  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}"
 token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
   -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
 [ -n "$token" ] || { echo "no token" >&2; cat "$work/server.log" >&2; exit 1; }

@@ -109,7 +109,7 @@ else
   fi
   echo "database: $(du -ch "$db"* | tail -1 | cut -f1)"
 fi
-"$bin" --database "$db_url" access grant "$email" >/dev/null
+code=$("$bin" --database "$db_url" access grant "$email" | sed -n 's/^code: //p')
 
 server_pid=""
 nginx_conf="$bench_dir/nginx.conf"
@@ -142,7 +142,7 @@ load_secs=$(echo "$(date +%s.%N) - $started" | bc)
 rss_loaded=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
 base="http://127.0.0.1:$port_api"
 curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}"
+  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}"
 token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
   -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
 [ -n "$token" ] || { echo "no token"; exit 1; }

@@ -62,7 +62,7 @@ trap cleanup EXIT
 email="schemathesis@example.org"
 password="schemathesis password 123"
 export GRIDPRINT_LOG=warn
-"$bin" --database "$db" access grant "$email" >/dev/null
+code=$("$bin" --database "$db" access grant "$email" | sed -n 's/^code: //p')
 "$bin" --database "$db" serve --demo --listen 127.0.0.1:0 --check-providers false \
   --rate-limit-per-second 0 2>"$work/server.log" &
 server_pid=$!
@@ -75,7 +75,7 @@ base=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$work/server.log" | head 
 [ -n "$base" ] || { echo "server did not start"; cat "$work/server.log"; exit 1; }
 echo "== server at $base"
 curl -sf -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}"
+  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}"
 token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
   -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
 [ -n "$token" ] || { echo "no token"; exit 1; }

@@ -48,7 +48,7 @@ if [ -z "$keep_db" ] || [ ! -f "$db" ]; then
   rm -f "$db" "$db-wal" "$db-shm"
   "$synth" --database "$db"
 fi
-"$bin" --database "sqlite://$db" access grant "$email" >/dev/null
+code=$("$bin" --database "sqlite://$db" access grant "$email" | sed -n 's/^code: //p')
 
 server_pid=""
 worker_pid=""
@@ -73,7 +73,7 @@ done
 grep -q "^listening on" "$dir/server.log" || { echo "server did not start"; exit 1; }
 base="http://127.0.0.1:$port"
 curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}"
+  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}"
 token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
   -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
 [ -n "$token" ] || { echo "no token"; exit 1; }

@@ -64,7 +64,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$bin" --database "$db" access grant "$email"
+code="$("$bin" --database "$db" access grant "$email" | sed -n 's/^code: //p')"
 "$bin" --database "$db" serve --listen 127.0.0.1:0 2>"$tmp/server.log" &
 server_pid=$!
 
@@ -87,7 +87,7 @@ fi
 echo "server at $url"
 
 status=0
-node "$here/token_page.mjs" "$url" "$email" || status=$?
+node "$here/token_page.mjs" "$url" "$email" "$code" || status=$?
 
 # Graceful shutdown on SIGTERM: the server must exit 0.
 kill -TERM "$server_pid"
@@ -131,9 +131,9 @@ demo_db="sqlite://$tmp/demo.db"
 password="a long browser-test password"
 start_server public --database "$demo_db" serve --demo
 public_url="$started_url"
-"$bin" --database "$demo_db" access grant "$email"
+code="$("$bin" --database "$demo_db" access grant "$email" | sed -n 's/^code: //p')"
 curl -fsS -X POST "$public_url/token-request/register" -H 'Content-Type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}" >/dev/null
+  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}" >/dev/null
 start_server login --database "$demo_db" serve --dashboard login
 login_url="$started_url"
 GRIDPRINT_DASHBOARD=off start_server off --database "$demo_db" serve

@@ -2,8 +2,9 @@
 // would: register through the labelled form, get a token by keyboard, read it off the page, then call
 // the data API with it. Exits non-zero on any failure.
 //
-// Usage: node token_page.mjs http://127.0.0.1:PORT [email]
-// The email must already be granted (`gridprint access grant EMAIL`) and not yet registered.
+// Usage: node token_page.mjs http://127.0.0.1:PORT [email] [code]
+// The email must already be granted (`gridprint access grant EMAIL`, which printed `code`) and not
+// yet registered.
 // Env: CHROMIUM (default /usr/bin/chromium), SCREENSHOT_DIR (default ./out).
 
 import { chromium } from 'playwright-core';
@@ -15,9 +16,10 @@ import assert from 'node:assert/strict';
 
 const base = (process.argv[2] ?? '').replace(/\/+$/, '');
 const email = process.argv[3] ?? 'browser@example.org';
+const code = process.argv[4] ?? '';
 const password = 'a long browser-test password';
 if (!/^https?:\/\//.test(base)) {
-  console.error('usage: node token_page.mjs http://127.0.0.1:PORT [email]');
+  console.error('usage: node token_page.mjs http://127.0.0.1:PORT [email] [code]');
   process.exit(2);
 }
 const here = dirname(fileURLToPath(import.meta.url));
@@ -72,7 +74,8 @@ try {
   const reg = page.getByRole('group', { name: 'Register your email and choose a password' });
   await reg.getByLabel('Email').fill(email);
   await reg.getByLabel('Password').fill(password);
-  await Promise.all([page.waitForURL('**/token-request/register'), reg.getByLabel('Password').press('Enter')]);
+  await reg.getByLabel('Registration code').fill(code);
+  await Promise.all([page.waitForURL('**/token-request/register'), reg.getByLabel('Registration code').press('Enter')]);
   const registered = page.getByRole('status').filter({ hasText: 'Registered' });
   await registered.waitFor();
   assert.match(await registered.innerText(), new RegExp(`${email.replace(/[.]/g, '\\.')} is registered`));

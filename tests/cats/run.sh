@@ -69,7 +69,9 @@ cp tests/cats/sitecustomize.py "$site/"
 echo "cats: one database (${SECONDS}s): synthetic provider data for every zone up to $(stamp -3600)"
 base="$work/base.db"
 at -1800 "$GRIDPRINT_SYNTH_RECENT" --database "$base" --days 9 --until "$(stamp -3600)"
-gp -1800 "$base" access grant "$EMAIL" >/dev/null
+# The registration code `access grant` prints (registration is bound to the grant).
+code="$(gp -1800 "$base" access grant "$EMAIL" | sed -n 's/^code: //p')"
+[ -n "$code" ] || { echo "cats: access grant printed no registration code" >&2; exit 1; }
 
 passed=0
 failed=0
@@ -98,11 +100,11 @@ for minute in $MINUTES; do
     sleep 0.1
   done
   [ -n "$url" ] || { cat "$run/server.log"; echo "cats: server did not start" >&2; exit 1; }
-  "$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" <<'PY'
+  "$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" "$code" <<'PY'
 import json, sys, urllib.request
-url, email, password = sys.argv[1:]
+url, email, password, code = sys.argv[1:]
 req = urllib.request.Request(f"{url}/token-request/register",
-    data=json.dumps({"email": email, "password": password}).encode(),
+    data=json.dumps({"email": email, "password": password, "code": code}).encode(),
     headers={"Content-Type": "application/json"})
 urllib.request.urlopen(req, timeout=30).read()
 PY

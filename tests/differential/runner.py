@@ -529,8 +529,9 @@ def main() -> int:
         gp_port = free_port()
         env = dict(os.environ, GRIDPRINT_LOG="warn")
         email, password = "differential@example.org", "differential password 123"
-        subprocess.run([args.gridprint_bin, "--database", db, "access", "grant", email], check=True, env=env,
-                       stdout=subprocess.DEVNULL)
+        granted = subprocess.run([args.gridprint_bin, "--database", db, "access", "grant", email], check=True,
+                                 env=env, stdout=subprocess.PIPE, text=True).stdout
+        code = next(l[len("code: "):] for l in granted.splitlines() if l.startswith("code: "))
         gp_log = os.path.join(work, "gridprint.log")
         procs.append(subprocess.Popen(
             [args.gridprint_bin, "--database", db, "serve", "--demo", "--listen", f"127.0.0.1:{gp_port}",
@@ -540,10 +541,10 @@ def main() -> int:
         wait_http(gp_port, "/v1/status", procs[-1], gp_log, 600)
         log(f"gridprint at http://127.0.0.1:{gp_port}")
         hdr = {"content-type": "application/json"}
-        cred = json.dumps({"email": email, "password": password})
-        for ep in ("register", "get_token"):
+        cred = {"email": email, "password": password}
+        for ep, body in (("register", dict(cred, code=code)), ("get_token", cred)):
             conn = http.client.HTTPConnection("127.0.0.1", gp_port, timeout=60)
-            conn.request("POST", f"/token-request/{ep}", body=cred, headers=hdr)
+            conn.request("POST", f"/token-request/{ep}", body=json.dumps(body), headers=hdr)
             r = conn.getresponse(); body = r.read(); conn.close()
             if r.status != 200:
                 raise SystemExit(f"token {ep}: {r.status} {body!r}")

@@ -1,13 +1,15 @@
 //! The brute-force guard of the token service ([`FailureGuard`]).
 //!
-//! Credential attempts (`get_token`, and `register` for an email without a grant) are counted **at
-//! admission**, before the password is verified, with at most one verification in flight per
-//! (email, client address) — the others wait their turn, up to 10 s, then get 429. Policy
-//! ([`ApiConfig`](crate::state::ApiConfig), defaults): 10 failures per (email, address) in 15
-//! minutes lock that pair for 15 minutes; 100 failures per email from all addresses together, or per
-//! address over all emails, lock that email or address for 15 minutes. A success is refunded and
-//! clears its pair's count, so a guesser gets at most 10 tries per address and 100 per email, while
-//! the owner, from another address, is not locked out by someone else's first failures. The
+//! Credential attempts (`get_token`, and a refused `register`) are counted **at admission**, before
+//! the password is verified, with at most one verification in flight per (email, client address) —
+//! the others wait their turn, up to 10 s, then get 429. Policy ([`ApiConfig`](crate::state::ApiConfig),
+//! defaults): 10 failures per (email, address) in 15 minutes lock that pair for 15 minutes; 100
+//! failures per address over all emails lock that address for 15 minutes; past 100 failures per
+//! email from all addresses together, the email is not locked but slowed: one of its attempts is
+//! verified every 9 s (15 minutes / 100), the next one going to the waiting address with the fewest
+//! failures for it (`gridprint_ratelimit::attempts`, the slow lane). A success is refunded and
+//! clears its pair's count, so a guesser gets at most 10 tries per address and, once past 100 for an
+//! email, one every 9 s, while the owner, from any other address, still gets in within about 9 s. The
 //! counters live in Redis when the rate limit is shared (`--redis-url`: every replica counts
 //! together), in this process otherwise (`gridprint_ratelimit::attempts`). The token service
 //! ([`crate::token`]) admits every attempt here; the request rate limits are in [`crate::limit`].
@@ -44,7 +46,7 @@ impl FailureGuard {
     ) -> Result<Ticket, ApiError> {
         let subject = Subject {
             email: email.map(str::to_owned),
-            address: client.to_string(),
+            address: crate::front::address_key(client),
         };
         let now_ms = (now.unix_timestamp_nanos() / 1_000_000) as i64;
         match self.attempts.admit(&subject, now_ms).await {
@@ -55,6 +57,16 @@ impl FailureGuard {
             } => Err(ApiError::too_many_requests(
                 format!(
                     "too many failed attempts; try again in {}",
+                    wait_phrase(retry_after_secs)
+                ),
+                retry_after_secs,
+            )),
+            Admission::Refused {
+                reason: Refusal::Slowed,
+                retry_after_secs,
+            } => Err(ApiError::too_many_requests(
+                format!(
+                    "too many failed attempts for this email: attempts are checked slowly; try again in {}",
                     wait_phrase(retry_after_secs)
                 ),
                 retry_after_secs,

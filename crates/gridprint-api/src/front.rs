@@ -3,11 +3,14 @@
 //! route table declares, including future ones.
 //!
 //! * **Client address.** The socket peer, unless the peer is one of the configured trusted proxies
-//!   (`--trusted-proxies CIDR,...`): then the address a proxy forwarded, from `Forwarded` (RFC 7239
-//!   `for=`) or, without it, `X-Forwarded-For`, read from the right: the first address that is not a
-//!   trusted proxy is the client (an unreadable or obfuscated entry stops the walk at the last
-//!   trusted hop). The result is put on the request as a [`ClientAddr`] extension, which the
-//!   brute-force guard, the rate limits and any other code read.
+//!   (`--trusted-proxies CIDR,...`): then the address a proxy forwarded in the one header it sets
+//!   (`--client-ip-header`: `X-Forwarded-For`, the default, or `Forwarded`, RFC 7239 `for=`; the
+//!   other header is ignored, so a client cannot add one the proxy passes through untouched), read
+//!   from the right: the first address that is not a trusted proxy is the client (an unreadable or
+//!   obfuscated entry stops the walk at the last trusted hop), so entries a client wrote in front of
+//!   the proxy's are never reached. The result is put on the request as a [`ClientAddr`] extension,
+//!   which the brute-force guard, the rate limits and any other code read; the per-address limits
+//!   count an IPv6 client by its /64 ([`address_key`]), the block one subscriber usually holds.
 //! * **Aliases** (docs/api.md §1, as the reference service's framework serves them):
 //!   `/latest/...` → `/v1/...`; `/openapi.json` → `/v1/openapi.json`; `/docs[/...]` → `/v1/docs[/...]`;
 //!   `/redoc`, `/v1/redoc` → the docs page; `/v1/token-request/...` → `/token-request/...`. The query string is
@@ -98,6 +101,50 @@ impl FromStr for TrustedProxies {
     }
 }
 
+/// The header a trusted proxy writes the client's address in (`--client-ip-header`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ClientIpHeader {
+    /// `X-Forwarded-For: client, proxy1, …` (nginx's `$proxy_add_x_forwarded_for`, most balancers).
+    #[default]
+    XForwardedFor,
+    /// RFC 7239 `Forwarded: for=client, for=proxy1`.
+    Forwarded,
+}
+
+impl FromStr for ClientIpHeader {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ClientIpHeader, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(ClientIpHeader::XForwardedFor),
+            "forwarded" => Ok(ClientIpHeader::Forwarded),
+            other => Err(format!(
+                "'{other}' is not a client address header: use x-forwarded-for or forwarded"
+            )),
+        }
+    }
+}
+
+/// Where the client's address comes from behind proxies: the trusted proxies and their header.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Forwarding {
+    pub trusted: TrustedProxies,
+    pub header: ClientIpHeader,
+}
+
+/// The key the per-address limits count a client under: an IPv4 address as is, an IPv6 address by
+/// its /64 (`2001:db8:1:2::/64`), since one subscriber usually holds a whole /64.
+pub fn address_key(ip: IpAddr) -> String {
+    match canonical(ip) {
+        IpAddr::V6(v6) => {
+            let net = ipnet::Ipv6Net::new(v6, 64).map(|n| n.trunc());
+            net.map(|n| n.to_string())
+                .unwrap_or_else(|_| v6.to_string())
+        }
+        v4 => v4.to_string(),
+    }
+}
+
 fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => v6
@@ -109,18 +156,18 @@ fn canonical(ip: IpAddr) -> IpAddr {
 }
 
 /// Wraps the whole router (with its state) in the front layer.
-pub(crate) fn wrap(trusted: TrustedProxies, app: Router) -> Router {
-    let front = axum::middleware::from_fn_with_state(trusted, front).layer(app);
+pub(crate) fn wrap(forwarding: Forwarding, app: Router) -> Router {
+    let front = axum::middleware::from_fn_with_state(forwarding, front).layer(app);
     Router::new().fallback_service(front)
 }
 
-async fn front(State(trusted): State<TrustedProxies>, mut req: Request, next: Next) -> Response {
+async fn front(State(forwarding): State<Forwarding>, mut req: Request, next: Next) -> Response {
     let peer = req
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| canonical(c.0.ip()))
         .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
-    let client = client_address(peer, req.headers(), &trusted);
+    let client = client_address(peer, req.headers(), &forwarding);
     req.extensions_mut().insert(ClientAddr(client));
 
     let original = req.uri().clone();
@@ -220,11 +267,12 @@ fn without_trailing_slash(uri: &Uri) -> Option<String> {
 }
 
 /// The client's address: the peer, or the forwarded address when the peer is a trusted proxy.
-pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &TrustedProxies) -> IpAddr {
+pub fn client_address(peer: IpAddr, headers: &HeaderMap, forwarding: &Forwarding) -> IpAddr {
+    let trusted = &forwarding.trusted;
     if trusted.is_empty() || !trusted.contains(peer) {
         return peer;
     }
-    let hops = forwarded_hops(headers);
+    let hops = forwarded_hops(headers, forwarding.header);
     let mut client = peer;
     for hop in hops.iter().rev() {
         match hop {
@@ -236,9 +284,9 @@ pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &TrustedProxie
     client
 }
 
-/// The forwarded chain, client first: `Forwarded` `for=` values if that header is present, else
-/// `X-Forwarded-For`. `None` for an entry that is not an address (`unknown`, obfuscated names).
-fn forwarded_hops(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
+/// The forwarded chain of `header`, client first (every line of the header, in order). `None` for an
+/// entry that is not an address (`unknown`, obfuscated names).
+fn forwarded_hops(headers: &HeaderMap, header: ClientIpHeader) -> Vec<Option<IpAddr>> {
     let joined = |name: header::HeaderName| -> Option<String> {
         let values: Vec<&str> = headers
             .get_all(name)
@@ -247,7 +295,10 @@ fn forwarded_hops(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
             .collect();
         (!values.is_empty()).then(|| values.join(","))
     };
-    if let Some(fwd) = joined(header::FORWARDED) {
+    if header == ClientIpHeader::Forwarded {
+        let Some(fwd) = joined(header::FORWARDED) else {
+            return Vec::new();
+        };
         return fwd
             .split(',')
             .filter_map(|element| {
@@ -294,10 +345,19 @@ mod tests {
 
     #[test]
     fn forwarded_addresses_count_only_from_trusted_peers() {
-        let trusted: TrustedProxies = "10.0.0.0/8, 192.0.2.7".parse().unwrap();
+        let xff = Forwarding {
+            trusted: "10.0.0.0/8, 192.0.2.7".parse().unwrap(),
+            header: ClientIpHeader::XForwardedFor,
+        };
+        let fwd_header = Forwarding {
+            header: ClientIpHeader::Forwarded,
+            ..xff.clone()
+        };
         let peer: IpAddr = "10.1.2.3".parse().unwrap();
         let client =
-            |pairs: &[(&str, &str)]| client_address(peer, &headers(pairs), &trusted).to_string();
+            |pairs: &[(&str, &str)]| client_address(peer, &headers(pairs), &xff).to_string();
+        let client_fwd =
+            |pairs: &[(&str, &str)]| client_address(peer, &headers(pairs), &fwd_header).to_string();
         let xff = [("x-forwarded-for", "203.0.113.9, 10.9.9.9")];
         assert_eq!(client(&xff), "203.0.113.9");
         // A spoofed leftmost entry is ignored: the rightmost untrusted one is the client.
@@ -307,22 +367,52 @@ mod tests {
         );
         // Untrusted peer: headers ignored.
         let other: IpAddr = "198.51.100.1".parse().unwrap();
-        assert_eq!(client_address(other, &headers(&xff), &trusted), other);
-        // Forwarded wins over X-Forwarded-For; IPv6 with port.
-        let fwd = [
+        assert_eq!(
+            client_address(other, &headers(&xff), &Forwarding::default()),
+            other
+        );
+        // Issue #28 item 5: only the configured header counts. Behind a proxy appending
+        // X-Forwarded-For, a client's own `Forwarded` is ignored...
+        let both = [
             (
                 "forwarded",
                 r#"for="[2001:db8::17]:4711";proto=https, for=192.0.2.7"#,
             ),
             ("x-forwarded-for", "203.0.113.9"),
         ];
-        assert_eq!(client(&fwd), "2001:db8::17");
+        assert_eq!(client(&both), "203.0.113.9");
+        // ...and with `--client-ip-header forwarded`, X-Forwarded-For is (IPv6 with port).
+        assert_eq!(client_fwd(&both), "2001:db8::17");
+        assert_eq!(
+            client_fwd(&[("x-forwarded-for", "203.0.113.9")]),
+            peer.to_string()
+        );
+        // A client's own X-Forwarded-For line comes before the proxy's: never reached.
+        assert_eq!(
+            client(&[
+                ("x-forwarded-for", "1.2.3.4, 5.6.7.8"),
+                ("x-forwarded-for", "203.0.113.9")
+            ]),
+            "203.0.113.9"
+        );
         // Obfuscated entry: stop at the last trusted hop.
         assert_eq!(
-            client(&[("forwarded", "for=unknown, for=192.0.2.7")]),
+            client_fwd(&[("forwarded", "for=unknown, for=192.0.2.7")]),
             "192.0.2.7"
         );
+        assert!("Forwarded".parse::<ClientIpHeader>().is_ok());
+        assert!("x-real-ip".parse::<ClientIpHeader>().is_err());
         assert!("nonsense".parse::<TrustedProxies>().is_err());
+    }
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64() {
+        let key = |s: &str| address_key(s.parse().unwrap());
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+        assert_eq!(key("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+        assert_ne!(key("2001:db8:1:3::1"), key("2001:db8:1:2::1"));
+        assert_eq!(key("203.0.113.9"), "203.0.113.9");
+        assert_eq!(key("::ffff:203.0.113.9"), "203.0.113.9");
     }
 
     #[test]

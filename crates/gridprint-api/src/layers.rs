@@ -116,7 +116,9 @@ fn handles(route: &str, method: &Method, status: StatusCode) -> Handles {
     h
 }
 
-/// 414 for a long request target, 431 for large headers.
+/// 414 for a long request target, 431 for large headers, 413 for a declared body (`Content-Length`)
+/// over [`MAX_BODY_BYTES`](crate::MAX_BODY_BYTES), answered at once instead of waiting for a body
+/// that would be refused anyway (the connection is then closed).
 pub(crate) async fn limit_request_size(
     State(state): State<AppState>,
     req: Request,
@@ -132,8 +134,21 @@ pub(crate) async fn limit_request_size(
         .iter()
         .map(|(k, v)| k.as_str().len() + v.len() + 4)
         .sum();
+    let declared_body = req
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
     let c = state.config();
     let limits = [
+        (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body is declared as",
+            declared_body,
+            "bytes",
+            crate::MAX_BODY_BYTES,
+        ),
         (
             StatusCode::URI_TOO_LONG,
             "target is",

@@ -34,6 +34,7 @@ pub mod openapi;
 pub mod page;
 pub mod params;
 pub mod refresh;
+pub mod registration_code;
 pub mod response_cache;
 pub mod response_memory;
 pub mod server;
@@ -133,7 +134,10 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
     if let Some(cors) = layers::cors(state.config()) {
         app = app.layer(cors);
     }
-    let trusted = state.config().trusted_proxies.clone();
+    let forwarding = front::Forwarding {
+        trusted: state.config().trusted_proxies.clone(),
+        header: state.config().client_ip_header,
+    };
     // Outside the size limits and CORS, so their answers (414, 431, preflights) carry them too.
     let app = app.layer(SetResponseHeaderLayer::if_not_present(
         header::X_CONTENT_TYPE_OPTIONS,
@@ -163,7 +167,7 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
     .layer(PropagateRequestIdLayer::new(request_id.clone()))
     .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
     .with_state(state);
-    front::wrap(trusted, app)
+    front::wrap(forwarding, app)
 }
 
 /// Serves [`router`] on `listener` until `shutdown` resolves, then finishes the requests clients had

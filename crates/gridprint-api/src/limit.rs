@@ -22,9 +22,9 @@ use gridprint_ratelimit::{Decision, Quota};
 use gridprint_store::AccountLimit;
 use std::net::IpAddr;
 
-/// The `ip:` key of a client address.
+/// The `ip:` key of a client address (an IPv6 client by its /64: [`crate::front::address_key`]).
 fn client_key(ip: IpAddr) -> String {
-    format!("ip:{ip}")
+    format!("ip:{}", crate::front::address_key(ip))
 }
 
 /// Writes `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.

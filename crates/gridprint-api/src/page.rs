@@ -220,8 +220,9 @@ fn render(view: Option<&View<'_>>) -> String {
 <main>
 <h1>gridprint API access</h1>
 <p>The gridprint API serves the carbon and water footprint of electricity per European bidding zone.
-Access is granted by the operator on request. Once your email has been granted access, register it
-once with a password, then get a token (valid for 24 hours) whenever you need one.</p>
+Access is granted by the operator on request, with a registration code. Once your email has been
+granted access, register it once with that code and a password, then get a token (valid for 24 hours)
+whenever you need one.</p>
 <div id="outcome">{message}</div>
 {token_section}
 <section aria-labelledby="register-heading">
@@ -233,7 +234,10 @@ once with a password, then get a token (valid for 24 hours) whenever you need on
 <input id="register-email" name="email" type="email" autocomplete="email" required value="{email}"></p>
 <p><label for="register-password">Password</label>
 <input id="register-password" name="password" type="password" autocomplete="new-password" required minlength="12" aria-describedby="register-password-hint">
-<span id="register-password-hint" class="hint">At least 12 characters.</span></p>
+<span id="register-password-hint" class="hint">At least 12 characters, not all spaces.</span></p>
+<p><label for="register-code">Registration code</label>
+<input id="register-code" name="code" type="text" autocomplete="off" spellcheck="false" aria-describedby="register-code-hint">
+<span id="register-code-hint" class="hint">The code that came with your access (<code>XXXX-XXXX-…</code>).</span></p>
 <p><button type="submit">Register</button></p>
 </fieldset>
 </form>
@@ -255,7 +259,8 @@ once with a password, then get a token (valid for 24 hours) whenever you need on
 <h2 id="help-heading">Help</h2>
 <p>Forgot your password, or need access? Contact the operator of this service: passwords are reset
 and access is granted outside this page. Programs can use the same service with JSON:
-<code>POST register</code> and <code>POST get_token</code> with <code>{{"email": "…", "password": "…"}}</code>.</p>
+<code>POST register</code> with <code>{{"email": "…", "password": "…", "code": "…"}}</code> and
+<code>POST get_token</code> with <code>{{"email": "…", "password": "…"}}</code>.</p>
 </section>
 </main>
 </body>
@@ -282,6 +287,7 @@ mod tests {
         for id in [
             "register-email",
             "register-password",
+            "register-code",
             "get-token-email",
             "get-token-password",
         ] {

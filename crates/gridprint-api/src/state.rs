@@ -11,7 +11,7 @@
 
 use crate::brute_force::FailureGuard;
 use crate::error::ApiError;
-use crate::front::TrustedProxies;
+use crate::front::{ClientIpHeader, TrustedProxies};
 use crate::health::{Providers, StorageHealth};
 use crate::response_cache::ResponseCache;
 use crate::token_cache::TokenCache;
@@ -54,7 +54,8 @@ pub struct ApiConfig {
     /// Failed credential attempts allowed per (email, client address) within `failure_window`;
     /// then that pair is locked for `failure_window` (429). Attempts count at admission.
     pub max_failed_attempts: u32,
-    /// Failed attempts allowed per email from all addresses together (then the email is locked).
+    /// Failed attempts allowed per email from all addresses together (then the email's attempts are
+    /// verified one per `failure_window / max_failed_per_email`, the fewest-failure address first).
     pub max_failed_per_email: u32,
     /// Failed attempts allowed per client address over all emails (then the address is locked).
     pub max_failed_per_address: u32,
@@ -66,8 +67,10 @@ pub struct ApiConfig {
     /// Tokens an account may get per minute (sustained), and in a burst.
     pub token_requests_per_minute: f64,
     pub token_request_burst: u32,
-    /// Peers whose `Forwarded`/`X-Forwarded-For` client address is believed ([`crate::front`]).
+    /// Peers whose forwarded client address is believed ([`crate::front`]).
     pub trusted_proxies: TrustedProxies,
+    /// The header those proxies write the client's address in (the other one is ignored).
+    pub client_ip_header: ClientIpHeader,
     /// Argon2id computations allowed at once (each takes ~19 MiB and a core for tens of ms).
     pub max_concurrent_hashes: usize,
     /// Long answers (windows over `data::BLOCKING_ABOVE_DAYS` days) rendered at once; the others
@@ -111,6 +114,7 @@ impl Default for ApiConfig {
             token_requests_per_minute: 30.0,
             token_request_burst: 10,
             trusted_proxies: TrustedProxies::default(),
+            client_ip_header: ClientIpHeader::default(),
             failure_delay: Duration::from_millis(100),
             max_concurrent_hashes: 4,
             max_concurrent_long_answers: 2 * std::thread::available_parallelism()
@@ -143,6 +147,8 @@ impl ApiConfig {
             per_address: self.max_failed_per_address,
             window: self.failure_window,
             lockout: self.failure_window,
+            // The slow lane keeps the per-email limit's long-run pace (15 min / 100 = 9 s).
+            slow_interval: self.failure_window / self.max_failed_per_email.max(1),
             ..AttemptPolicy::default()
         }
     }

@@ -41,12 +41,17 @@ pub const MIN_PASSWORD_CHARS: usize = 12;
 pub const MAX_PASSWORD_CHARS: usize = 1024;
 /// The one detail of every credential failure of `get_token`.
 pub const BAD_CREDENTIALS: &str = "invalid email or password";
+/// The one detail of every refused registration (no grant, a wrong or missing code, or an already
+/// registered email without its code), so `register` does not tell who is granted.
+pub const REGISTRATION_REFUSED: &str = "registration refused: register with the email an operator granted access to and the registration code that came with the grant";
 
-/// The body of both token operations.
+/// The body of both token operations (`code`: the grant's registration code, read by `register`
+/// only).
 #[derive(Deserialize)]
 pub struct Credentials {
     pub email: String,
     pub password: String,
+    pub code: Option<String>,
 }
 
 impl std::fmt::Debug for Credentials {
@@ -54,6 +59,7 @@ impl std::fmt::Debug for Credentials {
         f.debug_struct("Credentials")
             .field("email", &self.email)
             .field("password", &"<redacted>")
+            .field("code", &self.code.as_ref().map(|_| "<redacted>"))
             .finish()
     }
 }
@@ -179,13 +185,18 @@ fn parse_json(bytes: &[u8]) -> Result<Credentials, ApiError> {
             "field '{name}' is required"
         ))),
     };
+    let code = match map.get("code") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(_) => Some(field("code")?),
+    };
     Ok(Credentials {
         email: field("email")?,
         password: field("password")?,
+        code,
     })
 }
 
-/// The page's form: `email` and `password`.
+/// The page's form: `email`, `password` and (registration) `code`, empty meaning absent.
 fn parse_form(bytes: &[u8]) -> Result<Credentials, ApiError> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(bytes)
         .map_err(|_| ApiError::unprocessable("the form could not be read"))?;
@@ -200,6 +211,7 @@ fn parse_form(bytes: &[u8]) -> Result<Credentials, ApiError> {
     Ok(Credentials {
         email: field("email")?,
         password: field("password")?,
+        code: field("code").ok().filter(|c| !c.trim().is_empty()),
     })
 }
 
@@ -267,12 +279,14 @@ async fn credentials_request(
             let email = normalize_email(&c.email);
             let named = || email.clone().unwrap_or_default();
             let done = match op {
-                Operation::Register => do_register(state, client, email.as_deref(), c.password)
-                    .await
-                    .map(|already| Outcome::Registered {
-                        email: named(),
-                        already,
-                    }),
+                Operation::Register => {
+                    do_register(state, client, email.as_deref(), c.password, c.code)
+                        .await
+                        .map(|already| Outcome::Registered {
+                            email: named(),
+                            already,
+                        })
+                }
                 Operation::GetToken => do_get_token(state, client, email.as_deref(), c.password)
                     .await
                     .map(|token| Outcome::Token {
@@ -289,14 +303,8 @@ async fn credentials_request(
     respond(format, outcome)
 }
 
-/// Registers; `Ok(true)` when the email was already registered (nothing changed).
-async fn do_register(
-    state: &AppState,
-    client: ClientAddr,
-    email: Option<&str>,
-    password: String,
-) -> Result<bool, ApiError> {
-    let email = email.ok_or_else(|| ApiError::bad_request("invalid email address"))?;
+/// Checks a new password: 12 to 1024 characters, not all whitespace (400 otherwise).
+fn check_password(password: &str) -> Result<(), ApiError> {
     let chars = password.chars().count();
     if chars < MIN_PASSWORD_CHARS {
         return Err(ApiError::bad_request(format!(
@@ -308,6 +316,31 @@ async fn do_register(
             "password too long: use at most {MAX_PASSWORD_CHARS} characters"
         )));
     }
+    if password.chars().all(char::is_whitespace) {
+        return Err(ApiError::bad_request(
+            "password is only whitespace: use at least 12 characters that are not all spaces",
+        ));
+    }
+    Ok(())
+}
+
+/// Registers; `Ok(true)` when an email granted without a code (`access grant --no-code`) was
+/// already registered (nothing changed: the reference service's 200).
+///
+/// A grant with a registration code needs that code: no grant, a wrong or missing code, or an
+/// already registered email with a wrong code all get the same 403 ([`REGISTRATION_REFUSED`],
+/// counted as a failed attempt by the brute-force guard) after the same work, so `register` does
+/// not tell who is granted. The right code of an already registered email → 409 that says so (only
+/// the holder of the code learns it); the stored password never changes.
+async fn do_register(
+    state: &AppState,
+    client: ClientAddr,
+    email: Option<&str>,
+    password: String,
+    code: Option<String>,
+) -> Result<bool, ApiError> {
+    let email = email.ok_or_else(|| ApiError::bad_request("invalid email address"))?;
+    check_password(&password)?;
     let ticket = state
         .inner
         .failures
@@ -316,19 +349,33 @@ async fn do_register(
 
     let store = state.store().clone();
     let e = email.to_string();
-    let (granted, existing) = tokio::task::spawn_blocking(move || -> Result<_, StoreError> {
-        Ok((store.has_grant(&e)?, store.password_hash(&e)?.is_some()))
+    let (grant, existing) = tokio::task::spawn_blocking(move || -> Result<_, StoreError> {
+        Ok((
+            store.registration_code(&e)?,
+            store.password_hash(&e)?.is_some(),
+        ))
     })
     .await??;
-    if !granted {
-        fail(state, ticket).await;
-        return Err(ApiError::forbidden(
-            "this email has not been granted access; ask the operator for access first",
-        ));
-    }
+    let code_ok = |stored: &str| {
+        code.as_deref()
+            .is_some_and(|c| crate::registration_code::code_hash(c) == stored)
+    };
+    let with_code = match &grant {
+        Some(None) => false,
+        Some(Some(stored)) if code_ok(stored) => true,
+        None | Some(Some(_)) => {
+            fail(state, ticket).await;
+            return Err(ApiError::forbidden(REGISTRATION_REFUSED));
+        }
+    };
+    let already = || {
+        ApiError::conflict(
+            "already registered: get a token with your password (an operator can reset a forgotten one)",
+        )
+    };
     if existing {
         ticket.not_counted().await;
-        return Ok(true);
+        return if with_code { Err(already()) } else { Ok(true) };
     }
 
     let hash = hash_password(state, password).await?;
@@ -343,6 +390,7 @@ async fn do_register(
             Ok(false)
         }
         // Registered concurrently by another request: the first password stays.
+        Err(StoreError::Conflict(_)) if with_code => Err(already()),
         Err(StoreError::Conflict(_)) => Ok(true),
         Err(e) => Err(e.into()),
     }

@@ -128,7 +128,7 @@ fn new_db(kind: Kind, tag: &str) -> Db {
 
 fn insert_tokens(store: &dyn Store) {
     let now = NOW.unix_timestamp();
-    store.grant("ada@example.org", now).unwrap();
+    store.grant("ada@example.org", None, now).unwrap();
     store
         .register("ada@example.org", "$argon2id$not-a-real-hash", now)
         .unwrap();
@@ -1651,9 +1651,26 @@ impl gridprint_store::DerivedStore for Flaky {
 }
 
 impl gridprint_store::AccessStore for Flaky {
-    fn grant(&self, email: &str, now: i64) -> gridprint_store::Result<bool> {
+    fn grant(
+        &self,
+        email: &str,
+        code_hash: Option<&str>,
+        now: i64,
+    ) -> gridprint_store::Result<bool> {
         self.check()?;
-        self.inner().grant(email, now)
+        self.inner().grant(email, code_hash, now)
+    }
+    fn set_registration_code(
+        &self,
+        email: &str,
+        code_hash: Option<&str>,
+    ) -> gridprint_store::Result<bool> {
+        self.check()?;
+        self.inner().set_registration_code(email, code_hash)
+    }
+    fn registration_code(&self, email: &str) -> gridprint_store::Result<Option<Option<String>>> {
+        self.check()?;
+        self.inner().registration_code(email)
     }
     fn revoke(&self, email: &str) -> gridprint_store::Result<bool> {
         self.check()?;

@@ -57,7 +57,7 @@ fn data() -> &'static (SharedStore, Arc<QueryService>) {
                 Some(datetime!(2026-01-01 00:00:00 UTC)),
             );
             let now = NOW.unix_timestamp();
-            store.grant("ada@example.org", now).unwrap();
+            store.grant("ada@example.org", None, now).unwrap();
             store
                 .register("ada@example.org", "$argon2id$not-a-real-hash", now)
                 .unwrap();
@@ -700,6 +700,23 @@ Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     assert_eq!(s, 413, "{}", &text[..text.len().min(300)]);
     assert!(text.contains("application/problem+json"));
     seen.push(("64 KB chunked body", s));
+    // Issue #28 item 10: a claimed Content-Length of 10 GB, with no body sent → 413 at once (it
+    // waited 30 s for the body, then 503), on the token service and on any other path.
+    for target in ["/token-request/get_token", "/v1/status"] {
+        let raw = format!(
+            "POST {target} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n"
+        );
+        let started = std::time::Instant::now();
+        let (s, text) = raw_http(addr, raw.as_bytes()).await;
+        assert_eq!(s, 413, "{target}: {}", &text[..text.len().min(300)]);
+        assert!(text.contains("application/problem+json"));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{target}: answered after {:?}",
+            started.elapsed()
+        );
+    }
+    seen.push(("Content-Length: 10000000000", 413));
     let (s, _) = raw_http(addr, &req("/v1/status", "")).await;
     assert_eq!(s, 200, "still serving");
     eprintln!("over a socket: {seen:?}");
@@ -1021,7 +1038,7 @@ async fn a_successful_token_response_is_not_cacheable() {
     let (store, _) = data();
     // A separate grant so the shared fixture's registration stays as it is.
     let email = "hostile-cache@example.org";
-    store.grant(email, NOW.unix_timestamp()).unwrap();
+    store.grant(email, None, NOW.unix_timestamp()).unwrap();
     let app = app();
     let body = format!(r#"{{"email":"{email}","password":"correct horse battery"}}"#);
     let r = send(

@@ -18,8 +18,10 @@ use std::sync::Arc;
 mod common;
 use common::*;
 
+/// An app whose store grants [`EMAIL`] without a registration code (`access grant --no-code`: the
+/// reference service's registration); the tests of the code grant their own emails.
 fn env_with(store: SharedStore) -> Env {
-    store.grant(EMAIL, START.unix_timestamp()).unwrap();
+    store.grant(EMAIL, None, START.unix_timestamp()).unwrap();
     let clock = MutableClock::new(START);
     let state = AppState::new(
         store.clone(),
@@ -118,6 +120,7 @@ fn assert_problem(r: &Reply, status: StatusCode) {
     assert!(!r.detail().is_empty());
 }
 
+/// A grant made with `--no-code` keeps the reference service's behaviour.
 #[tokio::test]
 async fn register_succeeds_for_a_granted_email_and_a_second_time_keeps_the_password() {
     let e = env();
@@ -154,7 +157,63 @@ async fn register_without_grant_is_403() {
     let e = env();
     let r = register(&e.app, "nobody@example.org", PASSWORD).await;
     assert_problem(&r, StatusCode::FORBIDDEN);
-    assert!(r.detail().contains("not been granted"), "{}", r.detail());
+    assert_eq!(r.detail(), gridprint_api::token::REGISTRATION_REFUSED);
+}
+
+/// Issue #28 item 7: a grant with a code registers only with that code; every refusal (no grant,
+/// no code, a wrong code, a registered email with a wrong code) is the same 403, so `register`
+/// does not tell who is granted; the right code of a registered email → 409, password kept.
+#[tokio::test]
+async fn registration_is_bound_to_the_grant_code() {
+    use gridprint_api::registration_code::{code_hash, new_code};
+    let e = env();
+    let bob = "bob@example.org";
+    let code = new_code().unwrap();
+    assert!(e.store.grant(bob, Some(&code_hash(&code)), 0).unwrap());
+    let attempt = |email: &str, password: &str, code: Option<&str>| {
+        let mut body = json!({"email": email, "password": password});
+        if let Some(c) = code {
+            body["code"] = c.into();
+        }
+        post_json(&e.app, "/token-request/register", body)
+    };
+    let other = new_code().unwrap();
+    let no_code = attempt(bob, PASSWORD, None).await;
+    let wrong = attempt(bob, PASSWORD, Some(&other)).await;
+    let empty = attempt(bob, PASSWORD, Some("")).await;
+    let not_granted = attempt("carol@example.org", PASSWORD, Some(&code)).await;
+    for r in [&no_code, &wrong, &empty, &not_granted] {
+        assert_problem(r, StatusCode::FORBIDDEN);
+        assert_eq!(r.text(), no_code.text(), "one refusal for every wrong case");
+    }
+    assert_eq!(e.store.password_hash(bob).unwrap(), None);
+    // The owner, with the code written loosely (lower case, spaces for dashes).
+    let loose = code.to_lowercase().replace('-', " ");
+    let r = attempt(bob, PASSWORD, Some(&loose)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert_eq!(r.json(), json!({"detail": "registered"}));
+    // Registered: the right code again → 409 that says so; a wrong or no code → the same 403.
+    let r = attempt(bob, "another long password", Some(&code)).await;
+    assert_problem(&r, StatusCode::CONFLICT);
+    assert!(r.detail().contains("already registered"), "{}", r.detail());
+    assert_eq!(
+        attempt(bob, "another long password", Some(&other))
+            .await
+            .text(),
+        no_code.text()
+    );
+    assert_eq!(
+        attempt(bob, "another long password", None).await.text(),
+        no_code.text()
+    );
+    assert_eq!(
+        get_token(&e.app, bob, PASSWORD).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get_token(&e.app, bob, "another long password").await.status,
+        StatusCode::UNAUTHORIZED
+    );
 }
 
 #[tokio::test]
@@ -167,6 +226,12 @@ async fn register_rejects_short_passwords_and_invalid_emails_with_400() {
         "{}",
         r.detail()
     );
+    // Issue #28 item 10: twelve spaces (or any whitespace only) are not a password.
+    for blank in ["            ", " \t \n \u{a0}          ", &" ".repeat(40)] {
+        let r = register(&e.app, EMAIL, blank).await;
+        assert_problem(&r, StatusCode::BAD_REQUEST);
+        assert!(r.detail().contains("whitespace"), "{}", r.detail());
+    }
     let r = register(&e.app, "not-an-email", PASSWORD).await;
     assert_problem(&r, StatusCode::BAD_REQUEST);
     assert!(r.detail().contains("email"), "{}", r.detail());
@@ -257,7 +322,7 @@ async fn wrong_password_and_unknown_email_get_the_same_401() {
     let wrong = get_token(&e.app, EMAIL, "wrong password!!").await;
     let unknown = get_token(&e.app, "nobody@example.org", PASSWORD).await;
     let granted_unregistered = {
-        e.store.grant("bob@example.org", 0).unwrap();
+        e.store.grant("bob@example.org", None, 0).unwrap();
         get_token(&e.app, "bob@example.org", PASSWORD).await
     };
     let not_email = get_token(&e.app, "nope", PASSWORD).await;
@@ -591,6 +656,26 @@ async fn form_posts_are_answered_with_the_page() {
     assert_eq!(zones_status(&e.app, token).await, StatusCode::OK);
 
     // Errors are shown on the page, escaped, with the same status as the JSON API.
+    // The page's form sends the registration code as `code`.
+    let code = gridprint_api::registration_code::new_code().unwrap();
+    let hash = gridprint_api::registration_code::code_hash(&code);
+    e.store.grant("bob@example.org", Some(&hash), 0).unwrap();
+    let with_code =
+        |code: &str| format!("email=bob%40example.org&password=correct+horse+battery&code={code}");
+    let r = send(
+        &e.app,
+        post_raw("/token-request/register", ct, with_code("0000"), None),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert!(r.text().contains(r#"role="alert""#));
+    let r = send(
+        &e.app,
+        post_raw("/token-request/register", ct, with_code(&code), None),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert!(r.text().contains("bob@example.org is registered"));
     let r = form_post("/token-request/register", "email=%3Cb%3E&password=short").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(r.text().contains(r#"role="alert""#));
@@ -633,7 +718,7 @@ async fn serves_on_a_real_socket_with_graceful_shutdown() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     let store: SharedStore = Arc::new(SqliteStore::open_in_memory().unwrap());
-    store.grant(EMAIL, 0).unwrap();
+    store.grant(EMAIL, None, 0).unwrap();
     let server = SocketServer::start(store).await;
     let addr = server.addr;
 

@@ -522,14 +522,18 @@ impl Client {
         }
     }
 
-    async fn post_credentials(&self, op: &str) -> Result<Answer> {
+    async fn post_credentials(&self, op: &str, code: Option<&str>) -> Result<Answer> {
         let (email, password) = self.credentials()?;
         let url = self
             .inner
             .token_url
             .join(op)
             .map_err(|e| Error::Configuration(format!("invalid token URL: {e}")))?;
-        let body = serde_json::json!({ "email": email, "password": password.expose() }).to_string();
+        let mut body = serde_json::json!({ "email": email, "password": password.expose() });
+        if let Some(code) = code {
+            body["code"] = code.into();
+        }
+        let body = body.to_string();
         self.execute(op, || {
             self.inner
                 .http
@@ -541,11 +545,11 @@ impl Client {
         .await
     }
 
-    /// Registers the configured email and password (once per email; the email must have been
-    /// granted access by an operator). 403 without a grant and 409 when already registered come
-    /// back as [`Error::Api`].
-    pub async fn register(&self) -> Result<()> {
-        let a = self.post_credentials("register").await?;
+    /// Registers the configured email and password with the registration `code` that came with the
+    /// grant (once per email; `None` only for an email granted with `access grant --no-code`). 403
+    /// (no grant, wrong or missing code) and 409 (already registered) come back as [`Error::Api`].
+    pub async fn register(&self, code: Option<&str>) -> Result<()> {
+        let a = self.post_credentials("register", code).await?;
         if a.is_success() {
             Ok(())
         } else {
@@ -556,7 +560,7 @@ impl Client {
     /// Asks the token service for a new token.
     async fn request_token(&self) -> Result<AccessToken> {
         self.inner.token_requests.fetch_add(1, Ordering::Relaxed);
-        let a = self.post_credentials("get_token").await?;
+        let a = self.post_credentials("get_token", None).await?;
         let (email, _) = self.credentials()?;
         match a.status {
             200..=299 => {}

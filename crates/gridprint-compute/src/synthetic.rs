@@ -138,8 +138,14 @@ impl DerivedStore for SyntheticInputs {
 }
 
 impl AccessStore for SyntheticInputs {
-    fn grant(&self, e: &str, n: i64) -> Result<bool> {
-        self.inner.grant(e, n)
+    fn grant(&self, e: &str, c: Option<&str>, n: i64) -> Result<bool> {
+        self.inner.grant(e, c, n)
+    }
+    fn set_registration_code(&self, e: &str, c: Option<&str>) -> Result<bool> {
+        self.inner.set_registration_code(e, c)
+    }
+    fn registration_code(&self, e: &str) -> Result<Option<Option<String>>> {
+        self.inner.registration_code(e)
     }
     fn revoke(&self, e: &str) -> Result<bool> {
         self.inner.revoke(e)

@@ -59,7 +59,7 @@ async fn app_with(
         .collect();
     gridprint_compute::compute_ranges(&*store, &reference, &ranges, now, &mut |_, _| {}).unwrap();
     store
-        .grant("ada@example.org", now.unix_timestamp())
+        .grant("ada@example.org", None, now.unix_timestamp())
         .unwrap();
     store
         .register(

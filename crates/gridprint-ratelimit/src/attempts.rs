@@ -2,12 +2,19 @@
 //! password is verified, so parallel guesses cannot outrun the count.
 //!
 //! Three counters share one policy ([`AttemptPolicy`]): per (email, client address) pair, per email
-//! over all addresses, and per address over all emails. An attempt is admitted only if no counter
-//! is locked; admitting it adds one to each counter, and the counter that reaches its limit locks
-//! its key for [`AttemptPolicy::lockout`]. A successful attempt is refunded afterwards (and clears
-//! its pair's count), so only failures — and attempts still being verified — count. At most one
-//! attempt per pair is admitted at a time: the others wait their turn up to
+//! over all addresses, and per address over all emails. An attempt is admitted only if neither its
+//! pair nor its address is locked; admitting it adds one to each counter, and the counter that
+//! reaches its limit locks its key for [`AttemptPolicy::lockout`]. A successful attempt is refunded
+//! afterwards (and clears its pair's count), so only failures — and attempts still being verified —
+//! count. At most one attempt per pair is admitted at a time: the others wait their turn up to
 //! [`AttemptPolicy::max_wait`], then are refused.
+//!
+//! An email is never locked outright, so guesses from many addresses cannot lock its owner out: past
+//! its limit, its attempts go through a **slow lane**, one every [`AttemptPolicy::slow_interval`]
+//! (the long-run pace of the per-email limit), and the next one goes to the waiting address with the
+//! fewest failures for that email (then over all emails, then the earliest), so the owner from a
+//! fresh address is verified within one interval while guessers keep to the pace. A waiter not
+//! chosen within `max_wait` plus one interval is refused.
 //!
 //! With Redis (the connection of a shared [`RateLimit`](crate::RateLimit)) the counters, locks and
 //! the one-at-a-time lease live in Redis, updated by atomic scripts, so every replica sees the same
@@ -35,6 +42,9 @@ pub struct AttemptPolicy {
     pub lockout: Duration,
     /// How long an attempt waits for the one in flight for its pair before it is refused.
     pub max_wait: Duration,
+    /// Past the per-email limit, one attempt of that email is verified per this interval (the
+    /// slow lane; see the module documentation).
+    pub slow_interval: Duration,
 }
 
 impl Default for AttemptPolicy {
@@ -46,6 +56,7 @@ impl Default for AttemptPolicy {
             window: Duration::from_secs(15 * 60),
             lockout: Duration::from_secs(15 * 60),
             max_wait: Duration::from_secs(10),
+            slow_interval: Duration::from_secs(9),
         }
     }
 }
@@ -88,6 +99,8 @@ pub enum Refusal {
     Locked,
     /// Another attempt for the same pair did not finish within `max_wait`.
     Busy,
+    /// The email is past its limit and the slow lane chose other addresses within the wait.
+    Slowed,
 }
 
 /// The answer to [`AttemptGuard::admit`].
@@ -113,6 +126,28 @@ struct Counter {
 struct LocalState {
     counters: Mutex<HashMap<String, Counter>>,
     busy: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    lanes: Mutex<HashMap<String, Lane>>,
+}
+
+/// The slow lane of one email past its limit: when its next verification may start and who waits.
+struct Lane {
+    next: tokio::time::Instant,
+    /// (id, rank): the lowest rank goes next.
+    waiters: Vec<(u64, Rank)>,
+    notify: Arc<tokio::sync::Notify>,
+}
+
+/// The order of the slow lane: failures of the pair, failures of the address, arrival.
+type Rank = (u32, u32, u64);
+
+/// What counting an attempt found.
+enum Count {
+    /// Counted; bits of the locks this attempt set.
+    Counted(u8),
+    /// The pair or the address is locked for this many ms more.
+    Locked(i64),
+    /// The email is past its limit: the slow lane decides (failures of the pair and the address).
+    Slow(u32, u32),
 }
 
 /// Above this many local counters, expired ones are swept before inserting.
@@ -159,24 +194,33 @@ enum Turn {
 }
 
 /// Admission in Redis. KEYS: pair count, pair lock, email count, email lock, address count,
-/// address lock. ARGV: window ms, lockout ms, then the three limits (0: counter unused).
-/// Returns {1, bits of the locks set} or {0, ms until the longest lock ends}.
+/// address lock. ARGV: window ms, lockout ms, the three limits (0: counter unused), then 1 when the
+/// slow lane admitted the attempt (the email's lock is then passed). Returns {1, bits of the locks
+/// set}, {0, ms until the longest lock of the pair or address ends}, or {2, pair count, address
+/// count} when the email is locked (the slow lane decides).
 const ADMIT: &str = r#"
 local window = tonumber(ARGV[1])
 local lockout = tonumber(ARGV[2])
+local laned = ARGV[6] == '1'
 local wait = 0
+local slow = false
 for i = 0, 2 do
   local limit = tonumber(ARGV[3 + i])
   if limit > 0 then
     local ttl = redis.call('PTTL', KEYS[2 * i + 2])
     if ttl > 0 then
-      if ttl > wait then wait = ttl end
+      if i == 1 then
+        if not laned then slow = true end
+      elseif ttl > wait then wait = ttl end
     elseif tonumber(redis.call('GET', KEYS[2 * i + 1]) or '0') >= limit then
       redis.call('DEL', KEYS[2 * i + 1])
     end
   end
 end
 if wait > 0 then return {0, wait} end
+if slow then
+  return {2, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[5]) or '0')}
+end
 local bits = {1, 2, 4}
 local set = 0
 for i = 0, 2 do
@@ -184,7 +228,7 @@ for i = 0, 2 do
   if limit > 0 then
     local n = redis.call('INCR', KEYS[2 * i + 1])
     if n == 1 then redis.call('PEXPIRE', KEYS[2 * i + 1], window) end
-    if n >= limit then
+    if n >= limit and redis.call('PTTL', KEYS[2 * i + 2]) <= 0 then
       redis.call('SET', KEYS[2 * i + 2], '1', 'PX', lockout)
       set = set + bits[i + 1]
     end
@@ -276,8 +320,9 @@ impl AttemptGuard {
         std::array::from_fn(|i| if keys[i].is_some() { l[i].max(1) } else { 0 })
     }
 
-    /// Waits for the pair's turn (at most `max_wait`), then counts the attempt if no counter is
-    /// locked. `now_ms`: the caller's clock in milliseconds (used by the local state only).
+    /// Waits for the pair's turn (at most `max_wait`), then counts the attempt if neither its pair
+    /// nor its address is locked; an email past its limit waits for its slow lane first.
+    /// `now_ms`: the caller's clock in milliseconds (used by the local state only).
     pub async fn admit(&self, subject: &Subject, now_ms: i64) -> Admission {
         let keys = subject.keys();
         let turn_key = keys[0]
@@ -292,44 +337,170 @@ impl AttemptGuard {
                 };
             }
         };
-        let limits = self.limits(&keys);
-        let counted = match &self.redis {
-            Some(conn) => match self.redis_admit(conn, &keys, limits).await {
+        let mut counted = self.count(&keys, now_ms, false).await;
+        if let Count::Slow(pair, address) = counted {
+            let email = keys[1].clone().unwrap_or_default();
+            counted = if self.slow_lane(&email, (pair, address)).await {
+                self.count(&keys, now_ms, true).await
+            } else {
+                Count::Slow(pair, address)
+            };
+        }
+        let refusal = match counted {
+            Count::Counted(locked) => {
+                return Admission::Admitted(Box::new(Ticket {
+                    guard: self.clone(),
+                    keys,
+                    locked,
+                    now_ms,
+                    turn: Some(turn),
+                }));
+            }
+            Count::Locked(wait_ms) => Admission::Refused {
+                reason: Refusal::Locked,
+                retry_after_secs: secs_ceil(wait_ms),
+            },
+            Count::Slow(..) => Admission::Refused {
+                reason: Refusal::Slowed,
+                retry_after_secs: secs_ceil(self.policy.slow_interval.as_millis() as i64),
+            },
+        };
+        if let Some(release) = Ticket::release_turn(self, Some(turn)) {
+            release.await;
+        }
+        refusal
+    }
+
+    /// Counts an attempt in Redis, else in this process (`laned`: the slow lane admitted it).
+    async fn count(&self, keys: &[Option<String>; 3], now_ms: i64, laned: bool) -> Count {
+        let limits = self.limits(keys);
+        match &self.redis {
+            Some(conn) => match self.redis_admit(conn, keys, limits, laned).await {
                 Ok(r) => r,
                 Err(e) => {
                     tracing::warn!(error = %e, "shared brute-force counters unavailable; counting in this process");
-                    self.local_admit(&keys, limits, now_ms)
+                    self.local_admit(keys, limits, now_ms, laned)
                 }
             },
-            None => self.local_admit(&keys, limits, now_ms),
+            None => self.local_admit(keys, limits, now_ms, laned),
+        }
+    }
+
+    /// Waits in the slow lane of `email` (the counter key) with `failures` (of the pair, of the
+    /// address) until chosen (`true`) or `max_wait` plus one interval passed (`false`). With Redis,
+    /// the chosen waiter of each process also takes the email's shared slot, so all replicas
+    /// together keep the pace.
+    async fn slow_lane(&self, email: &str, failures: (u32, u32)) -> bool {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let interval = self.policy.slow_interval;
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        let rank = (failures.0, failures.1, id);
+        let deadline = tokio::time::Instant::now() + self.policy.max_wait + interval;
+        let notify = {
+            let mut lanes = self.local.lanes.lock().unwrap_or_else(|e| e.into_inner());
+            let now = tokio::time::Instant::now();
+            if lanes.len() > SWEEP_ABOVE {
+                lanes.retain(|_, l| !l.waiters.is_empty() || l.next > now);
+            }
+            let lane = lanes.entry(email.to_string()).or_insert_with(|| Lane {
+                next: now,
+                waiters: Vec::new(),
+                notify: Arc::new(tokio::sync::Notify::new()),
+            });
+            lane.waiters.push((id, rank));
+            lane.notify.clone()
         };
-        match counted {
-            Ok(locked) => Admission::Admitted(Box::new(Ticket {
-                guard: self.clone(),
-                keys,
-                locked,
-                now_ms,
-                turn: Some(turn),
-            })),
-            Err(wait_ms) => {
-                if let Some(release) = Ticket::release_turn(self, Some(turn)) {
-                    release.await;
+        // Leaves the lane however this future ends (chosen, timed out, or dropped).
+        let _seat = Seat {
+            guard: self,
+            email,
+            id,
+        };
+        loop {
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let now = tokio::time::Instant::now();
+            let (chosen, wake) = {
+                let mut lanes = self.local.lanes.lock().unwrap_or_else(|e| e.into_inner());
+                let Some(lane) = lanes.get_mut(email) else {
+                    return false;
+                };
+                let best = lane.waiters.iter().min_by_key(|w| w.1).map(|w| w.0) == Some(id);
+                let chosen = best && now >= lane.next;
+                if chosen {
+                    lane.next = now + interval;
                 }
-                Admission::Refused {
-                    reason: Refusal::Locked,
-                    retry_after_secs: secs_ceil(wait_ms),
+                (
+                    chosen,
+                    if best {
+                        lane.next.min(deadline)
+                    } else {
+                        deadline
+                    },
+                )
+            };
+            if chosen {
+                match self.shared_slot(email, interval).await {
+                    None => return true,
+                    Some(wait) => {
+                        let mut lanes = self.local.lanes.lock().unwrap_or_else(|e| e.into_inner());
+                        if let Some(lane) = lanes.get_mut(email) {
+                            lane.next = tokio::time::Instant::now() + wait;
+                        }
+                        continue;
+                    }
                 }
+            }
+            if now >= deadline {
+                return false;
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep_until(wake) => {}
             }
         }
     }
 
-    /// `Ok(bits of the locks set)` or `Err(ms to wait)`.
+    /// Takes the email's slow-lane slot shared through Redis: `None` when taken (or not shared),
+    /// else how long until it is free.
+    async fn shared_slot(&self, email: &str, interval: Duration) -> Option<Duration> {
+        let conn = self.redis.as_ref()?;
+        let mut c = conn.clone();
+        let name = format!("gridprint:bf:slow:{email}");
+        let got: Result<Option<String>, _> = redis::cmd("SET")
+            .arg(&name)
+            .arg("1")
+            .arg("NX")
+            .arg("PX")
+            .arg(interval.as_millis().max(1) as u64)
+            .query_async(&mut c)
+            .await;
+        match got {
+            Ok(Some(_)) => None,
+            Ok(None) => {
+                let ttl: i64 = redis::cmd("PTTL")
+                    .arg(&name)
+                    .query_async(&mut c)
+                    .await
+                    .unwrap_or(0);
+                Some(Duration::from_millis(ttl.clamp(1, 60_000) as u64))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "shared slow lane unavailable; pacing in this process only");
+                None
+            }
+        }
+    }
+
+    /// Counts an attempt in this process's state (see [`Count`]).
     fn local_admit(
         &self,
         keys: &[Option<String>; 3],
         limits: [u32; 3],
         now_ms: i64,
-    ) -> Result<u8, i64> {
+        laned: bool,
+    ) -> Count {
         let window = self.policy.window.as_millis() as i64;
         let lockout = self.policy.lockout.as_millis() as i64;
         let mut map = self
@@ -341,20 +512,30 @@ impl AttemptGuard {
             map.retain(|_, c| c.window_end_ms > now_ms || c.locked_until_ms > now_ms);
         }
         let mut wait = 0;
-        for (key, limit) in keys.iter().zip(limits) {
+        let mut slow = false;
+        let mut seen = [0u32; 3];
+        for (i, (key, limit)) in keys.iter().zip(limits).enumerate() {
             let Some(key) = key else { continue };
             let c = map.entry(key.clone()).or_default();
             if c.window_end_ms <= now_ms {
                 c.count = 0;
             }
             if c.locked_until_ms > now_ms {
-                wait = wait.max(c.locked_until_ms - now_ms);
+                if i == 1 {
+                    slow |= !laned;
+                } else {
+                    wait = wait.max(c.locked_until_ms - now_ms);
+                }
             } else if c.count >= limit {
                 c.count = 0; // its lockout is over
             }
+            seen[i] = c.count;
         }
         if wait > 0 {
-            return Err(wait);
+            return Count::Locked(wait);
+        }
+        if slow {
+            return Count::Slow(seen[0], seen[2]);
         }
         let mut locked = 0u8;
         for (i, (key, limit)) in keys.iter().zip(limits).enumerate() {
@@ -364,12 +545,12 @@ impl AttemptGuard {
                 c.window_end_ms = now_ms + window;
             }
             c.count += 1;
-            if c.count >= limit {
+            if c.count >= limit && c.locked_until_ms <= now_ms {
                 c.locked_until_ms = now_ms + lockout;
                 locked |= 1 << i;
             }
         }
-        Ok(locked)
+        Count::Counted(locked)
     }
 
     async fn redis_admit(
@@ -377,7 +558,8 @@ impl AttemptGuard {
         conn: &redis::aio::ConnectionManager,
         keys: &[Option<String>; 3],
         limits: [u32; 3],
-    ) -> Result<Result<u8, i64>, redis::RedisError> {
+        laned: bool,
+    ) -> Result<Count, redis::RedisError> {
         let mut conn = conn.clone();
         let script = redis::Script::new(ADMIT);
         let mut inv = script.prepare_invoke();
@@ -389,8 +571,15 @@ impl AttemptGuard {
         for l in limits {
             inv.arg(l);
         }
-        let (ok, n): (i64, i64) = inv.invoke_async(&mut conn).await?;
-        Ok(if ok == 1 { Ok(n as u8) } else { Err(n) })
+        inv.arg(if laned { "1" } else { "0" });
+        let reply: Vec<i64> = inv.invoke_async(&mut conn).await?;
+        let at = |i: usize| reply.get(i).copied().unwrap_or(0);
+        let failures = |i: usize| u32::try_from(at(i).max(0)).unwrap_or(u32::MAX);
+        Ok(match at(0) {
+            1 => Count::Counted(at(1) as u8),
+            2 => Count::Slow(failures(1), failures(2)),
+            _ => Count::Locked(at(1)),
+        })
     }
 
     /// The pair's one-at-a-time turn: a local mutex (waiters queue on it), plus a Redis lease when
@@ -450,6 +639,18 @@ impl AttemptGuard {
         }
     }
 
+    /// Leaves the slow lane of `email` and wakes the others (the next best may go).
+    fn leave_lane(&self, email: &str, id: u64) {
+        let mut lanes = self.local.lanes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(lane) = lanes.get_mut(email) {
+            lane.waiters.retain(|w| w.0 != id);
+            lane.notify.notify_waiters();
+            if lane.waiters.is_empty() && lane.next <= tokio::time::Instant::now() {
+                lanes.remove(email);
+            }
+        }
+    }
+
     /// Drops the pair's local mutex when nobody holds or waits for it.
     fn forget_turn(&self, key: &str) {
         let mut busy = self.local.busy.lock().unwrap_or_else(|e| e.into_inner());
@@ -478,6 +679,19 @@ impl AttemptGuard {
                 }
             }
         }
+    }
+}
+
+/// A place in a slow lane, left when dropped.
+struct Seat<'a> {
+    guard: &'a AttemptGuard,
+    email: &'a str,
+    id: u64,
+}
+
+impl Drop for Seat<'_> {
+    fn drop(&mut self) {
+        self.guard.leave_lane(self.email, self.id);
     }
 }
 
@@ -596,6 +810,7 @@ mod tests {
             window: Duration::from_secs(60),
             lockout: Duration::from_secs(60),
             max_wait: Duration::from_millis(200),
+            slow_interval: Duration::from_millis(300),
         }
     }
 
@@ -607,7 +822,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn failures_lock_the_pair_then_the_email_and_successes_are_refunded() {
+    async fn failures_lock_the_pair_then_slow_the_email_and_successes_are_refunded() {
         let g = AttemptGuard::local(policy());
         let a = subject("a@x.org", "10.0.0.1");
         for _ in 0..3 {
@@ -618,17 +833,61 @@ mod tests {
         let b = subject("a@x.org", "10.0.0.2");
         admit(&g, &b, 2).await.unwrap().failed();
         admit(&g, &b, 2).await.unwrap().failed();
-        assert!(
-            admit(&g, &subject("a@x.org", "10.0.0.3"), 3)
-                .await
-                .is_none()
-        );
+        // The email is past its limit: not locked, paced (the lane's first slot is free).
+        admit(&g, &subject("a@x.org", "10.0.0.3"), 3)
+            .await
+            .expect("an email is never locked outright")
+            .failed();
         // After the lockout, admitted again.
         assert!(admit(&g, &a, 61_000).await.is_some());
         // Successes do not count.
         let c = subject("c@x.org", "10.0.0.9");
         for _ in 0..10 {
             admit(&g, &c, 70_000).await.unwrap().succeeded().await;
+        }
+    }
+
+    /// Issue #28 item 6: past the per-email limit the email is not locked but paced, one
+    /// verification per `slow_interval`, and the waiting address with the fewest failures goes next.
+    #[tokio::test]
+    async fn past_the_email_limit_attempts_are_paced_and_the_fewest_failures_go_first() {
+        let g = AttemptGuard::local(AttemptPolicy {
+            per_pair: 10,
+            per_address: 100,
+            ..policy()
+        });
+        let guesser = subject("a@x.org", "10.0.0.1");
+        for _ in 0..5 {
+            admit(&g, &guesser, 0).await.expect("admitted").failed();
+        }
+        // Past the limit (5): the first attempt gets the lane's free slot at once...
+        let t0 = std::time::Instant::now();
+        admit(&g, &guesser, 1)
+            .await
+            .expect("the free slot")
+            .failed();
+        assert!(t0.elapsed() < Duration::from_millis(150));
+        // ...then the guesser (6 failures, first in line) and the owner from a fresh address
+        // (none) wait for the next slot, 300 ms later: it goes to the owner.
+        let owner = subject("a@x.org", "10.0.0.9");
+        let (guess, own) = tokio::join!(g.admit(&guesser, 2), async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let started = std::time::Instant::now();
+            (g.admit(&owner, 2).await, started.elapsed())
+        });
+        let (own, waited) = own;
+        match own {
+            Admission::Admitted(t) => t.succeeded().await,
+            Admission::Refused { reason, .. } => panic!("owner refused: {reason:?}"),
+        }
+        assert!(
+            waited >= Duration::from_millis(200) && waited < Duration::from_millis(450),
+            "the owner waited for the next slot only: {waited:?}"
+        );
+        // The guesser's wait (max_wait + one interval) ended before the slot after that.
+        match guess {
+            Admission::Refused { reason, .. } => assert_eq!(reason, Refusal::Slowed),
+            Admission::Admitted(_) => panic!("two verifications within one interval"),
         }
     }
 

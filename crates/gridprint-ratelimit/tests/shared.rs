@@ -1,4 +1,5 @@
-//! The brute-force guard and the account limits shared through Redis, as two replicas see them:
+//! The brute-force guard (its counters and the slow lane's pace) and the account limits shared
+//! through Redis, as two replicas see them:
 //! two guards (two limiters) on one Redis: the one at `GRIDPRINT_TEST_REDIS_URL` (default
 //! `redis://127.0.0.1:6379`), or a throwaway server started by `gridprint-testsvc` when none answers
 //! there; it fails, never skips, when neither is possible.
@@ -70,4 +71,58 @@ async fn two_replicas_share_an_account_budget_with_its_own_quota() {
         allowed += usize::from(l.check_quota(&key, tier).await.allowed);
     }
     assert!((6..=7).contains(&allowed), "{allowed} allowed (burst 6)");
+}
+
+/// Issue #28 item 6 across replicas: past the per-email limit, the slow lane's pace is shared
+/// through Redis, so two replicas together verify one attempt per interval, not one each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_replicas_share_the_slow_lane_of_an_email() {
+    let policy = AttemptPolicy {
+        per_pair: 100,
+        per_email: 5,
+        per_address: 1000,
+        window: Duration::from_secs(60),
+        lockout: Duration::from_secs(60),
+        max_wait: Duration::from_millis(200),
+        slow_interval: Duration::from_millis(500),
+    };
+    let a = AttemptGuard::redis(&url(), policy).await.unwrap();
+    let b = AttemptGuard::redis(&url(), policy).await.unwrap();
+    let email = unique("slow");
+    let from = |i: usize| Subject {
+        email: Some(email.clone()),
+        address: format!("203.0.113.{i}"),
+    };
+    for i in 0..5 {
+        match a.admit(&from(i), 0).await {
+            Admission::Admitted(t) => t.failed(),
+            Admission::Refused { reason, .. } => panic!("failure {i} refused: {reason:?}"),
+        }
+    }
+    // Twenty attempts from twenty addresses, half on each replica, each waiting at most
+    // max_wait + one interval (700 ms): slots at 0 and 500 ms → 2 verified (4 if each replica
+    // paced on its own).
+    let tasks: Vec<_> = (10..30)
+        .map(|i| {
+            let g = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let s = from(i);
+            tokio::spawn(async move {
+                match g.admit(&s, 0).await {
+                    Admission::Admitted(t) => {
+                        t.failed();
+                        true
+                    }
+                    Admission::Refused { .. } => false,
+                }
+            })
+        })
+        .collect();
+    let mut admitted = 0;
+    for t in tasks {
+        admitted += usize::from(t.await.unwrap());
+    }
+    assert!(
+        (1..=2).contains(&admitted),
+        "{admitted} verified over both replicas in 700 ms"
+    );
 }

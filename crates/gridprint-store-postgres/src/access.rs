@@ -19,12 +19,30 @@ impl PgStore {
 }
 
 impl AccessStore for PgStore {
-    fn grant(&self, email: &str, now: i64) -> Result<bool> {
+    fn grant(&self, email: &str, code_hash: Option<&str>, now: i64) -> Result<bool> {
         let n = self.changed(
-            "INSERT INTO access_grant (email, granted_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-            &[&email, &now],
+            "INSERT INTO access_grant (email, granted_at, registration_code_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            &[&email, &now, &code_hash],
         )?;
         Ok(n == 1)
+    }
+
+    fn set_registration_code(&self, email: &str, code_hash: Option<&str>) -> Result<bool> {
+        let n = self.changed(
+            "UPDATE access_grant SET registration_code_hash = $2
+             WHERE email = $1 AND NOT EXISTS (SELECT 1 FROM registration r WHERE r.email = $1)",
+            &[&email, &code_hash],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn registration_code(&self, email: &str) -> Result<Option<Option<String>>> {
+        Ok(self
+            .row(
+                "SELECT registration_code_hash FROM access_grant WHERE email = $1",
+                &[&email],
+            )?
+            .map(|r| r.get(0)))
     }
 
     fn revoke(&self, email: &str) -> Result<bool> {

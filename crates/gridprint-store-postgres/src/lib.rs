@@ -35,15 +35,35 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_access.sql"),
     include_str!("../migrations/0003_account_limits.sql"),
     include_str!("../migrations/0004_derived_change.sql"),
+    include_str!("../migrations/0005_registration_code.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).
 const MIGRATION_LOCK: i64 = 0x6772_6964_7072_0001;
 
-/// The PostgreSQL store: a small connection pool.
+/// The PostgreSQL store: a small connection pool (`None` only while it is dropped).
 pub struct PgStore {
-    pool: Pool,
+    pool: Option<Pool>,
     described: String,
+}
+
+/// Runs `f` on a thread of its own and waits for it. The `postgres` client blocks on a runtime of
+/// its own when it closes a connection (and for every query), which panics on a thread already
+/// running a tokio runtime ("Cannot start a runtime from within a runtime"): an async task, or the
+/// end of `serve`'s and `worker`'s `block_on` at SIGTERM. So the store and the leader lease close
+/// their connections there, wherever they are dropped.
+fn off_runtime(f: impl FnOnce() + Send) {
+    std::thread::scope(|s| {
+        s.spawn(f);
+    });
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            off_runtime(move || drop(pool));
+        }
+    }
 }
 
 pub(crate) fn map_err(e: postgres::Error) -> StoreError {
@@ -75,17 +95,6 @@ fn schema_version(c: &mut postgres::Client) -> Result<i32> {
     )
     .map_err(map_err)?
     .get(0))
-}
-
-/// A URL with its password replaced.
-fn describe(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => match url[s + 3..at].find(':') {
-            Some(c) => format!("{}:***{}", &url[..s + 3 + c], &url[at..]),
-            None => url.to_string(),
-        },
-        _ => url.to_string(),
-    }
 }
 
 impl PgStore {
@@ -130,8 +139,8 @@ impl PgStore {
             .build(manager)
             .map_err(pool_err)?;
         let store = PgStore {
-            pool,
-            described: describe(url),
+            pool: Some(pool),
+            described: gridprint_store::redact_url(url),
         };
         if read_only {
             let current = schema_version(&mut *store.conn()?)?;
@@ -148,7 +157,11 @@ impl PgStore {
     }
 
     pub(crate) fn conn(&self) -> Result<Conn> {
-        self.pool.get().map_err(pool_err)
+        let pool = self
+            .pool
+            .as_ref()
+            .ok_or_else(|| StoreError::Unavailable("the PostgreSQL store is closed".into()))?;
+        pool.get().map_err(pool_err)
     }
 
     /// Applies migrations not yet applied, each in its own transaction, under an advisory lock.
@@ -458,12 +471,14 @@ const LEADER_LOCK: i64 = 0x6772_6964_7072_0002;
 
 /// Leadership on PostgreSQL: a session advisory lock held on a dedicated connection. If the process
 /// dies the connection closes and the server releases the lock at once.
-struct AdvisoryLease(Conn);
+struct AdvisoryLease(Option<Conn>);
 
 impl gridprint_store::LeaderLease for AdvisoryLease {
     fn still_held(&mut self) -> bool {
-        self.0
-            .query_one(
+        let Some(c) = self.0.as_mut() else {
+            return false;
+        };
+        c.query_one(
                 "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
                  AND granted AND ((classid::bigint << 32) | objid::bigint) = $1)",
                 &[&LEADER_LOCK],
@@ -475,9 +490,11 @@ impl gridprint_store::LeaderLease for AdvisoryLease {
 
 impl Drop for AdvisoryLease {
     fn drop(&mut self) {
-        let _ = self
-            .0
-            .execute("SELECT pg_advisory_unlock($1)", &[&LEADER_LOCK]);
+        if let Some(mut c) = self.0.take() {
+            off_runtime(move || {
+                let _ = c.execute("SELECT pg_advisory_unlock($1)", &[&LEADER_LOCK]);
+            });
+        }
     }
 }
 
@@ -488,7 +505,7 @@ impl Store for PgStore {
             .query_one("SELECT pg_try_advisory_lock($1)", &[&LEADER_LOCK])
             .map_err(map_err)?
             .get(0);
-        Ok(got.then(|| Box::new(AdvisoryLease(c)) as Box<dyn gridprint_store::LeaderLease>))
+        Ok(got.then(|| Box::new(AdvisoryLease(Some(c))) as Box<dyn gridprint_store::LeaderLease>))
     }
 
     fn ping(&self) -> Result<()> {

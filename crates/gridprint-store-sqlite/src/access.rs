@@ -6,12 +6,38 @@ use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, TokenRecord};
 use rusqlite::{OptionalExtension, params};
 
 impl AccessStore for SqliteStore {
-    fn grant(&self, email: &str, now: i64) -> Result<bool> {
+    fn grant(&self, email: &str, code_hash: Option<&str>, now: i64) -> Result<bool> {
         let conn = self.lock();
         let n = conn
-            .execute("INSERT INTO access_grant (email, granted_at) VALUES (?1, ?2) ON CONFLICT DO NOTHING", params![email, now])
+            .execute(
+                "INSERT INTO access_grant (email, granted_at, registration_code_hash) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                params![email, now, code_hash],
+            )
             .map_err(map_err)?;
         Ok(n == 1)
+    }
+
+    fn set_registration_code(&self, email: &str, code_hash: Option<&str>) -> Result<bool> {
+        let conn = self.lock();
+        let n = conn
+            .execute(
+                "UPDATE access_grant SET registration_code_hash = ?2
+                 WHERE email = ?1 AND NOT EXISTS (SELECT 1 FROM registration r WHERE r.email = ?1)",
+                params![email, code_hash],
+            )
+            .map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn registration_code(&self, email: &str) -> Result<Option<Option<String>>> {
+        let conn = self.lock();
+        conn.query_row(
+            "SELECT registration_code_hash FROM access_grant WHERE email = ?1",
+            params![email],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(map_err)
     }
 
     fn revoke(&self, email: &str) -> Result<bool> {

@@ -94,8 +94,18 @@ pub const REVOKE_TABLES: &[&str] = &["token", "registration", "access_grant"];
 
 /// Grants, registrations and tokens. Emails are passed already trimmed and lower-cased.
 pub trait AccessStore {
-    /// Grants access; returns false if the email already had a grant.
-    fn grant(&self, email: &str, now: i64) -> Result<bool>;
+    /// Grants access; returns false if the email already had a grant (then nothing changes).
+    /// `code_hash`: the SHA-256 (hex) of the grant's one-time registration code, which `register`
+    /// will need; `None` (`access grant --no-code`): registration without a code, as on the
+    /// reference service.
+    fn grant(&self, email: &str, code_hash: Option<&str>, now: i64) -> Result<bool>;
+    /// Replaces the registration code of a grant that is not registered (a new code for a lost
+    /// one, or after [`AccessStore::reset`]); returns false if the email has no grant or is
+    /// registered.
+    fn set_registration_code(&self, email: &str, code_hash: Option<&str>) -> Result<bool>;
+    /// The registration code hash of a grant: `None` if the email has no grant, `Some(None)` for a
+    /// grant without a code.
+    fn registration_code(&self, email: &str) -> Result<Option<Option<String>>>;
     /// Removes grant, registration and tokens; returns false if there was nothing to revoke.
     fn revoke(&self, email: &str) -> Result<bool>;
     /// Drops the registration and tokens, keeps the grant; returns false if not registered.

@@ -47,7 +47,7 @@ pub fn read_only(writable: &dyn Store, read_only: &dyn Store) {
             1,
         )
         .unwrap();
-    writable.grant("ro@example.org", 1).unwrap();
+    writable.grant("ro@example.org", None, 1).unwrap();
     let got = read_only
         .inputs_in_range(SlotRange::new(Slot(7000), Slot(7001)))
         .unwrap();
@@ -62,7 +62,7 @@ pub fn read_only(writable: &dyn Store, read_only: &dyn Store) {
             2,
         )
         .map(|_| ()));
-    ro(read_only.grant("x@example.org", 2).map(|_| ()));
+    ro(read_only.grant("x@example.org", None, 2).map(|_| ()));
     ro(read_only.register("ro@example.org", "$argon2id$x", 3));
     ro(read_only.replace_derived_days(&[]));
 }
@@ -269,10 +269,40 @@ pub fn derived_change_log(store: &dyn Store) {
 pub fn access_lifecycle(store: &dyn Store) {
     let e = "ada@example.org";
     assert!(!store.has_grant(e).unwrap());
-    assert!(store.grant(e, 100).unwrap());
-    assert!(!store.grant(e, 101).unwrap(), "second grant is a no-op");
+    assert!(store.grant(e, None, 100).unwrap());
+    assert!(
+        !store.grant(e, Some("c1"), 101).unwrap(),
+        "second grant is a no-op"
+    );
     assert!(store.has_grant(e).unwrap());
+    assert_eq!(store.registration_code(e).unwrap(), Some(None));
+    assert_eq!(store.registration_code("nobody@example.org").unwrap(), None);
+    // Registration codes: set on an unregistered grant, read back, never on a registered one.
+    assert!(store.set_registration_code(e, Some("c2")).unwrap());
+    assert_eq!(
+        store.registration_code(e).unwrap(),
+        Some(Some("c2".to_string()))
+    );
+    assert!(
+        !store
+            .set_registration_code("nobody@example.org", Some("c3"))
+            .unwrap()
+    );
+    assert!(store.grant("bob@example.org", Some("c4"), 100).unwrap());
+    assert_eq!(
+        store.registration_code("bob@example.org").unwrap(),
+        Some(Some("c4".to_string()))
+    );
+    assert!(store.revoke("bob@example.org").unwrap());
     store.register(e, "$argon2id$fake", 110).unwrap();
+    assert!(
+        !store.set_registration_code(e, Some("c5")).unwrap(),
+        "a registered grant keeps its code"
+    );
+    assert_eq!(
+        store.registration_code(e).unwrap(),
+        Some(Some("c2".to_string()))
+    );
     assert!(matches!(
         store.register(e, "$argon2id$other", 111),
         Err(crate::StoreError::Conflict(_))

@@ -16,8 +16,7 @@ use std::sync::Arc;
 /// (`gridprint --database URL serve`); see [`ServerArgs::with_leading`].
 #[derive(Debug, Args, Clone)]
 pub struct ServerArgs {
-    /// Database: `sqlite://PATH` or a bare PATH (a SQLite file, the embedded default), or
-    /// `postgres://…`. Default: gridprint.db in the user's data directory
+    /// Database: `sqlite://PATH` (embedded) or `postgres://…`. Default: gridprint.db in the user's data directory
     /// (`$XDG_DATA_HOME/gridprint/`, usually `~/.local/share/gridprint/`), the same file from
     /// every working directory.
     #[arg(long, env = "GRIDPRINT_DATABASE_URL", hide_env_values = true)]
@@ -107,12 +106,11 @@ impl ServerArgs {
 }
 
 impl ServerArgs {
-    /// The database URL: `--database` as given (a bare path becomes `sqlite://PATH`), or the
-    /// SQLite file in the user's data directory, whose folder is created.
+    /// The database URL: `--database` as given, or the SQLite file in the user's data directory,
+    /// whose folder is created.
     pub fn database_url(&self) -> anyhow::Result<String> {
         match self.database.as_deref().map(str::trim) {
-            Some(url) if url.contains("://") || url.starts_with("sqlite:") => Ok(url.to_string()),
-            Some(path) => Ok(format!("sqlite://{path}")),
+            Some(url) => Ok(url.to_string()),
             None => {
                 let dir = dirs::data_dir()
                     .context("no data directory for the default database (set HOME or XDG_DATA_HOME, or pass --database)")?
@@ -129,20 +127,22 @@ impl ServerArgs {
 pub fn open_store(g: &ServerArgs) -> anyhow::Result<SharedStore> {
     let url = g.database_url()?;
     let url = url.as_str();
-    tracing::info!("database {}", redact(url));
+    tracing::info!("database {}", gridprint_store::redact_url(url));
     if url.starts_with("sqlite:") {
         let store = gridprint_store_sqlite::SqliteStore::open_url_with(url, g.read_only)
-            .with_context(|| format!("opening database {}", redact(url)))?;
+            .with_context(|| format!("opening database {}", gridprint_store::redact_url(url)))?;
         Ok(Arc::new(store))
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         let store =
             gridprint_store_postgres::PgStore::connect_with(url, g.db_max_connections, g.read_only)
-                .with_context(|| format!("opening database {}", redact(url)))?;
+                .with_context(|| {
+                    format!("opening database {}", gridprint_store::redact_url(url))
+                })?;
         Ok(Arc::new(store))
     } else {
         bail!(
             "unsupported database URL {} (use sqlite://PATH or postgres://…)",
-            redact(url)
+            gridprint_store::redact_url(url)
         )
     }
 }
@@ -169,36 +169,10 @@ pub fn load_reference(g: &ServerArgs) -> anyhow::Result<Arc<ReferenceData>> {
     Ok(Arc::new(ReferenceData::load(&files)?))
 }
 
-/// A database URL with any password replaced, safe for messages and logs.
-pub fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let creds = &url[s + 3..at];
-            match creds.find(':') {
-                Some(c) => format!("{}{}:***{}", &url[..s + 3], &creds[..c], &url[at..]),
-                None => url.to_string(),
-            }
-        }
-        _ => url.to_string(),
-    }
-}
-
 /// The async runtime of a subcommand (`builder`: multi- or current-thread), with I/O and timers.
 pub fn runtime(mut builder: tokio::runtime::Builder) -> anyhow::Result<tokio::runtime::Runtime> {
     builder
         .enable_all()
         .build()
         .context("starting the async runtime")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn redacts_passwords() {
-        assert_eq!(
-            super::redact("postgres://u:secret@h/db"),
-            "postgres://u:***@h/db"
-        );
-        assert_eq!(super::redact("sqlite://x.db"), "sqlite://x.db");
-    }
 }

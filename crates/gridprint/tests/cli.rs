@@ -235,13 +235,55 @@ fn demo_import_computes_real_data() {
 #[test]
 fn access_commands() {
     let (_dir, db) = temp_db();
-    assert!(
-        ok(
-            &db,
-            &["access", "grant", " Ada@Example.ORG ", "bob@example.org"]
-        )
-        .contains("granted ada@example.org")
+    // One `email:` and one `code:` line per email; the codes differ.
+    let granted = ok(
+        &db,
+        &["access", "grant", " Ada@Example.ORG ", "bob@example.org"],
     );
+    let lines: Vec<&str> = granted.lines().collect();
+    assert!(lines.contains(&"email: ada@example.org"), "{granted}");
+    assert!(lines.contains(&"email: bob@example.org"), "{granted}");
+    let codes: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("code: "))
+        .collect();
+    assert_eq!(codes.len(), 2, "{granted}");
+    assert_ne!(codes[0], codes[1]);
+    assert_eq!(codes[0].replace('-', "").len(), 32, "128 bits in hex");
+    // Only the code's hash is stored.
+    let stored = sqlite_rows(
+        &db,
+        "SELECT registration_code_hash FROM access_grant ORDER BY email",
+    );
+    assert!(
+        stored
+            .iter()
+            .all(|h| !h.contains(codes[0]) && !h.contains(codes[1]) && h.len() > 64),
+        "{stored:?}"
+    );
+    // Granting again before registration: a new code replaces the old one; `--no-code`: none.
+    let again = code_of(&ok(&db, &["access", "grant", "bob@example.org"]));
+    assert_ne!(again, codes[1]);
+    let none = ok(&db, &["access", "grant", "--no-code", "carl@example.org"]);
+    assert!(
+        !none.lines().any(|l| l.starts_with("code: ")) && none.contains("no registration code"),
+        "{none}"
+    );
+    // Registered: granting again prints no code; `access reset` prints a new one.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO registration (email, password_hash, registered_at) VALUES ('bob@example.org', '$argon2id$x', 0)",
+            [],
+        )
+        .unwrap();
+    let granted = ok(&db, &["access", "grant", "bob@example.org"]);
+    assert!(
+        !granted.lines().any(|l| l.starts_with("code: ")) && granted.contains("is registered"),
+        "{granted}"
+    );
+    let reset = code_of(&ok(&db, &["access", "reset", "bob@example.org"]));
+    assert_ne!(reset, again);
     let list = ok(&db, &["access", "list"]);
     assert!(
         list.contains("ada@example.org")
@@ -301,7 +343,7 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
 #[test]
 fn read_only_mode_reads_and_refuses_writes() {
     let (dir, db) = library_db();
-    ok(&db, &["access", "grant", "ro@example.org"]);
+    let code = code_of(&ok(&db, &["access", "grant", "ro@example.org"]));
     let ro = |args: &[&str]| on(&db, &["--read-only"]).args(args).output().unwrap();
     assert!(
         ro(&["migrate"]).status.success(),
@@ -348,8 +390,10 @@ fn read_only_mode_reads_and_refuses_writes() {
         s.read_to_string(&mut out).unwrap();
         out
     };
-    let body = r#"{"email":"ro@example.org","password":"correct horse battery"}"#;
-    let answer = post("/token-request/register", body);
+    let body = format!(
+        r#"{{"email":"ro@example.org","password":"correct horse battery","code":"{code}"}}"#
+    );
+    let answer = post("/token-request/register", &body);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
@@ -412,23 +456,6 @@ fn the_default_database_is_the_same_from_every_directory() {
     assert!(!one.join("gridprint.db").exists() && !two.join("gridprint.db").exists());
 }
 
-/// `--database PATH` without a scheme is a SQLite file.
-#[test]
-fn a_bare_database_path_is_a_sqlite_file() {
-    let (_dir, db) = temp_db();
-    let out = bin()
-        .arg("--database")
-        .arg(&db)
-        .args(["access", "grant", "ada@example.org"])
-        .output()
-        .unwrap();
-    succeeded(out, "grant with a bare path");
-    assert_eq!(
-        sqlite_rows(&db, "SELECT email FROM access_grant"),
-        vec!["Text(\"ada@example.org\")".to_string()]
-    );
-}
-
 /// Every server command refuses an unknown zone set when its command line is read, including
 /// those that never load the reference data.
 #[test]
@@ -466,5 +493,35 @@ fn postgres_commands_log_no_notices() {
         let out = succeeded(out, format_args!("{args:?} on PostgreSQL"));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("NOTICE"), "{args:?}: {err}");
+    }
+}
+
+/// Issue #28 item 10: a password in a database URL (`user:…@`, `?password=`, `&sslpassword=`, or
+/// a key=value `password=`) never appears in an error.
+#[test]
+fn database_passwords_never_appear_in_errors() {
+    for url in [
+        "postgres://u:topsecret1@127.0.0.1:1/db",
+        "postgres://u@127.0.0.1:1/db?password=topsecret1&connect_timeout=2",
+        "postgresql://u@127.0.0.1:1/db?connect_timeout=2&sslpassword=topsecret1",
+        "host=127.0.0.1 port=1 password=topsecret1",
+        "postgres://u@127.0.0.1:1/db?password=topsecret1&bogus_option=1",
+    ] {
+        let out = bin()
+            .args(["--database", url, "access", "list"])
+            .env_remove("GRIDPRINT_DATABASE_URL")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{url}");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!all.contains("topsecret1"), "{url}: {all}");
+        assert!(
+            all.contains("***"),
+            "{url}: the URL is named, redacted: {all}"
+        );
     }
 }

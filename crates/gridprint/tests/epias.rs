@@ -176,7 +176,7 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
 
     // Serve the database and ask for TR's generation.
     let store: SharedStore = Arc::new(gridprint_store_sqlite::SqliteStore::open(&db).unwrap());
-    store.grant(EMAIL, 0).unwrap();
+    store.grant(EMAIL, None, 0).unwrap();
     let server = serve(store).await;
     let url = server.url.clone();
     let client = Client::builder()
@@ -184,7 +184,7 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
         .credentials(EMAIL, PASSWORD)
         .build()
         .unwrap();
-    match client.register().await {
+    match client.register(None).await {
         Ok(()) | Err(Error::Api { status: 409, .. }) => {}
         Err(e) => panic!("register: {e}"),
     }

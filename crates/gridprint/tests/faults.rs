@@ -132,10 +132,12 @@ async fn post_json(
     (r.status().as_u16(), r.text().await.unwrap())
 }
 
-/// Registers [`EMAIL`] (granted beforehand) and returns a fresh token.
-async fn token(c: &reqwest::Client, s: &Server) -> String {
+/// Registers [`EMAIL`] (granted beforehand with `code`) and returns a fresh token.
+async fn token(c: &reqwest::Client, s: &Server, code: &str) -> String {
     let creds = serde_json::json!({"email": EMAIL, "password": PASSWORD});
-    let (st, body) = post_json(c, s, "/token-request/register", creds.clone()).await;
+    let mut register = creds.clone();
+    register["code"] = code.into();
+    let (st, body) = post_json(c, s, "/token-request/register", register).await;
     assert!(st == 200 || st == 409, "register: {st} {body}");
     let (st, body) = post_json(c, s, "/token-request/get_token", creds).await;
     assert_eq!(st, 200, "get_token: {body}");
@@ -220,10 +222,10 @@ async fn until_200(
 async fn the_access_flow_at_debug_level_logs_no_password_and_no_token() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("g.db").display());
-    ok_on(&url, &["access", "grant", EMAIL]);
+    let code = code_of(&ok_on(&url, &["access", "grant", EMAIL]));
     let mut s = Server::start(&url, &["--demo"], "debug");
     let c = client();
-    let token = token(&c, &s).await;
+    let token = token(&c, &s, &code).await;
     // A data request, with the token in the header and (wrongly) in the query string too.
     let r = get(&c, &s, &token, DE_DAY).await;
     assert_eq!(r.status(), 200);
@@ -274,6 +276,8 @@ async fn the_access_flow_at_debug_level_logs_no_password_and_no_token() {
         ("token prefix", &token[..16]),
         ("token hash", hash.as_str()),
         ("token hash prefix", &hash[..16]),
+        ("registration code", code.as_str()),
+        ("registration code's digits", &code.replace('-', "")),
     ] {
         assert!(!log.contains(secret), "the {what} appears in the log");
     }
@@ -292,10 +296,10 @@ async fn sqlite_locked_unreadable_or_removed_while_serving_keeps_answering_from_
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("g.db");
     let url = format!("sqlite://{}", db.display());
-    ok_on(&url, &["access", "grant", EMAIL]);
+    let code = code_of(&ok_on(&url, &["access", "grant", EMAIL]));
     let s = Server::start(&url, &["--demo", "--refresh-interval", "0.5"], "info");
     let c = client();
-    let token = token(&c, &s).await;
+    let token = token(&c, &s, &code).await;
     let expected = get(&c, &s, &token, DE_DAY).await.text().await.unwrap();
     // Another process holds the write lock (BEGIN EXCLUSIVE; in WAL mode readers continue).
     let locker = {
@@ -438,10 +442,10 @@ async fn postgres_stopped_gives_503_and_storage_down_then_recovers_without_resta
         );
     };
     let url = pg.url();
-    ok_on(&url, &["access", "grant", EMAIL]);
+    let code = code_of(&ok_on(&url, &["access", "grant", EMAIL]));
     let mut s = Server::start(&url, &["--demo", "--refresh-interval", "1"], "info");
     let c = client();
-    let token = token(&c, &s).await;
+    let token = token(&c, &s, &code).await;
     let expected = get(&c, &s, &token, DE_DAY).await.text().await.unwrap();
     assert_eq!(storage(&c, &s).await, "up");
 
@@ -457,7 +461,7 @@ async fn postgres_stopped_gives_503_and_storage_down_then_recovers_without_resta
     let up_after = until_200(&c, &mut s, &token, &expected, "the database returned").await;
     assert_eq!(storage(&c, &s).await, "up");
     // Token service works again too (it needs the database).
-    let _again = self::token(&c, &s).await;
+    let _again = self::token(&c, &s, &code).await;
     eprintln!(
         "PostgreSQL stopped: 503 (Retry-After {retry_after}, detail {detail:?}) after {down_after:?}; \
          200 again {up_after:?} after it returned"
@@ -548,7 +552,7 @@ async fn postgres_hanging_gives_503_and_storage_down_then_recovers() {
     };
     let stall = Stall::start(upstream).await;
     let url = via(&direct, stall.addr);
-    ok_on(&url, &["access", "grant", EMAIL]);
+    let code = code_of(&ok_on(&url, &["access", "grant", EMAIL]));
     // The demo is imported and computed directly (thousands of round trips the proxy would slow
     // down); the server under test talks to PostgreSQL only through the proxy.
     ok_on(&direct, &["import", "--demo"]);
@@ -558,7 +562,7 @@ async fn postgres_hanging_gives_503_and_storage_down_then_recovers() {
         "info",
     );
     let c = client();
-    let token = token(&c, &s).await;
+    let token = token(&c, &s, &code).await;
     let expected = get(&c, &s, &token, DE_DAY).await.text().await.unwrap();
     assert_eq!(storage(&c, &s).await, "up");
 
@@ -586,11 +590,11 @@ async fn postgres_hanging_gives_503_and_storage_down_then_recovers() {
 async fn sigterm_under_load_completes_in_flight_requests_and_refuses_new_ones() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("g.db").display());
-    ok_on(&url, &["access", "grant", EMAIL]);
+    let code = code_of(&ok_on(&url, &["access", "grant", EMAIL]));
     // No response cache: every request is rendered (slow-ish on a debug build).
     let mut s = Server::start(&url, &["--demo", "--response-cache-mb", "0"], "info");
     let c = client();
-    let token = token(&c, &s).await;
+    let token = token(&c, &s, &code).await;
     // Heavy answers: every zone, a month, several endpoints.
     let paths = [
         "/v1/footprint-share?start=2024-06-01&end=2024-07-01",

@@ -76,6 +76,23 @@ impl Proc {
         }
         self.seen.join("\n")
     }
+
+    /// Sends SIGTERM and waits (at most `timeout`) for the exit status.
+    fn sigterm(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                return st;
+            }
+            assert!(Instant::now() < deadline, "no exit: {}", self.log());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Proc {
@@ -83,6 +100,63 @@ impl Drop for Proc {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Issue #28 item 8: `serve` and `worker` on PostgreSQL exit 0 at SIGTERM (they panicked, exit 101,
+/// when the pool's connections or the leader lease were dropped on a thread running the runtime).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_and_worker_on_postgres_exit_0_at_sigterm() {
+    let db = tokio::task::block_in_place(|| TestDb::new("sigterm"));
+    let url = db.url.clone();
+    cli(&url, &["migrate"]);
+    let mut serve = Proc::spawn(
+        &[
+            "--database",
+            &url,
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--check-providers",
+            "false",
+        ],
+        &[],
+    );
+    let base = base_url(
+        &serve
+            .wait_for("listening on", Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("serve: {}", serve.log())),
+    );
+    // A request that takes a pooled connection (unknown email: 401).
+    let http = gridprint_ingest::http::http_client(Duration::from_secs(30)).unwrap();
+    let creds = serde_json::json!({"email": "x@example.org", "password": "not the password"});
+    let r = post(&http, format!("{base}/token-request/get_token"), &creds).await;
+    assert_eq!(r.status(), 401);
+    let mut worker = Proc::spawn(
+        &[
+            "--database",
+            &url,
+            "worker",
+            "--interval",
+            "3s",
+            "--zones",
+            "NL",
+            "--no-entsoe",
+            "--no-elexon",
+            "--no-epias",
+            "--now",
+            "2024-09-02T23:00Z",
+        ],
+        &[],
+    );
+    // The worker holds the leader lease (a dedicated connection) once it ran a cycle.
+    worker
+        .wait_for("cycle ", Duration::from_secs(60))
+        .unwrap_or_else(|| panic!("worker ran no cycle: {}", worker.log()));
+    let st = tokio::task::block_in_place(|| serve.sigterm(Duration::from_secs(60)));
+    assert_eq!(st.code(), Some(0), "serve: {}", serve.log());
+    let st = tokio::task::block_in_place(|| worker.sigterm(Duration::from_secs(60)));
+    assert_eq!(st.code(), Some(0), "worker: {}", worker.log());
+    assert!(!serve.log().contains("panicked") && !worker.log().contains("panicked"));
 }
 
 fn base_url(line: &str) -> String {
@@ -168,7 +242,7 @@ async fn replicas_and_workers_share_one_postgres() {
         .await;
 
     cli(&url, &["migrate"]);
-    cli(&url, &["access", "grant", "ada@example.org"]);
+    let code = code_of(&cli(&url, &["access", "grant", "ada@example.org"]));
     cli(
         &url,
         &[
@@ -245,7 +319,9 @@ async fn replicas_and_workers_share_one_postgres() {
     let http = gridprint_ingest::http::http_client(Duration::from_secs(30)).unwrap();
     let creds =
         serde_json::json!({"email": "ada@example.org", "password": "correct horse battery"});
-    let r = post(&http, format!("{a_url}/token-request/register"), &creds).await;
+    let mut register = creds.clone();
+    register["code"] = code.clone().into();
+    let r = post(&http, format!("{a_url}/token-request/register"), &register).await;
     assert_eq!(r.status(), 200);
     let token = get_token(&http, &a_url, &creds).await;
     let get = |base: &str, path: &str| http.get(format!("{base}{path}")).bearer_auth(&token).send();

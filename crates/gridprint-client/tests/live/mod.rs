@@ -16,6 +16,8 @@ use time::OffsetDateTime;
 /// The account of the tests.
 pub const EMAIL: &str = "ada@example.org";
 pub const PASSWORD: &str = "correct horse battery";
+/// The registration code of the test account's grant.
+pub const CODE: &str = "0123-4567-89AB-CDEF-0123-4567-89AB-CDEF";
 
 fn reference() -> Arc<ReferenceData> {
     static REF: OnceLock<Arc<ReferenceData>> = OnceLock::new();
@@ -39,7 +41,13 @@ fn store(fixtures: &[&str]) -> SharedStore {
                 now.unix_timestamp(),
                 Some(now),
             );
-            store.grant(EMAIL, 0).unwrap();
+            store
+                .grant(
+                    EMAIL,
+                    Some(&gridprint_api::registration_code::code_hash(CODE)),
+                    0,
+                )
+                .unwrap();
             store
         })
         .clone()
@@ -71,9 +79,9 @@ pub async fn server(fixtures: &[&str], config: ApiConfig) -> Server {
     }
 }
 
-/// Registers (once per store; 409 afterwards is fine).
+/// Registers with the grant's code (once per store; 409 afterwards is fine).
 pub async fn registered(client: &Client) {
-    match client.register().await {
+    match client.register(Some(CODE)).await {
         Ok(()) | Err(Error::Api { status: 409, .. }) => {}
         Err(e) => panic!("register: {e}"),
     }

@@ -46,16 +46,24 @@ impl TierArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum AccessCommand {
-    /// Grant access to one or more emails, optionally with their own rate limit.
+    /// Grant access to one or more emails, optionally with their own rate limit. Prints, per email,
+    /// `email: …` and `code: …`: the one-time registration code to pass on with the invitation
+    /// (`register` needs it). Granting an email again that is not registered yet prints a new code
+    /// that replaces the earlier one.
     Grant {
         #[arg(required = true)]
         emails: Vec<String>,
         #[command(flatten)]
         tier: TierArgs,
+        /// No registration code: whoever first registers with a granted email holds the account
+        /// (the reference service's behaviour).
+        #[arg(long, env = "GRIDPRINT_ACCESS_NO_CODE")]
+        no_code: bool,
     },
     /// Revoke access: registration and tokens removed (tokens stop working within 60 s).
     Revoke { email: String },
-    /// Drop a registration so the person can register again with a new password; the grant stays.
+    /// Drop a registration so the person can register again with a new password; the grant stays,
+    /// with a new registration code (printed as `code: …`) unless it was granted with `--no-code`.
     Reset { email: String },
     /// Set an account's own rate limit (a dashboard or proxy serving many people through one
     /// account), or with `--default` go back to the server's default.
@@ -80,6 +88,16 @@ fn normalize_email(raw: &str) -> anyhow::Result<String> {
     normalize(raw).ok_or_else(|| anyhow::anyhow!("'{}' is not an email address", raw.trim()))
 }
 
+/// A new registration code and its stored hash (`None`, `None` for `--no-code`).
+fn registration_code(no_code: bool) -> anyhow::Result<(Option<String>, Option<String>)> {
+    if no_code {
+        return Ok((None, None));
+    }
+    let code = gridprint_api::registration_code::new_code()?;
+    let hash = gridprint_api::registration_code::code_hash(&code);
+    Ok((Some(code), Some(hash)))
+}
+
 fn fmt_time(t: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp(t)
         .map(gridprint_core::slot::format_timestamp)
@@ -90,17 +108,39 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     match &args.command {
-        AccessCommand::Grant { emails, tier } => {
+        AccessCommand::Grant {
+            emails,
+            tier,
+            no_code,
+        } => {
             let limit = tier.limit()?;
             let emails = emails
                 .iter()
                 .map(|e| normalize_email(e))
                 .collect::<anyhow::Result<Vec<_>>>()?;
             for e in emails {
-                if store.grant(&e, now)? {
-                    println!("granted {e}");
+                let (code, hash) = registration_code(*no_code)?;
+                println!("email: {e}");
+                let code = if store.grant(&e, hash.as_deref(), now)? {
+                    println!("granted");
+                    Some(code)
+                } else if store.set_registration_code(&e, hash.as_deref())? {
+                    println!(
+                        "already had access, not registered yet: this replaces its earlier code"
+                    );
+                    Some(code)
                 } else {
-                    println!("{e} already had access");
+                    println!(
+                        "already had access and is registered (`access reset` for a new code)"
+                    );
+                    None
+                };
+                match code {
+                    Some(Some(code)) => println!("code: {code}"),
+                    Some(None) => {
+                        println!("no registration code: the first to register this email holds it")
+                    }
+                    None => {}
                 }
                 if limit.is_some() {
                     store.set_limit(&e, limit)?;
@@ -140,6 +180,13 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
             let e = normalize_email(email)?;
             if store.reset(&e)? {
                 println!("reset {e}: they can register again with a new password");
+                let no_code = store.registration_code(&e)? == Some(None);
+                let (code, hash) = registration_code(no_code)?;
+                if let Some(code) = code
+                    && store.set_registration_code(&e, hash.as_deref())?
+                {
+                    println!("code: {code}");
+                }
             } else if store.has_grant(&e)? {
                 println!("{e} was not registered; nothing to reset");
             } else {

@@ -41,15 +41,26 @@ pub struct ServeArgs {
     /// between every `serve` replica; without it each process limits and counts on its own.
     #[arg(long, env = "GRIDPRINT_REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
-    /// Proxies (comma-separated CIDR blocks or addresses, e.g. `10.0.0.0/8,::1`) whose
-    /// `Forwarded`/`X-Forwarded-For` client address is believed; other peers are the client.
+    /// Proxies (comma-separated CIDR blocks or addresses, e.g. `10.0.0.0/8,::1`) whose forwarded
+    /// client address (`--client-ip-header`) is believed; other peers are the client.
     #[arg(long, env = "GRIDPRINT_TRUSTED_PROXIES", default_value = "")]
     pub trusted_proxies: gridprint_api::front::TrustedProxies,
+    /// The header the trusted proxies write the client's address in: `x-forwarded-for` (nginx's
+    /// `$proxy_add_x_forwarded_for`, most load balancers) or `forwarded` (RFC 7239). Only that
+    /// header is read, right to left: the right-most address that is not a trusted proxy.
+    #[arg(
+        long,
+        env = "GRIDPRINT_CLIENT_IP_HEADER",
+        default_value = "x-forwarded-for"
+    )]
+    pub client_ip_header: gridprint_api::front::ClientIpHeader,
     /// Failed credential attempts per (email, client address) in 15 minutes before that pair is
     /// locked for 15 minutes.
     #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_PAIR", default_value_t = 10)]
     pub failed_attempts_per_pair: u32,
-    /// Failed attempts per email, from all addresses together, before the email is locked.
+    /// Failed attempts per email, from all addresses together, before the email is slowed (never
+    /// locked): then one of its attempts is verified per 15 minutes / N, the waiting address with
+    /// the fewest failures for it first, so guessers cannot lock the owner out.
     #[arg(
         long,
         env = "GRIDPRINT_FAILED_ATTEMPTS_PER_EMAIL",
@@ -208,6 +219,7 @@ impl ServeArgs {
             },
             cache_load: self.cache_load()?,
             trusted_proxies: self.trusted_proxies.clone(),
+            client_ip_header: self.client_ip_header,
             max_failed_attempts: self.failed_attempts_per_pair.max(1),
             max_failed_per_email: self.failed_attempts_per_email.max(1),
             max_failed_per_address: self.failed_attempts_per_address.max(1),

@@ -41,6 +41,15 @@ pub fn ok_on(db_url: &str, args: &[&str]) -> String {
     )
 }
 
+/// The registration code an `access grant` or `access reset` printed (its `code: …` line).
+pub fn code_of(output: &str) -> String {
+    output
+        .lines()
+        .find_map(|l| l.strip_prefix("code: "))
+        .unwrap_or_else(|| panic!("no `code:` line in {output}"))
+        .to_string()
+}
+
 /// `data/fixtures` of the repository.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/fixtures")

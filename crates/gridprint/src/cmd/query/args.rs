@@ -47,7 +47,7 @@ pub enum OutputFormat {
   gridprint query footprints --zone DE --start 2024-06-15 --end 2024-06-16 --param aggregate=true
   gridprint query best-window --zone DE,FR,DK --duration 2h --within 24h
   gridprint query availability --zone DE
-  GRIDPRINT_EMAIL=ada@example.org GRIDPRINT_PASSWORD=... gridprint query --save-config --register")]
+  GRIDPRINT_EMAIL=ada@example.org GRIDPRINT_PASSWORD=... gridprint query --save-config --register --code XXXX-...")]
 pub struct QueryArgs {
     /// The endpoint (its list, from the endpoint table, is the help text).
     #[arg(required_unless_present_any = ["save_config", "register"], help = endpoint_help())]
@@ -99,9 +99,18 @@ pub struct QueryArgs {
     #[arg(long)]
     pub save_config: bool,
     /// Register the email and password with the token service (the email must have been granted
-    /// access by an operator).
+    /// access by an operator), with the registration code of the grant (`--code`).
     #[arg(long)]
     pub register: bool,
+    /// The registration code the operator sent with the grant (`code: …` of `access grant`), for
+    /// `--register`.
+    #[arg(
+        long,
+        env = "GRIDPRINT_REGISTRATION_CODE",
+        hide_env_values = true,
+        requires = "register"
+    )]
+    pub code: Option<String>,
     /// Neither read nor write the on-disk token cache.
     #[arg(long)]
     pub no_token_cache: bool,

@@ -89,7 +89,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     let runtime = crate::open::runtime(tokio::runtime::Builder::new_current_thread())?;
     runtime.block_on(async {
         if args.register {
-            match client.register().await {
+            match client.register(args.code.as_deref()).await {
                 Ok(()) => eprintln!("registered {}", email.as_deref().unwrap_or_default()),
                 Err(Error::Api { status: 409, .. }) => {
                     eprintln!(
