@@ -10,9 +10,7 @@ use crate::status;
 use gridprint_responses::schema;
 use std::sync::OnceLock;
 use utoipa::openapi::OpenApi as Spec;
-use utoipa::openapi::security::{
-    ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme,
-};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 /// Name of the security scheme (an HTTP Bearer token from the token service).

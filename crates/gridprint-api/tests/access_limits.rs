@@ -551,7 +551,11 @@ async fn an_accounts_api_keys_draw_on_its_tokens_budget() {
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
     let r = send(
         &e.app,
-        request("/v3/carbon-intensity/latest?zone=DE", None, &[("auth-token", &key)]),
+        request(
+            "/v3/carbon-intensity/latest?zone=DE",
+            None,
+            &[("auth-token", &key)],
+        ),
     )
     .await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());

@@ -726,7 +726,10 @@ async fn an_api_key_works_as_bearer_and_as_auth_token_and_stops_once_revoked() {
     let r = send(&e.app, request("/v1/zones", None, &[("auth-token", &key)])).await;
     assert_eq!(r.status, StatusCode::OK);
     // A wrong key, and no key, are 401 on /v3.
-    assert_problem(&send(&e.app, with_header(&"0".repeat(64))).await, StatusCode::UNAUTHORIZED);
+    assert_problem(
+        &send(&e.app, with_header(&"0".repeat(64))).await,
+        StatusCode::UNAUTHORIZED,
+    );
     assert_problem(&get_as(&e.app, v3, None).await, StatusCode::UNAUTHORIZED);
     // The store records the use (its first confirmation).
     let row = &e.store.list_api_keys(Some(EMAIL)).unwrap()[0];
@@ -737,7 +740,10 @@ async fn an_api_key_works_as_bearer_and_as_auth_token_and_stops_once_revoked() {
     assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
     e.clock.advance(time::Duration::seconds(2));
     zones_refused(&e.app, &key).await;
-    assert_problem(&send(&e.app, with_header(&key)).await, StatusCode::UNAUTHORIZED);
+    assert_problem(
+        &send(&e.app, with_header(&key)).await,
+        StatusCode::UNAUTHORIZED,
+    );
 }
 
 #[tokio::test]

@@ -168,7 +168,9 @@ pub trait AccessStore {
     /// (test doubles) refuse.
     fn insert_api_key(&self, key: &NewApiKey) -> Result<i64> {
         let _ = key;
-        Err(crate::StoreError::Other("this store keeps no API keys".into()))
+        Err(crate::StoreError::Other(
+            "this store keeps no API keys".into(),
+        ))
     }
     /// The API keys of `email` (all when `None`), by id.
     fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {

@@ -359,10 +359,18 @@ pub fn api_keys(store: &dyn Store) {
         })
     );
     assert_eq!(
-        store.find_api_key(&"ef".repeat(32)).unwrap().unwrap().expires_at,
+        store
+            .find_api_key(&"ef".repeat(32))
+            .unwrap()
+            .unwrap()
+            .expires_at,
         300
     );
-    assert_eq!(store.find_token(&"cd".repeat(32)).unwrap(), None, "a key is no token");
+    assert_eq!(
+        store.find_token(&"cd".repeat(32)).unwrap(),
+        None,
+        "a key is no token"
+    );
     store.touch_api_key(&"cd".repeat(32), 250).unwrap();
     let rows = store.list_api_keys(Some(e)).unwrap();
     assert_eq!(rows.len(), 2);
@@ -378,13 +386,25 @@ pub fn api_keys(store: &dyn Store) {
         }
     );
     assert_eq!(store.list_api_keys(None).unwrap().len(), 2);
-    assert!(store.list_api_keys(Some("nobody@example.org")).unwrap().is_empty());
+    assert!(
+        store
+            .list_api_keys(Some("nobody@example.org"))
+            .unwrap()
+            .is_empty()
+    );
     assert!(store.revoke_api_key(b).unwrap());
     assert!(!store.revoke_api_key(b).unwrap());
     assert_eq!(store.find_api_key(&"ef".repeat(32)).unwrap(), None);
     store.reset(e).unwrap();
-    assert_eq!(store.find_api_key(&"cd".repeat(32)).unwrap(), None, "reset drops keys");
+    assert_eq!(
+        store.find_api_key(&"cd".repeat(32)).unwrap(),
+        None,
+        "reset drops keys"
+    );
     store.insert_api_key(&key(&"cd".repeat(32), None)).unwrap();
     assert!(store.revoke(e).unwrap());
-    assert!(store.list_api_keys(Some(e)).unwrap().is_empty(), "revoke drops keys");
+    assert!(
+        store.list_api_keys(Some(e)).unwrap().is_empty(),
+        "revoke drops keys"
+    );
 }

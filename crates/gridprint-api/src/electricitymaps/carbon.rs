@@ -175,7 +175,13 @@ impl Ask<'_> {
         Ok(FootprintsEndpoint::answer(self.cache, &req)?)
     }
 
-    fn point(&self, t: OffsetDateTime, value: f64, status: ZoneStatus, g: Granularity) -> CarbonPoint {
+    fn point(
+        &self,
+        t: OffsetDateTime,
+        value: f64,
+        status: ZoneStatus,
+        g: Granularity,
+    ) -> CarbonPoint {
         let stamp = format_timestamp(self.now);
         CarbonPoint {
             zone: key_of(&self.code).to_string(),
@@ -219,7 +225,8 @@ impl Ask<'_> {
         } else {
             let mut b = start;
             while b < end {
-                if let SeriesOrAggregates::Aggregate(aggs) = self.footprints(b, b + g.step(), true)?
+                if let SeriesOrAggregates::Aggregate(aggs) =
+                    self.footprints(b, b + g.step(), true)?
                     && let Some(a) = aggs.first()
                 {
                     out.push((b, a.value, a.zone_status));
@@ -270,7 +277,11 @@ impl Ask<'_> {
 
 /// The gridprint code a request names: `zone`, else `zoneKey`, else `countryCode` (an Electricity
 /// Maps key or a gridprint code), else `lat` and `lon`.
-fn zone_code(p: &QueryParams<'_>, svc: &QueryService, cache: &DataCache) -> Result<String, ApiError> {
+fn zone_code(
+    p: &QueryParams<'_>,
+    svc: &QueryService,
+    cache: &DataCache,
+) -> Result<String, ApiError> {
     let zones = &cache.reference().zones;
     if let Some(named) = p
         .get("zone")
@@ -307,7 +318,9 @@ fn zone_code(p: &QueryParams<'_>, svc: &QueryService, cache: &DataCache) -> Resu
             svc.locator()
                 .locate(lat, lon)
                 .map(|i| zones.code(i).as_str().to_string())
-                .ok_or_else(|| ApiError::not_found("no zone served here contains these coordinates"))
+                .ok_or_else(|| {
+                    ApiError::not_found("no zone served here contains these coordinates")
+                })
         }
         _ => Err(ApiError::bad_request(
             "give zone= (an Electricity Maps zone key such as DE or DK-DK1, or a gridprint zone code), or lat= and lon=",
@@ -339,11 +352,7 @@ fn zones(cache: &DataCache) -> Value {
 }
 
 /// The JSON body of a route's answer.
-pub fn answer(
-    kind: Kind,
-    state: &AppState,
-    pairs: &[(String, String)],
-) -> Result<Value, ApiError> {
+pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Result<Value, ApiError> {
     let svc = state.query();
     let cache = svc.cache();
     if kind == Kind::Zones {
@@ -376,7 +385,11 @@ pub fn answer(
         estimations,
     };
     let key = key_of(&ask.code).to_string();
-    let no_data = || ApiError::not_found(format!("no carbon intensity for zone {key} in the last 24 hours"));
+    let no_data = || {
+        ApiError::not_found(format!(
+            "no carbon intensity for zone {key} in the last 24 hours"
+        ))
+    };
     match kind {
         Kind::Zones => Ok(zones(&cache)),
         Kind::Latest => {
@@ -443,13 +456,16 @@ pub fn answer(
             };
             let start = g.floor(ask.now);
             let forecast = ask.carbon(start, start + Duration::hours(hours), g)?;
-            Ok(json!({"zone": key, "forecast": forecast, "updatedAt": format_timestamp(ask.now), "temporalGranularity": g.name()}))
+            Ok(
+                json!({"zone": key, "forecast": forecast, "updatedAt": format_timestamp(ask.now), "temporalGranularity": g.name()}),
+            )
         }
         Kind::HomeAssistant | Kind::Co2Signal => {
             let Some(point) = ask.latest(Granularity::FifteenMinutes)? else {
                 return Ok(json!({"status": "no-data", "countryCode": key}));
             };
-            let fossil = ask.fossil_percentage(parse_timestamp(&point.datetime).unwrap_or(ask.now))?;
+            let fossil =
+                ask.fossil_percentage(parse_timestamp(&point.datetime).unwrap_or(ask.now))?;
             Ok(json!({
                 "status": "ok",
                 "countryCode": key,

@@ -85,9 +85,11 @@ fn route(path: &'static str, kind: Kind) -> UtoipaMethodRouter<AppState> {
     paths.add_path_operation(path, vec![HttpMethod::Get], operation(path, kind));
     let schemas = vec![(CarbonPoint::name().into(), CarbonPoint::schema())];
     let method = if kind == Kind::Zones {
-        get(move |State(state): State<AppState>, RawQuery(q): RawQuery| async move {
-            respond(kind, &state, q.as_deref())
-        })
+        get(
+            move |State(state): State<AppState>, RawQuery(q): RawQuery| async move {
+                respond(kind, &state, q.as_deref())
+            },
+        )
     } else {
         get(
             move |_user: AuthUser, State(state): State<AppState>, RawQuery(q): RawQuery| async move {

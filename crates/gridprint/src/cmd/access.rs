@@ -6,8 +6,8 @@
 use crate::open::ServerArgs;
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use gridprint_store::{AccountLimit, NewApiKey};
 use gridprint_store::access::normalize_email as normalize;
+use gridprint_store::{AccountLimit, NewApiKey};
 
 #[derive(Debug, Args)]
 pub struct AccessArgs {
@@ -96,7 +96,11 @@ pub enum KeyCommand {
     Revoke { id: i64 },
 }
 
-fn run_key(store: &dyn gridprint_store::Store, command: &KeyCommand, now: i64) -> anyhow::Result<()> {
+fn run_key(
+    store: &dyn gridprint_store::Store,
+    command: &KeyCommand,
+    now: i64,
+) -> anyhow::Result<()> {
     match command {
         KeyCommand::Create {
             email,
@@ -107,7 +111,10 @@ fn run_key(store: &dyn gridprint_store::Store, command: &KeyCommand, now: i64) -
             if !store.has_grant(&e)? {
                 bail!("{e} has no access; grant it first");
             }
-            anyhow::ensure!(name.chars().count() <= 100, "--name: at most 100 characters");
+            anyhow::ensure!(
+                name.chars().count() <= 100,
+                "--name: at most 100 characters"
+            );
             let key = gridprint_api::token::new_token().map_err(|e| anyhow::anyhow!("{e:?}"))?;
             let id = store.insert_api_key(&NewApiKey {
                 // SHA-256 without salt or stretching is enough here: the key is 256 bits from the
