@@ -1,5 +1,6 @@
 //! Bearer authentication of the data routes: the `data_guard` middleware and the [`AuthUser`]
-//! extractor.
+//! extractor. An API key (`gridprint access key create`) works wherever a token does, and either
+//! may come in the `auth-token` header the Electricity Maps clients send.
 //!
 //! A handler that takes an [`AuthUser`] argument is protected: the request must carry
 //! `Authorization: Bearer <token>` with a token issued by the token service, not expired and not
@@ -98,8 +99,20 @@ pub async fn verify_token(
             }
             let store = state.store().clone();
             let h = hash.clone();
+            let now_unix = now.unix_timestamp();
             let found = tokio::task::spawn_blocking(move || {
-                let record = store.find_token(&h)?;
+                // A token, else an API key (both 64 hex digits, stored as their SHA-256).
+                let record = match store.find_token(&h)? {
+                    Some(r) => Some(r),
+                    None => {
+                        let key = store.find_api_key(&h)?;
+                        if key.is_some() {
+                            // Best effort: a read-only replica cannot write it.
+                            let _ = store.touch_api_key(&h, now_unix);
+                        }
+                        key
+                    }
+                };
                 let tier = match &record {
                     Some(r) => store.account_limit(&r.email)?,
                     None => None,
@@ -157,9 +170,23 @@ pub(crate) async fn authenticate(
     verify_token(state, token, Some(client)).await
 }
 
+/// The header Electricity Maps and CO2 Signal clients send their key in (`auth-token: <key>`).
+pub const AUTH_TOKEN: &str = "auth-token";
+
 /// Extracts the token from `Authorization: Bearer <token>` (scheme case-insensitive); exactly one
-/// such header.
+/// such header. Without `Authorization`, from exactly one `auth-token` header (the Electricity Maps
+/// clients' form).
 fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
+    if !headers.contains_key(header::AUTHORIZATION) && headers.contains_key(AUTH_TOKEN) {
+        let mut all = headers.get_all(AUTH_TOKEN).iter();
+        let value = all.next().and_then(|v| v.to_str().ok());
+        return match (value, all.next()) {
+            (Some(v), None) => Ok(v.trim()),
+            _ => Err(ApiError::unauthorized_bearer(
+                "malformed auth-token header: send exactly one 'auth-token: <key>'",
+            )),
+        };
+    }
     let mut all = headers.get_all(header::AUTHORIZATION).iter();
     let value = all.next().ok_or_else(|| {
         ApiError::unauthorized_bearer("missing bearer token: send 'Authorization: Bearer <token>'")

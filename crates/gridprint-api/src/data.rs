@@ -202,6 +202,24 @@ fn render<E: EndpointDef>(
     Ok((headers, Body::from(body)).into_response())
 }
 
+/// 503 while the store is down or the cache is still loading (answers read from the data need both).
+pub(crate) fn check_available(state: &AppState) -> Result<(), ApiError> {
+    let health = &state.inner.health;
+    if !health.is_up() {
+        return Err(ApiError::unavailable(
+            "storage is unavailable; please retry",
+            RETRY_UNAVAILABLE,
+        ));
+    }
+    if !health.loaded() {
+        return Err(ApiError::unavailable(
+            "the data is still loading; please retry",
+            RETRY_UNAVAILABLE,
+        ));
+    }
+    Ok(())
+}
+
 /// Answers one request of endpoint `E` at `path`: availability, the query string read once into
 /// the typed request, format, tag, the response cache, then the answer (on the blocking pool for
 /// long windows). `known` are the parameters `E` reads (for `Gridprint-Ignored`).
@@ -213,19 +231,7 @@ pub(crate) async fn answer<E: EndpointDef>(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     if !E::FROM_REFERENCE {
-        let health = &state.inner.health;
-        if !health.is_up() {
-            return Err(ApiError::unavailable(
-                "storage is unavailable; please retry",
-                RETRY_UNAVAILABLE,
-            ));
-        }
-        if !health.loaded() {
-            return Err(ApiError::unavailable(
-                "the data is still loading; please retry",
-                RETRY_UNAVAILABLE,
-            ));
-        }
+        check_available(state)?;
     }
     let pairs = pairs_of(query)?;
     let format = format_from(&pairs, headers)?;

@@ -10,7 +10,8 @@
 //! Modules: [`state`] (the shared state and its configuration), [`error`], [`token`] (the token
 //! service), [`auth`] and [`token_cache`] (Bearer tokens), [`brute_force`] and [`limit`] (failed
 //! attempts, rate limits), [`extract`], [`page`] (the token page), [`data`] (the `/v1` data
-//! handlers), [`status`] and [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`],
+//! handlers), [`electricitymaps`] (the Electricity Maps v3/v4 and CO2 Signal routes), [`status`]
+//! and [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`],
 //! [`front`] (client address behind trusted proxies, aliases, trailing slashes), [`refresh`],
 //! [`openapi`], [`docs`], [`layers`] (size limits, metrics, timeout, CORS), [`response_cache`]
 //! (rendered answers kept for reuse, and `If-None-Match`), [`server`] (the connection loop),
@@ -22,6 +23,7 @@ pub mod auth;
 pub mod brute_force;
 pub mod data;
 pub mod docs;
+pub mod electricitymaps;
 pub mod error;
 pub mod extract;
 pub mod format;
@@ -100,7 +102,10 @@ pub fn router(state: AppState) -> Router {
 /// links page, under the same public per-client limit and layers.
 pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
-    let (data_routes, _spec) = data::data_router().split_for_parts();
+    let (data_routes, _spec) = data::data_router()
+        .merge(electricitymaps::router())
+        .split_for_parts();
+    let (em_public, _spec) = electricitymaps::public_router().split_for_parts();
     let protected = data_routes.route_layer(middleware::from_fn_with_state(
         state.clone(),
         auth::data_guard,
@@ -108,6 +113,7 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
     let public = Router::new()
         .merge(token_routes())
         .merge(status::routes())
+        .merge(em_public)
         .merge(docs::routes(home.is_none()))
         .merge(home.unwrap_or_default())
         .route_layer(middleware::from_fn_with_state(

@@ -10,7 +10,7 @@ use crate::status;
 use gridprint_responses::schema;
 use std::sync::OnceLock;
 use utoipa::openapi::OpenApi as Spec;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 /// Name of the security scheme (an HTTP Bearer token from the token service).
@@ -28,6 +28,8 @@ pub const BEARER: &str = "bearer";
     tags(
         (name = "data", description = "Electricity data and its footprints per bidding zone and 15-minute slot (Bearer token required)"),
         (name = "status", description = "Health of the service (public)"),
+        (name = "electricity-maps", description = "The Electricity Maps API v3 (also under /v4): carbon intensity in its shape, read from the data routes (token or API key, as Bearer or `auth-token`); docs/compatibility.md"),
+        (name = "co2-signal", description = "CO2 Signal's `/v1/latest` (token or API key in `auth-token`)"),
     ),
     // Schemas named only by query parameters (IntoParams does not register them).
     components(schemas(
@@ -63,6 +65,14 @@ impl Modify for SecurityAddon {
                     .build(),
             ),
         );
+        components.add_security_scheme(
+            crate::electricitymaps::AUTH_TOKEN_SCHEME,
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                crate::auth::AUTH_TOKEN,
+                "A token or an API key (`gridprint access key create`) in the header the \
+                 Electricity Maps clients send.",
+            ))),
+        );
     }
 }
 
@@ -72,6 +82,8 @@ pub fn spec(rate: f64, burst: u32) -> Spec {
     let mut doc = ApiDoc::openapi();
     doc.merge(crate::data::data_router().into_openapi());
     doc.merge(status::status_router().into_openapi());
+    doc.merge(crate::electricitymaps::router().into_openapi());
+    doc.merge(crate::electricitymaps::public_router().into_openapi());
     doc.info.version = env!("CARGO_PKG_VERSION").to_string();
     let limit = if rate > 0.0 && rate.is_finite() {
         format!(

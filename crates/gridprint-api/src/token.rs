@@ -473,8 +473,8 @@ async fn fail(state: &AppState, ticket: Ticket) {
     ticket.failed();
 }
 
-/// 32 bytes from the operating system's RNG as 64 lowercase hex digits.
-fn new_token() -> Result<String, ApiError> {
+/// 32 bytes from the operating system's RNG as 64 lowercase hex digits (tokens and API keys).
+pub fn new_token() -> Result<String, ApiError> {
     use rand::TryRng;
     let mut bytes = [0u8; TOKEN_LEN / 2];
     rand::rngs::SysRng

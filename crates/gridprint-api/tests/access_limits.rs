@@ -664,3 +664,37 @@ async fn connection_layer_errors_are_problem_json() {
     assert!(String::from_utf8_lossy(&buf).starts_with("HTTP/1.1 200 "));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn an_accounts_api_keys_draw_on_its_tokens_budget() {
+    let e = env(rate_limited(1.0, 4));
+    register(&e.app).await;
+    let token = token(&e.app, [127, 0, 0, 1]).await;
+    let key = gridprint_api::token::new_token().unwrap();
+    e.store
+        .insert_api_key(&gridprint_store::NewApiKey {
+            key_hash: gridprint_api::auth::token_hash(&key),
+            email: EMAIL.into(),
+            name: String::new(),
+            created_at: 0,
+            expires_at: None,
+        })
+        .unwrap();
+    for _ in 0..4 {
+        let r = get_as(&e.app, "/v1/zones", Some(&token)).await;
+        assert_eq!(r.status, StatusCode::OK);
+    }
+    // The key, as Bearer and as `auth-token`, draws on the same, now empty, budget.
+    let r = get_as(&e.app, "/v1/zones", Some(&key)).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
+    let r = send(
+        &e.app,
+        request(
+            "/v3/carbon-intensity/latest?zone=DE",
+            None,
+            &[("auth-token", &key)],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
+}

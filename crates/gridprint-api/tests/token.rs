@@ -780,3 +780,72 @@ fn credentials_debug_hides_the_password() {
         serde_json::from_value(json!({"email": EMAIL, "password": PASSWORD})).unwrap();
     assert!(!format!("{c:?}").contains(PASSWORD));
 }
+
+/// Stores a new API key for `EMAIL` as `gridprint access key create` does; the key and its id.
+fn create_key(store: &SharedStore) -> (String, i64) {
+    let key = gridprint_api::token::new_token().unwrap();
+    let id = store
+        .insert_api_key(&gridprint_store::NewApiKey {
+            key_hash: gridprint_api::auth::token_hash(&key),
+            email: EMAIL.into(),
+            name: "test".into(),
+            created_at: START.unix_timestamp(),
+            expires_at: None,
+        })
+        .unwrap();
+    (key, id)
+}
+
+#[tokio::test]
+async fn an_api_key_works_as_bearer_and_as_auth_token_and_stops_once_revoked() {
+    let e = env();
+    let (key, id) = create_key(&e.store);
+    // Bearer on /v1, `auth-token` on /v3 (past the guard: this state never loads data, so the
+    // handler answers 503 "still loading").
+    assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
+    let v3 = "/v3/carbon-intensity/latest?zone=DE";
+    let with_header = |k: &str| request(v3, None, &[("auth-token", k)]);
+    let r = send(&e.app, with_header(&key)).await;
+    assert_problem(&r, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(r.detail().contains("loading"), "{}", r.detail());
+    let r = send(&e.app, request("/v1/zones", None, &[("auth-token", &key)])).await;
+    assert_eq!(r.status, StatusCode::OK);
+    // A wrong key, and no key, are 401 on /v3.
+    assert_problem(
+        &send(&e.app, with_header(&"0".repeat(64))).await,
+        StatusCode::UNAUTHORIZED,
+    );
+    assert_problem(&get_as(&e.app, v3, None).await, StatusCode::UNAUTHORIZED);
+    // The store records the use (its first confirmation).
+    let row = &e.store.list_api_keys(Some(EMAIL)).unwrap()[0];
+    assert_eq!(row.last_used_at, Some(START.unix_timestamp()));
+    // Revoked from another process: served from the cache for at most 30 s, then refused.
+    assert!(e.store.revoke_api_key(id).unwrap());
+    e.clock.advance(time::Duration::seconds(29));
+    assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
+    e.clock.advance(time::Duration::seconds(2));
+    zones_refused(&e.app, &key).await;
+    assert_problem(
+        &send(&e.app, with_header(&key)).await,
+        StatusCode::UNAUTHORIZED,
+    );
+}
+
+#[tokio::test]
+async fn an_expired_api_key_is_refused() {
+    let e = env();
+    let key = gridprint_api::token::new_token().unwrap();
+    e.store
+        .insert_api_key(&gridprint_store::NewApiKey {
+            key_hash: gridprint_api::auth::token_hash(&key),
+            email: EMAIL.into(),
+            name: String::new(),
+            created_at: START.unix_timestamp(),
+            expires_at: Some(START.unix_timestamp() + 86_400),
+        })
+        .unwrap();
+    assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
+    e.clock.advance(time::Duration::seconds(86_400));
+    let r = zones_refused(&e.app, &key).await;
+    assert!(r.detail().contains("expired"), "{}", r.detail());
+}

@@ -1,8 +1,11 @@
 //! Access records on PostgreSQL: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{PgStore, map_err};
+use gridprint_store::access::NEVER_EXPIRES;
 use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
-use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, TokenRecord};
+use gridprint_store::{
+    AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, TokenRecord,
+};
 
 type Params<'a> = [&'a (dyn postgres::types::ToSql + Sync)];
 
@@ -143,6 +146,65 @@ impl AccessStore for PgStore {
                 issued_at: r.get(2),
                 expires_at: r.get(3),
             }))
+    }
+
+    fn insert_api_key(&self, k: &NewApiKey) -> Result<i64> {
+        self.row(
+            "INSERT INTO api_key (key_hash, email, name, created_at, expires_at)
+             SELECT $1, email, $3, $4, $5 FROM access_grant WHERE email = $2 RETURNING id",
+            &[&k.key_hash, &k.email, &k.name, &k.created_at, &k.expires_at],
+        )?
+        .map(|r| r.get(0))
+        .ok_or_else(|| gridprint_store::StoreError::Other(format!("{} has no grant", k.email)))
+    }
+
+    fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {
+        let mut c = self.conn()?;
+        let rows = c
+            .query(
+                "SELECT id, email, name, created_at, expires_at, last_used_at FROM api_key
+                 WHERE $1::TEXT IS NULL OR email = $1 ORDER BY id",
+                &[&email],
+            )
+            .map_err(map_err)?;
+        Ok(rows
+            .iter()
+            .map(|r| ApiKeyRow {
+                id: r.get(0),
+                email: r.get(1),
+                name: r.get(2),
+                created_at: r.get(3),
+                expires_at: r.get(4),
+                last_used_at: r.get(5),
+            })
+            .collect())
+    }
+
+    fn revoke_api_key(&self, id: i64) -> Result<bool> {
+        Ok(self.changed("DELETE FROM api_key WHERE id = $1", &[&id])? == 1)
+    }
+
+    fn find_api_key(&self, key_hash: &str) -> Result<Option<TokenRecord>> {
+        Ok(self
+            .row(
+                "SELECT k.key_hash, k.email, k.created_at, COALESCE(k.expires_at, $2) FROM api_key k
+                 JOIN access_grant g ON g.email = k.email WHERE k.key_hash = $1",
+                &[&key_hash, &NEVER_EXPIRES],
+            )?
+            .map(|r| TokenRecord {
+                token_hash: r.get(0),
+                email: r.get(1),
+                issued_at: r.get(2),
+                expires_at: r.get(3),
+            }))
+    }
+
+    fn touch_api_key(&self, key_hash: &str, now: i64) -> Result<()> {
+        self.changed(
+            "UPDATE api_key SET last_used_at = $2 WHERE key_hash = $1",
+            &[&key_hash, &now],
+        )
+        .map(|_| ())
     }
 }
 

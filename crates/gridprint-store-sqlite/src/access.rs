@@ -1,8 +1,11 @@
 //! Access records on SQLite: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{SqliteStore, map_err};
+use gridprint_store::access::NEVER_EXPIRES;
 use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
-use gridprint_store::{AccessStore, AccountLimit, GrantRow, Result, TokenRecord};
+use gridprint_store::{
+    AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, TokenRecord,
+};
 use rusqlite::{OptionalExtension, params};
 
 impl AccessStore for SqliteStore {
@@ -158,6 +161,79 @@ impl AccessStore for SqliteStore {
             },
         )
         .optional()
+        .map_err(map_err)
+    }
+
+    fn insert_api_key(&self, k: &NewApiKey) -> Result<i64> {
+        let conn = self.lock();
+        conn.query_row(
+            "INSERT INTO api_key (key_hash, email, name, created_at, expires_at)
+             SELECT ?1, email, ?3, ?4, ?5 FROM access_grant WHERE email = ?2 RETURNING id",
+            params![k.key_hash, k.email, k.name, k.created_at, k.expires_at],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(map_err)?
+        .ok_or_else(|| gridprint_store::StoreError::Other(format!("{} has no grant", k.email)))
+    }
+
+    fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {
+        let conn = self.lock();
+        let mut st = conn
+            .prepare_cached(
+                "SELECT id, email, name, created_at, expires_at, last_used_at FROM api_key
+                 WHERE ?1 IS NULL OR email = ?1 ORDER BY id",
+            )
+            .map_err(map_err)?;
+        let rows = st
+            .query_map(params![email], |r| {
+                Ok(ApiKeyRow {
+                    id: r.get(0)?,
+                    email: r.get(1)?,
+                    name: r.get(2)?,
+                    created_at: r.get(3)?,
+                    expires_at: r.get(4)?,
+                    last_used_at: r.get(5)?,
+                })
+            })
+            .map_err(map_err)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(map_err)
+    }
+
+    fn revoke_api_key(&self, id: i64) -> Result<bool> {
+        let conn = self.lock();
+        let n = conn
+            .execute("DELETE FROM api_key WHERE id = ?1", params![id])
+            .map_err(map_err)?;
+        Ok(n == 1)
+    }
+
+    fn find_api_key(&self, key_hash: &str) -> Result<Option<TokenRecord>> {
+        let conn = self.lock();
+        conn.query_row(
+            "SELECT k.key_hash, k.email, k.created_at, COALESCE(k.expires_at, ?2) FROM api_key k
+             JOIN access_grant g ON g.email = k.email WHERE k.key_hash = ?1",
+            params![key_hash, NEVER_EXPIRES],
+            |r| {
+                Ok(TokenRecord {
+                    token_hash: r.get(0)?,
+                    email: r.get(1)?,
+                    issued_at: r.get(2)?,
+                    expires_at: r.get(3)?,
+                })
+            },
+        )
+        .optional()
+        .map_err(map_err)
+    }
+
+    fn touch_api_key(&self, key_hash: &str, now: i64) -> Result<()> {
+        let conn = self.lock();
+        conn.execute(
+            "UPDATE api_key SET last_used_at = ?2 WHERE key_hash = ?1",
+            params![key_hash, now],
+        )
+        .map(|_| ())
         .map_err(map_err)
     }
 }

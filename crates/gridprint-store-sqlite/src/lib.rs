@@ -25,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_account_limits.sql"),
     include_str!("../migrations/0004_derived_change.sql"),
     include_str!("../migrations/0005_registration_code.sql"),
+    include_str!("../migrations/0006_api_keys.sql"),
 ];
 
 /// First and last input slot. Two subqueries, not `SELECT MIN(slot), MAX(slot)`: SQLite answers a

@@ -86,11 +86,50 @@ impl std::fmt::Debug for TokenRecord {
     }
 }
 
+/// An API key as listed (`gridprint access key list`): never the key nor its hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeyRow {
+    pub id: i64,
+    pub email: String,
+    pub name: String,
+    pub created_at: i64,
+    /// Unix seconds; `None`: the key does not expire.
+    pub expires_at: Option<i64>,
+    /// Unix seconds of the last store confirmation of the key (at most one per replica every 30 s).
+    pub last_used_at: Option<i64>,
+}
+
+/// A new API key as stored: only its hash.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NewApiKey {
+    /// SHA-256 of the key, hex.
+    pub key_hash: String,
+    pub email: String,
+    pub name: String,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+}
+
+impl std::fmt::Debug for NewApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewApiKey")
+            .field("key_hash", &"<redacted>")
+            .field("email", &self.email)
+            .field("name", &self.name)
+            .field("created_at", &self.created_at)
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
+}
+
+/// The expiry given to a key without one where a [`TokenRecord`] needs a time (9999-12-31T23:59:59Z).
+pub const NEVER_EXPIRES: i64 = 253_402_300_799;
+
 /// The tables [`AccessStore::reset`] deletes an email's rows from, in this order, in one
 /// transaction; it answers whether the last one held a row.
-pub const RESET_TABLES: &[&str] = &["token", "registration"];
+pub const RESET_TABLES: &[&str] = &["api_key", "token", "registration"];
 /// The same for [`AccessStore::revoke`]: a reset's tables, then the grant.
-pub const REVOKE_TABLES: &[&str] = &["token", "registration", "access_grant"];
+pub const REVOKE_TABLES: &[&str] = &["api_key", "token", "registration", "access_grant"];
 
 /// Grants, registrations and tokens. Emails are passed already trimmed and lower-cased.
 pub trait AccessStore {
@@ -135,6 +174,35 @@ pub trait AccessStore {
     }
     /// Looks a token up by hash; `None` if unknown or its email's grant was revoked or reset.
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
+    /// Stores a new API key (hash only) for an email with a grant; its id. Stores without keys
+    /// (test doubles) refuse.
+    fn insert_api_key(&self, key: &NewApiKey) -> Result<i64> {
+        let _ = key;
+        Err(crate::StoreError::Other(
+            "this store keeps no API keys".into(),
+        ))
+    }
+    /// The API keys of `email` (all when `None`), by id.
+    fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {
+        let _ = email;
+        Ok(Vec::new())
+    }
+    /// Deletes an API key; false if there is none with that id.
+    fn revoke_api_key(&self, id: i64) -> Result<bool> {
+        let _ = id;
+        Ok(false)
+    }
+    /// Looks an API key up by hash, as a [`TokenRecord`] (`issued_at` its creation, `expires_at`
+    /// [`NEVER_EXPIRES`] without an expiry); `None` if unknown, revoked, or its email's grant is gone.
+    fn find_api_key(&self, key_hash: &str) -> Result<Option<TokenRecord>> {
+        let _ = key_hash;
+        Ok(None)
+    }
+    /// Records that the key was used at `now` (best effort: callers ignore a failure).
+    fn touch_api_key(&self, key_hash: &str, now: i64) -> Result<()> {
+        let _ = (key_hash, now);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -74,6 +74,7 @@ pub fn run_all(store: &dyn Store) {
     derived_days_roundtrip(store);
     derived_change_log(store);
     access_lifecycle(store);
+    api_keys(store);
     store.ping().expect("ping");
 }
 
@@ -355,4 +356,85 @@ pub fn access_lifecycle(store: &dyn Store) {
     assert!(!store.has_grant(e).unwrap());
     assert_eq!(store.find_token(&t.token_hash).unwrap(), None);
     assert!(!store.revoke(e).unwrap());
+}
+
+/// API keys: created for a grant only, found by hash as a token record, listed without the hash,
+/// touched, revoked by id, and gone with the account's reset or revocation.
+pub fn api_keys(store: &dyn Store) {
+    let e = "kay@example.org";
+    let key = |hash: &str, expires_at| crate::NewApiKey {
+        key_hash: hash.into(),
+        email: e.into(),
+        name: "ci".into(),
+        created_at: 200,
+        expires_at,
+    };
+    assert!(
+        store.insert_api_key(&key(&"cd".repeat(32), None)).is_err(),
+        "no key without a grant"
+    );
+    assert!(store.grant(e, None, 100).unwrap());
+    let a = store.insert_api_key(&key(&"cd".repeat(32), None)).unwrap();
+    let b = store
+        .insert_api_key(&key(&"ef".repeat(32), Some(300)))
+        .unwrap();
+    assert_ne!(a, b);
+    assert_eq!(
+        store.find_api_key(&"cd".repeat(32)).unwrap(),
+        Some(TokenRecord {
+            token_hash: "cd".repeat(32),
+            email: e.into(),
+            issued_at: 200,
+            expires_at: crate::access::NEVER_EXPIRES,
+        })
+    );
+    assert_eq!(
+        store
+            .find_api_key(&"ef".repeat(32))
+            .unwrap()
+            .unwrap()
+            .expires_at,
+        300
+    );
+    assert_eq!(
+        store.find_token(&"cd".repeat(32)).unwrap(),
+        None,
+        "a key is no token"
+    );
+    store.touch_api_key(&"cd".repeat(32), 250).unwrap();
+    let rows = store.list_api_keys(Some(e)).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        rows[0],
+        crate::ApiKeyRow {
+            id: a,
+            email: e.into(),
+            name: "ci".into(),
+            created_at: 200,
+            expires_at: None,
+            last_used_at: Some(250),
+        }
+    );
+    assert_eq!(store.list_api_keys(None).unwrap().len(), 2);
+    assert!(
+        store
+            .list_api_keys(Some("nobody@example.org"))
+            .unwrap()
+            .is_empty()
+    );
+    assert!(store.revoke_api_key(b).unwrap());
+    assert!(!store.revoke_api_key(b).unwrap());
+    assert_eq!(store.find_api_key(&"ef".repeat(32)).unwrap(), None);
+    store.reset(e).unwrap();
+    assert_eq!(
+        store.find_api_key(&"cd".repeat(32)).unwrap(),
+        None,
+        "reset drops keys"
+    );
+    store.insert_api_key(&key(&"cd".repeat(32), None)).unwrap();
+    assert!(store.revoke(e).unwrap());
+    assert!(
+        store.list_api_keys(Some(e)).unwrap().is_empty(),
+        "revoke drops keys"
+    );
 }

@@ -10,7 +10,7 @@ pub mod access;
 #[cfg(feature = "testing")]
 pub mod conformance;
 
-pub use access::{AccessStore, AccountLimit, GrantRow, TokenRecord};
+pub use access::{AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, TokenRecord};
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::{InputKey, InputPoint};

@@ -1,12 +1,13 @@
 //! `gridprint access`: the operator's out-of-band channel to grant, revoke, reset and list access,
 //! and to set an account's own request rate limit (its tier: all its tokens share it; every `serve`
-//! replica applies a change within 60 s, when it re-checks the account's tokens).
+//! replica applies a change within 60 s, when it re-checks the account's tokens), and to create,
+//! list and revoke an account's API keys (`access key …`).
 
 use crate::open::ServerArgs;
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use gridprint_store::AccountLimit;
 use gridprint_store::access::normalize_email as normalize;
+use gridprint_store::{AccountLimit, NewApiKey};
 
 #[derive(Debug, Args)]
 pub struct AccessArgs {
@@ -77,6 +78,97 @@ pub enum AccessCommand {
     },
     /// List grants: email, granted at, registered, last token issued, rate limit.
     List,
+    /// API keys: long-lived credentials that work wherever a token does (`Authorization: Bearer`
+    /// or `auth-token`), sharing the account's rate limit.
+    Key {
+        #[command(subcommand)]
+        command: KeyCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Create a key for an email with access; the key is printed once, alone on the last line.
+    Create {
+        email: String,
+        /// A label to recognise the key by in `access key list`.
+        #[arg(long, env = "GRIDPRINT_KEY_NAME", default_value = "")]
+        name: String,
+        /// Days until the key expires (default: never).
+        #[arg(long, env = "GRIDPRINT_KEY_EXPIRES_DAYS", value_parser = clap::value_parser!(u32).range(1..=36_500))]
+        expires_days: Option<u32>,
+    },
+    /// List keys (all, or one email's): id, email, name, created, last used, expiry — never the key.
+    List { email: Option<String> },
+    /// Revoke a key by id: it stops working on every server within 60 s.
+    Revoke { id: i64 },
+}
+
+fn run_key(
+    store: &dyn gridprint_store::Store,
+    command: &KeyCommand,
+    now: i64,
+) -> anyhow::Result<()> {
+    match command {
+        KeyCommand::Create {
+            email,
+            name,
+            expires_days,
+        } => {
+            let e = normalize_email(email)?;
+            if !store.has_grant(&e)? {
+                bail!("{e} has no access; grant it first");
+            }
+            anyhow::ensure!(
+                name.chars().count() <= 100,
+                "--name: at most 100 characters"
+            );
+            let key = gridprint_api::token::new_token().map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            let id = store.insert_api_key(&NewApiKey {
+                // SHA-256 without salt or stretching is enough here: the key is 256 bits from the
+                // OS RNG, so no dictionary or brute force applies (Argon2id is for passwords), and
+                // a fast hash keeps the lookup of every request's key a single indexed read.
+                key_hash: gridprint_api::auth::token_hash(&key),
+                email: e.clone(),
+                name: name.clone(),
+                created_at: now,
+                expires_at: expires_days.map(|d| now + i64::from(d) * 86_400),
+            })?;
+            println!(
+                "created key {id} for {e}{}; it is shown only this once:",
+                expires_days
+                    .map(|d| format!(", expiring in {d} days"))
+                    .unwrap_or_default()
+            );
+            println!("{key}");
+        }
+        KeyCommand::List { email } => {
+            let e = email.as_deref().map(normalize_email).transpose()?;
+            let rows = store.list_api_keys(e.as_deref())?;
+            println!(
+                "{:<6}  {:<30}  {:<20}  {:<20}  {:<20}  EXPIRES",
+                "ID", "EMAIL", "NAME", "CREATED", "LAST USED"
+            );
+            for r in rows {
+                println!(
+                    "{:<6}  {:<30}  {:<20}  {:<20}  {:<20}  {}",
+                    r.id,
+                    r.email,
+                    if r.name.is_empty() { "-" } else { &r.name },
+                    fmt_time(r.created_at),
+                    r.last_used_at.map(fmt_time).unwrap_or_else(|| "-".into()),
+                    r.expires_at.map(fmt_time).unwrap_or_else(|| "never".into()),
+                );
+            }
+        }
+        KeyCommand::Revoke { id } => {
+            if !store.revoke_api_key(*id)? {
+                bail!("no API key with id {id}");
+            }
+            println!("revoked key {id} (it stops working on every server within 60 s)");
+        }
+    }
+    Ok(())
 }
 
 fn fmt_limit(l: Option<AccountLimit>) -> String {
@@ -193,6 +285,7 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
                 bail!("{e} has no access; grant it first");
             }
         }
+        AccessCommand::Key { command } => run_key(&*store, command, now)?,
         AccessCommand::List => {
             let rows = store.list_grants()?;
             let w = rows.iter().map(|r| r.email.len()).max().unwrap_or(5).max(5);

