@@ -28,6 +28,7 @@ pub const BEARER: &str = "bearer";
     tags(
         (name = "data", description = "Electricity data and its footprints per bidding zone and 15-minute slot (Bearer token required)"),
         (name = "status", description = "Health of the service (public)"),
+        (name = "token", description = "The token service: register a granted email, get a Bearer token (public)"),
     ),
     // Schemas named only by query parameters (IntoParams does not register them).
     components(schemas(
@@ -72,6 +73,7 @@ pub fn spec(rate: f64, burst: u32) -> Spec {
     let mut doc = ApiDoc::openapi();
     doc.merge(crate::data::data_router().into_openapi());
     doc.merge(status::status_router().into_openapi());
+    doc.merge(crate::token::token_router().into_openapi());
     doc.info.version = env!("CARGO_PKG_VERSION").to_string();
     let limit = if rate > 0.0 && rate.is_finite() {
         format!(
