@@ -614,7 +614,10 @@ async fn known_values_with_the_documented_nesting(kind: Kind) {
     assert_eq!(de["data_state"], "official");
     let be = source("BE").expect("an estimated block for BE");
     assert_eq!(be["data_state"], "estimated");
-    assert_eq!(be["datasource"], "gridprint-estimation:assumed-zero");
+    assert_eq!(
+        be["datasource"],
+        "wattnet-hybrid-estimation:gridprint-assumed-zero"
+    );
     let v = get_ok(&app, &format!("/v1/exports?zone=NL&{DAY_NL}")).await;
     let blocks = v[0]["series"][0]["exports"].as_array().unwrap();
     assert!(

@@ -35,6 +35,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_access.sql"),
     include_str!("../migrations/0003_account_limits.sql"),
     include_str!("../migrations/0004_derived_change.sql"),
+    include_str!("../migrations/0005_estimation_datasource.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).
