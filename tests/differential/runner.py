@@ -92,22 +92,9 @@ def _flags(s: dict) -> dict:
     return {"valid": s["valid"], "zone_status": s["zone_status"]}
 
 
-# gridprint names its estimated and forecast points `gridprint-estimation:<method>` /
-# `gridprint-forecast:<method>` (docs/api.md §3); the reference's models accept only
-# `wattnet-hybrid-estimation:<method>` for them. The stand-in is fed under that prefix and the
-# reference's answers are mapped back before comparing (docs/compatibility.md, "Datasource names").
-REF_ESTIMATION_PREFIX = "wattnet-hybrid-estimation:"
-
-
-def ref_datasource(ds: str) -> str:
-    if ds.startswith(("gridprint-estimation:", "gridprint-forecast:")):
-        return REF_ESTIMATION_PREFIX + ds
-    return ds
-
-
-def gridprint_datasources(body: bytes) -> bytes:
-    """A reference answer with the datasources it was fed mapped back to gridprint's names."""
-    return body.replace(b'"' + REF_ESTIMATION_PREFIX.encode() + b"gridprint-", b'"gridprint-')
+# gridprint names its estimated and forecast points `wattnet-hybrid-estimation:gridprint-<method>`
+# (docs/compatibility.md, "Datasource names"), a name the reference's models accept: the stand-in is
+# fed gridprint's names as they are and nothing is mapped before comparing.
 
 
 def convert(endpoint: str, extra: dict, doc: list) -> list[dict]:
@@ -125,19 +112,19 @@ def convert(endpoint: str, extra: dict, doc: list) -> list[dict]:
                 for b in s["production"]:
                     emit(name, b["values"], {"zone": o["zone"], "unit": o["unit"], **_flags(s),
                                              "production_type": b["production_type"],
-                                             "data_state": b["data_state"], "datasource": ref_datasource(b["datasource"])})
+                                             "data_state": b["data_state"], "datasource": b["datasource"]})
         elif endpoint == "load":
             for s in o["series"]:
                 for b in s["blocks"]:
                     emit("zone_load", b["values"], {"zone": o["zone"], "unit": o["unit"], **_flags(s),
-                                                    "data_state": b["data_state"], "datasource": ref_datasource(b["datasource"])})
+                                                    "data_state": b["data_state"], "datasource": b["datasource"]})
         elif endpoint in ("imports", "exports"):
             key, label, name = ("imports", "source", "zone_import") if endpoint == "imports" else ("exports", "destination", "zone_export")
             db_label = "from" if endpoint == "imports" else "to"
             for s in o["series"]:
                 for b in s[key]:
                     emit(name, b["values"], {"zone": o["zone"], "unit": o["unit"], **_flags(s), db_label: b[label],
-                                             "data_state": b["data_state"], "datasource": ref_datasource(b["datasource"])})
+                                             "data_state": b["data_state"], "datasource": b["datasource"]})
         elif endpoint == "footprints":
             name = "global_footprint" if o["coverage"] == "global" else "local_footprint"
             for s in o["series"]:
@@ -362,7 +349,6 @@ def compare(tag, target, ref, gp, allow):
 def _compare(tag, target, ref, gp, allow):
     """Differences of one request: list of dicts {kind, signature, allowed_by, detail}."""
     (rs, rh, rb), (gs, gh, gb) = ref, gp
-    rb = gridprint_datasources(rb)
     path, _, query = target.partition("?")
     diffs = []
 

@@ -15,7 +15,7 @@ use crate::params::schemas;
 use crate::response_cache::matches_if_none_match;
 use crate::state::{AppState, on_blocking_pool};
 use axum::body::{Body, Bytes};
-use axum::extract::{RawQuery, State};
+use axum::extract::{MatchedPath, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -47,6 +47,10 @@ pub const CACHE_FINAL: &str = "private, max-age=3600";
 pub const VARY: &str = "Accept, Authorization";
 /// `Cache-Control` of answers that may still change.
 pub const CACHE_CHANGING: &str = "no-cache";
+/// The suffix of a data path's CSV twin (`/v1/footprints.csv`): the same answer as `format=csv`,
+/// published as its own operation because OpenAPI gives one operation one set of answers and
+/// generated clients parse a 200 by its first media type only.
+pub const CSV_SUFFIX: &str = ".csv";
 /// Windows longer than this many days are answered on the blocking pool.
 pub const BLOCKING_ABOVE_DAYS: i64 = 7;
 /// `Retry-After` of a 503 while the store is down or the cache is loading, in seconds.
@@ -222,19 +226,25 @@ pub(crate) fn check_available(state: &AppState) -> Result<(), ApiError> {
 
 /// Answers one request of endpoint `E` at `path`: availability, the query string read once into
 /// the typed request, format, tag, the response cache, then the answer (on the blocking pool for
-/// long windows). `known` are the parameters `E` reads (for `Gridprint-Ignored`).
+/// long windows). `known` are the parameters `E` reads (for `Gridprint-Ignored`); `csv`: the CSV
+/// twin (the format is CSV whatever `format` and `Accept` say).
 pub(crate) async fn answer<E: EndpointDef>(
     state: &AppState,
     path: &'static str,
     known: &[String],
     query: Option<&str>,
     headers: &HeaderMap,
+    csv: bool,
 ) -> Result<Response, ApiError> {
     if !E::FROM_REFERENCE {
         check_available(state)?;
     }
     let pairs = pairs_of(query)?;
-    let format = format_from(&pairs, headers)?;
+    let format = if csv {
+        Format::Csv
+    } else {
+        format_from(&pairs, headers)?
+    };
     let svc = state.query();
     let ignored = crate::ignored::ignored(&pairs, known, &svc.reference().zones);
     let now = state.now();
@@ -346,10 +356,30 @@ fn operation<E: EndpointDef>(path: &str, parameters: &[Parameter]) -> Operation 
     op
 }
 
-/// One data route: `GET path`, answered by [`answer`] for endpoint `E`, with its OpenAPI
-/// operation and the named schemas its body refers to.
+/// The operation of a path's CSV twin (`path` + [`CSV_SUFFIX`]): [`operation`] without the
+/// `format` parameter, its id suffixed `_csv`, and a 200 of `text/csv` only.
+fn csv_operation<E: EndpointDef>(path: &str, parameters: &[Parameter]) -> Operation {
+    let mut op = operation::<E>(path, parameters);
+    op.operation_id = op.operation_id.map(|id| format!("{id}_csv"));
+    op.summary = op.summary.map(|s| format!("{s} (CSV)"));
+    op.description = Some(format!(
+        "The answer of `{path}` with `format=csv`: long-format CSV, one row per point.{}",
+        op.description
+            .map(|d| format!("\n\n{d}"))
+            .unwrap_or_default()
+    ));
+    if let Some(RefOr::T(ok)) = op.responses.responses.get_mut("200") {
+        ok.content.retain(|media, _| media == "text/csv");
+        ok.description = "The answer as CSV (`text/csv; charset=utf-8`)".to_string();
+    }
+    op
+}
+
+/// One data route: `GET path` and its CSV twin `GET path.csv`, answered by [`answer`] for
+/// endpoint `E`, with their OpenAPI operations and the named schemas the body refers to.
 fn route<E: EndpointDef>(path: &'static str) -> UtoipaMethodRouter<AppState> {
-    let mut parameters = E::parameters();
+    let csv_parameters = E::parameters();
+    let mut parameters = csv_parameters.clone();
     parameters.extend(FormatParam::into_params(|| None));
     let mut paths = Paths::new();
     paths.add_path_operation(
@@ -357,16 +387,23 @@ fn route<E: EndpointDef>(path: &'static str) -> UtoipaMethodRouter<AppState> {
         vec![HttpMethod::Get],
         operation::<E>(path, &parameters),
     );
+    paths.add_path_operation(
+        format!("{path}{CSV_SUFFIX}"),
+        vec![HttpMethod::Get],
+        csv_operation::<E>(path, &csv_parameters),
+    );
     let mut schemas = Vec::new();
     E::Response::named_schemas(&mut schemas);
     // The published parameters are the known ones (`Gridprint-Ignored`, crate::ignored).
     let known: Arc<[String]> = parameters.into_iter().map(|p| p.name).collect();
     let handler = move |_user: AuthUser,
                         State(state): State<AppState>,
+                        matched: MatchedPath,
                         RawQuery(query): RawQuery,
                         headers: HeaderMap| {
         let known = known.clone();
-        async move { answer::<E>(&state, path, &known, query.as_deref(), &headers).await }
+        let csv = matched.as_str().ends_with(CSV_SUFFIX);
+        async move { answer::<E>(&state, path, &known, query.as_deref(), &headers, csv).await }
     };
     (schemas, paths, get(handler))
 }
@@ -397,13 +434,14 @@ pub fn data_router() -> OpenApiRouter<AppState> {
         .routes(route::<AvailabilityEndpoint>("/v1/availability"))
 }
 
-/// The data paths under `/v1/` that [`data_router`] serves, in the order of the OpenAPI document
-/// (the `gridprint query` command lists them).
+/// The data paths under `/v1/` that [`data_router`] serves, in the order of the OpenAPI document,
+/// without their CSV twins (the `gridprint query` command lists them).
 pub fn data_paths() -> Vec<String> {
     let (_, api) = data_router().split_for_parts();
     api.paths
         .paths
         .keys()
+        .filter(|p| !p.ends_with(CSV_SUFFIX))
         .map(|p| p.trim_start_matches("/v1/").to_string())
         .collect()
 }

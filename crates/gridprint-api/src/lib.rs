@@ -70,20 +70,14 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 /// The token service routes (`/token-request…`), every response marked `Cache-Control: no-store`.
 fn token_routes() -> Router<AppState> {
+    let (operations, _) = token::token_router().split_for_parts();
     Router::new()
         .route("/token-request", get(page::redirect))
         .route("/token-request/", get(page::index))
         .route("/token-request/page.js", get(page::script))
         .route("/token-request/page.css", get(page::style))
         .route("/token-request/favicon.svg", get(page::icon))
-        .route(
-            "/token-request/register",
-            token::Operation::Register.route(),
-        )
-        .route(
-            "/token-request/get_token",
-            token::Operation::GetToken.route(),
-        )
+        .merge(operations)
         .layer(SetResponseHeaderLayer::overriding(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),

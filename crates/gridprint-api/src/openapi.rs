@@ -30,6 +30,7 @@ pub const BEARER: &str = "bearer";
         (name = "status", description = "Health of the service (public)"),
         (name = "electricity-maps", description = "The Electricity Maps API v3 (also under /v4): carbon intensity in its shape, read from the data routes (token or API key, as Bearer or `auth-token`); docs/compatibility.md"),
         (name = "co2-signal", description = "CO2 Signal's `/v1/latest` (token or API key in `auth-token`)"),
+        (name = "token", description = "The token service: register a granted email, get a Bearer token (public)"),
     ),
     // Schemas named only by query parameters (IntoParams does not register them).
     components(schemas(
@@ -84,6 +85,7 @@ pub fn spec(rate: f64, burst: u32) -> Spec {
     doc.merge(status::status_router().into_openapi());
     doc.merge(crate::electricitymaps::router().into_openapi());
     doc.merge(crate::electricitymaps::public_router().into_openapi());
+    doc.merge(crate::token::token_router().into_openapi());
     doc.info.version = env!("CARGO_PKG_VERSION").to_string();
     let limit = if rate > 0.0 && rate.is_finite() {
         format!(

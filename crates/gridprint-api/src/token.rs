@@ -17,6 +17,7 @@ use crate::auth::{TOKEN_LEN, token_hash};
 use crate::error::ApiError;
 use crate::front::ClientAddr;
 use crate::page::{View, outcome_page};
+use crate::params::schemas;
 use crate::state::{AppState, on_blocking_pool};
 use argon2::Argon2;
 use argon2::password_hash::phc::PasswordHash;
@@ -26,12 +27,14 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Request, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, post};
 use gridprint_core::slot::format_timestamp;
 use gridprint_ratelimit::Ticket;
 use gridprint_store::access::normalize_email;
 use gridprint_store::{StoreError, TokenRecord};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Validity of a token in seconds (exactly one day).
 pub const TOKEN_TTL_SECS: i64 = 86_400;
@@ -47,10 +50,15 @@ pub const REGISTRATION_REFUSED: &str = "registration refused: register with the 
 
 /// The body of both token operations (`code`: the grant's registration code, read by `register`
 /// only).
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"email": "alice@example.org", "password": "correct horse battery", "code": "3f9c2b6e-…"}))]
 pub struct Credentials {
+    /// The email the operator granted access to (case and surrounding spaces do not matter).
     pub email: String,
+    /// 12 to 1024 characters.
     pub password: String,
+    /// `register` only: the registration code printed by `gridprint access grant` (not needed
+    /// for grants made with `--no-code`).
     pub code: Option<String>,
 }
 
@@ -65,13 +73,27 @@ impl std::fmt::Debug for Credentials {
 }
 
 /// A successful `get_token` answer.
-#[derive(Serialize, Deserialize, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, ToSchema)]
+#[schema(example = json!({"access_token": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "token_type": "bearer",
+    "expires_at": "2026-01-02T12:00:00", "expires_in": 86400}))]
 pub struct TokenResponse {
+    /// The Bearer token: 64 lowercase hex digits.
     pub access_token: String,
+    /// Always `bearer`.
     pub token_type: String,
-    /// UTC without an offset: `YYYY-MM-DDThh:mm:ss`.
+    /// When the token expires, in UTC **without an offset** (`YYYY-MM-DDThh:mm:ss`), as the
+    /// reference service writes it (CATS reads it so). New clients should use `expires_in`.
     pub expires_at: String,
+    /// Seconds until the token expires (86400: one day). Prefer this to `expires_at`.
     pub expires_in: i64,
+}
+
+/// A successful `register` answer.
+#[derive(Serialize, ToSchema)]
+pub struct Registration {
+    /// `registered`, or `already registered` (nothing changed: the first password stays).
+    #[schema(example = "registered")]
+    pub detail: &'static str,
 }
 
 impl std::fmt::Debug for TokenResponse {
@@ -234,9 +256,13 @@ fn respond(format: Format, outcome: Outcome) -> Response {
             },
         }),
         Format::Json => match outcome {
-            Outcome::Registered { already, .. } => Json(serde_json::json!({
-                "detail": if already { "already registered" } else { "registered" }
-            }))
+            Outcome::Registered { already, .. } => Json(Registration {
+                detail: if already {
+                    "already registered"
+                } else {
+                    "registered"
+                },
+            })
             .into_response(),
             Outcome::Token { token, .. } => Json(token).into_response(),
             Outcome::Failed { error, .. } => error.into_response(),
@@ -246,22 +272,73 @@ fn respond(format: Format, outcome: Outcome) -> Response {
 
 /// What a credentials request asks the token service for.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Operation {
-    /// `POST /token-request/register`.
+enum Operation {
     Register,
-    /// `POST /token-request/get_token`.
     GetToken,
 }
 
-impl Operation {
-    /// The `POST` route of the operation: [`credentials_request`].
-    pub(crate) fn route(self) -> MethodRouter<AppState> {
-        post(
-            move |State(state): State<AppState>, client: ClientAddr, req: Request| async move {
-                credentials_request(&state, client, req, self).await
-            },
-        )
-    }
+/// Register a granted email with a password.
+///
+/// The operator grants the email first (`gridprint access grant`). Registering an email again
+/// changes nothing and answers `already registered`. The token page (`/token-request/`) posts the
+/// same fields as an HTML form and gets the page back.
+#[utoipa::path(
+    post,
+    path = "/token-request/register",
+    tag = "token",
+    operation_id = "register",
+    request_body(content = Credentials, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Registered, or already registered", body = Registration),
+        (status = 400, description = "Invalid email, a password of fewer than 12 or more than 1024 characters, or a body that is not JSON", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The email has not been granted access", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body larger than 4 KB", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A field is missing or not a string, or an unsupported content type", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed attempts for this email or client (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub(crate) async fn register(
+    State(state): State<AppState>,
+    client: ClientAddr,
+    req: Request,
+) -> Response {
+    credentials_request(&state, client, req, Operation::Register).await
+}
+
+/// Get a Bearer token for the data routes, valid for one day.
+///
+/// Send it as `Authorization: Bearer <access_token>`. Use `expires_in` (seconds) to know when to
+/// get a new one: `expires_at` is UTC written without an offset, as the reference service writes
+/// it, and is easily misread as local time.
+#[utoipa::path(
+    post,
+    path = "/token-request/get_token",
+    tag = "token",
+    operation_id = "get_token",
+    request_body(content = Credentials, content_type = "application/json"),
+    responses(
+        (status = 200, description = "A new token", body = TokenResponse),
+        (status = 400, description = "A body that is not JSON", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Unknown email or wrong password (one answer for both)", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body larger than 4 KB", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A field is missing or not a string, or an unsupported content type", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed attempts, or too many tokens issued for this account (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub(crate) async fn get_token(
+    State(state): State<AppState>,
+    client: ClientAddr,
+    req: Request,
+) -> Response {
+    credentials_request(&state, client, req, Operation::GetToken).await
+}
+
+/// The token service's two operations with their descriptions (the page's routes are in
+/// `crate::token_routes`).
+pub fn token_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(register))
+        .routes(routes!(get_token))
 }
 
 /// Reads the credentials, normalises the email and runs `op`; unreadable credentials or a

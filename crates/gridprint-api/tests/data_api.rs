@@ -614,7 +614,10 @@ async fn known_values_with_the_documented_nesting(kind: Kind) {
     assert_eq!(de["data_state"], "official");
     let be = source("BE").expect("an estimated block for BE");
     assert_eq!(be["data_state"], "estimated");
-    assert_eq!(be["datasource"], "gridprint-estimation:assumed-zero");
+    assert_eq!(
+        be["datasource"],
+        "wattnet-hybrid-estimation:gridprint-assumed-zero"
+    );
     let v = get_ok(&app, &format!("/v1/exports?zone=NL&{DAY_NL}")).await;
     let blocks = v[0]["series"][0]["exports"].as_array().unwrap();
     assert!(
@@ -1109,6 +1112,27 @@ async fn csv_etag_and_compression(kind: Kind) {
     let by_accept = send(&app, request(&uri, Some(TOKEN), &[("accept", "text/csv")])).await;
     assert_eq!(by_accept.header("content-type"), "text/csv; charset=utf-8");
     assert_eq!(by_param.body, by_accept.body);
+    // The CSV twin (`.csv`, published for generated clients) answers the same bytes, whatever
+    // `format` and `Accept` say.
+    let twin_uri = uri.replacen("/v1/footprints?", "/v1/footprints.csv?", 1);
+    let twin = get(&app, &twin_uri).await;
+    assert_eq!(twin.status, StatusCode::OK);
+    assert_eq!(twin.header("content-type"), "text/csv; charset=utf-8");
+    assert_eq!(twin.body, by_param.body);
+    let twin_json = send(
+        &app,
+        request(
+            &format!("{twin_uri}&format=json"),
+            Some(TOKEN),
+            &[("accept", "application/json")],
+        ),
+    )
+    .await;
+    assert_eq!(twin_json.body, by_param.body);
+    assert_eq!(
+        send(&app, request(&twin_uri, None, &[])).await.status,
+        StatusCode::UNAUTHORIZED
+    );
     let mut rd = csv::Reader::from_reader(&by_param.body[..]);
     let headers: Vec<String> = rd.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
@@ -1940,7 +1964,9 @@ async fn examples_over_a_past_window_return_data_on_the_demo() {
         let r = get(&app, url).await;
         assert_eq!(r.status, StatusCode::OK, "{origin}: {url}: {}", r.text());
         let text = r.text();
-        if text.trim() == "[]" || text.lines().count() < 2 && url.contains("format=csv") {
+        let csv = url.contains("format=csv")
+            || url.split('?').next().is_some_and(|p| p.ends_with(".csv"));
+        if text.trim() == "[]" || text.lines().count() < 2 && csv {
             empty.push(format!("{origin}: {url}"));
         }
         run += 1;
@@ -1991,9 +2017,17 @@ on_both_backends!(
 // The OpenAPI description and the pages (backend-independent)
 // ---------------------------------------------------------------------------------------------
 
+/// The document, without the data paths' CSV twins (`/v1/….csv`: each the JSON path's operation
+/// without `format` and with a `text/csv` 200, checked in
+/// `openapi_describes_every_route_limits_and_score`), so the snapshot shows each change once.
 #[test]
 fn openapi_description_snapshot() {
-    insta::assert_json_snapshot!("openapi", spec());
+    let mut s = spec().clone();
+    s["paths"]
+        .as_object_mut()
+        .unwrap()
+        .retain(|p, _| !p.ends_with(".csv"));
+    insta::assert_json_snapshot!("openapi", s);
 }
 
 /// Every `$ref` of the document names a schema it defines.
@@ -2051,6 +2085,61 @@ fn openapi_describes_every_route_limits_and_score() {
             op.get("security")
         );
     }
+    // Generated clients: every data path has a CSV twin whose 200 is `text/csv` alone; the token
+    // service is described (public, JSON bodies); no boolean schema anywhere.
+    let data_ops: Vec<String> = s["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(p, item)| item["get"]["tags"][0] == "data" && !p.ends_with(".csv"))
+        .map(|(p, _)| p.clone())
+        .collect();
+    assert_eq!(data_ops.len(), 17, "{data_ops:?}");
+    for p in data_ops {
+        let twin = &s["paths"][format!("{p}.csv")]["get"];
+        let content = twin["responses"]["200"]["content"].as_object().unwrap();
+        assert_eq!(content.keys().collect::<Vec<_>>(), ["text/csv"], "{p}.csv");
+        assert_eq!(
+            twin["operationId"],
+            format!(
+                "{}_csv",
+                s["paths"][&p]["get"]["operationId"].as_str().unwrap()
+            )
+        );
+    }
+    for (p, answer) in [
+        ("/token-request/register", "Registration"),
+        ("/token-request/get_token", "TokenResponse"),
+    ] {
+        let op = &s["paths"][p]["post"];
+        assert!(op.get("security").is_none(), "{p}");
+        assert_eq!(
+            op["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/Credentials"
+        );
+        assert_eq!(
+            op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+            format!("#/components/schemas/{answer}")
+        );
+    }
+    fn no_boolean_schema(v: &Value, at: &str) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let schema_slot =
+                        ["items", "additionalProperties", "not", "schema"].contains(&k.as_str());
+                    assert!(
+                        !(schema_slot && x.is_boolean()),
+                        "{at}.{k} is a boolean schema"
+                    );
+                    no_boolean_schema(x, &format!("{at}.{k}"));
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| no_boolean_schema(x, at)),
+            _ => {}
+        }
+    }
+    no_boolean_schema(&s, "$");
     let d = s["info"]["description"].as_str().unwrap();
     for needle in [
         "s = 100 · (1 − min(1, 0.7 · CF / 760 + 0.3 · WI / 100))",

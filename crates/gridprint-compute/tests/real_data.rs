@@ -245,13 +245,21 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
         |mw: f64, state: DataState, ds: &str| point(gen_key.clone(), slot, mw, state, ds);
     // 1. Forecast only, slot in the future: missing, not valid.
     let t0 = parse_timestamp("2025-03-01T06:00Z").unwrap();
-    let forecast = generation(100.0, DataState::Missing, "gridprint-forecast:seasonal");
+    let forecast = generation(
+        100.0,
+        DataState::Missing,
+        "wattnet-hybrid-estimation:gridprint-seasonal",
+    );
     store.upsert_inputs(&[forecast], 1).unwrap();
     compute(store, &reference, range, t0);
     assert_eq!(flags(store), (ZoneStatus::Missing, false, Some(100.0)));
     // 2. Estimated: preview, not valid.
     let t1 = parse_timestamp("2025-03-01T12:30Z").unwrap();
-    let estimate = generation(110.0, DataState::Estimated, "gridprint-estimation:linear");
+    let estimate = generation(
+        110.0,
+        DataState::Estimated,
+        "wattnet-hybrid-estimation:gridprint-linear",
+    );
     store.upsert_inputs(&[estimate], 2).unwrap();
     compute(store, &reference, range, t1);
     assert_eq!(flags(store), (ZoneStatus::Preview, false, Some(110.0)));

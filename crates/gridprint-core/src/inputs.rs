@@ -50,7 +50,8 @@ pub struct InputPoint {
     /// Power in MW, finite and non-negative.
     pub mw: f64,
     pub state: DataState,
-    /// `ENTSO-E`, `Elexon`, `gridprint-estimation:<method>`, `gridprint-forecast:<method>`.
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, or `wattnet-hybrid-estimation:gridprint-<method>` for points
+    /// gridprint estimated or forecast ([`DATASOURCE_ESTIMATION_PREFIX`]).
     pub datasource: String,
 }
 
@@ -88,9 +89,37 @@ impl SlotInputs {
     }
 }
 
+/// Prefix of the datasource of every point gridprint estimated or forecast, followed by the method
+/// (`wattnet-hybrid-estimation:gridprint-linear`): the reference's response models accept for
+/// `datasource` only `ENTSO-E`, `Elexon`, `EPIAS` or `^wattnet-hybrid-estimation:.*$`, and
+/// `gridprint-` says whose method it is (docs/compatibility.md). Whether a point is an estimate or
+/// a forecast is its state (`estimated`, `missing`), not its datasource.
+pub const DATASOURCE_ESTIMATION_PREFIX: &str = "wattnet-hybrid-estimation:gridprint-";
+
+/// Whether `datasource` is [`DATASOURCE_ESTIMATION_PREFIX`] followed by a method name; `const`, so
+/// that each estimation datasource constant is checked when compiled.
+pub const fn is_estimation_datasource(datasource: &str) -> bool {
+    let (prefix, d) = (
+        DATASOURCE_ESTIMATION_PREFIX.as_bytes(),
+        datasource.as_bytes(),
+    );
+    if d.len() <= prefix.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < prefix.len() {
+        if d[i] != prefix[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Datasource of a border flow that no provider reported and no estimator could fill: taken as 0 MW
 /// and recorded as estimated, so the zones on that border are `preview`, never `complete`.
-pub const DATASOURCE_ASSUMED_ZERO: &str = "gridprint-estimation:assumed-zero";
+pub const DATASOURCE_ASSUMED_ZERO: &str = "wattnet-hybrid-estimation:gridprint-assumed-zero";
+const _: () = assert!(is_estimation_datasource(DATASOURCE_ASSUMED_ZERO));
 
 impl SlotInputs {
     /// Adds a 0 MW [`DataState::Estimated`] flow for each direction of each border (inside the zone

@@ -14,7 +14,7 @@
 //! and `gridprint compute`, before the compute assumes 0 MW for the flows still absent).
 
 use crate::series::{Series, group};
-use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::inputs::{InputKey, InputPoint, is_estimation_datasource};
 use gridprint_core::quality::DataState;
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
@@ -28,9 +28,12 @@ pub const PROFILE_MAX_GAP_SLOTS: usize = 7 * SLOTS_PER_DAY as usize;
 /// Days of history the profile averages.
 pub const PROFILE_DAYS: i64 = 7;
 /// Datasource of linearly interpolated points.
-pub const DATASOURCE_LINEAR: &str = "gridprint-estimation:linear";
+pub const DATASOURCE_LINEAR: &str = "wattnet-hybrid-estimation:gridprint-linear";
 /// Datasource of profile-filled points.
-pub const DATASOURCE_PROFILE: &str = "gridprint-estimation:profile";
+pub const DATASOURCE_PROFILE: &str = "wattnet-hybrid-estimation:gridprint-profile";
+const _: () = assert!(
+    is_estimation_datasource(DATASOURCE_LINEAR) && is_estimation_datasource(DATASOURCE_PROFILE)
+);
 
 /// How a value was estimated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -14,14 +14,15 @@
 //! ([`seasonal_naive`]), which `gridprint forecast-eval` prints (results: README, "Live data").
 
 use crate::series::Series;
-use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::inputs::{InputKey, InputPoint, is_estimation_datasource};
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot};
 
 /// The method name in the datasource.
 pub const METHOD: &str = "seasonal-blend";
 /// Datasource of forecast points.
-pub const DATASOURCE: &str = "gridprint-forecast:seasonal-blend";
+pub const DATASOURCE: &str = "wattnet-hybrid-estimation:gridprint-seasonal-blend";
+const _: () = assert!(is_estimation_datasource(DATASOURCE));
 /// Slots per week.
 pub const SLOTS_PER_WEEK: i64 = 7 * SLOTS_PER_DAY;
 /// Default horizon: 96 hours from the current slot (the reference service answers about 4 days ahead;
@@ -194,7 +195,7 @@ pub fn forecast_series(
         .collect()
 }
 
-/// Forecast points of `key` (state missing, datasource `gridprint-forecast:seasonal-blend`).
+/// Forecast points of `key` (state missing, datasource [`DATASOURCE`]).
 pub fn to_points(key: &InputKey, values: &[(Slot, f64)]) -> Vec<InputPoint> {
     values
         .iter()

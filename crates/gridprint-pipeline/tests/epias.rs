@@ -623,7 +623,7 @@ fn the_zone_files_provider_wins_where_both_hold_tr_generation() {
             ProductionType::Solar,
             s1,
             3.0,
-            "gridprint-estimation:profile",
+            "wattnet-hybrid-estimation:gridprint-profile",
         ),
         // s2: ENTSO-E only: used, better than nothing.
         point(ProductionType::Coal, s2, 40.0, "ENTSO-E"),

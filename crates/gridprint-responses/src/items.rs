@@ -49,8 +49,8 @@ pub struct ProductionBlock {
     pub production_type: ProductionType,
     #[schema(value_type = schema::DataState)]
     pub data_state: DataState,
-    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
-    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `wattnet-hybrid-estimation:gridprint-<method>` (estimated or
+    /// forecast), or `flow_tracing` (mix).
     pub datasource: String,
     #[schema(value_type = Vec<schema::Point>)]
     pub values: Values,
@@ -78,8 +78,8 @@ impl ProductionBlock {
 pub struct StateBlock {
     #[schema(value_type = schema::DataState)]
     pub data_state: DataState,
-    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
-    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `wattnet-hybrid-estimation:gridprint-<method>` (estimated or
+    /// forecast), or `flow_tracing` (mix).
     pub datasource: String,
     #[schema(value_type = Vec<schema::Point>)]
     pub values: Values,
@@ -103,8 +103,8 @@ pub struct ImportBlock {
     pub source: ZoneCode,
     #[schema(value_type = schema::DataState)]
     pub data_state: DataState,
-    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
-    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `wattnet-hybrid-estimation:gridprint-<method>` (estimated or
+    /// forecast), or `flow_tracing` (mix).
     pub datasource: String,
     #[schema(value_type = Vec<schema::Point>)]
     pub values: Values,
@@ -134,8 +134,8 @@ pub struct ExportBlock {
     pub destination: ZoneCode,
     #[schema(value_type = schema::DataState)]
     pub data_state: DataState,
-    /// `ENTSO-E`, `Elexon`, `EPIAS`, `gridprint-estimation:<method>`,
-    /// `gridprint-forecast:<method>`, or `flow_tracing` (mix).
+    /// `ENTSO-E`, `Elexon`, `EPIAS`, `wattnet-hybrid-estimation:gridprint-<method>` (estimated or
+    /// forecast), or `flow_tracing` (mix).
     pub datasource: String,
     #[schema(value_type = Vec<schema::Point>)]
     pub values: Values,

@@ -5,7 +5,7 @@
 
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{
-    AnyOfBuilder, ArrayBuilder, ArrayItems, KnownFormat, ObjectBuilder, SchemaFormat, Type,
+    AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, Type,
 };
 use utoipa::openapi::{RefOr, Schema};
 
@@ -154,7 +154,6 @@ impl utoipa::PartialSchema for Point {
                         .build(),
                 ),
             ])
-            .items(ArrayItems::False)
             .min_items(Some(2))
             .max_items(Some(2))
             .description(Some(

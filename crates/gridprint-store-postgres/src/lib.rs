@@ -37,6 +37,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_derived_change.sql"),
     include_str!("../migrations/0005_registration_code.sql"),
     include_str!("../migrations/0006_api_keys.sql"),
+    include_str!("../migrations/0007_estimation_datasource.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).

@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_derived_change.sql"),
     include_str!("../migrations/0005_registration_code.sql"),
     include_str!("../migrations/0006_api_keys.sql"),
+    include_str!("../migrations/0007_estimation_datasource.sql"),
 ];
 
 /// First and last input slot. Two subqueries, not `SELECT MIN(slot), MAX(slot)`: SQLite answers a
@@ -522,6 +523,54 @@ mod tests {
         assert!(
             naive.iter().any(|s| s.starts_with("SCAN input_point")),
             "the check above would not see a scan: {naive:?}"
+        );
+    }
+
+    /// Migration 0005 renames the stored datasources of estimates and forecasts written before it,
+    /// and leaves provider names alone.
+    #[test]
+    fn estimation_datasources_are_renamed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.db");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            for (i, sql) in MIGRATIONS.iter().take(4).enumerate() {
+                let tx = conn.transaction().unwrap();
+                tx.execute_batch(sql).unwrap();
+                tx.pragma_update(None, "user_version", (i + 1) as i64)
+                    .unwrap();
+                tx.commit().unwrap();
+            }
+            for (slot, ds) in [
+                (0, "ENTSO-E"),
+                (1, "gridprint-estimation:linear"),
+                (2, "gridprint-estimation:assumed-zero"),
+                (3, "gridprint-forecast:seasonal-blend"),
+            ] {
+                conn.execute(
+                    "INSERT INTO input_point VALUES (?1, 0, 'DE', 'solar', 1.0, 1, ?2, 0)",
+                    rusqlite::params![slot, ds],
+                )
+                .unwrap();
+            }
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let conn = store.lock();
+        let names: Vec<String> = conn
+            .prepare("SELECT datasource FROM input_point ORDER BY slot")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            names,
+            [
+                "ENTSO-E",
+                "wattnet-hybrid-estimation:gridprint-linear",
+                "wattnet-hybrid-estimation:gridprint-assumed-zero",
+                "wattnet-hybrid-estimation:gridprint-seasonal-blend",
+            ]
         );
     }
 }

@@ -147,13 +147,33 @@ pub fn quality_never_degrades(store: &dyn Store) {
             .upsert_inputs(&[gen_point("AT", slot, mw, state, ds)], at)
             .unwrap()
     };
-    upsert(1.0, DataState::Missing, "gridprint-forecast:x", 1);
-    let s = upsert(2.0, DataState::Estimated, "gridprint-estimation:y", 2);
+    upsert(
+        1.0,
+        DataState::Missing,
+        "wattnet-hybrid-estimation:gridprint-x",
+        1,
+    );
+    let s = upsert(
+        2.0,
+        DataState::Estimated,
+        "wattnet-hybrid-estimation:gridprint-y",
+        2,
+    );
     assert_eq!(s.updated, 1);
-    let s = upsert(3.0, DataState::Missing, "gridprint-forecast:x", 3);
+    let s = upsert(
+        3.0,
+        DataState::Missing,
+        "wattnet-hybrid-estimation:gridprint-x",
+        3,
+    );
     assert_eq!(s.unchanged, 1);
     upsert(4.0, DataState::Official, "ENTSO-E", 4);
-    let s = upsert(5.0, DataState::Estimated, "gridprint-estimation:y", 5);
+    let s = upsert(
+        5.0,
+        DataState::Estimated,
+        "wattnet-hybrid-estimation:gridprint-y",
+        5,
+    );
     assert_eq!(s.unchanged, 1);
     let got = store
         .inputs_in_range(SlotRange::new(Slot(slot), Slot(slot + 1)))

@@ -208,7 +208,10 @@ async fn ingest_compute_serve_returns_the_fixture_numbers_for_tr() {
             // filled, as an estimate (never as EPIAS data); checked against the fixture below.
             if block["data_state"] == "estimated" {
                 let ds = block["datasource"].as_str().unwrap();
-                assert!(ds.starts_with("gridprint-estimation:"), "{block}");
+                assert!(
+                    ds.starts_with("wattnet-hybrid-estimation:gridprint-"),
+                    "{block}"
+                );
                 let pt = block["production_type"].as_str().unwrap().to_string();
                 for p in block["values"].as_array().unwrap() {
                     estimated.push((pt.clone(), p[0].as_str().unwrap().to_string()));

@@ -779,7 +779,7 @@ const DERIVED: &str = "SELECT zone || day || hex(payload) FROM derived_day ORDER
 /// are derived from them by the compute that follows the import, in transactions of their own, and
 /// the rerun completes them: they are not part of the import's all-or-nothing.
 const INPUTS: &str = "SELECT COUNT(*) || ':' || COALESCE(SUM(mw), 0) FROM input_point \
-    WHERE datasource NOT LIKE 'gridprint-estimation:%'";
+    WHERE datasource NOT LIKE 'wattnet-hybrid-estimation:gridprint-%'";
 
 /// After an interrupted import of `api` into `db` (which held `before_*` before it): the database is
 /// healthy, no previous output changed, and the inputs are all or nothing of the import.

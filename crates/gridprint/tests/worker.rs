@@ -199,7 +199,10 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     assert!(r.fetched_points > 0 && r.forecast > 0, "{r}");
     assert_eq!(
         nl_states(&store, s),
-        only(DataState::Missing, "gridprint-forecast:seasonal-blend")
+        only(
+            DataState::Missing,
+            "wattnet-hybrid-estimation:gridprint-seasonal-blend"
+        )
     );
     let (status, valid, frozen, g_forecast) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Missing, false, false));
@@ -213,7 +216,10 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     assert!(r.estimated > 0, "{r}");
     assert_eq!(
         nl_states(&store, s),
-        only(DataState::Estimated, "gridprint-estimation:profile")
+        only(
+            DataState::Estimated,
+            "wattnet-hybrid-estimation:gridprint-profile"
+        )
     );
     // Its flags are those of NL's tail (docs/methodology.md, "Now and the forecast in one series"):
     // every slot after the last complete one reads like the forecast after it, so that a window

@@ -157,7 +157,7 @@ fn basic_store() -> SqliteStore {
             slot(i),
             700.0,
             DataState::Estimated,
-            "gridprint-estimation:linear",
+            "wattnet-hybrid-estimation:gridprint-linear",
         ));
     }
     // A negative generation point is dropped.
@@ -236,7 +236,7 @@ fn generation_nesting_and_values() {
         ]
     );
     let want = json!({"production_type": "gas", "data_state": "estimated",
-        "datasource": "gridprint-estimation:linear"});
+        "datasource": "wattnet-hybrid-estimation:gridprint-linear"});
     assert_fields("gas", &p[1], &want);
     assert_eq!(
         values(&p[1]["values"]).len(),
@@ -324,7 +324,7 @@ fn recent_raw_points_without_flags_are_not_valid_unless_complete() {
                 now_slot,
                 5000.0,
                 DataState::Estimated,
-                "gridprint-estimation:profile",
+                "wattnet-hybrid-estimation:gridprint-profile",
             ),
             load_point(
                 "PT",

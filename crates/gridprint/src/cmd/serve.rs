@@ -3,19 +3,25 @@
 //! Start-up: with `--demo`, imports the bundled demo data into an empty database; opens the store and
 //! the reference data; builds the tokio runtime; binds `--listen` (and `--metrics-listen`); loads every
 //! computed day into memory; starts the background refresh (new computed data is served within a few
-//! seconds) and, unless disabled, the provider health checks; then serves [`gridprint_api::router`]
+//! seconds) and, unless disabled, the health checks of the configured providers; then serves [`gridprint_api::router`]
 //! until SIGTERM or Ctrl-C, lets in-flight requests finish (at most `--shutdown-grace`), and exits 0.
 //! Once the data is loaded, one line on stderr starts with `listening on http://ADDR` (scripts start it
 //! on port 0 and read the port there) and names the docs page and the next step ([`startup_line`]);
 //! with `--demo` the lines before it summarise the demo's coverage (zones per date). Every flag has a
 //! `GRIDPRINT_*` variable.
+//!
+//! A provider is checked only when it is configured ([`provider_checks`]): ENTSO-E with the worker's
+//! token set, EPIAS with its account set, Elexon (which needs no credential) unless `--demo`. The
+//! others are "not configured": never contacted, one info line at start, `unknown` in `/v1/status`,
+//! so an offline `serve --demo` logs no warning. A checked provider that cannot be reached is
+//! logged once when its state changes (gridprint_ingest::health).
 
 use crate::open::ServerArgs;
 use anyhow::Context;
 use clap::Args;
 use gridprint_api::{ApiConfig, AppState, Providers};
 use gridprint_core::slot::SystemClock;
-use gridprint_ingest::health::{HealthConfig, ProviderHealth};
+use gridprint_ingest::health::{HealthConfig, HealthState, ProviderHealth};
 use gridprint_ratelimit::RateLimit;
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,9 +142,21 @@ pub struct ServeArgs {
     /// Seconds to let in-flight requests finish after SIGTERM before exiting anyway.
     #[arg(long, env = "GRIDPRINT_SHUTDOWN_GRACE", default_value_t = 30.0)]
     pub shutdown_grace: f64,
-    /// Check the ENTSO-E, Elexon and EPIAS APIs every 30 s for `/v1/status` (`false`: report `unknown`).
+    /// Check the configured providers (ENTSO-E, Elexon, EPIAS) every 30 s for `/v1/status` (`false`:
+    /// report `unknown`).
     #[arg(long, env = "GRIDPRINT_CHECK_PROVIDERS", default_value_t = true, action = clap::ArgAction::Set)]
     pub check_providers: bool,
+    /// The worker's ENTSO-E token (the same variable): `serve` keeps only whether it is set. Without it
+    /// ENTSO-E is not configured: not checked, `/v1/status/entso-e` is `unknown`.
+    #[arg(long, env = "GRIDPRINT_ENTSOE_TOKEN", hide_env_values = true, value_name = "TOKEN", value_parser = credential)]
+    pub entsoe_token: Option<Credential>,
+    /// The worker's EPIAS user name (the same variable; only whether it is set is kept). EPIAS is
+    /// checked only with both the user name and the password set.
+    #[arg(long, env = "GRIDPRINT_EPIAS_USERNAME", hide_env_values = true, value_name = "USER", value_parser = credential)]
+    pub epias_username: Option<Credential>,
+    /// The worker's EPIAS password (the same variable; only whether it is set is kept).
+    #[arg(long, env = "GRIDPRINT_EPIAS_PASSWORD", hide_env_values = true, value_name = "PASSWORD", value_parser = credential)]
+    pub epias_password: Option<Credential>,
     /// ENTSO-E API base URL checked for `/v1/status/entso-e`.
     #[arg(long, env = "GRIDPRINT_ENTSOE_URL", default_value = gridprint_ingest::entsoe_api::DEFAULT_BASE_URL)]
     pub entsoe_url: String,
@@ -369,18 +387,54 @@ pub fn how_to_run() -> &'static str {
     }
 }
 
-/// Background health checks of the providers this binary fetches from.
+/// Whether a credential is set, without the credential: `serve` reads the worker's variables only
+/// to know which providers are configured, and never holds their values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Credential {
+    pub set: bool,
+}
+
+fn credential(value: &str) -> Result<Credential, String> {
+    Ok(Credential {
+        set: !value.trim().is_empty(),
+    })
+}
+
+fn is_set(c: Option<Credential>) -> bool {
+    c.is_some_and(|c| c.set)
+}
+
+/// Background health checks of the configured providers (see the module doc); the others report
+/// `unknown` and are named once in an info line.
 fn provider_checks(args: &ServeArgs) -> anyhow::Result<Providers> {
-    let entsoe = ProviderHealth::spawn("entso-e", &args.entsoe_url, HealthConfig::default())
-        .map_err(|e| anyhow::anyhow!(e))?;
-    let elexon = ProviderHealth::spawn("elexon", &args.elexon_url, HealthConfig::default())
-        .map_err(|e| anyhow::anyhow!(e))?;
-    let epias = ProviderHealth::spawn_epias(
-        &args.epias_url,
-        &args.epias_auth_url,
-        HealthConfig::default(),
-    )
-    .map_err(|e| anyhow::anyhow!(e))?;
+    let config = HealthConfig::default();
+    let mut not_configured = Vec::new();
+    let entsoe = if is_set(args.entsoe_token) {
+        ProviderHealth::spawn("entso-e", &args.entsoe_url, config)
+            .map_err(|e| anyhow::anyhow!(e))?
+    } else {
+        not_configured.push("entso-e (no GRIDPRINT_ENTSOE_TOKEN)");
+        ProviderHealth::fixed("entso-e", HealthState::Unknown)
+    };
+    let elexon = if !args.demo {
+        ProviderHealth::spawn("elexon", &args.elexon_url, config).map_err(|e| anyhow::anyhow!(e))?
+    } else {
+        not_configured.push("elexon (--demo)");
+        ProviderHealth::fixed("elexon", HealthState::Unknown)
+    };
+    let epias = if is_set(args.epias_username) && is_set(args.epias_password) {
+        ProviderHealth::spawn_epias(&args.epias_url, &args.epias_auth_url, config)
+            .map_err(|e| anyhow::anyhow!(e))?
+    } else {
+        not_configured.push("epias (no GRIDPRINT_EPIAS_USERNAME and GRIDPRINT_EPIAS_PASSWORD)");
+        ProviderHealth::fixed("epias", HealthState::Unknown)
+    };
+    if !not_configured.is_empty() {
+        tracing::info!(
+            "providers not configured, not checked (`unknown` in /v1/status): {}",
+            not_configured.join(", ")
+        );
+    }
     Ok(Providers {
         entsoe: Arc::new(move || entsoe.state().as_str()),
         elexon: Arc::new(move || elexon.state().as_str()),
