@@ -273,32 +273,15 @@ pub(crate) async fn answer<E: EndpointDef>(
     let changing = changing_key(&etag, cache.data_version(), now);
     let kept = cached(state, format, &if_none_match, &etag)
         .or_else(|| cached_changing(state, format, &changing));
+    let st = state.clone();
+    let render_it =
+        move || render::<E>(&st, &cache, &request, format, &if_none_match, etag, changing);
     let mut resp = match kept {
         Some(resp) => resp,
         None if E::COSTLY || is_long(window) => {
-            let st = state.clone();
-            on_blocking_pool(&state.inner.long_answer_permits, move || {
-                render::<E>(
-                    &st,
-                    &cache,
-                    &request,
-                    format,
-                    &if_none_match,
-                    etag,
-                    changing,
-                )
-            })
-            .await??
+            on_blocking_pool(&state.inner.long_answer_permits, render_it).await??
         }
-        None => render::<E>(
-            state,
-            &cache,
-            &request,
-            format,
-            &if_none_match,
-            etag,
-            changing,
-        )?,
+        None => render_it()?,
     };
     if let Some(v) = crate::ignored::header_value(&ignored) {
         resp.headers_mut()

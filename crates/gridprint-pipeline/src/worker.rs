@@ -138,6 +138,21 @@ pub struct Worker {
     config: WorkerConfig,
 }
 
+/// Whether `lease` is still held, asked off the async workers: a store's check may block on its
+/// connection (PostgreSQL's synchronous client refuses to run inside the async runtime).
+async fn still_leading(lease: &mut Option<Box<dyn LeaderLease>>) -> bool {
+    let Some(mut held) = lease.take() else {
+        return false;
+    };
+    match tokio::task::spawn_blocking(move || (held.still_held(), held)).await {
+        Ok((still, held)) => {
+            *lease = Some(held);
+            still
+        }
+        Err(_) => false,
+    }
+}
+
 impl Worker {
     pub fn new(
         store: SharedStore,
@@ -381,7 +396,7 @@ impl Worker {
                 _ = ticker.tick() => {}
                 () = shutdown.cancelled() => break,
             }
-            if lease.as_mut().is_none_or(|l| !l.still_held()) {
+            if !still_leading(&mut lease).await {
                 if lease.take().is_some() {
                     tracing::warn!("lost the worker lease");
                 }
