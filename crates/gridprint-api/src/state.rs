@@ -147,8 +147,10 @@ impl ApiConfig {
             per_address: self.max_failed_per_address,
             window: self.failure_window,
             lockout: self.failure_window,
-            // The slow lane keeps the per-email limit's long-run pace (15 min / 100 = 9 s).
-            slow_interval: self.failure_window / self.max_failed_per_email.max(1),
+            // The slow lane keeps the per-email limit's long-run pace (15 min / 100 = 9 s), at
+            // most 20 s apart so that the owner's attempt is verified within the request timeout.
+            slow_interval: (self.failure_window / self.max_failed_per_email.max(1))
+                .min(Duration::from_secs(20)),
             ..AttemptPolicy::default()
         }
     }

@@ -49,15 +49,18 @@ pub struct PgStore {
     described: String,
 }
 
-/// Runs `f` on a thread of its own and waits for it. The `postgres` client blocks on a runtime of
-/// its own when it closes a connection (and for every query), which panics on a thread already
-/// running a tokio runtime ("Cannot start a runtime from within a runtime"): an async task, or the
-/// end of `serve`'s and `worker`'s `block_on` at SIGTERM. So the store and the leader lease close
-/// their connections there, wherever they are dropped.
-fn off_runtime(f: impl FnOnce() + Send) {
+/// Runs `f` on a thread of its own and waits for its result. The `postgres` client blocks on a
+/// runtime of its own for every query and when it closes a connection, which panics on a thread
+/// already running a tokio runtime ("Cannot start a runtime from within a runtime"): an async
+/// task, or the end of `serve`'s and `worker`'s `block_on` at SIGTERM. So the store and the leader
+/// lease close their connections there, wherever they are dropped, and the lease checks itself
+/// there (the worker asks from its async loop).
+fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|s| {
-        s.spawn(f);
-    });
+        s.spawn(f)
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 impl Drop for PgStore {
@@ -480,13 +483,15 @@ impl gridprint_store::LeaderLease for AdvisoryLease {
         let Some(c) = self.0.as_mut() else {
             return false;
         };
-        c.query_one(
+        off_runtime(move || {
+            c.query_one(
                 "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
                  AND granted AND ((classid::bigint << 32) | objid::bigint) = $1)",
                 &[&LEADER_LOCK],
             )
             .map(|r| r.get::<_, bool>(0))
             .unwrap_or(false)
+        })
     }
 }
 

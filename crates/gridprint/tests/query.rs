@@ -259,3 +259,19 @@ async fn bad_requests_show_the_servers_detail() {
     let out = query(home.path(), &["nonsense"], &creds(&s.url)).await;
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown endpoint"));
 }
+
+/// Issue #28 item 7: `gridprint query --register --code` sends the grant's registration code; a
+/// wrong code is refused (403), the right one registers (or says the email is already registered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn register_sends_the_registration_code() {
+    let s = live::server(FIXTURES, quiet_config()).await;
+    let home = tempfile::tempdir().unwrap();
+    let env = creds(&s.url);
+    let wrong = "FFFF-FFFF-FFFF-FFFF-FFFF-FFFF-FFFF-FFFF";
+    let err = failed(&query(home.path(), &["--register", "--code", wrong], &env).await);
+    assert!(err.contains("403"), "{err}");
+    let out = query(home.path(), &["--register", "--code", live::CODE], &env).await;
+    ok(&out);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("registered"), "{said}");
+}

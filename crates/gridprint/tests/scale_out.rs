@@ -148,10 +148,13 @@ async fn serve_and_worker_on_postgres_exit_0_at_sigterm() {
         ],
         &[],
     );
-    // The worker holds the leader lease (a dedicated connection) once it ran a cycle.
-    worker
-        .wait_for("cycle ", Duration::from_secs(60))
-        .unwrap_or_else(|| panic!("worker ran no cycle: {}", worker.log()));
+    // The worker holds the leader lease (a dedicated connection) once it ran a cycle, and has
+    // checked it from its async loop before the second.
+    for n in ["first", "second"] {
+        worker
+            .wait_for("cycle ", Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("worker ran no {n} cycle: {}", worker.log()));
+    }
     let st = tokio::task::block_in_place(|| serve.sigterm(Duration::from_secs(60)));
     assert_eq!(st.code(), Some(0), "serve: {}", serve.log());
     let st = tokio::task::block_in_place(|| worker.sigterm(Duration::from_secs(60)));

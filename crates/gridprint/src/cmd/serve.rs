@@ -65,7 +65,7 @@ pub struct ServeArgs {
     #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_PAIR", default_value_t = 10)]
     pub failed_attempts_per_pair: u32,
     /// Failed attempts per email, from all addresses together, before the email is slowed (never
-    /// locked): then one of its attempts is verified per 15 minutes / N, the waiting address with
+    /// locked): then one of its attempts is verified per 15 minutes / N (at most 20 s), the waiting address with
     /// the fewest failures for it first, so guessers cannot lock the owner out.
     #[arg(
         long,
