@@ -305,9 +305,16 @@ pub fn compute_publish(
     let mut held: HashMap<(i64, usize), DerivedDay> = HashMap::new();
     for r in ranges {
         let base = done;
-        match compute_staged(store, reference, *r, mode, now, run, &mut held, &mut |d, _| {
-            progress(base + d, total)
-        }) {
+        match compute_staged(
+            store,
+            reference,
+            *r,
+            mode,
+            now,
+            run,
+            &mut held,
+            &mut |d, _| progress(base + d, total),
+        ) {
             Ok(s) => {
                 done += (r.days().end - r.days().start).max(0) as u64;
                 if let Ok(acc) = &mut result {

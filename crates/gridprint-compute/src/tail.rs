@@ -94,7 +94,11 @@ mod tests {
         flags.extend((57..96).map(|k| (k, c(Missing)))); // the forecast
         let mut days = vec![
             day_with("DE", day, &flags),
-            day_with("DE", day + 1, &(0..96).map(|k| (k, c(Missing))).collect::<Vec<_>>()),
+            day_with(
+                "DE",
+                day + 1,
+                &(0..96).map(|k| (k, c(Missing))).collect::<Vec<_>>(),
+            ),
         ];
         let changed = flag_tails(&mut days, now);
         assert_eq!(changed, vec![true, false]);
