@@ -7,17 +7,17 @@
 # 1. A throwaway venv gets climate-aware-task-scheduler==$CATS_VERSION and sitecustomize.py (beside
 #    this script), which points CATS' hard-coded WattnetEuProvider.BASE_URL at the server and records
 #    what CATS fetches; CATS' own files are not touched.
-# 2. One database, prepared once: synthetic provider data for every zone ending an hour before $HOUR
-#    (the synth_recent example, 9 days) and an access grant.
-# 3. For each minute M of $MINUTES, on a copy of that database: DE's provider data (generation, load,
-#    the flows of its borders) reaching into the last hour, up to the quarter that ended before the
-#    worker's cycle; one normal worker cycle (providers disabled: estimates for the lag, forecast 96 h
-#    ahead, computation) — a few seconds after the boundary at minutes 0, 15, 30, 45 (the cycle that
-#    just sealed the quarter), a minute before otherwise (:13 before :14, :15 before :16); then the
-#    server, and `cats --api wattnet.eu --location DE --duration D --format json` for D = 60 and 2820
-#    (CATS' largest), each with its own TMPDIR (CATS caches answers by URL). Every run must exit 0 and
-#    check.py verifies its answer (one first series to the forecast's end, CATS' choice the minimum of
-#    its own measure recomputed from /v1/footprints).
+# 2. One database: synthetic provider data for every zone ending an hour before $HOUR (the
+#    synth_recent example, 9 days) and an access grant.
+# 3. The worker's normal cycles through the hour, on that database (providers disabled: estimates for
+#    the lag, forecast 96 h ahead, computation), each after DE's provider data (generation, load, the
+#    flows of its borders) reached into the last hour, up to the quarter that ended before the cycle:
+#    a few seconds after the boundary for minutes 0, 15, 30, 45 and the minute after them (the cycle
+#    that just sealed the quarter), a minute before otherwise (:13 for :14). For each minute M the
+#    server starts at M, then `cats --api wattnet.eu --location DE --duration D --format json` runs
+#    for D = 60 and 2820 (CATS' largest), each with its own TMPDIR (CATS caches answers by URL). Every
+#    run must exit 0 and check.py verifies its answer (one first series to the forecast's end, CATS'
+#    choice the minimum of its own measure recomputed from /v1/footprints).
 #
 # Usage: bash tests/cats/run.sh   (GRIDPRINT_BIN / GRIDPRINT_SYNTH_RECENT: prebuilt binaries;
 #        CATS_MINUTES="0 15": a subset of the minutes, for a quick look)
@@ -76,19 +76,29 @@ code="$(gp -1800 "$base" access grant "$EMAIL" | sed -n 's/^code: //p')"
 passed=0
 failed=0
 failures=""
+db="$base"
+last_cycle=""
 for minute in $MINUTES; do
   t=$((minute * 60))
-  if [ $((minute % 15)) -eq 0 ]; then worker_t=$((t + 2)); else worker_t=$((t - 60)); fi
-  # What the providers had delivered by the worker's cycle: DE up to the quarter that had ended.
-  de_until=$(( (worker_t + 3600) / 900 * 900 - 3600 ))
   run="$work/m$minute"
   mkdir -p "$run"
-  db="$run/gridprint.db"
-  cp "$base" "$db"
-  at "$worker_t" "$GRIDPRINT_SYNTH_RECENT" --database "$db" --zone DE --from "$(stamp -3600)" \
-    --until "$(stamp "$de_until")" 2>/dev/null
-  gp "$worker_t" "$db" worker --once --no-entsoe --no-elexon --no-epias >"$run/worker.log" 2>&1 \
-    || { cat "$run/worker.log"; echo "cats: worker cycle failed" >&2; exit 1; }
+  # The worker's last cycle: a few seconds after the quarter's boundary for minutes 0, 15, 30, 45
+  # and the minute after them, a minute before otherwise.
+  case $((minute % 15)) in
+    0) worker_t=$((t + 2)) ;;
+    1) worker_t=$((t - 60 + 2)) ;;
+    *) worker_t=$((t - 60)) ;;
+  esac
+  # What the providers had delivered by the worker's cycle: DE up to the quarter that had ended.
+  de_until=$(( (worker_t + 3600) / 900 * 900 - 3600 ))
+  if [ "$worker_t" != "$last_cycle" ]; then
+    at "$worker_t" "$GRIDPRINT_SYNTH_RECENT" --database "$db" --zone DE --from "$(stamp -3600)" \
+      --until "$(stamp "$de_until")" 2>/dev/null
+    gp "$worker_t" "$db" worker --once --no-entsoe --no-elexon --no-epias >"$run/worker.log" 2>&1 \
+      || { cat "$run/worker.log"; echo "cats: worker cycle failed" >&2; exit 1; }
+    last_cycle="$worker_t"
+  fi
+  echo "cats: :$(printf %02d "$minute"): worker cycle done (${SECONDS}s)"
 
   gp $((t + 5)) "$db" serve --listen 127.0.0.1:0 --check-providers false >"$run/server.log" 2>&1 &
   server_pid=$!
@@ -100,6 +110,9 @@ for minute in $MINUTES; do
     sleep 0.1
   done
   [ -n "$url" ] || { cat "$run/server.log"; echo "cats: server did not start" >&2; exit 1; }
+  echo "cats: :$(printf %02d "$minute"): server up (${SECONDS}s)"
+  # One database through the hour: the account registers once, at the first minute.
+  if [ -z "${registered:-}" ]; then
   "$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" "$code" <<'PY'
 import json, sys, urllib.request
 url, email, password, code = sys.argv[1:]
@@ -108,6 +121,8 @@ req = urllib.request.Request(f"{url}/token-request/register",
     headers={"Content-Type": "application/json"})
 urllib.request.urlopen(req, timeout=30).read()
 PY
+  registered=1
+  fi
 
   for duration in $DURATIONS; do
     label="$(stamp $((t + 20))) (worker cycle at $(stamp "$worker_t"), DE provider data to $(stamp "$de_until")) --duration $duration"
@@ -123,7 +138,7 @@ PY
     min_hours=0
     [ "$duration" -eq 2820 ] && min_hours=94
     if [ "$rc" -ne 0 ]; then
-      echo "FAIL: $label: cats exited $rc: $(tail -n 1 "$out/err.txt")"
+      echo "FAIL: $label: cats exited $rc: $(grep -v "^WARNING" "$out/err.txt" | tail -n 1)"
       failed=$((failed + 1)); failures="$failures :$(printf %02d "$minute")/$duration"
     elif "$work/venv/bin/python" tests/cats/check.py --url "$url" --email "$EMAIL" \
         --password "$PASSWORD" --cats-output "$out/out.json" --trace "$out/trace.jsonl" \
@@ -136,7 +151,6 @@ PY
     fi
   done
   stop_server
-  rm -f "$db"
 done
 echo "cats (climate-aware-task-scheduler $CATS_VERSION): $passed passed, $failed failed${failures:+ (minute/duration:$failures)}"
 [ "$failed" -eq 0 ]
