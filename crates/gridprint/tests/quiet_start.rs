@@ -80,7 +80,8 @@ fn stop(mut child: Child, before: Vec<String>, lines: Receiver<String>) -> Vec<S
 }
 
 async fn status(addr: &str) -> serde_json::Value {
-    common::get_json(&reqwest::Client::new(), format!("http://{addr}/v1/status")).await
+    let http = gridprint_ingest::http::http_client(Duration::from_secs(5)).unwrap();
+    common::get_json(&http, format!("http://{addr}/v1/status")).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -356,7 +356,8 @@ fn provider_checks(args: &ServeArgs) -> anyhow::Result<Providers> {
     let config = HealthConfig::default();
     let mut not_configured = Vec::new();
     let entsoe = if is_set(args.entsoe_token) {
-        ProviderHealth::spawn("entso-e", &args.entsoe_url, config).map_err(|e| anyhow::anyhow!(e))?
+        ProviderHealth::spawn("entso-e", &args.entsoe_url, config)
+            .map_err(|e| anyhow::anyhow!(e))?
     } else {
         not_configured.push("entso-e (no GRIDPRINT_ENTSOE_TOKEN)");
         ProviderHealth::fixed("entso-e", HealthState::Unknown)
