@@ -2139,7 +2139,7 @@ fn openapi_describes_every_route_limits_and_score() {
             _ => {}
         }
     }
-    no_boolean_schema(&s, "$");
+    no_boolean_schema(s, "$");
     let d = s["info"]["description"].as_str().unwrap();
     for needle in [
         "s = 100 · (1 − min(1, 0.7 · CF / 760 + 0.3 · WI / 100))",

@@ -73,7 +73,7 @@ fn a_bad_file_stores_nothing_and_is_named() {
         ("good.xml".to_string(), fixture(FILES[0])),
         (
             "bad.xml".to_string(),
-            fixture("entsoe-api/hexagon_invalid.xml"),
+            fixture("invalid/hexagon_invalid.xml"),
         ),
     ];
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();

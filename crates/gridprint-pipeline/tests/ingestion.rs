@@ -382,7 +382,11 @@ async fn persistent_outage_gives_up_with_an_error() {
 #[tokio::test]
 async fn malformed_answers_store_nothing() {
     for body in [
-        fixture("hexagon_invalid.xml"),
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../data/fixtures/invalid/hexagon_invalid.xml"
+        ))
+        .unwrap(),
         fixture("A75_NL_2024-09-02_PT15M_A03.xml")[..5000].to_vec(),
         b"<html><body>Service temporarily unavailable</body></html>".to_vec(),
     ] {

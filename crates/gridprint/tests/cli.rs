@@ -199,7 +199,7 @@ fn import_folder_reports_skips_and_reimport_changes_nothing() {
 fn an_invalid_document_stores_nothing() {
     let (_dir, db) = temp_db();
     let good = fixtures().join("entsoe-api/A75_NL_2024-06-15_PT15M_A03.xml");
-    let bad = fixtures().join("entsoe-api/hexagon_invalid.xml");
+    let bad = fixtures().join("invalid/hexagon_invalid.xml");
     let out = run(
         &db,
         &["import", good.to_str().unwrap(), bad.to_str().unwrap()],

@@ -352,7 +352,8 @@ fn the_worker_without_an_epias_account_says_so_once_and_goes_on() {
     );
 }
 
-/// Starts `gridprint serve` on port 0 with the given provider URLs; returns the child and the address.
+/// Starts `gridprint serve` on port 0 with the given provider URLs and an EPIAS account set (EPIAS is
+/// checked only when configured); returns the child and the address.
 fn serve_binary(
     db: &Path,
     epias_url: &str,
@@ -363,6 +364,8 @@ fn serve_binary(
         .env_clear()
         .env("HOME", db.parent().unwrap())
         .env("GRIDPRINT_LOG", "info")
+        .env("GRIDPRINT_EPIAS_USERNAME", "probe@example.org")
+        .env("GRIDPRINT_EPIAS_PASSWORD", "not-used-by-the-probe")
         .env(
             "GRIDPRINT_DATABASE_URL",
             format!("sqlite://{}", db.display()),
