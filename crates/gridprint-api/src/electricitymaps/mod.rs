@@ -106,6 +106,7 @@ fn route(path: &'static str, kind: Kind) -> UtoipaMethodRouter<AppState> {
 #[allow(dead_code)]
 struct ZoneParams {
     /// An Electricity Maps zone key (`DE`, `DK-DK1`, `IT-NO`, …) or a gridprint zone code.
+    #[param(example = "DE")]
     zone: Option<String>,
     /// The same as `zone` (the name some clients send).
     zone_key: Option<String>,
@@ -116,12 +117,35 @@ struct ZoneParams {
     /// Longitude, with `lat`.
     lon: Option<f64>,
     /// `lifecycle` (default; gridprint's life-cycle scope) or `direct` (operational).
-    emission_factor_type: Option<String>,
+    #[param(inline)]
+    emission_factor_type: Option<EmissionFactorType>,
     /// `true`: leave out points that are not `complete` (estimated or forecast).
     disable_estimations: Option<bool>,
     /// `15_minutes`, `hourly` or `daily` (finer → 400). Default: `15_minutes` for latest,
     /// `hourly` otherwise.
-    temporal_granularity: Option<String>,
+    #[param(inline)]
+    temporal_granularity: Option<TemporalGranularity>,
+}
+
+/// `emissionFactorType` as the OpenAPI document names its values.
+#[derive(serde::Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum EmissionFactorType {
+    Lifecycle,
+    Direct,
+}
+
+/// `temporalGranularity` as the OpenAPI document names its values (what `carbon` reads).
+#[derive(serde::Serialize, ToSchema)]
+#[allow(dead_code)]
+enum TemporalGranularity {
+    #[serde(rename = "15_minutes")]
+    FifteenMinutes,
+    #[serde(rename = "hourly")]
+    Hourly,
+    #[serde(rename = "daily")]
+    Daily,
 }
 
 /// `past`.
