@@ -14,6 +14,7 @@ Usage: python check.py URL KEY
 import asyncio
 import datetime as dt
 import json
+import math
 import sys
 import time
 import urllib.error
@@ -92,6 +93,46 @@ def v1_fossil(code, t):
     return round(100 * fossil / total, 2) if total > 0 else None
 
 
+# The Electricity Maps mode of each gridprint production type (crates/gridprint-api/src/electricitymaps/power.rs).
+MODES = {"biomass": "biomass", "coal": "coal", "gas": "gas", "geothermal": "geothermal",
+         "hydro_pumped_storage": "hydro discharge", "hydro_reservoir": "hydro", "hydro_river": "hydro",
+         "marine": "unknown", "nuclear": "nuclear", "oil": "oil", "other": "unknown",
+         "other_renewable": "unknown", "solar": "solar", "waste": "unknown", "wind_offshore": "wind",
+         "wind_onshore": "wind"}
+
+
+# Electricity Maps keys of gridprint codes where they differ (docs/compatibility.md's table).
+KEYS = {"DK1": "DK-DK1", "DK2": "DK-DK2", "IT_CNORTH": "IT-CNO", "IT_CSOUTH": "IT-CSO", "IT_NORTH": "IT-NO",
+        "IT_SARDINIA": "IT-SAR", "IT_SICILY": "IT-SIC", "IT_SOUTH": "IT-SO", "NIE": "GB-NIR",
+        "RU_KGD": "RU-KGD", **{f"NO{i}": f"NO-NO{i}" for i in range(1, 6)},
+        **{f"SE{i}": f"SE-SE{i}" for i in range(1, 5)}}
+
+
+def round2(v):
+    """gridprint's round2: half away from zero."""
+    x = v * 100.0
+    return (math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)) / 100.0 + 0.0
+
+
+def v1_breakdown(code, t):
+    """The slot's consumption (/v1/mix) and production (/v1/generation) by mode, imports and exports
+    by partner, as sums of /v1's numbers in /v1's order."""
+    end = t + dt.timedelta(minutes=15)
+    out = {"consumption": {}, "production": {}, "imports": {}, "exports": {}}
+    for path, part, blocks, name in (("mix", "consumption", "production", "production_type"),
+                                     ("generation", "production", "production", "production_type"),
+                                     ("imports", "imports", "imports", "source"),
+                                     ("exports", "exports", "exports", "destination")):
+        for item in v1(path, zone=code, start=stamp(t), end=stamp(end)):
+            for entry in item["series"]:
+                for block in entry[blocks]:
+                    k = MODES[block[name]] if name == "production_type" else KEYS.get(block[name], block[name])
+                    for ts, mw in block["values"]:
+                        if parse(ts) == t:
+                            out[part][k] = out[part].get(k, 0.0) + mw
+    return out
+
+
 def quarter_now():
     now = dt.datetime.now(dt.timezone.utc)
     return now.replace(minute=now.minute - now.minute % 15, second=0, microsecond=0)
@@ -136,6 +177,23 @@ def aioelectricitymaps_checks():
                 check(p.carbon_intensity == int(want),
                       f"aioelectricitymaps history DE {p.timestamp}: {p.carbon_intensity} == int(/v1 aggregate {want})")
             print(f"aioelectricitymaps history DE: {len(history.history)} hourly points compared with /v1")
+            # Power breakdowns (int() of /v1's sums, as the client's models declare int).
+            latest_pb = await em.latest_power_breakdown(ZoneRequest("DE"))
+            history_pb = await em.power_breakdown_history(ZoneRequest("DE"))
+            check(len(history_pb.history) >= 90, f"aioelectricitymaps power history: {len(history_pb.history)} slots")
+            for p in [latest_pb] + history_pb.history[-4:]:
+                want = v1_breakdown("DE", parse(p.time))
+                for got, part in ((p.power_consumption_breakdown, "consumption"),
+                                  (p.power_production_breakdown, "production")):
+                    expect = {k: int(round2(v)) for k, v in want[part].items()}
+                    check(got == expect, f"aioelectricitymaps power {part} DE {p.time}: {got} == /v1 {expect}")
+                check(p.power_consumption_total == int(round2(sum(want["consumption"].values()))),
+                      f"aioelectricitymaps power consumption total DE {p.time}")
+                check(set(p.power_import_breakdown) == set(want["imports"]) and all(
+                    p.power_import_breakdown[k] == int(round2(v)) for k, v in want["imports"].items()),
+                    f"aioelectricitymaps power imports DE {p.time}: {p.power_import_breakdown} == /v1 {want['imports']}")
+            print(f"aioelectricitymaps power breakdown DE: latest {latest_pb.power_consumption_total} MW consumed, "
+                  f"{len(history_pb.history)} slots of history compared with /v1 (the last 4)")
         async with ElectricityMaps(token="0" * 64) as bad:
             try:
                 await bad.latest_carbon_intensity(ZoneRequest("DE"))

@@ -274,8 +274,17 @@ pub(crate) async fn answer<E: EndpointDef>(
     let kept = cached(state, format, &if_none_match, &etag)
         .or_else(|| cached_changing(state, format, &changing));
     let st = state.clone();
-    let render_it =
-        move || render::<E>(&st, &cache, &request, format, &if_none_match, etag, changing);
+    let render_it = move || {
+        render::<E>(
+            &st,
+            &cache,
+            &request,
+            format,
+            &if_none_match,
+            etag,
+            changing,
+        )
+    };
     let mut resp = match kept {
         Some(resp) => resp,
         None if E::COSTLY || is_long(window) => {

@@ -8,7 +8,7 @@
 //! columnar cache, which [`refresh`] keeps in step with the store; tokens are verified from memory.
 //!
 //! Modules: [`state`] (the shared state and its configuration), [`error`], [`token`] (the token
-//! service), [`auth`] and [`token_cache`] (Bearer tokens), [`brute_force`] and [`limit`] (failed
+//! service), [`api_keys`] (self-service API keys), [`auth`] and [`token_cache`] (Bearer tokens), [`brute_force`] and [`limit`] (failed
 //! attempts, rate limits), [`extract`], [`page`] (the token page), [`data`] (the `/v1` data
 //! handlers), [`electricitymaps`] (the Electricity Maps v3/v4 and CO2 Signal routes), [`status`]
 //! and [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`],
@@ -19,6 +19,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod api_keys;
 pub mod auth;
 pub mod brute_force;
 pub mod data;
@@ -61,7 +62,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware;
-use axum::routing::get;
+use axum::routing::{get, post};
 use std::future::Future;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -78,6 +79,7 @@ fn token_routes() -> Router<AppState> {
         .route("/token-request/page.css", get(page::style))
         .route("/token-request/favicon.svg", get(page::icon))
         .merge(operations)
+        .route("/token-request/api-key", post(api_keys::request))
         .layer(SetResponseHeaderLayer::overriding(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),

@@ -190,7 +190,7 @@ async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError
 }
 
 /// A JSON object with string fields `email` and `password` (other fields ignored).
-fn parse_json(bytes: &[u8]) -> Result<Credentials, ApiError> {
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<Credentials, ApiError> {
     let value: serde_json::Value = serde_json::from_slice(bytes)
         .map_err(|e| ApiError::bad_request(format!("request body is not valid JSON: {e}")))?;
     let serde_json::Value::Object(map) = value else {
@@ -479,6 +479,22 @@ async fn do_get_token(
     email: Option<&str>,
     password: String,
 ) -> Result<TokenResponse, ApiError> {
+    let email = check_credentials(state, client, email, password).await?;
+    let email = email.as_str();
+    crate::limit::check_token_issue(state, email).await?;
+
+    let token = new_token()?;
+    issue_token(state, email, token).await
+}
+
+/// Verifies an email and password under the brute-force guard (the rules of `get_token`): the
+/// normalised email, or 401 with [`BAD_CREDENTIALS`] (429 while the guard refuses).
+pub(crate) async fn check_credentials(
+    state: &AppState,
+    client: ClientAddr,
+    email: Option<&str>,
+    password: String,
+) -> Result<String, ApiError> {
     let ticket = state
         .inner
         .failures
@@ -504,9 +520,15 @@ async fn do_get_token(
         return Err(ApiError::unauthorized(BAD_CREDENTIALS));
     }
     ticket.succeeded().await;
-    crate::limit::check_token_issue(state, email).await?;
+    Ok(email.to_string())
+}
 
-    let token = new_token()?;
+/// Token issue after [`check_credentials`].
+async fn issue_token(
+    state: &AppState,
+    email: &str,
+    token: String,
+) -> Result<TokenResponse, ApiError> {
     let now = state.now();
     let issued_at = now.unix_timestamp();
     let record = TokenRecord {

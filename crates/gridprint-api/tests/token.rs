@@ -849,3 +849,44 @@ async fn an_expired_api_key_is_refused() {
     let r = zones_refused(&e.app, &key).await;
     assert!(r.detail().contains("expired"), "{}", r.detail());
 }
+
+#[tokio::test]
+async fn a_registered_user_creates_lists_and_revokes_their_own_api_keys() {
+    let e = env();
+    register_ada(&e.app).await;
+    let call = |body: Value| post_json(&e.app, "/token-request/api-key", body);
+    let creds = |action: &str| json!({"email": EMAIL, "password": PASSWORD, "action": action});
+    let mut create = creds("create");
+    create["name"] = json!("home assistant");
+    create["expires_days"] = json!(30);
+    let r = call(create).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+    let made = r.json();
+    let key = made["key"].as_str().unwrap().to_string();
+    assert_eq!(made["name"], "home assistant");
+    assert!(made["expires_at"].is_string());
+    assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
+    // The list never holds the key.
+    let r = call(creds("list")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(!r.text().contains(&key));
+    assert_eq!(r.json()["keys"][0]["id"], made["id"]);
+    // A wrong password is refused like get_token's; another account's key id is not found.
+    let mut wrong = creds("list");
+    wrong["password"] = json!("not the password at all");
+    assert_problem(&call(wrong).await, StatusCode::UNAUTHORIZED);
+    let mut other = creds("revoke");
+    other["id"] = json!(made["id"].as_i64().unwrap() + 1);
+    assert_problem(&call(other).await, StatusCode::NOT_FOUND);
+    let mut revoke = creds("revoke");
+    revoke["id"] = made["id"].clone();
+    assert_eq!(call(revoke).await.status, StatusCode::OK);
+    assert_eq!(call(creds("list")).await.json()["keys"], json!([]));
+    e.clock.advance(time::Duration::seconds(31));
+    zones_refused(&e.app, &key).await;
+    assert_problem(
+        &call(creds("rotate")).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+    );
+}

@@ -298,6 +298,68 @@ fn access_commands() {
 }
 
 #[test]
+fn access_key_commands() {
+    let (_dir, db) = temp_db();
+    assert!(
+        fails(&db, &["access", "key", "create", "ada@example.org"]),
+        "no grant"
+    );
+    ok(&db, &["access", "grant", "ada@example.org"]);
+    let out = ok(
+        &db,
+        &[
+            "access",
+            "key",
+            "create",
+            "Ada@example.org",
+            "--name",
+            "ha",
+            "--expires-days",
+            "30",
+        ],
+    );
+    let key = out.lines().last().unwrap();
+    assert!(
+        key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()),
+        "the last line is the key alone: {out}"
+    );
+    // Stored only as its SHA-256.
+    let stored = sqlite_rows(&db, "SELECT key_hash FROM api_key");
+    assert!(!format!("{stored:?}").contains(key), "{stored:?}");
+    let list = ok(&db, &["access", "key", "list", "ada@example.org"]);
+    assert!(
+        list.contains("ha") && list.contains("LAST USED") && !list.contains(key),
+        "{list}"
+    );
+    assert!(ok(&db, &["access", "key", "list"]).contains("ada@example.org"));
+    assert!(fails(
+        &db,
+        &[
+            "access",
+            "key",
+            "create",
+            "ada@example.org",
+            "--expires-days",
+            "0"
+        ]
+    ));
+    let id = list
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    assert!(ok(&db, &["access", "key", "revoke", id]).contains("revoked key"));
+    assert!(fails(&db, &["access", "key", "revoke", id]));
+    assert_eq!(
+        ok(&db, &["access", "key", "list"]).lines().count(),
+        1,
+        "header only"
+    );
+}
+
+#[test]
 fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
     let (dir, db) = temp_db();
     let folder = library();

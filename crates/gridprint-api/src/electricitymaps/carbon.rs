@@ -42,6 +42,8 @@ pub enum Kind {
     Forecast,
     HomeAssistant,
     Co2Signal,
+    PowerLatest,
+    PowerHistory,
 }
 
 /// `temporalGranularity`: the three gridprint can answer from `/v1`.
@@ -126,21 +128,31 @@ pub struct CarbonPoint {
     pub zone_status: &'static str,
 }
 
+/// `estimationMethod` of a slot's status: none for `complete`, gridprint's estimation for
+/// `preview`, its forecast for `missing`.
+pub(super) fn estimation_method(status: ZoneStatus) -> Option<&'static str> {
+    match status {
+        ZoneStatus::Complete => None,
+        ZoneStatus::Preview => Some("gridprint-estimation"),
+        ZoneStatus::Missing => Some("gridprint-forecast"),
+    }
+}
+
 /// What one request reads: the snapshot, the zone and the options.
-struct Ask<'a> {
+pub(super) struct Ask<'a> {
     svc: &'a QueryService,
-    cache: &'a DataCache,
-    now: OffsetDateTime,
+    pub(super) cache: &'a DataCache,
+    pub(super) now: OffsetDateTime,
     /// gridprint's code of the zone or country.
-    code: String,
+    pub(super) code: String,
     /// `life-cycle` or `operational` (`/v1`'s scope names).
     scope: &'static str,
     factor_name: &'static str,
-    estimations: bool,
+    pub(super) estimations: bool,
 }
 
 impl Ask<'_> {
-    fn ctx(&self) -> ParseContext<'_> {
+    pub(super) fn ctx(&self) -> ParseContext<'_> {
         ParseContext {
             zones: &self.cache.reference().zones,
             locator: self.svc.locator(),
@@ -148,7 +160,11 @@ impl Ask<'_> {
         }
     }
 
-    fn pairs(&self, start: OffsetDateTime, end: OffsetDateTime) -> Vec<(String, String)> {
+    pub(super) fn pairs(
+        &self,
+        start: OffsetDateTime,
+        end: OffsetDateTime,
+    ) -> Vec<(String, String)> {
         vec![
             ("zone".into(), self.code.clone()),
             ("start".into(), format_timestamp(start)),
@@ -191,11 +207,7 @@ impl Ask<'_> {
             created_at: stamp,
             emission_factor_type: self.factor_name,
             is_estimated: status != ZoneStatus::Complete,
-            estimation_method: match status {
-                ZoneStatus::Complete => None,
-                ZoneStatus::Preview => Some("gridprint-estimation"),
-                ZoneStatus::Missing => Some("gridprint-forecast"),
-            },
+            estimation_method: estimation_method(status),
             temporal_granularity: g.name(),
             zone_status: status.as_str(),
         }
@@ -459,6 +471,26 @@ pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Resul
             Ok(
                 json!({"zone": key, "forecast": forecast, "updatedAt": format_timestamp(ask.now), "temporalGranularity": g.name()}),
             )
+        }
+        Kind::PowerLatest | Kind::PowerHistory => {
+            if Granularity::read(&p, Granularity::FifteenMinutes)? != Granularity::FifteenMinutes {
+                return Err(ApiError::bad_request(
+                    "power breakdowns are served at temporalGranularity=15_minutes only",
+                ));
+            }
+            let end = Granularity::FifteenMinutes.floor(ask.now) + Duration::minutes(15);
+            let mut points = super::power::breakdowns(&ask, end - Duration::days(1), end)?;
+            if kind == Kind::PowerHistory {
+                return Ok(
+                    json!({"zone": key, "history": points, "temporalGranularity": "15_minutes"}),
+                );
+            }
+            let point = points.pop().ok_or_else(|| {
+                ApiError::not_found(format!(
+                    "no power breakdown for zone {key} in the last 24 hours"
+                ))
+            })?;
+            Ok(point)
         }
         Kind::HomeAssistant | Kind::Co2Signal => {
             let Some(point) = ask.latest(Granularity::FifteenMinutes)? else {

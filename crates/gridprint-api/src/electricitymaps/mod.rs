@@ -8,9 +8,10 @@
 //! read without a key. Each path is one line; its OpenAPI operation (tag `electricity-maps`, or
 //! `co2-signal`) is built beside it. The answers are in [`carbon`] (every number read from the
 //! `/v1` query service), the zone keys in [`zone_keys`]. docs/compatibility.md lists the fields,
-//! keys, granularities and what is not supported; power breakdowns are not served yet.
+//! keys, granularities and what is not supported; power breakdowns are in [`power`].
 
 pub mod carbon;
+pub mod power;
 pub mod zone_keys;
 
 use crate::auth::AuthUser;
@@ -46,12 +47,16 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(route("/v3/carbon-intensity/past", Kind::Past))
         .routes(route("/v3/carbon-intensity/past-range", Kind::PastRange))
         .routes(route("/v3/carbon-intensity/forecast", Kind::Forecast))
+        .routes(route("/v3/power-breakdown/latest", Kind::PowerLatest))
+        .routes(route("/v3/power-breakdown/history", Kind::PowerHistory))
         .routes(route("/v3/home-assistant", Kind::HomeAssistant))
         .routes(route("/v4/carbon-intensity/latest", Kind::Latest))
         .routes(route("/v4/carbon-intensity/history", Kind::History))
         .routes(route("/v4/carbon-intensity/past", Kind::Past))
         .routes(route("/v4/carbon-intensity/past-range", Kind::PastRange))
         .routes(route("/v4/carbon-intensity/forecast", Kind::Forecast))
+        .routes(route("/v4/power-breakdown/latest", Kind::PowerLatest))
+        .routes(route("/v4/power-breakdown/history", Kind::PowerHistory))
         .routes(route("/v4/home-assistant", Kind::HomeAssistant))
         .routes(route("/v1/latest", Kind::Co2Signal))
 }
@@ -106,6 +111,7 @@ fn route(path: &'static str, kind: Kind) -> UtoipaMethodRouter<AppState> {
 #[allow(dead_code)]
 struct ZoneParams {
     /// An Electricity Maps zone key (`DE`, `DK-DK1`, `IT-NO`, …) or a gridprint zone code.
+    #[param(example = "DE")]
     zone: Option<String>,
     /// The same as `zone` (the name some clients send).
     zone_key: Option<String>,
@@ -116,12 +122,35 @@ struct ZoneParams {
     /// Longitude, with `lat`.
     lon: Option<f64>,
     /// `lifecycle` (default; gridprint's life-cycle scope) or `direct` (operational).
-    emission_factor_type: Option<String>,
+    #[param(inline)]
+    emission_factor_type: Option<EmissionFactorType>,
     /// `true`: leave out points that are not `complete` (estimated or forecast).
     disable_estimations: Option<bool>,
     /// `15_minutes`, `hourly` or `daily` (finer → 400). Default: `15_minutes` for latest,
     /// `hourly` otherwise.
-    temporal_granularity: Option<String>,
+    #[param(inline)]
+    temporal_granularity: Option<TemporalGranularity>,
+}
+
+/// `emissionFactorType` as the OpenAPI document names its values.
+#[derive(serde::Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum EmissionFactorType {
+    Lifecycle,
+    Direct,
+}
+
+/// `temporalGranularity` as the OpenAPI document names its values (what `carbon` reads).
+#[derive(serde::Serialize, ToSchema)]
+#[allow(dead_code)]
+enum TemporalGranularity {
+    #[serde(rename = "15_minutes")]
+    FifteenMinutes,
+    #[serde(rename = "hourly")]
+    Hourly,
+    #[serde(rename = "daily")]
+    Daily,
 }
 
 /// `past`.
@@ -236,6 +265,16 @@ fn operation(path: &str, kind: Kind) -> Operation {
             "Forecast carbon intensity up to 96 hours ahead",
             [zone, ForecastParams::into_params(|| None)].concat(),
             list_of_points("forecast"),
+        ),
+        Kind::PowerLatest => (
+            "Latest power breakdown (15 minutes): consumption (flow-traced), production, imports, exports",
+            zone,
+            object(),
+        ),
+        Kind::PowerHistory => (
+            "Power breakdowns of the last 24 hours (15 minutes)",
+            zone,
+            object(),
         ),
         Kind::HomeAssistant | Kind::Co2Signal => (
             "Latest carbon intensity and fossil fuel share: {status, countryCode, data: {datetime, carbonIntensity, fossilFuelPercentage}, units}",
