@@ -370,9 +370,6 @@ fn serve_binary(
             "GRIDPRINT_DATABASE_URL",
             format!("sqlite://{}", db.display()),
         )
-        // A configured EPIAS account: only configured providers are probed.
-        .env("GRIDPRINT_EPIAS_USERNAME", "probe@example.org")
-        .env("GRIDPRINT_EPIAS_PASSWORD", "not-sent-by-the-probe")
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(["--entsoe-url", other, "--elexon-url", other])
         .args(["--epias-url", epias_url, "--epias-auth-url", epias_auth_url])
