@@ -112,6 +112,11 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
             .get_raw(&endpoint, &pairs, format)
             .await
             .with_context(|| format!("querying {}v1/{endpoint}", client.base_url()))?;
+        if answer_is_empty(&body, format)
+            && let Some(zones) = &args.zone
+        {
+            refuse_unknown_zones(&client, zones).await?;
+        }
         let mut out = std::io::stdout().lock();
         match args.format {
             OutputFormat::Csv => out.write_all(body.as_bytes())?,
@@ -134,4 +139,42 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         out.flush()?;
         Ok(())
     })
+}
+
+/// Whether an answer holds no row: `[]` in JSON, the header line alone (or nothing) in CSV.
+fn answer_is_empty(body: &str, format: Format) -> bool {
+    match format {
+        Format::Json => body.trim() == "[]",
+        Format::Csv => body.trim().lines().count() <= 1,
+    }
+}
+
+/// After an empty answer: an error naming the requested zone codes the server does not know as a
+/// zone or a country (the API answers them with `200 []`, as the reference service does; a person at a terminal wants to
+/// hear that `XX` is no zone, not that it has no data).
+async fn refuse_unknown_zones(client: &Client, requested: &str) -> anyhow::Result<()> {
+    let body = client
+        .get_raw("zones", &[], Format::Json)
+        .await
+        .context("listing the server's zones")?;
+    let zones: Value = serde_json::from_str(&body).context("the zone list is not JSON")?;
+    let known: std::collections::BTreeSet<String> = zones
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|z| ["zone", "country_code"].map(|k| z.get(k).and_then(Value::as_str)))
+        .flatten()
+        .map(str::to_ascii_uppercase)
+        .collect();
+    let unknown: Vec<&str> = requested
+        .split(',')
+        .map(str::trim)
+        .filter(|z| !z.is_empty() && !known.contains(&z.to_ascii_uppercase()))
+        .collect();
+    anyhow::ensure!(
+        unknown.is_empty(),
+        "unknown zone {} (`gridprint query zones` lists the server's zones)",
+        unknown.join(", ")
+    );
+    Ok(())
 }
