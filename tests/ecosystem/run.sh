@@ -52,7 +52,8 @@ if gp access key list "$EMAIL" | grep -q "$key"; then
   echo "ecosystem: 'access key list' shows the key" >&2; exit 1
 fi
 
-# Starts `serve` on a free port; prints its URL.
+# Starts `serve` on a free port and sets `started_url` (not in a subshell, so that `pids` keeps
+# the process for the cleanup).
 start_server() {
   local log="$work/server-$1.log"
   "$GRIDPRINT_BIN" --database "$db" serve --listen 127.0.0.1:0 --check-providers false >"$log" 2>&1 &
@@ -64,10 +65,12 @@ start_server() {
     sleep 0.5
   done
   [ -n "$url" ] || { cat "$log" >&2; echo "ecosystem: server $1 did not start" >&2; exit 1; }
-  echo "$url"
+  started_url="$url"
 }
-url_a="$(start_server a)"
-url_b="$(start_server b)"
+start_server a
+url_a="$started_url"
+start_server b
+url_b="$started_url"
 echo "ecosystem: gridprint at $url_a and $url_b (one SQLite file)"
 
 "$work/venv/bin/python" tests/ecosystem/check.py "$url_a" "$key"
