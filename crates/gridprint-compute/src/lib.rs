@@ -329,10 +329,11 @@ pub fn compute_publish(
             }
         }
     }
-    if result.is_ok() && !held.is_empty() {
-        if let Err(e) = stage_tails(store, run, held, now) {
-            result = Err(e);
-        }
+    if result.is_ok()
+        && !held.is_empty()
+        && let Err(e) = stage_tails(store, run, held, now)
+    {
+        result = Err(e);
     }
     match result {
         Ok(mut summary) => {
