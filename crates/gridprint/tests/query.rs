@@ -259,3 +259,24 @@ async fn bad_requests_show_the_servers_detail() {
     let out = query(home.path(), &["nonsense"], &creds(&s.url)).await;
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown endpoint"));
 }
+
+/// An unknown zone is an error on the command line (the API answers it `200 []`); a country code
+/// the server serves (`DK`) is not unknown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_zone_fails_with_a_clear_message() {
+    let s = server().await;
+    let home = tempfile::tempdir().unwrap();
+    let args = [
+        "footprints",
+        "--zone",
+        "DE,XX",
+        "--start",
+        WINDOW[1],
+        "--end",
+        WINDOW[3],
+    ];
+    let err = failed(&query(home.path(), &args, &creds(&s.url)).await);
+    assert!(err.contains("unknown zone XX"), "{err}");
+    assert!(!err.contains("DE"), "{err}");
+    in_window(home.path(), &s.url, &["footprints", "--zone", "dk"]).await;
+}

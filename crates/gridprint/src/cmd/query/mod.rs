@@ -103,6 +103,13 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         let Some(endpoint) = endpoint else {
             return Ok(());
         };
+        if let Some(zones) = args
+            .zone
+            .as_deref()
+            .filter(|_| !endpoint.starts_with("status"))
+        {
+            check_zones(&client, zones).await?;
+        }
         let pairs = query_pairs(args, OffsetDateTime::now_utc())?;
         let format = match args.format {
             OutputFormat::Csv => Format::Csv,
@@ -134,4 +141,40 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         out.flush()?;
         Ok(())
     })
+}
+
+/// Fails on a `--zone` code the server does not serve: neither a zone of `/v1/zones` nor the
+/// country code of some (`DK` for `DK1`, `DK2`, which some endpoints accept). The API answers such a
+/// code with `200 []`, which on the command line would look like a zone without data.
+async fn check_zones(client: &Client, zones: &str) -> anyhow::Result<()> {
+    let body = client
+        .get_raw("zones", &[], Format::Json)
+        .await
+        .with_context(|| format!("listing the zones of {}", client.base_url()))?;
+    let served: Vec<Value> = serde_json::from_str(&body).context("the zone list is not JSON")?;
+    let codes: Vec<String> = served
+        .iter()
+        .filter_map(|z| z["zone"].as_str().map(str::to_ascii_uppercase))
+        .collect();
+    let known = |code: &str| {
+        let code = code.to_ascii_uppercase();
+        codes.iter().any(|z| {
+            z == &code
+                || z.strip_prefix(&code)
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+        })
+    };
+    let unknown: Vec<&str> = zones
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !known(c))
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "unknown zone {}: this server serves none of that name (`gridprint query zones` lists \
+             the zones)",
+            unknown.join(", ")
+        );
+    }
+    Ok(())
 }
