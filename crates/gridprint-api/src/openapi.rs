@@ -104,9 +104,9 @@ pub fn spec(rate: f64, burst: u32) -> Spec {
     doc
 }
 
-/// Parameter examples of a path that differ from the shared ones, so that the docs page's example
-/// of every data endpoint over a past window returns data on the demo set (the demo has load only
-/// for BE in January 2024 and NL on 2024-09-02).
+/// Parameter examples of a path (and of its CSV twin) that differ from the shared ones, so that the
+/// docs page's example of every data endpoint over a past window returns data on the demo set (the
+/// demo has load only for BE in January 2024 and NL on 2024-09-02).
 const EXAMPLE_OVERRIDES: &[(&str, &str, &str)] = &[
     ("/v1/load", "zone", "NL"),
     ("/v1/load", "start", "2024-09-02T00:00:00Z"),
@@ -114,17 +114,24 @@ const EXAMPLE_OVERRIDES: &[(&str, &str, &str)] = &[
 ];
 
 fn override_examples(doc: &mut Spec) {
-    for (path, name, value) in EXAMPLE_OVERRIDES {
-        let Some(op) = doc.paths.paths.get_mut(*path).and_then(|p| p.get.as_mut()) else {
+    let twins = EXAMPLE_OVERRIDES
+        .iter()
+        .map(|(path, name, value)| (format!("{path}{}", crate::data::CSV_SUFFIX), *name, *value));
+    let overrides = EXAMPLE_OVERRIDES
+        .iter()
+        .map(|(path, name, value)| (path.to_string(), *name, *value))
+        .chain(twins);
+    for (path, name, value) in overrides {
+        let Some(op) = doc.paths.paths.get_mut(&path).and_then(|p| p.get.as_mut()) else {
             continue;
         };
         for p in op.parameters.iter_mut().flatten() {
             if let utoipa::openapi::RefOr::T(p) = p
-                && p.name == *name
+                && p.name == name
             {
                 #[allow(deprecated)]
                 let with_example = utoipa::openapi::path::ParameterBuilder::from(p.clone())
-                    .example(Some(serde_json::Value::from(*value)))
+                    .example(Some(serde_json::Value::from(value)))
                     .build();
                 *p = with_example;
             }

@@ -103,6 +103,13 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
         let Some(endpoint) = endpoint else {
             return Ok(());
         };
+        if let Some(zones) = args
+            .zone
+            .as_deref()
+            .filter(|_| !endpoint.starts_with("status"))
+        {
+            check_zones(&client, zones).await?;
+        }
         let pairs = query_pairs(args, OffsetDateTime::now_utc())?;
         let format = match args.format {
             OutputFormat::Csv => Format::Csv,
@@ -112,11 +119,7 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
             .get_raw(&endpoint, &pairs, format)
             .await
             .with_context(|| format!("querying {}v1/{endpoint}", client.base_url()))?;
-        if answer_is_empty(&body, format)
-            && let Some(zones) = &args.zone
-        {
-            refuse_unknown_zones(&client, zones).await?;
-        }
+
         let mut out = std::io::stdout().lock();
         match args.format {
             OutputFormat::Csv => out.write_all(body.as_bytes())?,
@@ -141,40 +144,38 @@ pub fn run(args: &QueryArgs) -> anyhow::Result<()> {
     })
 }
 
-/// Whether an answer holds no row: `[]` in JSON, the header line alone (or nothing) in CSV.
-fn answer_is_empty(body: &str, format: Format) -> bool {
-    match format {
-        Format::Json => body.trim() == "[]",
-        Format::Csv => body.trim().lines().count() <= 1,
-    }
-}
-
-/// After an empty answer: an error naming the requested zone codes the server does not know as a
-/// zone or a country (the API answers them with `200 []`, as the reference service does; a person at a terminal wants to
-/// hear that `XX` is no zone, not that it has no data).
-async fn refuse_unknown_zones(client: &Client, requested: &str) -> anyhow::Result<()> {
+/// Fails on a `--zone` code the server does not serve: neither a zone of `/v1/zones` nor the
+/// country code of some (`DK` for `DK1`, `DK2`, which some endpoints accept). The API answers such a
+/// code with `200 []`, which on the command line would look like a zone without data.
+async fn check_zones(client: &Client, zones: &str) -> anyhow::Result<()> {
     let body = client
         .get_raw("zones", &[], Format::Json)
         .await
-        .context("listing the server's zones")?;
-    let zones: Value = serde_json::from_str(&body).context("the zone list is not JSON")?;
-    let known: std::collections::BTreeSet<String> = zones
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|z| ["zone", "country_code"].map(|k| z.get(k).and_then(Value::as_str)))
-        .flatten()
-        .map(str::to_ascii_uppercase)
+        .with_context(|| format!("listing the zones of {}", client.base_url()))?;
+    let served: Vec<Value> = serde_json::from_str(&body).context("the zone list is not JSON")?;
+    let codes: Vec<String> = served
+        .iter()
+        .filter_map(|z| z["zone"].as_str().map(str::to_ascii_uppercase))
         .collect();
-    let unknown: Vec<&str> = requested
+    let known = |code: &str| {
+        let code = code.to_ascii_uppercase();
+        codes.iter().any(|z| {
+            z == &code
+                || z.strip_prefix(&code)
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+        })
+    };
+    let unknown: Vec<&str> = zones
         .split(',')
         .map(str::trim)
-        .filter(|z| !z.is_empty() && !known.contains(&z.to_ascii_uppercase()))
+        .filter(|c| !c.is_empty() && !known(c))
         .collect();
-    anyhow::ensure!(
-        unknown.is_empty(),
-        "unknown zone {} (`gridprint query zones` lists the server's zones)",
-        unknown.join(", ")
-    );
+    if !unknown.is_empty() {
+        bail!(
+            "unknown zone {}: this server serves none of that name (`gridprint query zones` lists \
+             the zones)",
+            unknown.join(", ")
+        );
+    }
     Ok(())
 }
