@@ -10,7 +10,7 @@ What it changes, and only that:
   (before the Access part gets one, the harness registers an account of its own for the Serving
   part's `$TOKEN`);
 - `gridprint` is the binary under test (GRIDPRINT_BIN, default target/debug/gridprint), first on
-  PATH; a `gridprint serve` runs in the background (the previous one is stopped first) and the next
+  PATH, with GRIDPRINT_LISTEN set to the free port; a `gridprint serve` runs in the background (the previous one is stopped first) and the next
   command waits until it answers.
 curl fails on an HTTP error (`--fail-with-body` in the fresh HOME's .curlrc), so a 401 or 422 is
 a failure, not an answer.
@@ -80,7 +80,12 @@ class Harness:
         self.env = {
             k: v for k, v in os.environ.items() if not k.startswith("GRIDPRINT_")
         }
-        self.env.update(HOME=str(self.home), PATH=f"{bindir}:{os.environ['PATH']}")
+        # `serve` without `--listen` listens here (README's default port, 8000, rewritten).
+        self.env.update(
+            HOME=str(self.home),
+            PATH=f"{bindir}:{os.environ['PATH']}",
+            GRIDPRINT_LISTEN=f"127.0.0.1:{self.port}",
+        )
         self.env.pop("XDG_DATA_HOME", None)
         self.server = None
         self.code = None
@@ -107,8 +112,6 @@ class Harness:
 
     def start_server(self, command: str):
         self.stop_server()
-        if "--listen" not in command:
-            command += f" --listen 127.0.0.1:{self.port}"
         log = open(self.work / f"server-{self.ran}.log", "w")
         self.server = subprocess.Popen(
             ["bash", "-c", command], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
