@@ -317,7 +317,10 @@ async fn a_provider_outage_is_survived() {
     let past = Slot::containing(t("2024-09-03T01:00Z"));
     assert_eq!(
         nl_states(&store, past),
-        only(DataState::Estimated, "wattnet-hybrid-estimation:gridprint-profile")
+        only(
+            DataState::Estimated,
+            "wattnet-hybrid-estimation:gridprint-profile"
+        )
     );
     let (status, valid, _, g) = nl_slot(&store, past);
     assert_eq!((status, valid), (ZoneStatus::Missing, false));
