@@ -138,7 +138,7 @@ PY
     min_hours=0
     [ "$duration" -eq 2820 ] && min_hours=94
     if [ "$rc" -ne 0 ]; then
-      echo "FAIL: $label: cats exited $rc: $(grep -v "^WARNING" "$out/err.txt" | tail -n 1)"
+      echo "FAIL: $label: cats exited $rc: $(cat "$out/err.txt" "$out/out.json" | grep -v "^WARNING" | grep . | tail -n 1)"
       failed=$((failed + 1)); failures="$failures :$(printf %02d "$minute")/$duration"
     elif "$work/venv/bin/python" tests/cats/check.py --url "$url" --email "$EMAIL" \
         --password "$PASSWORD" --cats-output "$out/out.json" --trace "$out/trace.jsonl" \
