@@ -210,10 +210,22 @@ pub(crate) async fn send_with_retries(
         if let Some(b) = budget {
             b.acquire().await;
         }
-        let response = build()
-            .send()
-            .await
-            .map_err(|e| AttemptError::Transport(describe_reqwest(&e)))?;
+        let (client, request) = build().build_split();
+        let request = request.map_err(|e| AttemptError::Transport(describe_reqwest(&e)))?;
+        let host = request.url().host_str().unwrap_or("").to_string();
+        let response = match client.execute(request).await {
+            Ok(r) => r,
+            Err(e) => {
+                let message = describe_reqwest(&e);
+                if crate::reachability::note_unreachable(&host) {
+                    tracing::warn!(host = %host, request = label, "{host} cannot be reached ({message}); retrying with backoff");
+                }
+                return Err(AttemptError::Transport(message));
+            }
+        };
+        if crate::reachability::note_answered(&host) {
+            tracing::info!(host = %host, "{host} answers again");
+        }
         let status = response.status().as_u16();
         if status == 429 || status >= 500 {
             let retry_after = response

@@ -34,6 +34,7 @@ pub mod epias_replay;
 pub mod fetch;
 pub mod health;
 pub mod http;
+mod reachability;
 #[cfg(feature = "testing")]
 pub mod replay;
 pub mod request;

@@ -17,7 +17,7 @@ use std::io::IsTerminal;
     about = "Carbon and water footprint of electricity per European bidding zone, every 15 minutes."
 )]
 pub struct Cli {
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Logging")]
     pub log: LogArgs,
     /// Server options written before the subcommand; see [`ServerArgs::with_leading`].
     #[command(

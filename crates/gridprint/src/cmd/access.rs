@@ -52,6 +52,7 @@ pub enum AccessCommand {
     /// (`register` needs it). Granting an email again that is not registered yet prints a new code
     /// that replaces the earlier one.
     Grant {
+        /// The emails to grant (case and surrounding spaces do not matter).
         #[arg(required = true)]
         emails: Vec<String>,
         #[command(flatten)]
@@ -62,13 +63,20 @@ pub enum AccessCommand {
         no_code: bool,
     },
     /// Revoke access: registration and tokens removed (tokens stop working within 60 s).
-    Revoke { email: String },
+    Revoke {
+        /// The email whose access ends.
+        email: String,
+    },
     /// Drop a registration so the person can register again with a new password; the grant stays,
     /// with a new registration code (printed as `code: …`) unless it was granted with `--no-code`.
-    Reset { email: String },
+    Reset {
+        /// The email whose registration is dropped.
+        email: String,
+    },
     /// Set an account's own rate limit (a dashboard or proxy serving many people through one
     /// account), or with `--default` go back to the server's default.
     SetLimit {
+        /// The account (email) whose limit is set.
         email: String,
         #[command(flatten)]
         tier: TierArgs,
