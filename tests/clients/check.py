@@ -15,13 +15,13 @@ from gridprint_client.api.token import get_token, register
 from gridprint_client.models import Credentials, FootprintResult, Registration, TokenResponse
 from gridprint_client.models.footprint_type import FootprintType
 
-url, email = sys.argv[1:]
+url, email, code = sys.argv[1:]
 password = "generated " + secrets.token_hex(8)
 # A day the demo data covers (docs: README "Demo").
 WINDOW = {"zone": "DE", "start": "2017-02-01T00:00:00Z", "end": "2017-02-02T00:00:00Z"}
 
 public = Client(base_url=url, raise_on_unexpected_status=True)
-reg = register.sync(client=public, body=Credentials(email=email, password=password))
+reg = register.sync(client=public, body=Credentials(email=email, password=password, code=code))
 assert isinstance(reg, Registration), reg
 assert reg.detail == "registered", reg.detail
 tok = get_token.sync(client=public, body=Credentials(email=email, password=password))

@@ -30,8 +30,10 @@ echo "clients: venv with openapi-python-client==$GENERATOR_VERSION"
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check "openapi-python-client==$GENERATOR_VERSION"
 
-# The demo data (bundled provider documents) in a fresh SQLite database; one granted email.
-"$GRIDPRINT_BIN" --database "$db" --log warn access grant "$EMAIL" >/dev/null
+# The demo data (bundled provider documents) in a fresh SQLite database; one granted email and the
+# registration code `access grant` prints for it.
+code="$("$GRIDPRINT_BIN" --database "$db" --log warn access grant "$EMAIL" | sed -n 's/^code: //p')"
+[ -n "$code" ] || { echo "clients: access grant printed no registration code" >&2; exit 1; }
 "$GRIDPRINT_BIN" --database "$db" --log warn serve --demo --listen 127.0.0.1:0 --check-providers false \
   >"$work/server.log" 2>&1 &
 server_pid=$!
@@ -50,5 +52,5 @@ printf 'package_name_override: gridprint_client\npost_hooks: []\n' >"$work/confi
 (cd "$work" && "$work/venv/bin/openapi-python-client" generate --url "$url/openapi.json" \
   --config "$work/config.yaml" --meta none --output-path "$work/gridprint_client" --fail-on-warning)
 
-PYTHONPATH="$work" "$work/venv/bin/python" tests/clients/check.py "$url" "$EMAIL"
+PYTHONPATH="$work" "$work/venv/bin/python" tests/clients/check.py "$url" "$EMAIL" "$code"
 echo "clients: the generated client registered, got a token and read footprints as JSON and CSV"
