@@ -142,11 +142,11 @@ off_url="$started_url"
 # A live state: provider data for every zone up to an hour ago, then the worker's cycle offline.
 "$synth" --database "$tmp/live.db" --days 2 >/dev/null
 "$bin" --database "sqlite://$tmp/live.db" --log warn worker --once --no-entsoe --no-elexon 2>"$tmp/live-worker.log"
-"$bin" --database "sqlite://$tmp/live.db" access grant "$email"
+live_code="$("$bin" --database "sqlite://$tmp/live.db" access grant "$email" | sed -n 's/^code: //p')"
 start_server live --database "sqlite://$tmp/live.db" serve
 live_url="$started_url"
 curl -fsS -X POST "$live_url/token-request/register" -H 'Content-Type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}" >/dev/null
+  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$live_code\"}" >/dev/null
 echo "dashboard servers: public $public_url, login $login_url, off $off_url, live $live_url"
 
 status=0
