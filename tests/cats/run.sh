@@ -43,7 +43,10 @@ fi
 
 work="$(mktemp -d /tmp/gridprint-cats.XXXXXX)"
 server_pid=""
+# The server runs under faketime, which runs it as a child: stopping the job alone would leave the
+# server running, so every process of this test's database directory is stopped by its arguments.
 stop_server() {
+  pkill -TERM -f -- "sqlite://$work/" 2>/dev/null || true
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
   server_pid=""
 }
