@@ -45,10 +45,19 @@ work="$(mktemp -d /tmp/gridprint-cats.XXXXXX)"
 server_pid=""
 # The server runs under faketime, which runs it as a child: stopping the job alone would leave the
 # server running, so every process of this test's database directory is stopped by its arguments.
+# The next step writes the same SQLite file, so the server must be gone (its last connection's
+# checkpoint done), not only signalled.
 stop_server() {
   pkill -TERM -f -- "sqlite://$work/" 2>/dev/null || true
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
   server_pid=""
+  local i
+  for i in $(seq 1 300); do
+    pgrep -f -- "sqlite://$work/" >/dev/null || return 0
+    sleep 0.1
+  done
+  echo "cats: a server of this test did not stop within 30 s" >&2
+  return 1
 }
 cleanup() { stop_server; rm -rf "$work"; }
 trap cleanup EXIT
@@ -96,7 +105,8 @@ for minute in $MINUTES; do
   de_until=$(( (worker_t + 3600) / 900 * 900 - 3600 ))
   if [ "$worker_t" != "$last_cycle" ]; then
     at "$worker_t" "$GRIDPRINT_SYNTH_RECENT" --database "$db" --zone DE --from "$(stamp -3600)" \
-      --until "$(stamp "$de_until")" 2>/dev/null
+      --until "$(stamp "$de_until")" >"$run/synth.log" 2>&1 \
+      || { cat "$run/synth.log"; echo "cats: adding DE's provider data failed" >&2; exit 1; }
     gp "$worker_t" "$db" worker --once --no-entsoe --no-elexon --no-epias >"$run/worker.log" 2>&1 \
       || { cat "$run/worker.log"; echo "cats: worker cycle failed" >&2; exit 1; }
     last_cycle="$worker_t"
