@@ -1,7 +1,8 @@
 """Differential test runner: gridprint against the reference server (wattnet-api) on the same data.
 
 Started by run.sh inside the reference venv. Steps:
- 1. start `gridprint serve --demo` on a temporary SQLite database and a free port; grant, register
+ 1. import the demo into a temporary SQLite database and start `gridprint serve` on a free port, its
+    providers configured against a stub (so `/v1/status` reports their checks); grant, register
     and get a token through the token endpoints;
  2. dump gridprint's own /v1 answers over the demo windows (all zones, every option) and convert them
     into the reference storage's metrics (rows.json);
@@ -513,14 +514,21 @@ def main() -> int:
         # 1. gridprint
         db = f"sqlite://{work}/gridprint.db"
         gp_port = free_port()
-        env = dict(os.environ, GRIDPRINT_LOG="warn")
+        # The providers count as configured (serve checks only those, against the stub): the
+        # credentials are never sent by the checks. The demo is imported first, since `serve --demo`
+        # leaves Elexon unchecked.
+        env = dict(os.environ, GRIDPRINT_LOG="warn", GRIDPRINT_ENTSOE_TOKEN="differential-stub",
+                   GRIDPRINT_EPIAS_USERNAME="differential-stub", GRIDPRINT_EPIAS_PASSWORD="differential-stub")
+        subprocess.run([args.gridprint_bin, "--database", db, "import", "--demo"], check=True, env=env,
+                       stdout=subprocess.DEVNULL)
         email, password = "differential@example.org", "differential password 123"
         granted = subprocess.run([args.gridprint_bin, "--database", db, "access", "grant", email], check=True,
                                  env=env, stdout=subprocess.PIPE, text=True).stdout
         code = next(l[len("code: "):] for l in granted.splitlines() if l.startswith("code: "))
         gp_log = os.path.join(work, "gridprint.log")
         procs.append(subprocess.Popen(
-            [args.gridprint_bin, "--database", db, "serve", "--demo", "--listen", f"127.0.0.1:{gp_port}",
+            [args.gridprint_bin, "--database", db, "serve", "--dashboard-history-days", "0",
+             "--listen", f"127.0.0.1:{gp_port}",
              "--rate-limit-per-second", "0", "--check-providers", "true", "--entsoe-url", stub_url,
              "--elexon-url", stub_url, "--epias-url", stub_url, "--epias-auth-url", stub_url],
             env=env, stdout=open(os.path.join(work, "gridprint.out"), "w"), stderr=open(gp_log, "w")))
