@@ -87,6 +87,9 @@ token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: appli
 #   cannot state such rules.
 excluded="positive_data_acceptance"
 echo "== schemathesis: every check except $excluded; at most $max_examples examples per operation"
+# One worker: with two, hypothesis parses lambda sources with `ast` in two threads at once, and the
+# machine's CPython 3.11.7 then fails at random with "SystemError: AST constructor recursion depth
+# mismatch" (a CPython bug of concurrent `ast` use, not an answer of gridprint's; seen in CI).
 set +e
 cd "$work"   # schemathesis keeps its example database in ./.schemathesis
 "$venv/bin/schemathesis" run "$base/v1/openapi.json" \
@@ -97,7 +100,7 @@ cd "$work"   # schemathesis keeps its example database in ./.schemathesis
   --max-examples "$max_examples" \
   --phases examples,coverage,fuzzing \
   --seed 8 \
-  --workers 2 \
+  --workers 1 \
   --request-timeout 30 \
   --no-color \
   --report junit --report-dir "$work/report" 2>&1 | tee "$work/schemathesis.log"
