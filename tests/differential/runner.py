@@ -543,6 +543,19 @@ def main() -> int:
             if r.status != 200:
                 raise SystemExit(f"token {ep}: {r.status} {body!r}")
         token = json.loads(body)["access_token"]
+        # The server answers /v1/status before its data cache is loaded; data routes answer 503
+        # until then. The dump must not start before: wait until a data route answers 200.
+        deadline = time.time() + 600
+        while True:
+            conn = http.client.HTTPConnection("127.0.0.1", gp_port, timeout=60)
+            conn.request("GET", "/v1/footprints?zone=DE&start=2017-02-01&end=2017-02-02",
+                         headers={"Authorization": f"Bearer {token}"})
+            r = conn.getresponse(); r.read(); conn.close()
+            if r.status == 200:
+                break
+            if time.time() > deadline:
+                raise SystemExit(f"gridprint's data did not load within 600 s (last status {r.status})")
+            time.sleep(0.2)
 
         # 2. dump gridprint's answers into reference rows
         rows, problems = dump(gp_port, token)
