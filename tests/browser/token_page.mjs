@@ -117,7 +117,7 @@ try {
   const copyStatus = page.locator('#copy-status');
   await page.waitForFunction(() => document.getElementById('copy-status')?.textContent !== '');
   const copied = await copyStatus.innerText();
-  if (copied.startsWith('Token copied')) {
+  if (copied.startsWith('Copied')) {
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), token);
   } else {
     // Clipboard refused in this environment: the fallback selects the field for Ctrl+C.
@@ -135,6 +135,38 @@ try {
   assert.equal(anonymous.status, 401);
   assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
   console.log(`  /v1/zones answered ${list.length} zones`);
+
+  step('create an API key with the third form, read it off the page, use it');
+  const keys = page.getByRole('group', { name: 'Manage your API keys with your email and password' });
+  await keys.getByLabel('Email').fill(email);
+  await keys.getByLabel('Password').fill(password);
+  await keys.getByLabel(/Name of a new key/).fill('browser test');
+  await Promise.all([page.waitForURL('**/token-request/api-key'), keys.getByRole('button', { name: 'Create key' }).click()]);
+  await page.getByRole('status').filter({ hasText: 'API key created' }).waitFor();
+  const keyField = page.getByLabel(/API key \d+ “browser test”/);
+  const key = await keyField.inputValue();
+  assert.match(key, /^[0-9a-f]{64}$/, 'key shape');
+  assert.ok(await page.getByRole('button', { name: 'Copy API key' }).isVisible(), 'copy button for the key');
+  await page.screenshot({ path: join(shots, 'token-page-key.png'), fullPage: true });
+  const byKey = await fetch(`${base}/v1/zones`, { headers: { Authorization: `Bearer ${key}` } });
+  assert.equal(byKey.status, 200, 'the key works as a Bearer token');
+
+  step('list the keys: a table with the name, never the key');
+  await keys.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForURL('**/token-request/api-key'), keys.getByRole('button', { name: 'List my keys' }).click()]);
+  const table = page.getByRole('table');
+  await table.waitFor();
+  const cells = await table.getByRole('cell').allInnerTexts();
+  assert.ok(cells.includes('browser test'), `key listed: ${cells}`);
+  assert.ok(!(await page.content()).includes(key), 'the list never shows the key');
+  const id = cells[0];
+  await page.screenshot({ path: join(shots, 'token-page-key-list.png'), fullPage: true });
+
+  step('revoke it by id');
+  await keys.getByLabel('Password').fill(password);
+  await keys.getByLabel(/Id of the key to revoke/).fill(id);
+  await Promise.all([page.waitForURL('**/token-request/api-key'), keys.getByRole('button', { name: 'Revoke key' }).click()]);
+  await page.getByRole('status').filter({ hasText: `API key ${id} is revoked` }).waitFor();
 
   // The deliberate wrong-password post above logs a 401 resource error in the console; anything
   // else (CSP violations, script errors, external requests) is a failure.

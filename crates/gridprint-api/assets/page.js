@@ -1,9 +1,9 @@
 // gridprint token page: progressive enhancement only. The forms work without this script; it adds a
-// "Copy token" button and moves keyboard focus to the outcome message after a form post.
+// "Copy" button to a new token or API key and moves keyboard focus to the outcome message after a form post.
 'use strict';
 document.addEventListener('DOMContentLoaded', function () {
   var message = document.getElementById('message');
-  var field = document.getElementById('token');
+  var field = document.getElementById('secret');
   if (message && !field) {
     message.focus();
   }
@@ -18,11 +18,11 @@ document.addEventListener('DOMContentLoaded', function () {
   }
   button.hidden = false;
   button.addEventListener('click', function () {
-    var done = function () { status.textContent = 'Token copied to the clipboard.'; };
+    var done = function () { status.textContent = 'Copied to the clipboard.'; };
     var manual = function () {
       field.focus();
       field.select();
-      status.textContent = 'Could not copy automatically: the token is selected, press Ctrl+C (or Command+C) to copy it.';
+      status.textContent = 'Could not copy automatically: it is selected, press Ctrl+C (or Command+C) to copy it.';
     };
     if (navigator.clipboard && navigator.clipboard.writeText) {
       navigator.clipboard.writeText(field.value).then(done, manual);

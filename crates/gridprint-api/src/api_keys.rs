@@ -6,15 +6,16 @@
 //! `name` (create, at most 100 characters), `expires_days` (create, 1–36 500; absent: never) or
 //! `id` (revoke, one of the caller's keys, else 404). A new key is in the answer once
 //! (`{"id", "key", "name", "created_at", "expires_at"}`); a list never holds a key. Keys are stored
-//! as the SHA-256 of 256 random bits (see `crate::auth::token_hash`). Not yet on the token page.
+//! as the SHA-256 of 256 random bits (see `crate::auth::token_hash`). The token page's third form
+//! posts the same fields (`action` from the button pressed) and gets the page back ([`crate::page`]).
 
 use crate::error::ApiError;
 use crate::front::ClientAddr;
+use crate::page::{KeyLine, View, outcome_page};
 use crate::state::AppState;
-use crate::token::{check_credentials, new_token, parse_json};
+use crate::token::{Fields, Format, check_credentials, credentials, new_token, read_fields};
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use gridprint_core::slot::format_timestamp;
 use gridprint_store::access::normalize_email;
@@ -42,21 +43,123 @@ fn row_json(r: &ApiKeyRow) -> Value {
     })
 }
 
-/// The handler of `POST /token-request/api-key`.
-pub(crate) async fn request(
-    State(state): State<AppState>,
-    client: ClientAddr,
-    body: Bytes,
-) -> Response {
-    match answer(&state, client, &body).await {
-        Ok(v) => Json(v).into_response(),
-        Err(e) => e.into_response(),
+/// What an API-key operation produced, for the JSON answer or the token page.
+pub(crate) enum KeyOutcome {
+    /// A new key (shown once).
+    Created(NewKeyAnswer),
+    /// The caller's keys, never with the keys themselves.
+    Listed(Vec<ApiKeyRow>),
+    /// The key with this id is revoked.
+    Revoked(i64),
+}
+
+/// A key just created.
+pub(crate) struct NewKeyAnswer {
+    pub id: i64,
+    pub key: String,
+    pub name: String,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+}
+
+impl std::fmt::Debug for NewKeyAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewKeyAnswer")
+            .field("id", &self.id)
+            .field("key", &"<redacted>")
+            .field("name", &self.name)
+            .finish()
     }
 }
 
-async fn answer(state: &AppState, client: ClientAddr, body: &[u8]) -> Result<Value, ApiError> {
-    let creds = parse_json(body)?;
-    let fields: serde_json::Map<String, Value> = serde_json::from_slice(body).unwrap_or_default();
+/// The handler of `POST /token-request/api-key`: JSON in and out, or the token page's form
+/// answered with the page.
+pub(crate) async fn request(
+    State(state): State<AppState>,
+    client: ClientAddr,
+    req: Request,
+) -> Response {
+    let (format, fields) = read_fields(req).await;
+    let email = fields
+        .as_ref()
+        .ok()
+        .and_then(|f| f.get("email"))
+        .and_then(Value::as_str)
+        .map(|e| normalize_email(e).unwrap_or_else(|| e.to_string()));
+    let outcome = match fields {
+        Ok(fields) => answer(&state, client, &fields, format == Format::Form).await,
+        Err(e) => Err(e),
+    };
+    match (format, outcome) {
+        (Format::Json, Ok(o)) => Json(outcome_json(&o)).into_response(),
+        (Format::Json, Err(e)) => e.into_response(),
+        (Format::Form, Ok(o)) => key_page(email.as_deref().unwrap_or_default(), &o),
+        (Format::Form, Err(error)) => outcome_page(View::Failed {
+            email: email.as_deref(),
+            error: &error,
+        }),
+    }
+}
+
+fn outcome_json(o: &KeyOutcome) -> Value {
+    match o {
+        KeyOutcome::Created(k) => json!({
+            "id": k.id,
+            "key": k.key,
+            "name": k.name,
+            "created_at": stamp(k.created_at),
+            "expires_at": k.expires_at.map_or(Value::Null, stamp),
+        }),
+        KeyOutcome::Listed(rows) => json!({"keys": rows.iter().map(row_json).collect::<Vec<_>>()}),
+        KeyOutcome::Revoked(id) => json!({"detail": "revoked", "id": id}),
+    }
+}
+
+fn key_page(email: &str, o: &KeyOutcome) -> Response {
+    let when = |t: i64| stamp(t).as_str().unwrap_or_default().to_string();
+    match o {
+        KeyOutcome::Created(k) => outcome_page(View::KeyCreated {
+            email,
+            id: k.id,
+            key: &k.key,
+            name: &k.name,
+            expires_at: k.expires_at.map(when),
+        }),
+        KeyOutcome::Listed(rows) => outcome_page(View::KeyList {
+            email,
+            keys: rows
+                .iter()
+                .map(|r| KeyLine {
+                    id: r.id,
+                    name: r.name.clone(),
+                    created_at: when(r.created_at),
+                    last_used_at: r.last_used_at.map(when),
+                    expires_at: r.expires_at.map(when),
+                })
+                .collect(),
+        }),
+        KeyOutcome::Revoked(id) => outcome_page(View::KeyRevoked { email, id: *id }),
+    }
+}
+
+/// A whole number field: a JSON number, or (from the page's form) its digits; `None` when absent,
+/// null or (form) blank.
+fn whole_number(fields: &Fields, name: &str, from_form: bool) -> Option<Result<i64, ()>> {
+    match fields.get(name) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if from_form && s.trim().is_empty() => None,
+        Some(Value::String(s)) if from_form => Some(s.trim().parse().map_err(|_| ())),
+        Some(v) => Some(v.as_i64().ok_or(())),
+    }
+}
+
+async fn answer(
+    state: &AppState,
+    client: ClientAddr,
+    fields: &Fields,
+    from_form: bool,
+) -> Result<KeyOutcome, ApiError> {
+    let creds = credentials(fields)?;
     let action = match fields.get("action").and_then(Value::as_str) {
         Some(a @ ("create" | "list" | "revoke")) => a.to_string(),
         _ => {
@@ -80,16 +183,14 @@ async fn answer(state: &AppState, client: ClientAddr, body: &[u8]) -> Result<Val
                     )));
                 }
             };
-            let expires_at = match fields.get("expires_days") {
-                None | Some(Value::Null) => None,
-                Some(v) => match v.as_i64().filter(|d| (1..=MAX_EXPIRES_DAYS).contains(d)) {
-                    Some(d) => Some(now + d * 86_400),
-                    None => {
-                        return Err(ApiError::unprocessable(format!(
-                            "field 'expires_days' must be a whole number from 1 to {MAX_EXPIRES_DAYS}"
-                        )));
-                    }
-                },
+            let expires_at = match whole_number(fields, "expires_days", from_form) {
+                None => None,
+                Some(Ok(d)) if (1..=MAX_EXPIRES_DAYS).contains(&d) => Some(now + d * 86_400),
+                Some(_) => {
+                    return Err(ApiError::unprocessable(format!(
+                        "field 'expires_days' must be a whole number from 1 to {MAX_EXPIRES_DAYS}"
+                    )));
+                }
             };
             let key = new_token()?;
             let new = NewApiKey {
@@ -101,23 +202,28 @@ async fn answer(state: &AppState, client: ClientAddr, body: &[u8]) -> Result<Val
             };
             let id = tokio::task::spawn_blocking(move || store.insert_api_key(&new)).await??;
             tracing::info!(id, "API key created");
-            Ok(json!({
-                "id": id,
-                "key": key,
-                "name": name,
-                "created_at": stamp(now),
-                "expires_at": expires_at.map_or(Value::Null, stamp),
+            Ok(KeyOutcome::Created(NewKeyAnswer {
+                id,
+                key,
+                name,
+                created_at: now,
+                expires_at,
             }))
         }
         "list" => {
             let rows =
                 tokio::task::spawn_blocking(move || store.list_api_keys(Some(&email))).await??;
-            Ok(json!({"keys": rows.iter().map(row_json).collect::<Vec<_>>()}))
+            Ok(KeyOutcome::Listed(rows))
         }
         _ => {
-            let id = fields.get("id").and_then(Value::as_i64).ok_or_else(|| {
-                ApiError::unprocessable("field 'id' must be a key's id (a number)")
-            })?;
+            let id = match whole_number(fields, "id", from_form) {
+                Some(Ok(id)) => id,
+                _ => {
+                    return Err(ApiError::unprocessable(
+                        "field 'id' must be a key's id (a number)",
+                    ));
+                }
+            };
             let revoked = tokio::task::spawn_blocking(move || {
                 let own = store
                     .list_api_keys(Some(&email))?
@@ -132,7 +238,7 @@ async fn answer(state: &AppState, client: ClientAddr, body: &[u8]) -> Result<Val
                 )));
             }
             tracing::info!(id, "API key revoked");
-            Ok(json!({"detail": "revoked", "id": id}))
+            Ok(KeyOutcome::Revoked(id))
         }
     }
 }

@@ -3,10 +3,10 @@
 //! stores or limits.
 //!
 //! The page is plain HTML forms posting `application/x-www-form-urlencoded` to `register` and
-//! `get_token` (relative URLs, so it works behind a path prefix too), so it works without JavaScript;
-//! the answer to a form post is this same page with the outcome in a live region at the top and, after
-//! `get_token`, the token in a read-only field. The only script, `/token-request/page.js`, adds a
-//! "Copy token" button. Accessibility: every field has a `<label>`, each form a `<fieldset>` and
+//! `get_token` and `api-key` (relative URLs, so it works behind a path prefix), so it works without
+//! JavaScript; the answer to a form post is this same page with the outcome in a live region at the
+//! top and a new token or API key in a read-only field (or the caller's keys as a table). The only
+//! script, `/token-request/page.js`, adds a "Copy" button. Accessibility: every field has a `<label>`, each form a `<fieldset>` and
 //! `<legend>`, the outcome is announced (`role="alert"` for errors, `role="status"` otherwise) and
 //! repeated in the `<title>`, focus outlines are visible, and everything is reachable by keyboard.
 //!
@@ -68,11 +68,32 @@ pub(crate) enum View<'a> {
         expires_at: &'a str,
         expires_in: i64,
     },
+    /// An API key was created (shown once).
+    KeyCreated {
+        email: &'a str,
+        id: i64,
+        key: &'a str,
+        name: &'a str,
+        expires_at: Option<String>,
+    },
+    /// The caller's API keys (never the keys themselves).
+    KeyList { email: &'a str, keys: Vec<KeyLine> },
+    /// The API key with this id was revoked.
+    KeyRevoked { email: &'a str, id: i64 },
     /// The operation failed.
     Failed {
         email: Option<&'a str>,
         error: &'a ApiError,
     },
+}
+
+/// One API key in the page's list (times in UTC, `YYYY-MM-DDThh:mm:ssZ`).
+pub(crate) struct KeyLine {
+    pub id: i64,
+    pub name: String,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+    pub expires_at: Option<String>,
 }
 
 /// The page answering a form post.
@@ -151,18 +172,76 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// The outcome box at the top of the page.
+fn message(kind: &str, heading: &str, text: &str) -> String {
+    let role = if kind == "error" {
+        r#"role="alert" aria-live="assertive""#
+    } else {
+        r#"role="status" aria-live="polite""#
+    };
+    format!(
+        r#"<div class="message {kind}" id="message" {role} tabindex="-1"><h2>{heading}</h2><p>{text}</p></div>"#
+    )
+}
+
+/// A secret shown once (a token or an API key) in a read-only field with a copy button.
+fn secret_section(what: &str, label: &str, value: &str, use_text: &str) -> String {
+    format!(
+        r#"
+<section class="token" aria-labelledby="secret-heading">
+  <h2 id="secret-heading">Your {what}</h2>
+  <p><label for="secret">{label}</label>
+  <input id="secret" name="secret" type="text" readonly value="{value}" autocomplete="off" spellcheck="false" aria-describedby="secret-use"></p>
+  <p><button type="button" id="copy" hidden>Copy {what}</button> <span id="copy-status" role="status" aria-live="polite"></span></p>
+  <p id="secret-use">{use_text}</p>
+</section>"#,
+        value = escape(value),
+    )
+}
+
+/// The caller's API keys as a table.
+fn key_table(keys: &[KeyLine]) -> String {
+    let mut rows = String::new();
+    for k in keys {
+        let _ = write!(
+            rows,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            k.id,
+            escape(&k.name),
+            escape(&k.created_at),
+            escape(k.last_used_at.as_deref().unwrap_or("never")),
+            escape(k.expires_at.as_deref().unwrap_or("never")),
+        );
+    }
+    format!(
+        r#"
+<section class="keys" aria-labelledby="keys-heading">
+  <h2 id="keys-heading">Your API keys</h2>
+  <table>
+  <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Created (UTC)</th><th scope="col">Last used</th><th scope="col">Expires</th></tr></thead>
+  <tbody>{rows}</tbody>
+  </table>
+  <p>To revoke one, enter its id in the API keys form below with your email and password and press “Revoke key”.</p>
+</section>"#
+    )
+}
+
 fn render(view: Option<&View<'_>>) -> String {
-    let (title_prefix, message, email, token) = match view {
-        None => (String::new(), String::new(), String::new(), None),
+    let (title_prefix, message, email, section) = match view {
+        None => (String::new(), String::new(), String::new(), String::new()),
         Some(View::Registered { email, already }) => (
             "Registered – ".to_string(),
-            format!(
-                r#"<div class="message success" id="message" role="status" aria-live="polite" tabindex="-1"><h2>Registered</h2><p>{} is {}registered. Now get a token with the second form.</p></div>"#,
-                escape(email),
-                if *already { "already " } else { "" }
+            message(
+                "success",
+                "Registered",
+                &format!(
+                    "{} is {}registered. Now get a token with the second form.",
+                    escape(email),
+                    if *already { "already " } else { "" }
+                ),
             ),
             email.to_string(),
-            None,
+            String::new(),
         ),
         Some(View::Token {
             email,
@@ -171,39 +250,107 @@ fn render(view: Option<&View<'_>>) -> String {
             expires_in,
         }) => (
             "Token issued – ".to_string(),
-            r#"<div class="message success" id="message" role="status" aria-live="polite" tabindex="-1"><h2>Token issued</h2><p>Your token is shown below. Copy it now: it is not shown again.</p></div>"#.to_string(),
+            message(
+                "success",
+                "Token issued",
+                "Your token is shown below. Copy it now: it is not shown again.",
+            ),
             email.to_string(),
-            Some((*token, *expires_at, *expires_in)),
+            secret_section(
+                "token",
+                &format!(
+                    "Access token (valid for {}, until {} UTC)",
+                    validity(*expires_in),
+                    escape(expires_at)
+                ),
+                token,
+                &format!(
+                    "Send it with every request to the data API as the header <code>Authorization: Bearer &lt;token&gt;</code>. It expires after {} (at {} UTC); get a new one with the form below.",
+                    validity(*expires_in),
+                    escape(expires_at)
+                ),
+            ),
+        ),
+        Some(View::KeyCreated {
+            email,
+            id,
+            key,
+            name,
+            expires_at,
+        }) => (
+            "API key created – ".to_string(),
+            message(
+                "success",
+                "API key created",
+                "Your new API key is shown below. Copy it now: it is not shown again.",
+            ),
+            email.to_string(),
+            secret_section(
+                "API key",
+                &format!(
+                    "API key {id}{} ({})",
+                    if name.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" “{}”", escape(name))
+                    },
+                    match expires_at {
+                        Some(t) => format!("valid until {} UTC", escape(t)),
+                        None => "valid until you revoke it".to_string(),
+                    }
+                ),
+                key,
+                "Give it to a tool configured once: as <code>Authorization: Bearer &lt;key&gt;</code> on every route, or as the header <code>auth-token: &lt;key&gt;</code> (Electricity Maps and CO2 Signal clients). It counts against your account's limits like your tokens.",
+            ),
+        ),
+        Some(View::KeyList { email, keys }) => (
+            "Your API keys – ".to_string(),
+            message(
+                "success",
+                "Your API keys",
+                &if keys.is_empty() {
+                    "You have no API keys.".to_string()
+                } else {
+                    format!(
+                        "You have {} API key{}, listed below.",
+                        keys.len(),
+                        if keys.len() == 1 { "" } else { "s" }
+                    )
+                },
+            ),
+            email.to_string(),
+            if keys.is_empty() {
+                String::new()
+            } else {
+                key_table(keys)
+            },
+        ),
+        Some(View::KeyRevoked { email, id }) => (
+            "API key revoked – ".to_string(),
+            message(
+                "success",
+                "API key revoked",
+                &format!("API key {id} is revoked: every server refuses it within a minute."),
+            ),
+            email.to_string(),
+            String::new(),
         ),
         Some(View::Failed { email, error }) => (
             format!("Error: {} – ", escape(error.detail())),
-            format!(
-                r#"<div class="message error" id="message" role="alert" aria-live="assertive" tabindex="-1"><h2>There is a problem</h2><p>{} <span class="code">(HTTP {})</span></p></div>"#,
-                escape(error.detail()),
-                error.status().as_u16()
+            message(
+                "error",
+                "There is a problem",
+                &format!(
+                    r#"{} <span class="code">(HTTP {})</span>"#,
+                    escape(error.detail()),
+                    error.status().as_u16()
+                ),
             ),
             email.unwrap_or_default().to_string(),
-            None,
+            String::new(),
         ),
     };
     let email = escape(&email);
-    let mut token_section = String::new();
-    if let Some((token, expires_at, expires_in)) = token {
-        let _ = write!(
-            token_section,
-            r#"
-<section class="token" aria-labelledby="token-heading">
-  <h2 id="token-heading">Your token</h2>
-  <p><label for="token">Access token (valid for {valid}, until {expires} UTC)</label>
-  <input id="token" name="token" type="text" readonly value="{token}" autocomplete="off" spellcheck="false" aria-describedby="token-use"></p>
-  <p><button type="button" id="copy" hidden>Copy token</button> <span id="copy-status" role="status" aria-live="polite"></span></p>
-  <p id="token-use">Send it with every request to the data API as the header <code>Authorization: Bearer &lt;token&gt;</code>. It expires after {valid} (at {expires} UTC); get a new one with the form below.</p>
-</section>"#,
-            valid = validity(expires_in),
-            expires = escape(expires_at),
-            token = escape(token),
-        );
-    }
     format!(
         r#"<!doctype html>
 <html lang="en">
@@ -224,7 +371,7 @@ Access is granted by the operator on request, with a registration code. Once you
 granted access, register it once with that code and a password, then get a token (valid for 24 hours)
 whenever you need one.</p>
 <div id="outcome">{message}</div>
-{token_section}
+{section}
 <section aria-labelledby="register-heading">
 <h2 id="register-heading">1. Register (once)</h2>
 <form method="post" action="register">
@@ -255,12 +402,40 @@ whenever you need one.</p>
 </fieldset>
 </form>
 </section>
+<section aria-labelledby="keys-form-heading">
+<h2 id="keys-form-heading">3. API keys (for tools you configure once)</h2>
+<p>An API key works like a token but does not expire after a day: give it to a tool such as
+CodeCarbon, Home Assistant or a Kubernetes exporter. Create one, list yours, or revoke one by its id.</p>
+<form method="post" action="api-key">
+<fieldset>
+<legend>Manage your API keys with your email and password</legend>
+<p><label for="key-email">Email</label>
+<input id="key-email" name="email" type="email" autocomplete="email" required value="{email}"></p>
+<p><label for="key-password">Password</label>
+<input id="key-password" name="password" type="password" autocomplete="current-password" required></p>
+<p><label for="key-name">Name of a new key (optional)</label>
+<input id="key-name" name="name" type="text" maxlength="100" autocomplete="off" aria-describedby="key-name-hint">
+<span id="key-name-hint" class="hint">To recognise it later, e.g. “laptop CodeCarbon”.</span></p>
+<p><label for="key-expires">Days a new key stays valid (optional)</label>
+<input id="key-expires" name="expires_days" type="number" min="1" max="36500" inputmode="numeric" aria-describedby="key-expires-hint">
+<span id="key-expires-hint" class="hint">Leave empty for a key that is valid until you revoke it.</span></p>
+<p><label for="key-id">Id of the key to revoke</label>
+<input id="key-id" name="id" type="number" min="1" inputmode="numeric" aria-describedby="key-id-hint">
+<span id="key-id-hint" class="hint">Only for “Revoke key”: the id shown by “List my keys”.</span></p>
+<p class="buttons"><button type="submit" name="action" value="create">Create key</button>
+<button type="submit" name="action" value="list">List my keys</button>
+<button type="submit" name="action" value="revoke">Revoke key</button></p>
+</fieldset>
+</form>
+</section>
 <section aria-labelledby="help-heading">
 <h2 id="help-heading">Help</h2>
 <p>Forgot your password, or need access? Contact the operator of this service: passwords are reset
 and access is granted outside this page. Programs can use the same service with JSON:
 <code>POST register</code> with <code>{{"email": "…", "password": "…", "code": "…"}}</code> and
-<code>POST get_token</code> with <code>{{"email": "…", "password": "…"}}</code>.</p>
+<code>POST get_token</code> with <code>{{"email": "…", "password": "…"}}</code>;
+<code>POST api-key</code> with <code>{{"email": "…", "password": "…", "action": "create"}}</code>
+(or <code>"list"</code>, or <code>"revoke"</code> with <code>"id"</code>).</p>
 </section>
 </main>
 </body>
@@ -290,6 +465,11 @@ mod tests {
             "register-code",
             "get-token-email",
             "get-token-password",
+            "key-email",
+            "key-password",
+            "key-name",
+            "key-expires",
+            "key-id",
         ] {
             assert!(p.contains(&format!(r#"<label for="{id}""#)), "{id}");
         }

@@ -2,7 +2,7 @@
 //! tokens. What a client sends and gets back (answers, bodies, limits) is docs/api.md §4; the
 //! tokens are checked on the data routes by [`crate::auth`].
 //!
-//! `credentials_request` reads the body (`read_credentials`: JSON, or the token page's form,
+//! `credentials_request` reads the body (`read_fields`: JSON, or the token page's form,
 //! answered with the page of [`crate::page`]) and runs `do_register` or `do_get_token`. Passwords
 //! are hashed with Argon2id (the argon2 crate's defaults: 19 MiB, 2 passes) on the blocking pool,
 //! at most [`ApiConfig::max_concurrent_hashes`](crate::ApiConfig) at a time so a flood cannot
@@ -109,7 +109,7 @@ impl std::fmt::Debug for TokenResponse {
 
 /// How the client talks: JSON in and out, or an HTML form answered with the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
+pub(crate) enum Format {
     Json,
     Form,
 }
@@ -143,9 +143,13 @@ fn media_type(ct: &str) -> &str {
     ct.split(';').next().unwrap_or("").trim()
 }
 
+/// A token-service body as read once: its fields by name — a JSON object's members, or the token
+/// page's form fields as strings (the last of a repeated field) — whatever the operation.
+pub(crate) type Fields = serde_json::Map<String, serde_json::Value>;
+
 /// Reads the request body and chooses the answer's format (JSON or the page), by the rules of
 /// docs/api.md §4 (bodies).
-async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError>) {
+pub(crate) async fn read_fields(req: Request) -> (Format, Result<Fields, ApiError>) {
     let content_type = header_str(req.headers(), header::CONTENT_TYPE);
     let accept = header_str(req.headers(), header::ACCEPT);
     let bytes = match Bytes::from_request(req, &()).await {
@@ -158,10 +162,10 @@ async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError
         .is_some_and(|b| matches!(b, b'{' | b'[' | b'"'));
     let media = content_type.as_deref().map(media_type);
     match media {
-        None => (Format::Json, parse_json(&bytes)),
-        Some("application/json") => (Format::Json, parse_json(&bytes)),
+        None => (Format::Json, json_fields(&bytes)),
+        Some("application/json") => (Format::Json, json_fields(&bytes)),
         Some(m) if m.starts_with("application/") && m.ends_with("+json") => {
-            (Format::Json, parse_json(&bytes))
+            (Format::Json, json_fields(&bytes))
         }
         Some("application/x-www-form-urlencoded") if looks_json => (
             Format::Json,
@@ -178,7 +182,7 @@ async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError
             } else {
                 Format::Json
             };
-            (format, parse_form(&bytes))
+            (format, form_fields(&bytes))
         }
         Some(other) => (
             Format::Json,
@@ -189,16 +193,32 @@ async fn read_credentials(req: Request) -> (Format, Result<Credentials, ApiError
     }
 }
 
-/// A JSON object with string fields `email` and `password` (other fields ignored).
-pub(crate) fn parse_json(bytes: &[u8]) -> Result<Credentials, ApiError> {
+/// A JSON object's members.
+fn json_fields(bytes: &[u8]) -> Result<Fields, ApiError> {
     let value: serde_json::Value = serde_json::from_slice(bytes)
         .map_err(|e| ApiError::bad_request(format!("request body is not valid JSON: {e}")))?;
-    let serde_json::Value::Object(map) = value else {
-        return Err(ApiError::unprocessable(
+    match value {
+        serde_json::Value::Object(map) => Ok(map),
+        _ => Err(ApiError::unprocessable(
             "the body must be a JSON object with the fields email and password",
-        ));
-    };
-    let field = |name: &str| match map.get(name) {
+        )),
+    }
+}
+
+/// The page's form fields, as strings; the last of a repeated field wins.
+fn form_fields(bytes: &[u8]) -> Result<Fields, ApiError> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(bytes)
+        .map_err(|_| ApiError::unprocessable("the form could not be read"))?;
+    Ok(pairs
+        .into_iter()
+        .map(|(k, v)| (k, serde_json::Value::String(v)))
+        .collect())
+}
+
+/// The string fields `email` and `password` and the optional `code` (absent, null or blank:
+/// none); other fields are left to the operation.
+pub(crate) fn credentials(fields: &Fields) -> Result<Credentials, ApiError> {
+    let field = |name: &str| match fields.get(name) {
         Some(serde_json::Value::String(s)) => Ok(s.clone()),
         Some(_) => Err(ApiError::unprocessable(format!(
             "field '{name}' must be a string"
@@ -207,33 +227,14 @@ pub(crate) fn parse_json(bytes: &[u8]) -> Result<Credentials, ApiError> {
             "field '{name}' is required"
         ))),
     };
-    let code = match map.get("code") {
+    let code = match fields.get("code") {
         None | Some(serde_json::Value::Null) => None,
-        Some(_) => Some(field("code")?),
+        Some(_) => Some(field("code")?).filter(|c| !c.trim().is_empty()),
     };
     Ok(Credentials {
         email: field("email")?,
         password: field("password")?,
         code,
-    })
-}
-
-/// The page's form: `email`, `password` and (registration) `code`, empty meaning absent.
-fn parse_form(bytes: &[u8]) -> Result<Credentials, ApiError> {
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(bytes)
-        .map_err(|_| ApiError::unprocessable("the form could not be read"))?;
-    let field = |name: &str| {
-        pairs
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-            .ok_or_else(|| ApiError::unprocessable(format!("field '{name}' is required")))
-    };
-    Ok(Credentials {
-        email: field("email")?,
-        password: field("password")?,
-        code: field("code").ok().filter(|c| !c.trim().is_empty()),
     })
 }
 
@@ -349,8 +350,8 @@ async fn credentials_request(
     req: Request,
     op: Operation,
 ) -> Response {
-    let (format, creds) = read_credentials(req).await;
-    let outcome = match creds {
+    let (format, fields) = read_fields(req).await;
+    let outcome = match fields.and_then(|f| credentials(&f)) {
         Err(error) => Outcome::Failed { email: None, error },
         Ok(c) => {
             let email = normalize_email(&c.email);

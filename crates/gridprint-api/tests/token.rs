@@ -650,7 +650,7 @@ async fn form_posts_are_answered_with_the_page() {
     let r = form_post("/token-request/get_token", form).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
-    let start = r.text().find(r#"id="token""#).expect("token field");
+    let start = r.text().find(r#"id="secret""#).expect("token field");
     let value_at = r.text()[start..].find("value=\"").unwrap() + start + 7;
     let token = &r.text()[value_at..value_at + 64];
     assert_eq!(zones_status(&e.app, token).await, StatusCode::OK);
@@ -683,7 +683,7 @@ async fn form_posts_are_answered_with_the_page() {
     let r = form_post("/token-request/get_token", "email=x%40y.org&password=nope").await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert!(r.text().contains("invalid email or password"));
-    assert!(!r.text().contains(r#"id="token""#));
+    assert!(!r.text().contains(r#"id="secret""#));
 }
 
 #[tokio::test]
@@ -889,4 +889,76 @@ async fn a_registered_user_creates_lists_and_revokes_their_own_api_keys() {
         &call(creds("rotate")).await,
         StatusCode::UNPROCESSABLE_ENTITY,
     );
+}
+
+#[tokio::test]
+async fn the_token_page_creates_lists_and_revokes_api_keys() {
+    let e = env();
+    register_ada(&e.app).await;
+    let ct = "application/x-www-form-urlencoded";
+    let page_post = |form: String| send(&e.app, post_raw("/token-request/api-key", ct, form, None));
+    let creds = "email=ada%40example.org&password=correct+horse+battery";
+
+    // The page offers the form: a field per input, one button per action.
+    let r = get_as(&e.app, "/token-request/", None).await;
+    for part in [
+        r#"<form method="post" action="api-key">"#,
+        r#"name="action" value="create""#,
+        r#"name="action" value="list""#,
+        r#"name="action" value="revoke""#,
+    ] {
+        assert!(r.text().contains(part), "{part}");
+    }
+
+    // Create (the page sends every field, empty ones too): the key once, in the read-only field.
+    let r = page_post(format!(
+        "{creds}&name=laptop+%3Cb%3E&expires_days=&id=&action=create"
+    ))
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert!(r.header(header::CONTENT_TYPE).starts_with("text/html"));
+    assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+    assert!(r.text().contains("API key created"));
+    assert!(r.text().contains("valid until you revoke it"));
+    assert!(r.text().contains("&lt;b&gt;") && !r.text().contains("laptop <b>"));
+    let start = r.text().find(r#"id="secret""#).expect("key field");
+    let value_at = r.text()[start..].find("value=\"").unwrap() + start + 7;
+    let key = r.text()[value_at..value_at + 64].to_string();
+    assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
+
+    // A second key that expires, from the number field.
+    let r = page_post(format!("{creds}&name=ci&expires_days=30&id=&action=create")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert!(r.text().contains("valid until 20"));
+
+    // List: a table with both, never a key.
+    let r = page_post(format!("{creds}&name=&expires_days=&id=&action=list")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.text().contains("You have 2 API keys"), "{}", r.text());
+    assert!(r.text().contains("<td>laptop &lt;b&gt;</td>"));
+    assert!(!r.text().contains(&key));
+    assert!(!r.text().contains(r#"id="secret""#));
+
+    // Revoke by id; a bad id and a wrong password are shown as errors on the page.
+    let mine = e.store.list_api_keys(Some("ada@example.org")).unwrap();
+    let first = mine.iter().find(|k| k.name == "laptop <b>").unwrap().id;
+    let r = page_post(format!("{creds}&id=abc&action=revoke")).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.text().contains(r#"role="alert""#));
+    let r = page_post(format!(
+        "email=ada%40example.org&password=wrong+password+here&id={first}&action=revoke"
+    ))
+    .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(r.text().contains("invalid email or password"));
+    let r = page_post(format!(
+        "{creds}&name=&expires_days=&id={first}&action=revoke"
+    ))
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert!(r.text().contains(&format!("API key {first} is revoked")));
+    let r = page_post(format!("{creds}&action=list")).await;
+    assert!(r.text().contains("You have 1 API key,"), "{}", r.text());
+    e.clock.advance(time::Duration::seconds(31));
+    zones_refused(&e.app, &key).await;
 }
