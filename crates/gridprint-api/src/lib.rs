@@ -67,7 +67,13 @@ use std::future::Future;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tower_http::trace::TraceLayer;
+
+/// The tracing target of the access log: one event per answered request (status, latency), inside
+/// the request's span (method, path, request id). The binary sends it to `--access-log` only.
+pub const ACCESS_LOG_TARGET: &str = "gridprint_access";
+/// The name of the span of every request (fields `method`, `path`, `request_id`).
+pub const REQUEST_SPAN: &str = "request";
 
 /// The token service routes (`/token-request…`), every response marked `Cache-Control: no-store`.
 fn token_routes() -> Router<AppState> {
@@ -158,12 +164,19 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
                     .get("x-request-id")
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or("-");
-                tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+                tracing::info_span!(REQUEST_SPAN, method = %req.method(), path = %req.uri().path(), request_id = %id)
             })
             .on_response(
-                DefaultOnResponse::new()
-                    .level(tracing::Level::INFO)
-                    .latency_unit(tower_http::LatencyUnit::Micros),
+                |resp: &axum::response::Response,
+                 latency: std::time::Duration,
+                 _: &tracing::Span| {
+                    tracing::info!(
+                        target: ACCESS_LOG_TARGET,
+                        status = resp.status().as_u16(),
+                        latency_us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
+                        "answered"
+                    );
+                },
             ),
     )
     .layer(PropagateRequestIdLayer::new(request_id.clone()))

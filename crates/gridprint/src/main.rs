@@ -25,7 +25,13 @@ static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    cli::init_logging(&cli.log);
+    let _access_log = match cli::init_logging(&cli.log) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
     let Some((_, own)) = matches.subcommand() else {
         unreachable!("clap requires a subcommand")
     };

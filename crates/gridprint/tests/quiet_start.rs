@@ -103,6 +103,57 @@ async fn offline_demo_start_logs_no_warning() {
         log.iter().any(|l| l.contains("providers not configured")),
         "{log:#?}"
     );
+    // No access log unless asked (issue #31): the status requests above wrote no line.
+    assert!(
+        !log.iter().any(|l| l.contains("path=/v1/status")),
+        "{log:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_access_log_is_opt_in_and_goes_to_its_own_file_without_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let access = dir.path().join("access.log");
+    let (child, before, lines, addr) = serve_demo(
+        &dir.path().join("g.db"),
+        &[("GRIDPRINT_ACCESS_LOG", access.to_str().unwrap())],
+    );
+    let http = gridprint_ingest::http::http_client(Duration::from_secs(5)).unwrap();
+    status(&addr).await;
+    let r = http
+        .get(format!("http://{addr}/v1/zones?password=hunter2hunter2"))
+        .header("Authorization", "Bearer 0123456789abcdef")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let log = stop(child, before, lines);
+    assert!(
+        !log.iter().any(|l| l.contains("path=/v1/")),
+        "no request line on stderr: {log:#?}"
+    );
+    let written = std::fs::read_to_string(&access).unwrap();
+    let requests: Vec<&str> = written.lines().collect();
+    assert_eq!(requests.len(), 2, "{written}");
+    assert!(
+        requests[0].contains("path=/v1/status") && requests[0].contains("status=200"),
+        "{written}"
+    );
+    assert!(
+        requests[1].contains("path=/v1/zones") && requests[1].contains("status=401"),
+        "{written}"
+    );
+    assert!(
+        requests
+            .iter()
+            .all(|l| l.contains("latency_us=") && l.contains("request_id="))
+    );
+    // A file gets no colours; no query string or header reaches it.
+    assert!(!written.contains('\x1b'), "{written}");
+    assert!(
+        !written.contains("hunter2") && !written.contains("0123456789abcdef"),
+        "{written}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
