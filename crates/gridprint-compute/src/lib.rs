@@ -362,22 +362,25 @@ fn stage_tails(
     let from = freeze_boundary(now).day();
     let to = held.keys().map(|k| k.0).max().unwrap_or(from) + TAIL_LOOKAHEAD_DAYS;
     let mut days: Vec<DerivedDay> = held.into_values().collect();
-    let computed = days.len();
-    let have: HashSet<(i64, gridprint_core::zone::ZoneCode)> =
+    let mut stored: HashMap<(i64, gridprint_core::zone::ZoneCode), DerivedDay> = store
+        .derived_days(from..to)?
+        .into_iter()
+        .map(|d| ((d.day, d.zone.clone()), d))
+        .collect();
+    let computed: HashSet<(i64, gridprint_core::zone::ZoneCode)> =
         days.iter().map(|d| (d.day, d.zone.clone())).collect();
     days.extend(
-        store
-            .derived_days(from..to)?
-            .into_iter()
-            .filter(|d| !have.contains(&(d.day, d.zone.clone()))),
+        stored
+            .iter()
+            .filter(|(k, _)| !computed.contains(k))
+            .map(|(_, d)| d.clone()),
     );
-    let changed = tail::flag_tails(&mut days, now);
+    tail::flag_tails(&mut days, now);
+    // Staged: what differs from the stored day (a day computed now, or a stored one whose tail
+    // flags changed); an identical day is not published again.
     let staged: Vec<DerivedDay> = days
         .into_iter()
-        .zip(changed)
-        .enumerate()
-        .filter(|(i, (_, c))| *i < computed || *c)
-        .map(|(_, (d, _))| d)
+        .filter(|d| stored.remove(&(d.day, d.zone.clone())).as_ref() != Some(d))
         .collect();
     store.stage_derived_days(run, &staged)?;
     Ok(())
@@ -467,6 +470,23 @@ fn compute_staged(
         if !assumed.is_empty() {
             store.upsert_inputs(&assumed, now.unix_timestamp())?;
         }
+        // A slot whose every zone with inputs is kept as stored (final, already computed) would be
+        // traced only to be thrown away: it is not traced at all.
+        let inputs: Vec<_> = inputs
+            .into_iter()
+            .filter(|si| {
+                let keep = kept(&out[(si.slot.day() - day) as usize], si.slot.index_in_day());
+                let traced = si
+                    .generation
+                    .iter()
+                    .zip(&keep)
+                    .any(|(g, k)| g.is_some() && !k);
+                if !traced {
+                    summary.frozen_kept += keep.iter().filter(|k| **k).count();
+                }
+                traced
+            })
+            .collect();
         let results: Vec<_> = inputs
             .par_iter()
             .map(|si| trace_slot(reference, si))
@@ -497,12 +517,14 @@ fn compute_staged(
                 zone_days.iter().map(|b| b.generation()).collect();
             for (i, b) in zone_days.into_iter().enumerate() {
                 let zd = b.finish(reference, |j, s| generation[j][s]);
-                if zd.is_empty() && !existing.contains_key(&(day + d as i64, i)) {
+                let stored = existing.get(&(day + d as i64, i));
+                if zd.is_empty() && stored.is_none() {
                     continue;
                 }
                 if day + d as i64 >= hold_from {
                     held.insert((day + d as i64, i), zd);
-                } else {
+                } else if stored != Some(&zd) {
+                    // A day whose answers did not change is not published again.
                     staged.push(zd);
                 }
             }
