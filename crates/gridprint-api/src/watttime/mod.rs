@@ -254,6 +254,7 @@ async fn watttime_operation() {}
 /// The operation of `path`: the shared responses, its summary, parameters and answer schema.
 fn operation(path: &str, kind: Kind) -> Operation {
     let mut op = <__path_watttime_operation as utoipa::Path>::operation();
+    op.tags = Some(vec![TAG.to_string()]);
     op.operation_id = Some(format!(
         "watttime_{}",
         path.trim_start_matches("/v3/").replace(['/', '-'], "_")
