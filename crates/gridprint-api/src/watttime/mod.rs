@@ -207,9 +207,11 @@ struct RegionParams {
 #[allow(dead_code)]
 struct WindowParams {
     /// Start, included (ISO 8601; a space for the `T` accepted: `2025-01-15 10:00:00+00:00`).
+    #[param(example = "2024-06-15T00:00:00+00:00")]
     start: String,
     /// End, included; at most 32 days after `start` (`/v3/historical`), 1 day
     /// (`/v3/forecast/historical`).
+    #[param(example = "2024-06-15T06:00:00+00:00")]
     end: String,
 }
 
