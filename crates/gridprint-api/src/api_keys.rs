@@ -4,7 +4,8 @@
 //!
 //! The body is a JSON object: `email`, `password`, `action` (`create`, `list` or `revoke`), and
 //! `name` (create, at most 100 characters), `expires_days` (create, 1–36 500; absent: never) or
-//! `id` (revoke, one of the caller's keys, else 404). A new key is in the answer once
+//! `id` (revoke, one of the caller's keys, else 404), described in the OpenAPI document (tag `token`).
+//! A new key is in the answer once
 //! (`{"id", "key", "name", "created_at", "expires_at"}`); a list never holds a key. Keys are stored
 //! as the SHA-256 of 256 random bits (see `crate::auth::token_hash`). The token page's third form
 //! posts the same fields (`action` from the button pressed) and gets the page back ([`crate::page`]).
@@ -12,6 +13,7 @@
 use crate::error::ApiError;
 use crate::front::ClientAddr;
 use crate::page::{KeyLine, View, outcome_page};
+use crate::params::schemas;
 use crate::state::AppState;
 use crate::token::{Fields, Format, check_credentials, credentials, new_token, read_fields};
 use axum::Json;
@@ -21,11 +23,19 @@ use gridprint_core::slot::format_timestamp;
 use gridprint_store::access::normalize_email;
 use gridprint_store::{ApiKeyRow, NewApiKey};
 use serde_json::{Value, json};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Longest key name, in characters.
 pub const MAX_NAME_CHARS: usize = 100;
 /// Longest key validity, in days.
 pub const MAX_EXPIRES_DAYS: i64 = 36_500;
+
+/// The route with its OpenAPI operation (mounted with the token service's routes).
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(request))
+}
 
 fn stamp(t: i64) -> Value {
     time::OffsetDateTime::from_unix_timestamp(t)
@@ -72,8 +82,50 @@ impl std::fmt::Debug for NewKeyAnswer {
     }
 }
 
-/// The handler of `POST /token-request/api-key`: JSON in and out, or the token page's form
-/// answered with the page.
+/// The body of `POST /token-request/api-key` (as the OpenAPI document describes it; the handler
+/// reads the JSON object itself).
+#[derive(ToSchema)]
+#[schema(example = json!({"email": "alice@example.org", "password": "correct horse battery", "action": "create", "name": "codecarbon"}))]
+#[allow(dead_code)]
+pub struct ApiKeyRequest {
+    /// A registered account's email.
+    email: String,
+    /// Its password.
+    password: String,
+    /// `create`, `list` or `revoke`.
+    action: String,
+    /// `create`: a name for the key (at most 100 characters).
+    name: Option<String>,
+    /// `create`: days until the key expires (1 to 36500; absent: never).
+    expires_days: Option<i64>,
+    /// `revoke`: the id of one of the account's keys.
+    id: Option<i64>,
+}
+
+/// Create, list or revoke your own API keys (email and password of a registered account).
+///
+/// `create` answers `{"id", "key", "name", "created_at", "expires_at"}` (the key is shown once);
+/// `list` answers `{"keys": [{"id", "name", "created_at", "last_used_at", "expires_at"}]}` (never a
+/// key); `revoke` answers `{"detail": "revoked", "id"}`. A key works wherever a token works, as
+/// `Authorization: Bearer` or `auth-token`; a revoked key stops on every replica within 60 s.
+/// The same brute-force rules as `get_token`. The token page posts the same fields as an HTML
+/// form and gets the page back.
+#[utoipa::path(
+    post,
+    path = "/token-request/api-key",
+    tag = "token",
+    operation_id = "api_key",
+    request_body(content = ApiKeyRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The new key, the list of keys, or the revocation", body = Object),
+        (status = 400, description = "A body that is not JSON", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Unknown email or wrong password (one answer for both)", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`revoke`: you have no key with this id", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body larger than 4 KB", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A field is missing, not a string, or out of range, or an unknown action", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed attempts for this email or client (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+    )
+)]
 pub(crate) async fn request(
     State(state): State<AppState>,
     client: ClientAddr,

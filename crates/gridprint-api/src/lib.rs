@@ -10,7 +10,8 @@
 //! Modules: [`state`] (the shared state and its configuration), [`error`], [`token`] (the token
 //! service), [`api_keys`] (self-service API keys), [`auth`] and [`token_cache`] (Bearer tokens), [`brute_force`] and [`limit`] (failed
 //! attempts, rate limits), [`extract`], [`page`] (the token page), [`data`] (the `/v1` data
-//! handlers), [`electricitymaps`] (the Electricity Maps v3/v4 and CO2 Signal routes), [`status`]
+//! handlers), [`electricitymaps`] (the Electricity Maps v3/v4 and CO2 Signal routes), [`watttime`]
+//! (WattTime v3, `co2_aoer`), [`compat`] (what those two share), [`status`]
 //! and [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`],
 //! [`front`] (client address behind trusted proxies, aliases, trailing slashes), [`refresh`],
 //! [`openapi`], [`docs`], [`layers`] (size limits, metrics, timeout, CORS), [`response_cache`]
@@ -22,6 +23,7 @@
 pub mod api_keys;
 pub mod auth;
 pub mod brute_force;
+pub mod compat;
 pub mod data;
 pub mod docs;
 pub mod electricitymaps;
@@ -47,6 +49,7 @@ pub mod status;
 pub mod testing;
 pub mod token;
 pub mod token_cache;
+pub mod watttime;
 
 pub use auth::AuthUser;
 pub use data::data_paths;
@@ -62,7 +65,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware;
-use axum::routing::{get, post};
+use axum::routing::get;
 use std::future::Future;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -77,7 +80,9 @@ pub const REQUEST_SPAN: &str = "request";
 
 /// The token service routes (`/token-request…`), every response marked `Cache-Control: no-store`.
 fn token_routes() -> Router<AppState> {
-    let (operations, _) = token::token_router().split_for_parts();
+    let (operations, _) = token::token_router()
+        .merge(api_keys::router())
+        .split_for_parts();
     Router::new()
         .route("/token-request", get(page::redirect))
         .route("/token-request/", get(page::index))
@@ -85,7 +90,6 @@ fn token_routes() -> Router<AppState> {
         .route("/token-request/page.css", get(page::style))
         .route("/token-request/favicon.svg", get(page::icon))
         .merge(operations)
-        .route("/token-request/api-key", post(api_keys::request))
         .layer(SetResponseHeaderLayer::overriding(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
@@ -106,8 +110,10 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
     let request_id = HeaderName::from_static("x-request-id");
     let (data_routes, _spec) = data::data_router()
         .merge(electricitymaps::router())
+        .merge(watttime::router())
         .split_for_parts();
     let (em_public, _spec) = electricitymaps::public_router().split_for_parts();
+    let (watttime_login, _spec) = watttime::public_router().split_for_parts();
     let protected = data_routes.route_layer(middleware::from_fn_with_state(
         state.clone(),
         auth::data_guard,
@@ -116,6 +122,7 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
         .merge(token_routes())
         .merge(status::routes())
         .merge(em_public)
+        .merge(watttime_login)
         .merge(docs::routes(home.is_none()))
         .merge(home.unwrap_or_default())
         .route_layer(middleware::from_fn_with_state(

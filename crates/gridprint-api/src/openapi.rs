@@ -30,7 +30,8 @@ pub const BEARER: &str = "bearer";
         (name = "status", description = "Health of the service (public)"),
         (name = "electricity-maps", description = "The Electricity Maps API v3 (also under /v4): carbon intensity in its shape, read from the data routes (token or API key, as Bearer or `auth-token`); docs/compatibility.md"),
         (name = "co2-signal", description = "CO2 Signal's `/v1/latest` (token or API key in `auth-token`)"),
-        (name = "token", description = "The token service: register a granted email, get a Bearer token (public)"),
+        (name = "WattTime", description = "The WattTime API v3, average signal `co2_aoer` only, in lbs CO2/MWh: `GET /login` (HTTP Basic) for a token, then the data routes (token or API key as Bearer); docs/compatibility.md"),
+        (name = "token", description = "The token service: register a granted email, get a Bearer token, manage API keys (public)"),
     ),
     // Schemas named only by query parameters (IntoParams does not register them).
     components(schemas(
@@ -67,6 +68,17 @@ impl Modify for SecurityAddon {
             ),
         );
         components.add_security_scheme(
+            crate::watttime::BASIC_SCHEME,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Basic)
+                    .description(Some(
+                        "A registered account's email and password (WattTime's `GET /login` only).",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
             crate::electricitymaps::AUTH_TOKEN_SCHEME,
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 crate::auth::AUTH_TOKEN,
@@ -86,6 +98,9 @@ pub fn spec(rate: f64, burst: u32) -> Spec {
     doc.merge(crate::electricitymaps::router().into_openapi());
     doc.merge(crate::electricitymaps::public_router().into_openapi());
     doc.merge(crate::token::token_router().into_openapi());
+    doc.merge(crate::api_keys::router().into_openapi());
+    doc.merge(crate::watttime::router().into_openapi());
+    doc.merge(crate::watttime::public_router().into_openapi());
     doc.info.version = env!("CARGO_PKG_VERSION").to_string();
     let limit = if rate > 0.0 && rate.is_finite() {
         format!(

@@ -474,7 +474,9 @@ async fn do_register(
     }
 }
 
-async fn do_get_token(
+/// `get_token`'s work after the body is read: the credentials under the brute-force guard, the
+/// account's token-issue limit, a new token (also WattTime's `GET /login`, [`crate::watttime`]).
+pub(crate) async fn do_get_token(
     state: &AppState,
     client: ClientAddr,
     email: Option<&str>,

@@ -1980,6 +1980,267 @@ async fn examples_over_a_past_window_return_data_on_the_demo() {
     eprintln!("{run} examples answered data; exempt (live data, no window): {exempt:?}");
 }
 
+/// `/v1/footprints`' carbon (global, life-cycle) points of DE over `[start, end)`, with each
+/// slot's `zone_status`.
+async fn v1_carbon(
+    app: &Router,
+    zone: &str,
+    start: &str,
+    end: &str,
+) -> BTreeMap<String, (f64, String)> {
+    let v = get_ok(
+        app,
+        &format!("/v1/footprints?zone={zone}&footprint_type=carbon&scope=life-cycle&use_global=true&start={start}&end={end}"),
+    )
+    .await;
+    let mut out = BTreeMap::new();
+    for (_, row) in zone_rows(&v) {
+        for e in row["series"].as_array().unwrap() {
+            for (t, x) in values(&e["values"]) {
+                out.insert(t, (x, e["zone_status"].as_str().unwrap().to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// WattTime's point times (`…+00:00`) as `/v1` writes them (`…Z`).
+fn v1_time(point_time: &Value) -> String {
+    let t = point_time.as_str().unwrap();
+    assert!(t.ends_with("+00:00"), "{t}");
+    t.replace("+00:00", "Z")
+}
+
+/// The WattTime routes on the demo's 2024-06-15, "now" at 12:00: shapes (the published schemas),
+/// units (`/v1`'s value × 2.20462, exactly), windows and their limits, the refused signals,
+/// unknown regions and locations.
+async fn watttime_routes(kind: Kind) {
+    let env = demo_env(kind);
+    let app = &env.app;
+    env.clock.set(datetime!(2024-06-15 12:05:00 UTC));
+    let v1 = v1_carbon(app, "DE", "2024-06-15T00:00:00Z", "2024-06-16T00:00:00Z").await;
+    assert!(v1.len() >= 80, "{}", v1.len());
+    let lbs = |t: &str| v1[t].0 * 2.20462;
+
+    // Forecast: from the current slot, horizon_hours of 15-minute points; 0 = the slot alone.
+    let uri = "/v3/forecast?region=de&signal_type=co2_aoer&horizon_hours=2";
+    let r = get(app, uri).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert_eq!(r.header("cache-control"), "private, no-cache");
+    let v = r.json();
+    schema_check(uri, &v);
+    assert_eq!(
+        v["meta"],
+        json!({"region": "DE", "signal_type": "co2_aoer", "model": {"date": "2026-01-01"},
+               "units": "lbs_co2_per_mwh", "data_point_period_seconds": 900, "warnings": [],
+               "generated_at": "2024-06-15T12:00:00+00:00", "generated_at_period_seconds": 900})
+    );
+    let data = v["data"].as_array().unwrap();
+    assert_eq!(data.len(), 8);
+    assert_eq!(data[0]["point_time"], "2024-06-15T12:00:00+00:00");
+    for p in data {
+        assert_eq!(p.as_object().unwrap().len(), 2, "{p}");
+        assert_eq!(
+            p["value"].as_f64().unwrap(),
+            lbs(&v1_time(&p["point_time"])),
+            "{p}"
+        );
+    }
+    let v = get_ok(app, "/v3/forecast?region=DE&horizon_hours=0").await;
+    assert_eq!(
+        v["data"].as_array().unwrap().len(),
+        1,
+        "signal_type defaults to co2_aoer"
+    );
+    let d = get_err(
+        app,
+        "/v3/forecast?region=DE&horizon_hours=97",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(d.contains("96"), "{d}");
+
+    // Historical: start and end included (the SDK's `2024-06-15 06:00:00+00:00` form and RFC
+    // 3339 with an offset), up to the current slot; the marker follows zone_status.
+    let uri = "/v3/historical?region=DE&signal_type=co2_aoer&start=2024-06-15%2006:00:00%2B00:00&end=2024-06-15T10:00:00%2B02:00&include_imputed_marker=true";
+    let v = get_ok(app, uri).await;
+    assert_eq!(v["meta"]["region"], "DE");
+    assert!(v["meta"].get("generated_at").is_none(), "{}", v["meta"]);
+    let data = v["data"].as_array().unwrap();
+    assert_eq!(data.len(), 9);
+    assert_eq!(data[8]["point_time"], "2024-06-15T08:00:00+00:00");
+    for p in data {
+        let t = v1_time(&p["point_time"]);
+        assert_eq!(p["value"].as_f64().unwrap(), lbs(&t), "{p}");
+        assert_eq!(p["imputed_data_used"], json!(v1[&t].1 != "complete"), "{p}");
+    }
+    let v = get_ok(app, "/v3/historical?region=DE&signal_type=co2_aoer&start=2024-06-15T11:07:00Z&end=2024-06-15T23:00:00Z").await;
+    let times: Vec<&str> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["point_time"].as_str().unwrap())
+        .collect();
+    assert_eq!(times.first(), Some(&"2024-06-15T11:15:00+00:00"));
+    assert_eq!(
+        times.last(),
+        Some(&"2024-06-15T12:00:00+00:00"),
+        "later slots are forecasts"
+    );
+    assert!(v["data"][0].get("imputed_data_used").is_none());
+    for (q, what) in [
+        (
+            "start=2024-05-01T00:00Z&end=2024-06-15T00:00Z",
+            "at most 32 days",
+        ),
+        (
+            "start=2024-06-15T02:00Z&end=2024-06-15T01:00Z",
+            "end must not be before start",
+        ),
+        ("start=yesterday&end=2024-06-15T01:00Z", "ISO 8601"),
+        ("end=2024-06-15T01:00Z", "start is required"),
+    ] {
+        let d = get_err(
+            app,
+            &format!("/v3/historical?region=DE&signal_type=co2_aoer&{q}"),
+            StatusCode::BAD_REQUEST,
+        )
+        .await;
+        assert!(d.contains(what), "{q}: {d}");
+    }
+
+    // Historical forecasts: one per slot from start to end (both included), each the following
+    // horizon_hours as held now, with a warning saying so; at most one day.
+    let uri = "/v3/forecast/historical?region=DE&signal_type=co2_aoer&start=2024-06-15T10:00:00Z&end=2024-06-15T10:30:00Z&horizon_hours=1";
+    let v = get_ok(app, uri).await;
+    assert_eq!(v["meta"]["generated_at_period_seconds"], 900);
+    assert_eq!(
+        v["meta"]["warnings"][0]["type"],
+        "gridprint-no-forecast-archive"
+    );
+    let runs = v["data"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    for (i, run) in runs.iter().enumerate() {
+        let points = run["forecast"].as_array().unwrap();
+        assert_eq!(points.len(), 4);
+        assert_eq!(run["generated_at"], points[0]["point_time"]);
+        assert_eq!(
+            run["generated_at"],
+            format!("2024-06-15T10:{:02}:00+00:00", 15 * i)
+        );
+        for p in points {
+            assert_eq!(
+                p["value"].as_f64().unwrap(),
+                lbs(&v1_time(&p["point_time"]))
+            );
+        }
+    }
+    let d = get_err(app, "/v3/forecast/historical?region=DE&signal_type=co2_aoer&start=2024-06-14T10:00Z&end=2024-06-15T10:15Z", StatusCode::BAD_REQUEST).await;
+    assert!(d.contains("at most 1 day"), "{d}");
+
+    // Only the average signal; one model; regions are gridprint's zone codes.
+    for signal in ["co2_moer", "health_damage", "bogus"] {
+        for path in [
+            "/v3/forecast?region=DE",
+            "/v3/historical?region=DE&start=2024-06-15T00:00Z&end=2024-06-15T01:00Z",
+            "/v3/region-from-loc?latitude=52.52&longitude=13.4",
+        ] {
+            let d = get_err(
+                app,
+                &format!("{path}&signal_type={signal}"),
+                StatusCode::BAD_REQUEST,
+            )
+            .await;
+            assert!(
+                d.contains("average (attributional) signal co2_aoer"),
+                "{path} {signal}: {d}"
+            );
+        }
+    }
+    assert_eq!(
+        get(
+            app,
+            "/v3/forecast?region=DE&signal_type=co2_aoer&model=2026-01-01"
+        )
+        .await
+        .status,
+        StatusCode::OK
+    );
+    let d = get_err(
+        app,
+        "/v3/forecast?region=DE&signal_type=co2_aoer&model=2023-03-01",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(d.contains("2026-01-01"), "{d}");
+    for region in ["CAISO_NORTH", "DK-DK1"] {
+        let d = get_err(
+            app,
+            &format!("/v3/forecast?region={region}&signal_type=co2_aoer"),
+            StatusCode::NOT_FOUND,
+        )
+        .await;
+        assert!(d.contains("/v3/my-access"), "{region}: {d}");
+    }
+    let d = get_err(
+        app,
+        "/v3/forecast?signal_type=co2_aoer",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(d.contains("region is required"), "{d}");
+    let v = get_ok(app, "/v3/forecast?region=DK1&signal_type=co2_aoer").await;
+    assert_eq!(v["meta"]["region"], "DK1");
+
+    // Locations and access.
+    let uri = "/v3/region-from-loc?latitude=52.52&longitude=13.40&signal_type=co2_aoer";
+    assert_eq!(
+        get_ok(app, uri).await,
+        json!({"region": "DE", "region_full_name": "Germany", "signal_type": "co2_aoer"})
+    );
+    get_err(
+        app,
+        "/v3/region-from-loc?latitude=0&longitude=-150&signal_type=co2_aoer",
+        StatusCode::NOT_FOUND,
+    )
+    .await;
+    get_err(
+        app,
+        "/v3/region-from-loc?latitude=91&longitude=0&signal_type=co2_aoer",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    get_err(
+        app,
+        "/v3/region-from-loc?latitude=52&signal_type=co2_aoer",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    let v = get_ok(app, "/v3/my-access").await;
+    let regions = v["signal_types"][0]["regions"].as_array().unwrap();
+    assert_eq!(v["signal_types"][0]["signal_type"], "co2_aoer");
+    assert_eq!(regions.len(), reference().zones.len());
+    let de = regions.iter().find(|r| r["region"] == "DE").unwrap();
+    assert_eq!(de["data_point_period_seconds"], 900);
+    assert_eq!(de["endpoints"].as_array().unwrap().len(), 3);
+    assert_eq!(de["endpoints"][0]["models"][0]["model"], "2026-01-01");
+
+    // Every route needs a token.
+    for path in [
+        "/v3/forecast?region=DE",
+        "/v3/historical?region=DE",
+        "/v3/forecast/historical?region=DE",
+        "/v3/my-access",
+        "/v3/region-from-loc?latitude=52&longitude=13",
+    ] {
+        assert_eq!(
+            send(app, request(path, None, &[])).await.status,
+            StatusCode::UNAUTHORIZED,
+            "{path}"
+        );
+    }
+}
+
 /// Writes, for each case `f`, the tests `sqlite::f` and `postgres::f`, which run `f(Kind::Sqlite)` and
 /// `f(Kind::Postgres)` on a multi-threaded runtime.
 macro_rules! on_both_backends {
@@ -2011,6 +2272,7 @@ on_both_backends!(
     republished_day_is_served_and_other_tags_survive,
     over_a_real_socket,
     availability_matches_a_scan_of_the_endpoints,
+    watttime_routes,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -2122,6 +2384,32 @@ fn openapi_describes_every_route_limits_and_score() {
             format!("#/components/schemas/{answer}")
         );
     }
+    // The WattTime routes under their own tag (Bearer or auth-token; `/login` with HTTP Basic),
+    // and the self-service key route of the token service.
+    for p in [
+        "/v3/region-from-loc",
+        "/v3/my-access",
+        "/v3/forecast",
+        "/v3/historical",
+        "/v3/forecast/historical",
+        "/login",
+    ] {
+        let op = &s["paths"][p]["get"];
+        assert_eq!(op["tags"], json!(["WattTime"]), "{p}");
+        let scheme = if p == "/login" {
+            json!([{"basic": []}])
+        } else {
+            json!([{"bearer": []}, {"auth-token": []}])
+        };
+        assert_eq!(op["security"], scheme, "{p}");
+    }
+    assert_eq!(
+        s["components"]["securitySchemes"]["basic"]["scheme"],
+        "basic"
+    );
+    let op = &s["paths"]["/token-request/api-key"]["post"];
+    assert_eq!(op["tags"], json!(["token"]));
+    assert!(op.get("security").is_none());
     fn no_boolean_schema(v: &Value, at: &str) {
         match v {
             Value::Object(m) => {

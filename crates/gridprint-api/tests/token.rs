@@ -962,3 +962,110 @@ async fn the_token_page_creates_lists_and_revokes_api_keys() {
     e.clock.advance(time::Duration::seconds(31));
     zones_refused(&e.app, &key).await;
 }
+
+/// WattTime's `GET /login` with HTTP Basic `email:password` from `client`.
+fn watttime_login(credentials: Option<&str>, client: [u8; 4]) -> Request<Body> {
+    use base64::Engine;
+    let mut b = Request::builder().uri("/login");
+    if let Some(c) = credentials {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(c);
+        b = b.header(header::AUTHORIZATION, format!("Basic {encoded}"));
+    }
+    let mut req = b.body(Body::empty()).unwrap();
+    req.extensions_mut()
+        .insert(ConnectInfo(SocketAddr::from((client, 40000))));
+    req
+}
+
+/// WattTime's login gives an ordinary token (it opens `/v1` and the WattTime routes), refuses
+/// without Basic credentials and with wrong ones (a Basic challenge), and counts its failures with
+/// `get_token`'s: ten at `/login` lock the pair at `get_token` too.
+#[tokio::test]
+async fn watttime_login_issues_a_token_under_get_tokens_rules() {
+    let e = env();
+    register_ada(&e.app).await;
+    let here = [10, 0, 0, 7];
+    let good = format!("{EMAIL}:{PASSWORD}");
+    let r = send(&e.app, watttime_login(Some(&good), here)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert_eq!(r.header(header::CACHE_CONTROL), "no-store");
+    let v = r.json();
+    assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
+    let token = v["token"].as_str().unwrap();
+    assert_eq!(zones_status(&e.app, token).await, StatusCode::OK);
+    let r = get_as(&e.app, "/v3/my-access", Some(token)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert_eq!(r.header(header::CACHE_CONTROL), "private, no-cache");
+    // The email is read as `get_token` reads it (case, surrounding spaces).
+    let shouted = format!(" {} :{PASSWORD}", EMAIL.to_uppercase());
+    let r = send(&e.app, watttime_login(Some(&shouted), here)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    // No credentials, another scheme, an unreadable Basic value: 401 with a Basic challenge,
+    // nothing counted.
+    for req in [
+        watttime_login(None, here),
+        request("/login", Some(token), &[]),
+        request("/login", None, &[("authorization", "Basic %%%")]),
+    ] {
+        let r = send(&e.app, req).await;
+        assert_problem(&r, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            r.header(header::WWW_AUTHENTICATE),
+            "Basic realm=\"gridprint\""
+        );
+        assert!(r.detail().contains("HTTP Basic"), "{}", r.detail());
+    }
+    // Ten wrong passwords at /login: 401 each, with get_token's one answer...
+    let bad = format!("{EMAIL}:wrong password!!");
+    for i in 0..10 {
+        let r = send(&e.app, watttime_login(Some(&bad), here)).await;
+        assert_problem(&r, StatusCode::UNAUTHORIZED);
+        assert_eq!(r.detail(), "invalid email or password", "attempt {i}");
+    }
+    // ...then the pair is locked, at /login and at get_token, even with the right password.
+    let r = send(&e.app, watttime_login(Some(&good), here)).await;
+    assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
+    let body = json!({"email": EMAIL, "password": PASSWORD});
+    let r = post_from(&e.app, "/token-request/get_token", body, here).await;
+    assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
+    // The owner from another address still logs in.
+    let r = send(&e.app, watttime_login(Some(&good), [10, 0, 0, 8])).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+}
+
+/// The WattTime routes take a token or an API key, as Bearer or `auth-token`; a wrong one is 401.
+#[tokio::test]
+async fn watttime_routes_take_a_token_or_an_api_key() {
+    let e = env();
+    let (key, _) = create_key(&e.store);
+    for path in [
+        "/v3/my-access",
+        "/v3/region-from-loc?latitude=52.52&longitude=13.40&signal_type=co2_aoer",
+    ] {
+        assert_eq!(
+            get_as(&e.app, path, Some(&key)).await.status,
+            StatusCode::OK,
+            "{path}"
+        );
+        let r = send(&e.app, request(path, None, &[("auth-token", &key)])).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}");
+        assert_problem(&get_as(&e.app, path, None).await, StatusCode::UNAUTHORIZED);
+        let wrong = "0".repeat(64);
+        assert_problem(
+            &get_as(&e.app, path, Some(&wrong)).await,
+            StatusCode::UNAUTHORIZED,
+        );
+    }
+    // The data routes, past the guard: this state never loads data (503 "still loading").
+    for path in [
+        "/v3/forecast?region=DE&signal_type=co2_aoer",
+        "/v3/historical?region=DE&signal_type=co2_aoer&start=2026-01-01T00:00Z&end=2026-01-02T00:00Z",
+        "/v3/forecast/historical?region=DE&signal_type=co2_aoer&start=2026-01-01T00:00Z&end=2026-01-01T01:00Z",
+    ] {
+        assert_problem(
+            &get_as(&e.app, path, Some(&key)).await,
+            StatusCode::SERVICE_UNAVAILABLE,
+        );
+        assert_problem(&get_as(&e.app, path, None).await, StatusCode::UNAUTHORIZED);
+    }
+}

@@ -8,14 +8,14 @@
 //! forecast).
 
 use super::zone_keys::{code_of, key_of};
+use crate::compat::{CarbonAsk, is_served, locate, number, timestamp};
 use crate::error::ApiError;
 use crate::state::AppState;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, format_timestamp, parse_timestamp};
-use gridprint_core::zone::ZoneCode;
-use gridprint_query::endpoints::{FootprintsEndpoint, MixEndpoint};
-use gridprint_query::params::{ParseContext, QueryParams};
+use gridprint_query::endpoints::MixEndpoint;
+use gridprint_query::params::QueryParams;
 use gridprint_query::{DataCache, EndpointDef, QueryService};
 use gridprint_responses::{SeriesOrAggregates, round2};
 use serde::Serialize;
@@ -138,59 +138,14 @@ pub(super) fn estimation_method(status: ZoneStatus) -> Option<&'static str> {
     }
 }
 
-/// What one request reads: the snapshot, the zone and the options.
+/// What one request reads: the snapshot, the zone and scope ([`CarbonAsk`]) and the options.
 pub(super) struct Ask<'a> {
-    svc: &'a QueryService,
-    pub(super) cache: &'a DataCache,
-    pub(super) now: OffsetDateTime,
-    /// gridprint's code of the zone or country.
-    pub(super) code: String,
-    /// `life-cycle` or `operational` (`/v1`'s scope names).
-    scope: &'static str,
+    pub(super) carbon: CarbonAsk<'a>,
     factor_name: &'static str,
     pub(super) estimations: bool,
 }
 
 impl Ask<'_> {
-    pub(super) fn ctx(&self) -> ParseContext<'_> {
-        ParseContext {
-            zones: &self.cache.reference().zones,
-            locator: self.svc.locator(),
-            now: self.now,
-        }
-    }
-
-    pub(super) fn pairs(
-        &self,
-        start: OffsetDateTime,
-        end: OffsetDateTime,
-    ) -> Vec<(String, String)> {
-        vec![
-            ("zone".into(), self.code.clone()),
-            ("start".into(), format_timestamp(start)),
-            ("end".into(), format_timestamp(end)),
-        ]
-    }
-
-    /// `/v1/footprints` of the zone over `[start, end)`: carbon, global, the scope; series or one
-    /// aggregate.
-    fn footprints(
-        &self,
-        start: OffsetDateTime,
-        end: OffsetDateTime,
-        aggregate: bool,
-    ) -> Result<gridprint_responses::Footprints, ApiError> {
-        let mut pairs = self.pairs(start, end);
-        pairs.extend([
-            ("footprint_type".into(), "carbon".into()),
-            ("scope".into(), self.scope.into()),
-            ("use_global".into(), "true".into()),
-            ("aggregate".into(), aggregate.to_string()),
-        ]);
-        let req = gridprint_query::parse::<FootprintsEndpoint>(&pairs, &self.ctx())?;
-        Ok(FootprintsEndpoint::answer(self.cache, &req)?)
-    }
-
     fn point(
         &self,
         t: OffsetDateTime,
@@ -198,9 +153,9 @@ impl Ask<'_> {
         status: ZoneStatus,
         g: Granularity,
     ) -> CarbonPoint {
-        let stamp = format_timestamp(self.now);
+        let stamp = format_timestamp(self.carbon.now);
         CarbonPoint {
-            zone: key_of(&self.code).to_string(),
+            zone: key_of(&self.carbon.code).to_string(),
             carbon_intensity: round2(value),
             datetime: format_timestamp(t),
             updated_at: stamp.clone(),
@@ -224,21 +179,12 @@ impl Ask<'_> {
         let start = g.floor(start);
         let mut out = Vec::new();
         if g == Granularity::FifteenMinutes {
-            if let SeriesOrAggregates::Series(results) = self.footprints(start, end, false)? {
-                for r in results {
-                    for e in r.series {
-                        for p in e.values.0 {
-                            out.push((p.slot.start(), p.value, e.zone_status));
-                        }
-                    }
-                }
-            }
-            out.sort_by_key(|(t, _, _)| *t);
+            out = self.carbon.carbon_slots(start, end)?;
         } else {
             let mut b = start;
             while b < end {
                 if let SeriesOrAggregates::Aggregate(aggs) =
-                    self.footprints(b, b + g.step(), true)?
+                    self.carbon.footprints(b, b + g.step(), true)?
                     && let Some(a) = aggs.first()
                 {
                     out.push((b, a.value, a.zone_status));
@@ -255,7 +201,7 @@ impl Ask<'_> {
 
     /// The latest point at or before now (looking back one day).
     fn latest(&self, g: Granularity) -> Result<Option<CarbonPoint>, ApiError> {
-        let end = g.floor(self.now) + g.step();
+        let end = g.floor(self.carbon.now) + g.step();
         Ok(self.carbon(end - Duration::days(1), end, g)?.pop())
     }
 
@@ -263,10 +209,12 @@ impl Ask<'_> {
     /// writes them, 2 decimals), in percent with 2 decimals; `None` without a mix.
     fn fossil_percentage(&self, t: OffsetDateTime) -> Result<Option<f64>, ApiError> {
         let slot = Slot::containing(t);
-        let pairs = self.pairs(slot.start(), slot.start() + Duration::minutes(15));
-        let req = gridprint_query::parse::<MixEndpoint>(&pairs, &self.ctx())?;
+        let pairs = self
+            .carbon
+            .pairs(slot.start(), slot.start() + Duration::minutes(15));
+        let req = gridprint_query::parse::<MixEndpoint>(&pairs, &self.carbon.ctx())?;
         let (mut fossil, mut total) = (0.0, 0.0);
-        for r in MixEndpoint::answer(self.cache, &req)? {
+        for r in MixEndpoint::answer(self.carbon.cache, &req)? {
             for e in r.series {
                 for b in e.production {
                     let is_fossil = matches!(
@@ -294,58 +242,25 @@ fn zone_code(
     svc: &QueryService,
     cache: &DataCache,
 ) -> Result<String, ApiError> {
-    let zones = &cache.reference().zones;
     if let Some(named) = p
         .get("zone")
         .or_else(|| p.get("zoneKey"))
         .or_else(|| p.get("countryCode"))
     {
         let code = code_of(named);
-        let served = zones.index_of_str(&code).is_some()
-            || ZoneCode::parse(&code).is_some_and(|c| zones.country_members(&c).is_some());
-        if !served {
+        if !is_served(&cache.reference().zones, &code) {
             return Err(ApiError::not_found(format!(
                 "zone '{named}' is not served here: GET /v3/zones lists the zone keys"
             )));
         }
         return Ok(code);
     }
-    let number = |name: &str| -> Result<Option<f64>, ApiError> {
-        p.get(name)
-            .map(|v| {
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(|| ApiError::bad_request(format!("{name} must be a number")))
-            })
-            .transpose()
-    };
-    match (number("lat")?, number("lon")?) {
-        (Some(lat), Some(lon)) => {
-            if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
-                return Err(ApiError::bad_request(
-                    "lat must lie in [-90, 90] and lon in [-180, 180]",
-                ));
-            }
-            svc.locator()
-                .locate(lat, lon)
-                .map(|i| zones.code(i).as_str().to_string())
-                .ok_or_else(|| {
-                    ApiError::not_found("no zone served here contains these coordinates")
-                })
-        }
+    match (number(p, "lat")?, number(p, "lon")?) {
+        (Some(lat), Some(lon)) => locate(svc, cache, lat, lon),
         _ => Err(ApiError::bad_request(
             "give zone= (an Electricity Maps zone key such as DE or DK-DK1, or a gridprint zone code), or lat= and lon=",
         )),
     }
-}
-
-fn timestamp(p: &QueryParams<'_>, name: &str) -> Result<OffsetDateTime, ApiError> {
-    let v = p
-        .get(name)
-        .ok_or_else(|| ApiError::bad_request(format!("{name} is required")))?;
-    parse_timestamp(v)
-        .map_err(|_| ApiError::bad_request(format!("{name} is not an ISO 8601 date-time: '{v}'")))
 }
 
 /// `GET /v3/zones`: every served zone under its key, with `access: ["*"]`.
@@ -388,15 +303,18 @@ pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Resul
         Some(_) => return Err(ApiError::bad_request("disableEstimations: true or false")),
     };
     let ask = Ask {
-        svc,
-        cache: &cache,
-        now: state.now(),
-        code,
-        scope,
+        carbon: CarbonAsk {
+            svc,
+            cache: &cache,
+            now: state.now(),
+            code,
+            scope,
+        },
         factor_name,
         estimations,
     };
-    let key = key_of(&ask.code).to_string();
+    let now = ask.carbon.now;
+    let key = key_of(&ask.carbon.code).to_string();
     let no_data = || {
         ApiError::not_found(format!(
             "no carbon intensity for zone {key} in the last 24 hours"
@@ -411,7 +329,7 @@ pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Resul
         }
         Kind::History => {
             let g = Granularity::read(&p, Granularity::Hourly)?;
-            let end = g.floor(ask.now) + g.step();
+            let end = g.floor(now) + g.step();
             let span = if g == Granularity::Daily {
                 Duration::days(30)
             } else {
@@ -466,10 +384,10 @@ pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Resul
                         ))
                     })?,
             };
-            let start = g.floor(ask.now);
+            let start = g.floor(now);
             let forecast = ask.carbon(start, start + Duration::hours(hours), g)?;
             Ok(
-                json!({"zone": key, "forecast": forecast, "updatedAt": format_timestamp(ask.now), "temporalGranularity": g.name()}),
+                json!({"zone": key, "forecast": forecast, "updatedAt": format_timestamp(now), "temporalGranularity": g.name()}),
             )
         }
         Kind::PowerLatest | Kind::PowerHistory => {
@@ -478,7 +396,7 @@ pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Resul
                     "power breakdowns are served at temporalGranularity=15_minutes only",
                 ));
             }
-            let end = Granularity::FifteenMinutes.floor(ask.now) + Duration::minutes(15);
+            let end = Granularity::FifteenMinutes.floor(now) + Duration::minutes(15);
             let mut points = super::power::breakdowns(&ask, end - Duration::days(1), end)?;
             if kind == Kind::PowerHistory {
                 return Ok(
@@ -496,8 +414,7 @@ pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Resul
             let Some(point) = ask.latest(Granularity::FifteenMinutes)? else {
                 return Ok(json!({"status": "no-data", "countryCode": key}));
             };
-            let fossil =
-                ask.fossil_percentage(parse_timestamp(&point.datetime).unwrap_or(ask.now))?;
+            let fossil = ask.fossil_percentage(parse_timestamp(&point.datetime).unwrap_or(now))?;
             Ok(json!({
                 "status": "ok",
                 "countryCode": key,

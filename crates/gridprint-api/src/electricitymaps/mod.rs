@@ -18,10 +18,8 @@ use crate::auth::AuthUser;
 use crate::format::pairs_of;
 use crate::params::schemas;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use carbon::{CarbonPoint, Kind};
 use utoipa::openapi::path::{HttpMethod, Operation, Parameter, Paths};
@@ -36,8 +34,6 @@ pub const TAG: &str = "electricity-maps";
 pub const CO2_SIGNAL_TAG: &str = "co2-signal";
 /// The OpenAPI security scheme of the `auth-token` header.
 pub const AUTH_TOKEN_SCHEME: &str = "auth-token";
-/// `Cache-Control` of every answer here: for the key's holder only, and always asked again.
-pub const CACHE_CONTROL: &str = "private, no-cache";
 
 /// The protected routes, one line per path.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -68,20 +64,9 @@ pub fn public_router() -> OpenApiRouter<AppState> {
         .routes(route("/v4/zones", Kind::Zones))
 }
 
-/// The answer of a route as JSON with `Cache-Control: private, no-cache`, or the problem.
+/// The answer of a route ([`crate::compat::respond`]).
 fn respond(kind: Kind, state: &AppState, query: Option<&str>) -> Response {
-    let body = pairs_of(query).and_then(|pairs| carbon::answer(kind, state, &pairs));
-    match body {
-        Ok(body) => {
-            let mut resp = Json(body).into_response();
-            resp.headers_mut().insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static(CACHE_CONTROL),
-            );
-            resp
-        }
-        Err(e) => e.into_response(),
-    }
+    crate::compat::respond(pairs_of(query).and_then(|pairs| carbon::answer(kind, state, &pairs)))
 }
 
 /// One route: `GET path` answering `kind`, with its OpenAPI operation.

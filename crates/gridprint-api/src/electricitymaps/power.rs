@@ -102,11 +102,11 @@ pub(super) fn breakdowns(
     start: OffsetDateTime,
     end: OffsetDateTime,
 ) -> Result<Vec<Value>, ApiError> {
-    let pairs = ask.pairs(start, end);
-    let ctx = ask.ctx();
+    let pairs = ask.carbon.pairs(start, end);
+    let ctx = ask.carbon.ctx();
     let mut slots: BTreeMap<Slot, Slotted> = BTreeMap::new();
     let req = gridprint_query::parse::<MixEndpoint>(&pairs, &ctx)?;
-    for r in MixEndpoint::answer(ask.cache, &req)? {
+    for r in MixEndpoint::answer(ask.carbon.cache, &req)? {
         for e in r.series {
             for b in e.production {
                 for p in &b.values.0 {
@@ -128,7 +128,7 @@ pub(super) fn breakdowns(
         }
     }
     let req = gridprint_query::parse::<GenerationEndpoint>(&pairs, &ctx)?;
-    for r in GenerationEndpoint::answer(ask.cache, &req)? {
+    for r in GenerationEndpoint::answer(ask.carbon.cache, &req)? {
         for e in r.series {
             for b in e.production {
                 for p in &b.values.0 {
@@ -140,7 +140,7 @@ pub(super) fn breakdowns(
         }
     }
     let req = gridprint_query::parse::<ImportsEndpoint>(&pairs, &ctx)?;
-    for r in ImportsEndpoint::answer(ask.cache, &req)? {
+    for r in ImportsEndpoint::answer(ask.carbon.cache, &req)? {
         for e in r.series {
             for b in e.imports {
                 for p in &b.values.0 {
@@ -156,7 +156,7 @@ pub(super) fn breakdowns(
         }
     }
     let req = gridprint_query::parse::<ExportsEndpoint>(&pairs, &ctx)?;
-    for r in ExportsEndpoint::answer(ask.cache, &req)? {
+    for r in ExportsEndpoint::answer(ask.carbon.cache, &req)? {
         for e in r.series {
             for b in e.exports {
                 for p in &b.values.0 {
@@ -171,8 +171,8 @@ pub(super) fn breakdowns(
             }
         }
     }
-    let stamp = format_timestamp(ask.now);
-    let key = key_of(&ask.code);
+    let stamp = format_timestamp(ask.carbon.now);
+    let key = key_of(&ask.carbon.code);
     Ok(slots
         .into_iter()
         .filter_map(|(slot, s)| {
