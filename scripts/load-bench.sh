@@ -26,6 +26,8 @@
 #   B  /v1/footprints, one zone, one year of carbon (35,040 points), uncompressed
 #                                                          target ≥ 0.7 × nginx C, p99 ≤ 50 ms at 32 conns
 #   C  nginx serving B's exact body as a static file
+#   E  /v3/carbon-intensity/latest?zone=DE (Electricity Maps' shape, one point at or before now), beside A
+#      in the same run; needs data for now, so only with --years N (data ending yesterday)
 #   RSS of the server with the year loaded                                     target ≤ 300 MB
 # --inputs also stores the raw inputs (generation, load, flows) as a worker-fed database would hold
 # them (a larger file and cache). The database is cached in $BENCH_DIR between runs (--keep-db reuses
@@ -238,13 +240,20 @@ run_wrk() {
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-declare -a a_rps a_p99 b_rps b_p99 c_rps c_p99 o_rps o_p99 d_rps d_p99
+declare -a a_rps a_p99 b_rps b_p99 c_rps c_p99 o_rps o_p99 d_rps d_p99 e_rps e_p99
+latest_url="$base/v3/carbon-intensity/latest?zone=DE"
+latest_status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$latest_url")
+[ "$latest_status" = 200 ] || echo "E skipped: $latest_url answers $latest_status (no data for now; use --years N)"
 echo "== wrk: $runs runs × ${duration}s, 2 threads, $connections connections"
 for i in $(seq 1 "$runs"); do
   read -r r p < <(run_wrk "$day_url" auth); a_rps+=("$r"); a_p99+=("$p")
   read -r r p < <(run_wrk "$year_url" auth); b_rps+=("$r"); b_p99+=("$p")
   read -r r p < <(run_wrk "http://127.0.0.1:$port_nginx/year.json" ""); c_rps+=("$r"); c_p99+=("$p")
   echo "run $i: A ${a_rps[-1]} req/s (p99 ${a_p99[-1]} ms) | B ${b_rps[-1]} req/s (p99 ${b_p99[-1]} ms) | C nginx ${c_rps[-1]} req/s (p99 ${c_p99[-1]} ms)"
+  if [ "$latest_status" = 200 ]; then
+    read -r r p < <(run_wrk "$latest_url" auth); e_rps+=("$r"); e_p99+=("$p")
+    echo "       E /v3 latest ${e_rps[-1]} req/s (p99 ${e_p99[-1]} ms)"
+  fi
   if [ -n "$years" ]; then
     read -r r p < <(run_wrk "$old_day_url" auth); o_rps+=("$r"); o_p99+=("$p")
     read -r r p < <(run_wrk "$base/" auth "$bench_dir/distinct-years.lua"); d_rps+=("$r"); d_p99+=("$p")
@@ -266,6 +275,10 @@ printf '%-58s %12s %10s\n' "measurement" "req/s" "p99 ms"
 printf '%-58s %12s %10s\n' "A /v1/footprints one zone, one day (target ≥ 10,000)" "$A" "$Ap"
 printf '%-58s %12s %10s\n' "B /v1/footprints one zone, one year, uncompressed" "$B" "$Bp"
 printf '%-58s %12s %10s\n' "C nginx, the same bytes as a static file" "$C" "$Cp"
+if [ "$latest_status" = 200 ]; then
+  E=$(printf '%s\n' "${e_rps[@]}" | median); Ep=$(printf '%s\n' "${e_p99[@]}" | median)
+  printf '%-58s %12s %10s\n' "E /v3/carbon-intensity/latest, one zone" "$E" "$Ep"
+fi
 echo "B / C = $ratio (target ≥ 0.7); B p99 target ≤ 50 ms"
 echo "server RSS: $((rss_loaded / 1024)) MB after loading (listening after ${load_secs%.*} s, first data answer after ${first_answer_secs%.*} s), $((rss_after / 1024)) MB after the runs, peak $((hwm / 1024)) MB (target ≤ $rss_target MB; MB = MiB)"
 echo "after the runs: $rss_parts"
