@@ -1133,22 +1133,13 @@ async fn csv_etag_and_compression(kind: Kind) {
         send(&app, request(&twin_uri, None, &[])).await.status,
         StatusCode::UNAUTHORIZED
     );
-    let mut rd = csv::Reader::from_reader(&by_param.body[..]);
-    let headers: Vec<String> = rd.headers().unwrap().iter().map(String::from).collect();
+    // The header line as it stands on the wire.
+    let header_line = by_param.body.split(|b| *b == b'\n').next().unwrap();
     assert_eq!(
-        headers,
-        [
-            "zone",
-            "footprint_type",
-            "scope",
-            "unit",
-            "coverage",
-            "valid",
-            "zone_status",
-            "timestamp",
-            "value"
-        ]
+        String::from_utf8_lossy(header_line),
+        "zone,footprint_type,scope,unit,coverage,valid,zone_status,timestamp,value"
     );
+    let mut rd = csv::Reader::from_reader(&by_param.body[..]);
     let rows: Vec<(String, String, f64)> = rd
         .records()
         .map(|r| {
