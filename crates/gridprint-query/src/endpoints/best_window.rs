@@ -72,6 +72,8 @@ pub struct BestWindowRequest {
 }
 
 impl RequestedWindow for BestWindowRequest {
+    /// The window as given: an explicit `end` with its `start` (the current slot when `start` was
+    /// left out).
     fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
         Some((self.start.start(), self.end?.start()))
     }
@@ -355,9 +357,6 @@ impl EndpointDef for BestWindowEndpoint {
         }
         Ok(req)
     }
-
-    /// The window as given: an explicit `end` with its `start` (the current slot when `start` was
-    /// left out).
 
     fn answer(cache: &DataCache, req: &BestWindowRequest) -> Result<Vec<BestWindow>, QueryError> {
         best_window(cache, req)
