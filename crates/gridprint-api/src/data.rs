@@ -20,7 +20,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use gridprint_core::slot::Slot;
-use gridprint_query::EndpointDef;
 use gridprint_query::describe::FormatParam;
 use gridprint_query::endpoints::{
     AvailabilityEndpoint, BestWindowEndpoint, EnvironmentalScoreEndpoint, ExportsEndpoint,
@@ -29,6 +28,7 @@ use gridprint_query::endpoints::{
     LoadEndpoint, MixEndpoint, MixShareEndpoint, ZonesEndpoint,
 };
 use gridprint_query::params::ParseContext;
+use gridprint_query::{EndpointDef, RequestedWindow};
 use gridprint_responses::{Answer, BodySchema};
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
@@ -257,7 +257,7 @@ pub(crate) async fn answer<E: EndpointDef>(
         now,
     };
     let request = gridprint_query::parse::<E>(&pairs, &ctx)?;
-    let window = E::requested_window(&request);
+    let window = request.requested_window();
     let etag = entity_tag(
         tag_version(&cache, window),
         path,
@@ -463,7 +463,7 @@ mod tests {
         let now = OffsetDateTime::UNIX_EPOCH;
         let tag = |version, query, format| {
             let r = load_request(query);
-            let w = LoadEndpoint::requested_window(&r);
+            let w = r.requested_window();
             entity_tag(version, "/v1/load", format, &r, w, now)
         };
         let q = "zone=ES&start=2024-06-15&end=2024-06-16";
@@ -497,7 +497,7 @@ mod tests {
 
     #[test]
     fn long_windows_are_detected_on_the_typed_request() {
-        let window = |q| LoadEndpoint::requested_window(&load_request(q));
+        let window = |q| load_request(q).requested_window();
         assert!(!is_long(window("zone=ES&start=2024-01-01&end=2024-01-08")));
         assert!(is_long(window("zone=ES&start=2024-01-01&end=2024-12-31")));
         assert!(!is_long(window("zone=ES")));

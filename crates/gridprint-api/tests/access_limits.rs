@@ -7,6 +7,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Method, Request, StatusCode, header};
+use gridprint_api::front::ClientIpHeader;
 use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState, router};
 use gridprint_ratelimit::RateLimit;
@@ -67,6 +68,35 @@ fn post(path: &str, content_type: Option<&str>, body: &str, client: [u8; 4]) -> 
 /// Sends a JSON `body` to `path` from `client`.
 async fn post_json(app: &Router, path: &str, body: &str, client: [u8; 4]) -> Reply {
     send(app, post(path, Some("application/json"), body, client)).await
+}
+
+/// An app behind a trusted proxy (`10.0.0.0/8`) that reads the client's address from
+/// `client_ip_header`, with the account registered.
+async fn behind_proxy(client_ip_header: ClientIpHeader) -> Env {
+    let e = env(ApiConfig {
+        trusted_proxies: "10.0.0.0/8".parse().unwrap(),
+        client_ip_header,
+        ..quiet_config()
+    });
+    register(&e.app).await;
+    e
+}
+
+/// A login with a wrong password from `peer`, with `headers` appended in order (what a proxy
+/// forwards).
+fn wrong_guess(peer: [u8; 4], headers: Vec<(&str, &str)>) -> Request<Body> {
+    let body = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
+    let mut req = post(
+        "/token-request/get_token",
+        Some("application/json"),
+        &body,
+        peer,
+    );
+    for (name, value) in headers {
+        let name = header::HeaderName::from_bytes(name.as_bytes()).unwrap();
+        req.headers_mut().append(name, value.parse().unwrap());
+    }
+    req
 }
 
 async fn get_token_from(app: &Router, password: &str, client: [u8; 4]) -> Reply {
@@ -407,23 +437,9 @@ async fn token_service_bodies_json_errors_and_the_re_register_no_op() {
 
 #[tokio::test]
 async fn forwarded_addresses_are_used_only_behind_trusted_proxies() {
-    let e = env(ApiConfig {
-        trusted_proxies: "10.0.0.0/8".parse().unwrap(),
-        ..quiet_config()
-    });
-    register(&e.app).await;
-    let via_proxy = |forwarded_for: &str, peer: [u8; 4]| {
-        let body = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
-        let mut req = post(
-            "/token-request/get_token",
-            Some("application/json"),
-            &body,
-            peer,
-        );
-        req.headers_mut()
-            .insert("x-forwarded-for", forwarded_for.parse().unwrap());
-        req
-    };
+    let e = behind_proxy(ClientIpHeader::XForwardedFor).await;
+    let via_proxy =
+        |forwarded_for: &str, peer| wrong_guess(peer, vec![("x-forwarded-for", forwarded_for)]);
     // Ten failures forwarded for 203.0.113.1 by the trusted proxy lock that client only.
     for _ in 0..10 {
         let r = send(&e.app, via_proxy("203.0.113.1", [10, 0, 0, 1])).await;
@@ -454,23 +470,10 @@ async fn forwarded_addresses_are_used_only_behind_trusted_proxies() {
 /// verified guesses, not more; IPv6 clients are counted by their /64.
 #[tokio::test]
 async fn a_client_cannot_pick_its_address_behind_the_proxy_and_ipv6_counts_by_64() {
-    let e = env(ApiConfig {
-        trusted_proxies: "10.0.0.0/8".parse().unwrap(),
-        ..quiet_config()
-    });
-    register(&e.app).await;
+    let e = behind_proxy(ClientIpHeader::XForwardedFor).await;
     let guess = |headers: Vec<(&'static str, String)>| {
-        let body = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
-        let mut req = post(
-            "/token-request/get_token",
-            Some("application/json"),
-            &body,
-            [10, 0, 0, 1],
-        );
-        for (k, v) in headers {
-            req.headers_mut().append(k, v.parse().unwrap());
-        }
-        send(&e.app, req)
+        let headers = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        send(&e.app, wrong_guess([10, 0, 0, 1], headers))
     };
     let mut verified = 0;
     for i in 0..30 {
@@ -508,26 +511,19 @@ async fn a_client_cannot_pick_its_address_behind_the_proxy_and_ipv6_counts_by_64
 /// ignored.
 #[tokio::test]
 async fn the_forwarded_header_when_configured() {
-    let e = env(ApiConfig {
-        trusted_proxies: "10.0.0.0/8".parse().unwrap(),
-        client_ip_header: gridprint_api::front::ClientIpHeader::Forwarded,
-        ..quiet_config()
-    });
-    register(&e.app).await;
-    let body = json!({"email": EMAIL, "password": "wrong password!!"}).to_string();
+    let e = behind_proxy(ClientIpHeader::Forwarded).await;
     let mut statuses = Vec::new();
     for i in 0..11 {
-        let mut req = post(
-            "/token-request/get_token",
-            Some("application/json"),
-            &body,
-            [10, 0, 0, 1],
+        let client = format!("192.0.2.{i}");
+        let headers = vec![
+            ("x-forwarded-for", client.as_str()),
+            ("forwarded", "for=203.0.113.8"),
+        ];
+        statuses.push(
+            send(&e.app, wrong_guess([10, 0, 0, 1], headers))
+                .await
+                .status,
         );
-        req.headers_mut()
-            .insert("x-forwarded-for", format!("192.0.2.{i}").parse().unwrap());
-        req.headers_mut()
-            .insert("forwarded", "for=203.0.113.8".parse().unwrap());
-        statuses.push(send(&e.app, req).await.status);
     }
     assert!(
         statuses[..10]
@@ -670,16 +666,7 @@ async fn an_accounts_api_keys_draw_on_its_tokens_budget() {
     let e = env(rate_limited(1.0, 4));
     register(&e.app).await;
     let token = token(&e.app, [127, 0, 0, 1]).await;
-    let key = gridprint_api::token::new_token().unwrap();
-    e.store
-        .insert_api_key(&gridprint_store::NewApiKey {
-            key_hash: gridprint_api::auth::token_hash(&key),
-            email: EMAIL.into(),
-            name: String::new(),
-            created_at: 0,
-            expires_at: None,
-        })
-        .unwrap();
+    let (key, _) = create_key(&e.store, None);
     for _ in 0..4 {
         let r = get_as(&e.app, "/v1/zones", Some(&token)).await;
         assert_eq!(r.status, StatusCode::OK);

@@ -104,6 +104,16 @@ async fn zones_refused(app: &Router, token: &str) -> Reply {
     r
 }
 
+/// `credential` (a token or an API key) works for `seconds` from now, less one, and is refused as
+/// expired from then on.
+async fn assert_expires_after(e: &Env, credential: &str, seconds: i64) {
+    e.clock.advance(time::Duration::seconds(seconds - 1));
+    assert_eq!(zones_status(&e.app, credential).await, StatusCode::OK);
+    e.clock.advance(time::Duration::seconds(1));
+    let r = zones_refused(&e.app, credential).await;
+    assert!(r.detail().contains("expired"), "{}", r.detail());
+}
+
 async fn token_for(app: &Router) -> String {
     register_ada(app).await;
     let r = get_token(app, EMAIL, PASSWORD).await;
@@ -337,11 +347,7 @@ async fn wrong_password_and_unknown_email_get_the_same_401() {
 async fn tokens_expire_after_exactly_24_hours() {
     let e = env();
     let token = token_for(&e.app).await;
-    e.clock.advance(time::Duration::seconds(86_399));
-    assert_eq!(zones_status(&e.app, &token).await, StatusCode::OK);
-    e.clock.advance(time::Duration::seconds(1));
-    let r = zones_refused(&e.app, &token).await;
-    assert!(r.detail().contains("expired"), "{}", r.detail());
+    assert_expires_after(&e, &token, 86_400).await;
 }
 
 #[tokio::test]
@@ -781,25 +787,10 @@ fn credentials_debug_hides_the_password() {
     assert!(!format!("{c:?}").contains(PASSWORD));
 }
 
-/// Stores a new API key for `EMAIL` as `gridprint access key create` does; the key and its id.
-fn create_key(store: &SharedStore) -> (String, i64) {
-    let key = gridprint_api::token::new_token().unwrap();
-    let id = store
-        .insert_api_key(&gridprint_store::NewApiKey {
-            key_hash: gridprint_api::auth::token_hash(&key),
-            email: EMAIL.into(),
-            name: "test".into(),
-            created_at: START.unix_timestamp(),
-            expires_at: None,
-        })
-        .unwrap();
-    (key, id)
-}
-
 #[tokio::test]
 async fn an_api_key_works_as_bearer_and_as_auth_token_and_stops_once_revoked() {
     let e = env();
-    let (key, id) = create_key(&e.store);
+    let (key, id) = create_key(&e.store, None);
     // Bearer on /v1, `auth-token` on /v3 (past the guard: this state never loads data, so the
     // handler answers 503 "still loading").
     assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
@@ -834,20 +825,8 @@ async fn an_api_key_works_as_bearer_and_as_auth_token_and_stops_once_revoked() {
 #[tokio::test]
 async fn an_expired_api_key_is_refused() {
     let e = env();
-    let key = gridprint_api::token::new_token().unwrap();
-    e.store
-        .insert_api_key(&gridprint_store::NewApiKey {
-            key_hash: gridprint_api::auth::token_hash(&key),
-            email: EMAIL.into(),
-            name: String::new(),
-            created_at: START.unix_timestamp(),
-            expires_at: Some(START.unix_timestamp() + 86_400),
-        })
-        .unwrap();
-    assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
-    e.clock.advance(time::Duration::seconds(86_400));
-    let r = zones_refused(&e.app, &key).await;
-    assert!(r.detail().contains("expired"), "{}", r.detail());
+    let (key, _) = create_key(&e.store, Some(START.unix_timestamp() + 86_400));
+    assert_expires_after(&e, &key, 86_400).await;
 }
 
 #[tokio::test]

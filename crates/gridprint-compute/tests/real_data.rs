@@ -221,6 +221,10 @@ fn point(key: InputKey, slot: Slot, mw: f64, state: DataState, ds: &str) -> Inpu
     }
 }
 
+/// The datasources of the seasonal forecast and of the linear gap estimate.
+const SEASONAL: &str = "wattnet-hybrid-estimation:gridprint-seasonal";
+const LINEAR: &str = "wattnet-hybrid-estimation:gridprint-linear";
+
 fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
     let slot = Slot::containing(parse_timestamp("2025-03-01T12:00Z").unwrap());
@@ -243,29 +247,8 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
     };
     let generation =
         |mw: f64, state: DataState, ds: &str| point(gen_key.clone(), slot, mw, state, ds);
-    // 1. Forecast only, slot in the future: missing, not valid.
-    let t0 = parse_timestamp("2025-03-01T06:00Z").unwrap();
-    let forecast = generation(
-        100.0,
-        DataState::Missing,
-        "wattnet-hybrid-estimation:gridprint-seasonal",
-    );
-    store.upsert_inputs(&[forecast], 1).unwrap();
-    compute(store, &reference, range, t0);
-    assert_eq!(flags(store), (ZoneStatus::Missing, false, Some(100.0)));
-    // 2. Estimated: preview, not valid.
-    let t1 = parse_timestamp("2025-03-01T12:30Z").unwrap();
-    let estimate = generation(
-        110.0,
-        DataState::Estimated,
-        "wattnet-hybrid-estimation:gridprint-linear",
-    );
-    store.upsert_inputs(&[estimate], 2).unwrap();
-    compute(store, &reference, range, t1);
-    assert_eq!(flags(store), (ZoneStatus::Preview, false, Some(110.0)));
     // 3. Provider data, and every border of AT reported (issue #13: a border without a flow is
-    //    never a silent zero): complete, valid.
-    let t2 = parse_timestamp("2025-03-01T13:00Z").unwrap();
+    //    never a silent zero).
     let mut official = vec![generation(120.0, DataState::Official, "ENTSO-E")];
     official.extend(border_flows(
         &reference,
@@ -274,9 +257,33 @@ fn life_of_a_slot_forecast_estimate_official_frozen(store: &dyn Store) {
         slot,
         DataState::Official,
     ));
-    store.upsert_inputs(&official, 3).unwrap();
-    compute(store, &reference, range, t2);
-    assert_eq!(flags(store), (ZoneStatus::Complete, true, Some(120.0)));
+    // Each step stores its points as the next input version, computes at its "now" and reads the
+    // slot's flags.
+    let steps = [
+        // 1. Forecast only, slot in the future: missing, not valid.
+        (
+            vec![generation(100.0, DataState::Missing, SEASONAL)],
+            "2025-03-01T06:00Z",
+            (ZoneStatus::Missing, false, Some(100.0)),
+        ),
+        // 2. Estimated: preview, not valid.
+        (
+            vec![generation(110.0, DataState::Estimated, LINEAR)],
+            "2025-03-01T12:30Z",
+            (ZoneStatus::Preview, false, Some(110.0)),
+        ),
+        // 3. Provider data: complete, valid.
+        (
+            official,
+            "2025-03-01T13:00Z",
+            (ZoneStatus::Complete, true, Some(120.0)),
+        ),
+    ];
+    for (version, (points, now, expected)) in (1..).zip(steps) {
+        store.upsert_inputs(&points, version).unwrap();
+        compute(store, &reference, range, parse_timestamp(now).unwrap());
+        assert_eq!(flags(store), expected, "step {version}");
+    }
     // 4. After 4 h the slot is frozen; late data no longer changes it.
     let t3 = parse_timestamp("2025-03-01T16:30Z").unwrap();
     compute(store, &reference, range, t3);

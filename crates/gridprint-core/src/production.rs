@@ -107,48 +107,14 @@ impl ProductionType {
     /// Maps an ENTSO-E psrType code (B01…B20). `None` for codes that are not generation types we
     /// report (e.g. B25 energy storage).
     pub fn from_psr_type(code: &str) -> Option<ProductionType> {
-        Some(match code.trim() {
-            "B01" => Self::Biomass,
-            "B02" | "B05" | "B08" => Self::Coal,
-            "B03" | "B04" => Self::Gas,
-            "B06" | "B07" => Self::Oil,
-            "B09" => Self::Geothermal,
-            "B10" => Self::HydroPumpedStorage,
-            "B11" => Self::HydroRiver,
-            "B12" => Self::HydroReservoir,
-            "B13" => Self::Marine,
-            "B14" => Self::Nuclear,
-            "B15" => Self::OtherRenewable,
-            "B16" => Self::Solar,
-            "B17" => Self::Waste,
-            "B18" => Self::WindOffshore,
-            "B19" => Self::WindOnshore,
-            "B20" => Self::Other,
-            _ => return None,
-        })
+        let code = code.trim();
+        psr_type_where(|(c, _, _)| *c == code)
     }
 
     /// Maps an ENTSO-E File Library production type name (e.g. `Fossil Brown coal/Lignite`).
     pub fn from_file_library_name(name: &str) -> Option<ProductionType> {
-        Some(match name.trim() {
-            "Biomass" => Self::Biomass,
-            "Fossil Brown coal/Lignite" | "Fossil Hard coal" | "Fossil Peat" => Self::Coal,
-            "Fossil Coal-derived gas" | "Fossil Gas" => Self::Gas,
-            "Fossil Oil" | "Fossil Oil shale" => Self::Oil,
-            "Geothermal" => Self::Geothermal,
-            "Hydro Pumped Storage" => Self::HydroPumpedStorage,
-            "Hydro Run-of-river and poundage" => Self::HydroRiver,
-            "Hydro Water Reservoir" => Self::HydroReservoir,
-            "Marine" => Self::Marine,
-            "Nuclear" => Self::Nuclear,
-            "Other renewable" => Self::OtherRenewable,
-            "Solar" => Self::Solar,
-            "Waste" => Self::Waste,
-            "Wind Offshore" => Self::WindOffshore,
-            "Wind Onshore" => Self::WindOnshore,
-            "Other" => Self::Other,
-            _ => return None,
-        })
+        let name = name.trim();
+        psr_type_where(|(_, n, _)| *n == name)
     }
 
     /// Maps the names used in the reference factor files (`Hydro River`, `Other renewable`, …).
@@ -180,6 +146,39 @@ impl ProductionType {
     }
 }
 
+/// ENTSO-E's generation psrTypes: the code (A75 documents), the name the File Library writes, and
+/// the production type it counts as.
+const PSR_TYPES: [(&str, &str, ProductionType); 20] = {
+    use ProductionType::*;
+    [
+        ("B01", "Biomass", Biomass),
+        ("B02", "Fossil Brown coal/Lignite", Coal),
+        ("B03", "Fossil Coal-derived gas", Gas),
+        ("B04", "Fossil Gas", Gas),
+        ("B05", "Fossil Hard coal", Coal),
+        ("B06", "Fossil Oil", Oil),
+        ("B07", "Fossil Oil shale", Oil),
+        ("B08", "Fossil Peat", Coal),
+        ("B09", "Geothermal", Geothermal),
+        ("B10", "Hydro Pumped Storage", HydroPumpedStorage),
+        ("B11", "Hydro Run-of-river and poundage", HydroRiver),
+        ("B12", "Hydro Water Reservoir", HydroReservoir),
+        ("B13", "Marine", Marine),
+        ("B14", "Nuclear", Nuclear),
+        ("B15", "Other renewable", OtherRenewable),
+        ("B16", "Solar", Solar),
+        ("B17", "Waste", Waste),
+        ("B18", "Wind Offshore", WindOffshore),
+        ("B19", "Wind Onshore", WindOnshore),
+        ("B20", "Other", Other),
+    ]
+};
+
+/// The production type of the first row of [`PSR_TYPES`] that `row` accepts.
+fn psr_type_where(row: impl Fn(&(&str, &str, ProductionType)) -> bool) -> Option<ProductionType> {
+    PSR_TYPES.iter().find(|r| row(r)).map(|(_, _, t)| *t)
+}
+
 impl fmt::Display for ProductionType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -205,26 +204,20 @@ mod tests {
 
     #[test]
     fn folds_provider_codes() {
-        assert_eq!(
-            ProductionType::from_psr_type("B02"),
-            Some(ProductionType::Coal)
-        );
-        assert_eq!(
-            ProductionType::from_psr_type("B08"),
-            Some(ProductionType::Coal)
-        );
-        assert_eq!(
-            ProductionType::from_psr_type("B03"),
-            Some(ProductionType::Gas)
-        );
-        assert_eq!(
-            ProductionType::from_psr_type("B07"),
-            Some(ProductionType::Oil)
-        );
-        assert_eq!(ProductionType::from_psr_type("B25"), None);
+        use ProductionType::{Coal, Gas, Oil};
+        let codes = [
+            ("B02", Some(Coal)),
+            ("B08", Some(Coal)),
+            ("B03", Some(Gas)),
+            ("B07", Some(Oil)),
+            ("B25", None),
+        ];
+        for (code, expected) in codes {
+            assert_eq!(ProductionType::from_psr_type(code), expected, "{code}");
+        }
         assert_eq!(
             ProductionType::from_file_library_name("Fossil Peat"),
-            Some(ProductionType::Coal)
+            Some(Coal)
         );
     }
 }

@@ -10,8 +10,8 @@ use axum::http::{Request, StatusCode, header};
 use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState, router_with_home};
 use gridprint_core::reference::{ReferenceData, ZoneSet};
-use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_dashboard::{DashboardConfig, DashboardMode};
+use gridprint_pipeline::testing::{FILE_LIBRARY_DAY_2017, import_fixtures};
 use gridprint_store::{SharedStore, TokenRecord};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -19,12 +19,6 @@ use time::macros::datetime;
 use tower::ServiceExt;
 
 const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-const FILES: &[&str] = &[
-    "2017_02_01_AM_AggregGen.csv",
-    "2017_02_01_PM_AggregGen.csv",
-    "2017_02_01_AM_PhysicalFlows.csv",
-    "2017_02_01_PM_PhysicalFlows.csv",
-];
 
 async fn app(mode: DashboardMode, burst: u32) -> Router {
     app_with(mode, burst, None, None).await
@@ -41,23 +35,7 @@ async fn app_with(
     let now = datetime!(2026-03-01 12:00:00 UTC);
     let store: SharedStore =
         Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap());
-    let mut days = BTreeSet::new();
-    for f in FILES {
-        let path = format!(
-            "{}/../../data/fixtures/entsoe-file-library/{f}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let doc =
-            gridprint_ingest::detect_and_parse(&std::fs::read(path).unwrap(), &reference.zones)
-                .unwrap();
-        days.extend(doc.points.iter().map(|p| p.slot.day()));
-        store.upsert_inputs(&doc.points, 1).unwrap();
-    }
-    let ranges: Vec<SlotRange> = days
-        .iter()
-        .map(|&d| SlotRange::new(Slot::first_of_day(d), Slot::first_of_day(d + 1)))
-        .collect();
-    gridprint_compute::compute_ranges(&*store, &reference, &ranges, now, &mut |_, _| {}).unwrap();
+    import_fixtures(&*store, &reference, FILE_LIBRARY_DAY_2017, 1, Some(now));
     store
         .grant("ada@example.org", None, now.unix_timestamp())
         .unwrap();

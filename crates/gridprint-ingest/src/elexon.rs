@@ -337,10 +337,8 @@ impl ElexonClient {
 
     /// Fetches one request (split into pieces of at most 7 days) and returns its points.
     pub async fn fetch(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
-        req.fetch_in_parts(req.max_span_slots(), |part| async move {
-            self.fetch_one(&part).await
-        })
-        .await
+        req.fetch_in_parts(|part| async move { self.fetch_one(&part).await })
+            .await
     }
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {

@@ -217,10 +217,8 @@ impl EntsoeClient {
     /// Fetches one request (splitting it when it spans more than a year) and returns its points:
     /// official, datasource `ENTSO-E`, only the asked-for series and slots.
     pub async fn fetch(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
-        req.fetch_in_parts(req.max_span_slots(), |part| async move {
-            self.fetch_one(&part).await
-        })
-        .await
+        req.fetch_in_parts(|part| async move { self.fetch_one(&part).await })
+            .await
     }
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {

@@ -17,7 +17,7 @@
 //! [`EpiasDocument::skipped`] as `missing-field:<name>`). Points carry [`DATASOURCE_EPIAS`].
 //! Retries and the request budget are [`crate::http`]'s; answers are read up to [`MAX_PAGE_BODY`]
 //! (64 kB from the login service), at most [`MAX_PAGES`] pages per request, spanning at most
-//! [`MAX_SPAN_SLOTS`].
+//! [`crate::request::EPIAS_MAX_SPAN_SLOTS`].
 
 use crate::http::{
     Answer, FetchError, FetchRetry, RequestBudget, body_head, http_client, parsed_points,
@@ -27,7 +27,7 @@ use crate::request::{DataKind, FetchRequest, Target};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::DataState;
-use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::ZoneCode;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -49,8 +49,6 @@ pub const DEFAULT_REQUESTS_PER_MINUTE: u32 = 60;
 pub const DEFAULT_TGT_RENEW_AFTER: Duration = Duration::from_secs(100 * 60);
 /// Items asked for per page (hourly: about three weeks).
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
-/// The longest span of one request (it is then paged).
-pub const MAX_SPAN_SLOTS: i64 = 31 * SLOTS_PER_DAY;
 /// Pages read at most per request before giving up (bounds a server that never stops paging).
 pub const MAX_PAGES: u32 = 200;
 /// Longest TGT accepted from the login service.
@@ -651,11 +649,8 @@ impl EpiasClient {
 
     /// Fetches one request (split into pieces of at most 31 days, each paged) and returns its points.
     pub async fn fetch(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
-        req.fetch_in_parts(
-            MAX_SPAN_SLOTS,
-            |part| async move { self.fetch_one(&part).await },
-        )
-        .await
+        req.fetch_in_parts(|part| async move { self.fetch_one(&part).await })
+            .await
     }
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {

@@ -95,6 +95,8 @@ pub struct FetchRequest {
 pub const ENTSOE_MAX_SPAN_SLOTS: i64 = 365 * SLOTS_PER_DAY;
 /// Elexon's dataset endpoints are asked for at most 7 settlement days at a time.
 pub const ELEXON_MAX_SPAN_SLOTS: i64 = 7 * SLOTS_PER_DAY;
+/// The longest span of one EPIAS request (it is then paged).
+pub const EPIAS_MAX_SPAN_SLOTS: i64 = 31 * SLOTS_PER_DAY;
 
 impl FetchRequest {
     /// Whether a point belongs to the series this request asks for. Providers sometimes answer with
@@ -113,23 +115,23 @@ impl FetchRequest {
     /// The longest span one request of this provider may cover.
     pub fn max_span_slots(&self) -> i64 {
         match self.provider {
+            Provider::Entsoe => ENTSOE_MAX_SPAN_SLOTS,
             Provider::Elexon => ELEXON_MAX_SPAN_SLOTS,
-            _ => ENTSOE_MAX_SPAN_SLOTS,
+            Provider::Epias => EPIAS_MAX_SPAN_SLOTS,
         }
     }
 
-    /// Fetches the request in parts of at most `max_slots` slots ([`Self::split`]), one after the
-    /// other, with `fetch_one`, and returns all their points; the first error ends it.
+    /// Fetches the request in parts of at most [`Self::max_span_slots`] slots ([`Self::split`]),
+    /// one after the other, with `fetch_one`, and returns all their points; the first error ends it.
     pub async fn fetch_in_parts<Fut>(
         &self,
-        max_slots: i64,
         mut fetch_one: impl FnMut(FetchRequest) -> Fut,
     ) -> Result<Vec<InputPoint>, FetchError>
     where
         Fut: Future<Output = Result<Vec<InputPoint>, FetchError>>,
     {
         let mut out = Vec::new();
-        for part in self.split(max_slots) {
+        for part in self.split(self.max_span_slots()) {
             out.extend(fetch_one(part).await?);
         }
         Ok(out)

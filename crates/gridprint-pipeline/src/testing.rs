@@ -11,6 +11,15 @@ use time::OffsetDateTime;
 /// The repository's `data/fixtures` directory.
 pub const FIXTURES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/fixtures");
 
+/// The 2017-02-01 ENTSO-E File Library extract (generation and physical flows of the whole day), as
+/// paths for [`import_fixtures`].
+pub const FILE_LIBRARY_DAY_2017: &[&str] = &[
+    "entsoe-file-library/2017_02_01_AM_AggregGen.csv",
+    "entsoe-file-library/2017_02_01_PM_AggregGen.csv",
+    "entsoe-file-library/2017_02_01_AM_PhysicalFlows.csv",
+    "entsoe-file-library/2017_02_01_PM_PhysicalFlows.csv",
+];
+
 /// The bytes of a fixture file, by its path under `data/fixtures` (`entsoe-api/A75_….xml`).
 pub fn fixture(path: &str) -> Vec<u8> {
     std::fs::read(format!("{FIXTURES_DIR}/{path}"))

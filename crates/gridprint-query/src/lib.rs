@@ -27,7 +27,7 @@ pub mod service;
 
 pub use answer::QueryResponse;
 pub use cache::{CacheStats, CacheVersion, DataCache, LoadOptions, SharedCache, Spill};
-pub use endpoints::EndpointDef;
+pub use endpoints::{EndpointDef, RequestedWindow};
 pub use error::{FieldError, QueryError};
 pub use geo::{GeoError, ZoneLocator};
 /// The response types (shared with the client).

@@ -151,14 +151,7 @@ impl AccessStore for SqliteStore {
             "SELECT t.token_hash, t.email, t.issued_at, t.expires_at FROM token t
              JOIN registration r ON r.email = t.email WHERE t.token_hash = ?1",
             params![token_hash],
-            |r| {
-                Ok(TokenRecord {
-                    token_hash: r.get(0)?,
-                    email: r.get(1)?,
-                    issued_at: r.get(2)?,
-                    expires_at: r.get(3)?,
-                })
-            },
+            token_record,
         )
         .optional()
         .map_err(map_err)
@@ -214,14 +207,7 @@ impl AccessStore for SqliteStore {
             "SELECT k.key_hash, k.email, k.created_at, COALESCE(k.expires_at, ?2) FROM api_key k
              JOIN access_grant g ON g.email = k.email WHERE k.key_hash = ?1",
             params![key_hash, NEVER_EXPIRES],
-            |r| {
-                Ok(TokenRecord {
-                    token_hash: r.get(0)?,
-                    email: r.get(1)?,
-                    issued_at: r.get(2)?,
-                    expires_at: r.get(3)?,
-                })
-            },
+            token_record,
         )
         .optional()
         .map_err(map_err)
@@ -252,4 +238,14 @@ impl SqliteStore {
         tx.commit().map_err(map_err)?;
         Ok(last == 1)
     }
+}
+
+/// A [`TokenRecord`] from a row of `hash, email, issued_at, expires_at` (tokens and API keys).
+fn token_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<TokenRecord> {
+    Ok(TokenRecord {
+        token_hash: r.get(0)?,
+        email: r.get(1)?,
+        issued_at: r.get(2)?,
+        expires_at: r.get(3)?,
+    })
 }

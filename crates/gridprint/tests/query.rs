@@ -19,11 +19,12 @@ const FIXTURES: &[&str] = &[
 ];
 const WINDOW: [&str; 4] = ["--start", "2024-06-15T00:00Z", "--end", "2024-06-15T02:00Z"];
 
-/// The server over [`FIXTURES`], the account registered.
-async fn server() -> Server {
+/// The server over [`FIXTURES`] with the account registered, and an empty home directory for the
+/// command.
+async fn server_and_home() -> (Server, tempfile::TempDir) {
     let s = live::server(FIXTURES, quiet_config()).await;
     live::registered(&client(&s.url)).await;
-    s
+    (s, tempfile::tempdir().unwrap())
 }
 
 fn client(url: &str) -> Client {
@@ -111,8 +112,7 @@ async fn servers_footprints(url: &str, extra: &[(&str, &str)], format: Format) -
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn query_csv_equals_the_servers_csv() {
-    let s = server().await;
-    let home = tempfile::tempdir().unwrap();
+    let (s, home) = server_and_home().await;
     let mut args = vec!["footprints", "--zone", "DE", "--format", "csv"];
     let out = in_window(home.path(), &s.url, &args).await;
     assert_eq!(out, servers_footprints(&s.url, &[], Format::Csv).await);
@@ -138,8 +138,7 @@ async fn query_csv_equals_the_servers_csv() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn query_json_is_the_servers_json() {
-    let s = server().await;
-    let home = tempfile::tempdir().unwrap();
+    let (s, home) = server_and_home().await;
     let args = ["footprints", "--zone", "DE", "--format", "json"];
     let out = in_window(home.path(), &s.url, &args).await;
     let server_json = servers_footprints(&s.url, &[], Format::Json).await;
@@ -148,8 +147,7 @@ async fn query_json_is_the_servers_json() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn table_shows_one_row_per_point_with_its_flags() {
-    let s = server().await;
-    let home = tempfile::tempdir().unwrap();
+    let (s, home) = server_and_home().await;
     let out = in_window(home.path(), &s.url, &["footprints", "--zone", "DE"]).await;
     let lines: Vec<&str> = out.lines().collect();
     let header: Vec<&str> = lines[0].split_whitespace().collect();
@@ -170,8 +168,7 @@ async fn table_shows_one_row_per_point_with_its_flags() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn token_cache_is_private_and_reused_between_runs() {
-    let s = server().await;
-    let home = tempfile::tempdir().unwrap();
+    let (s, home) = server_and_home().await;
     let args = ["zones", "--format", "csv"];
     ok(&query(home.path(), &args, &creds(&s.url)).await);
     let files = token_files(home.path());
@@ -209,8 +206,7 @@ async fn token_cache_is_private_and_reused_between_runs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn saved_config_is_private_and_used() {
-    let s = server().await;
-    let home = tempfile::tempdir().unwrap();
+    let (s, home) = server_and_home().await;
     let out = query(home.path(), &["--save-config"], &creds(&s.url)).await;
     ok(&out);
     let path = home.path().join(".config/gridprint/config.toml");
@@ -230,8 +226,7 @@ async fn saved_config_is_private_and_used() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_password_fails_with_a_clear_message() {
-    let s = server().await;
-    let home = tempfile::tempdir().unwrap();
+    let (s, home) = server_and_home().await;
     let wrong = [
         ("GRIDPRINT_URL", s.url.as_str()),
         ("GRIDPRINT_EMAIL", EMAIL),
@@ -248,8 +243,7 @@ async fn wrong_password_fails_with_a_clear_message() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_show_the_servers_detail() {
-    let s = server().await;
-    let home = tempfile::tempdir().unwrap();
+    let (s, home) = server_and_home().await;
     let args = ["footprints", "--zone", "DE", "--param", "start=2024-06-15"];
     let err = failed(&query(home.path(), &args, &creds(&s.url)).await);
     assert!(
@@ -280,8 +274,7 @@ async fn register_sends_the_registration_code() {
 /// the server serves (`DK`) is not unknown.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_zone_fails_with_a_clear_message() {
-    let s = server().await;
-    let home = tempfile::tempdir().unwrap();
+    let (s, home) = server_and_home().await;
     let args = [
         "footprints",
         "--zone",

@@ -146,9 +146,10 @@ fn nl_states(store: &SharedStore, s: Slot) -> Vec<(DataState, String)> {
     v
 }
 
-/// The one (state, datasource) of [`nl_states`] when all points agree.
-fn only(state: DataState, datasource: &str) -> Vec<(DataState, String)> {
-    vec![(state, datasource.to_string())]
+/// Every generation point of NL in slot `s` has this `state` and `datasource`.
+fn assert_nl_inputs(store: &SharedStore, s: Slot, state: DataState, datasource: &str) {
+    let expected = vec![(state, datasource.to_string())];
+    assert_eq!(nl_states(store, s), expected, "NL generation inputs at {s}");
 }
 
 /// Runs `w`'s cycle at the timestamp `at`, printing its report.
@@ -197,12 +198,11 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     publish(&server, &[nl_generation_day_before()]).await;
     let r = cycle_at(&w, "2024-09-02T00:05Z").await;
     assert!(r.fetched_points > 0 && r.forecast > 0, "{r}");
-    assert_eq!(
-        nl_states(&store, s),
-        only(
-            DataState::Missing,
-            "wattnet-hybrid-estimation:gridprint-seasonal-blend"
-        )
+    assert_nl_inputs(
+        &store,
+        s,
+        DataState::Missing,
+        "wattnet-hybrid-estimation:gridprint-seasonal-blend",
     );
     let (status, valid, frozen, g_forecast) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Missing, false, false));
@@ -214,12 +214,11 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     // 07:00 — still nothing new published: the slot, now past, is estimated.
     let r = cycle_at(&w, "2024-09-02T07:00Z").await;
     assert!(r.estimated > 0, "{r}");
-    assert_eq!(
-        nl_states(&store, s),
-        only(
-            DataState::Estimated,
-            "wattnet-hybrid-estimation:gridprint-profile"
-        )
+    assert_nl_inputs(
+        &store,
+        s,
+        DataState::Estimated,
+        "wattnet-hybrid-estimation:gridprint-profile",
     );
     // Its flags are those of NL's tail (docs/methodology.md, "Now and the forecast in one series"):
     // every slot after the last complete one reads like the forecast after it, so that a window
@@ -233,7 +232,7 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     report_nl_borders(&store, SlotRange::new(s.offset(-24), s.offset(8)));
     publish(&server, &[nl_generation()]).await;
     cycle_at(&w, "2024-09-02T09:00Z").await;
-    assert_eq!(nl_states(&store, s), only(DataState::Official, "ENTSO-E"));
+    assert_nl_inputs(&store, s, DataState::Official, "ENTSO-E");
     let (status, valid, frozen, g_official) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Complete, true, false));
     let want: f64 =
@@ -315,12 +314,11 @@ async fn a_provider_outage_is_survived() {
     // tail, one run of flags with the forecast (docs/methodology.md, "Now and the forecast in one
     // series").
     let past = Slot::containing(t("2024-09-03T01:00Z"));
-    assert_eq!(
-        nl_states(&store, past),
-        only(
-            DataState::Estimated,
-            "wattnet-hybrid-estimation:gridprint-profile"
-        )
+    assert_nl_inputs(
+        &store,
+        past,
+        DataState::Estimated,
+        "wattnet-hybrid-estimation:gridprint-profile",
     );
     let (status, valid, _, g) = nl_slot(&store, past);
     assert_eq!((status, valid), (ZoneStatus::Missing, false));

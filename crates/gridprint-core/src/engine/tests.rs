@@ -397,6 +397,13 @@ fn fr_mix() -> [f64; N_TYPES] {
 }
 
 /// Every numeric field of every zone is finite and non-negative, except the documented NaNs.
+/// Traces one slot of `gen_by_zone` and `flows` and checks the invariants every result holds.
+fn sane_trace(gen_by_zone: &[(&str, [f64; N_TYPES])], flows: Vec<FlowInput>) -> SlotResult {
+    let r = trace_slot(reference(), &inputs(gen_by_zone, flows));
+    assert_slot_sane(&r);
+    r
+}
+
 fn assert_slot_sane(r: &SlotResult) {
     let n = r.n();
     assert_eq!(r.x.len(), n * n);
@@ -445,8 +452,7 @@ fn assert_slot_sane(r: &SlotResult) {
 
 #[test]
 fn slot_isolated_zone_consumes_its_own_generation() {
-    let r = trace_slot(reference(), &inputs(&[("AT", fr_mix())], vec![]));
-    assert_slot_sane(&r);
+    let r = sane_trace(&[("AT", fr_mix())], vec![]);
     let at = idx("AT");
     let z = r.zones[at].as_ref().unwrap();
     assert_eq!(
@@ -471,8 +477,7 @@ fn slot_isolated_zone_consumes_its_own_generation() {
 
 #[test]
 fn slot_zero_generation_zone_without_flows() {
-    let r = trace_slot(reference(), &inputs(&[("FR", [0.0; N_TYPES])], vec![]));
-    assert_slot_sane(&r);
+    let r = sane_trace(&[("FR", [0.0; N_TYPES])], vec![]);
     let z = r.zones[idx("FR")].as_ref().unwrap();
     assert_eq!((z.generation, z.consumption), (0.0, 0.0));
     assert!(z.footprint_local.iter().flatten().all(|v| v.is_nan()));
@@ -524,8 +529,7 @@ fn slot_external_source_gets_the_average_mix() {
         flow("DE", "FR", 500.0),
         flow("FR", "DE", 100.0),
     ];
-    let r = trace_slot(reference(), &inputs(&gens, flows));
-    assert_slot_sane(&r);
+    let r = sane_trace(&gens, flows);
     let (de, fr, pl) = (idx("DE"), idx("FR"), idx("PL"));
     let zpl = r.zones[pl].as_ref().unwrap();
     assert!(zpl.external && zpl.repaired);
@@ -560,8 +564,7 @@ fn slot_flows_into_zones_without_data_are_dropped() {
         flow("CZ", "PL", 50.0),
         flow("FR", "DE", 300.0),
     ];
-    let r = trace_slot(reference(), &inputs(&gens, flows));
-    assert_slot_sane(&r);
+    let r = sane_trace(&gens, flows);
     assert!(r.zones[idx("PL")].is_none() && r.zones[idx("CZ")].is_none());
     assert!(r.zones[idx("DE")].as_ref().unwrap().repaired);
     assert!(!r.zones[idx("FR")].as_ref().unwrap().repaired);
@@ -574,8 +577,7 @@ fn slot_exports_beyond_supply_are_scaled_and_marked() {
     use ProductionType::*;
     let gens = [("AT", mix_of(&[(HydroRiver, 1000.0)])), ("DE", de_mix())];
     let flows = vec![flow("AT", "DE", 3000.0), flow("DE", "AT", 500.0)];
-    let r = trace_slot(reference(), &inputs(&gens, flows));
-    assert_slot_sane(&r);
+    let r = sane_trace(&gens, flows);
     let at = r.zones[idx("AT")].as_ref().unwrap();
     assert!(at.repaired && at.consumption.abs() < 1e-9 && (at.exports - 1500.0).abs() < 1e-9);
     assert!(at.footprint_global[0][1].is_nan() || at.consumption > 0.0);
@@ -588,8 +590,7 @@ fn slot_invalid_generation_values_read_as_zero() {
     use ProductionType::*;
     let mut m = mix_of(&[(Gas, 1000.0), (Coal, -5.0)]);
     m[Solar.index()] = f64::NAN;
-    let r = trace_slot(reference(), &inputs(&[("BE", m)], vec![]));
-    assert_slot_sane(&r);
+    let r = sane_trace(&[("BE", m)], vec![]);
     let z = r.zones[idx("BE")].as_ref().unwrap();
     assert!(z.repaired && z.generation == 1000.0);
 }

@@ -4,8 +4,8 @@
 //! exactly the slots where `/generation`, `/load`, `/imports`/`/exports` or the derived endpoints
 //! answer a point (finite, non-negative values).
 
-use super::EndpointDef;
 use super::common::zones_of;
+use super::{EndpointDef, RequestedWindow};
 use crate::cache::{DataCache, InputSeries};
 use crate::describe::{LocationParams, params_of};
 use crate::error::QueryError;
@@ -29,6 +29,12 @@ pub struct AvailabilityRequest {
     pub range: Option<SlotRange>,
     /// `start` and `end` as given.
     pub requested: Option<(OffsetDateTime, OffsetDateTime)>,
+}
+
+impl RequestedWindow for AvailabilityRequest {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        self.requested
+    }
 }
 
 /// Merges `(slot, state)` pairs in time order into runs of consecutive slots with the same state.
@@ -216,10 +222,6 @@ impl EndpointDef for AvailabilityEndpoint {
             range,
             requested,
         })
-    }
-
-    fn requested_window(req: &AvailabilityRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.requested
     }
 
     fn answer(

@@ -7,9 +7,9 @@
 //! duration is rounded up to whole slots (`duration_minutes`, `duration_rounded_up` in the answer); a
 //! job longer than the window is a 400. `n` is between 1 and [`MAX_N`].
 
-use super::EndpointDef;
 use super::common::{WATER_IMPACT_UNIT, sources};
 use super::derived::coverage;
+use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::cache::DerivedZone;
 use crate::country::{Source, ValueSource, countries};
@@ -69,6 +69,14 @@ pub struct BestWindowRequest {
     pub metric: Ranking,
     pub coverage: Coverage,
     pub n: usize,
+}
+
+impl RequestedWindow for BestWindowRequest {
+    /// The window as given: an explicit `end` with its `start` (the current slot when `start` was
+    /// left out).
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        Some((self.start.start(), self.end?.start()))
+    }
 }
 
 impl BestWindowRequest {
@@ -348,12 +356,6 @@ impl EndpointDef for BestWindowEndpoint {
             return Err(e);
         }
         Ok(req)
-    }
-
-    /// The window as given: an explicit `end` with its `start` (the current slot when `start` was
-    /// left out).
-    fn requested_window(req: &BestWindowRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        Some((req.start.start(), req.end?.start()))
     }
 
     fn answer(cache: &DataCache, req: &BestWindowRequest) -> Result<Vec<BestWindow>, QueryError> {

@@ -4,6 +4,7 @@
 //! `aggregate=true`, as the time-weighted aggregate of docs/api.md §3 ([`derived_answer`]). Each
 //! endpoint only names its keys, the derived column of a key and its item's descriptive fields.
 
+use super::RequestedWindow;
 use super::common::{flag_series, keep_non_negative, sources};
 use crate::cache::DataCache;
 use crate::country::{Source, ValueSource, countries};
@@ -33,6 +34,12 @@ pub struct DerivedRequest {
     pub window: TimeWindow,
     pub aggregate: bool,
     pub coverage: Coverage,
+}
+
+impl RequestedWindow for DerivedRequest {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        self.window.requested
+    }
 }
 
 /// Reads the parameters of a derived endpoint in the order its errors are reported: the types, the

@@ -4,8 +4,8 @@
 //! per slot; without, the current slot. `source_link` is a string (empty when unknown), aggregates
 //! carry no validity flags, and `hydro_pumped_storage` is no factor's production type (400).
 
-use super::EndpointDef;
 use super::derived::requested_strings;
+use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::describe::{TimeParams, params_of};
 use crate::error::QueryError;
@@ -34,6 +34,12 @@ pub struct FactorsRequest {
     pub aggregate: bool,
     /// The window when start and end were given, else the current slot (requested = None).
     pub window: TimeWindow,
+}
+
+impl RequestedWindow for FactorsRequest {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        self.window.requested
+    }
 }
 
 /// `/factors`: emission/consumption factors of the reference data, filtered.
@@ -134,10 +140,6 @@ impl EndpointDef for FactorsEndpoint {
             aggregate,
             window,
         })
-    }
-
-    fn requested_window(req: &FactorsRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
     }
 
     fn answer(cache: &DataCache, req: &FactorsRequest) -> Result<Factors, QueryError> {

@@ -1,7 +1,7 @@
 //! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone.
 
-use super::EndpointDef;
 use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use super::{EndpointDef, RequestedWindow};
 use crate::cache::{DataCache, ZoneInputs};
 use crate::describe::{DestinationParams, SourceParams, location_partner_time};
 use crate::error::QueryError;
@@ -26,6 +26,12 @@ pub struct PartnerRequest {
     pub zones: ZoneSelection,
     pub window: TimeWindow,
     pub partners: PartnerFilter,
+}
+
+impl RequestedWindow for PartnerRequest {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        self.window.requested
+    }
 }
 
 /// Reads the primary location, the partner location with `prefix` (`source_`, `destination_`,
@@ -119,10 +125,6 @@ impl EndpointDef for ImportsEndpoint {
         parse_partners(p, ctx, "source_")
     }
 
-    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
-    }
-
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ImportsResult>, QueryError> {
         Ok(imports(cache, req))
     }
@@ -142,10 +144,6 @@ impl EndpointDef for ExportsEndpoint {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
         parse_partners(p, ctx, "destination_")
-    }
-
-    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
     }
 
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ExportsResult>, QueryError> {

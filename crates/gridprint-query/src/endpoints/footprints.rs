@@ -1,7 +1,7 @@
 //! `/footprints`: carbon and water footprints, series or aggregates.
 
-use super::EndpointDef;
 use super::derived::{DerivedRequest, derived_answer, derived_params};
+use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::describe::location_time_and;
 use crate::error::QueryError;
@@ -20,6 +20,12 @@ pub struct FootprintsRequest {
     pub derived: DerivedRequest,
     pub footprint_types: Vec<FootprintType>,
     pub scope: Scope,
+}
+
+impl RequestedWindow for FootprintsRequest {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        self.derived.requested_window()
+    }
 }
 
 /// `/footprints`: one result per zone and footprint type (series or aggregate).
@@ -79,10 +85,6 @@ impl EndpointDef for FootprintsEndpoint {
             footprint_types,
             scope,
         })
-    }
-
-    fn requested_window(req: &FootprintsRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.derived.window.requested
     }
 
     fn answer(cache: &DataCache, req: &FootprintsRequest) -> Result<Footprints, QueryError> {

@@ -1,7 +1,7 @@
 //! `/generation`: raw generation per production type.
 
-use super::EndpointDef;
 use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::describe::{ProductionFilter, location_time_and};
 use crate::error::QueryError;
@@ -22,6 +22,12 @@ pub struct ProductionRequest {
     pub zones: ZoneSelection,
     pub window: TimeWindow,
     pub production_type: Option<ProductionType>,
+}
+
+impl RequestedWindow for ProductionRequest {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        self.window.requested
+    }
 }
 
 /// `/generation`: raw generation per production type, grouped by flags, then by type, data state and
@@ -77,10 +83,6 @@ impl EndpointDef for GenerationEndpoint {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ProductionRequest, QueryError> {
         parse_production(p, ctx)
-    }
-
-    fn requested_window(req: &ProductionRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
     }
 
     fn answer(

@@ -10,7 +10,6 @@ use crate::params::{ParseContext, QueryParams, impact_type, scope_operational};
 use gridprint_core::derived::SeriesKey;
 use gridprint_core::reference::Scope;
 use gridprint_responses::{ImpactResult, Impacts, schema};
-use time::OffsetDateTime;
 use utoipa::IntoParams;
 use utoipa::openapi::path::Parameter;
 
@@ -61,10 +60,6 @@ impl EndpointDef for ImpactsEndpoint {
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<DerivedRequest, QueryError> {
         let own = || impact_type(p).and_then(|()| scope_operational(p, "impacts"));
         Ok(derived_params(p, ctx, own)?.0)
-    }
-
-    fn requested_window(req: &DerivedRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
     }
 
     fn answer(cache: &DataCache, req: &DerivedRequest) -> Result<Impacts, QueryError> {

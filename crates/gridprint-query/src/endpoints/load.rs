@@ -1,7 +1,7 @@
 //! `/load`: raw load.
 
-use super::EndpointDef;
 use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::describe::{LocationParams, TimeParams, params_of};
 use crate::error::QueryError;
@@ -16,6 +16,12 @@ use utoipa::openapi::path::Parameter;
 pub struct LoadRequest {
     pub zones: ZoneSelection,
     pub window: TimeWindow,
+}
+
+impl RequestedWindow for LoadRequest {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        self.window.requested
+    }
 }
 
 /// `/load`: raw load, grouped by flags, then data state and datasource.
@@ -58,10 +64,6 @@ impl EndpointDef for LoadEndpoint {
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<LoadRequest, QueryError> {
         let (zones, window) = zones_and_window(p, ctx)?;
         Ok(LoadRequest { zones, window })
-    }
-
-    fn requested_window(req: &LoadRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
     }
 
     fn answer(cache: &DataCache, req: &LoadRequest) -> Result<Vec<LoadResult>, QueryError> {

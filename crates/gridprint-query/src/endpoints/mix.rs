@@ -12,7 +12,6 @@ use crate::params::{ParseContext, QueryParams};
 use gridprint_core::derived::SeriesKey;
 use gridprint_core::production::ProductionType;
 use gridprint_responses::MixResult;
-use time::OffsetDateTime;
 use utoipa::openapi::path::Parameter;
 
 /// `/mix`: flow-traced consumption per production type (datasource `flow_tracing`).
@@ -47,10 +46,6 @@ impl EndpointDef for MixEndpoint {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ProductionRequest, QueryError> {
         parse_production(p, ctx)
-    }
-
-    fn requested_window(req: &ProductionRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
     }
 
     fn answer(cache: &DataCache, req: &ProductionRequest) -> Result<Vec<MixResult>, QueryError> {

@@ -50,7 +50,7 @@ use utoipa::openapi::path::Parameter;
 pub trait EndpointDef {
     /// The typed request, read once from the query string. Its `Hash` is the request's identity
     /// for the response cache and the `ETag`: two queries that read into equal requests share them.
-    type Request: Hash + Send + 'static;
+    type Request: RequestedWindow + Hash + Send + 'static;
     /// The answer (a response type of `gridprint-responses`).
     type Response: Answer + BodySchema + Send + 'static;
     /// The OpenAPI summary (first paragraph) and description (the rest).
@@ -66,10 +66,21 @@ pub trait EndpointDef {
     fn parameters() -> Vec<Parameter>;
     /// Reads the request by the rules of [`crate::params`] (the first problem found is reported).
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
-    /// `start` and `end` as the request gave them, if it did (the HTTP layer sizes the work and
-    /// names the data version of the answer by them).
-    fn requested_window(req: &Self::Request) -> Option<(OffsetDateTime, OffsetDateTime)>;
     /// Answers the request from a cache snapshot, or refuses one that can only be judged against
     /// the data (best-window: a job longer than a window that ends where the data ends).
     fn answer(cache: &DataCache, req: &Self::Request) -> Result<Self::Response, QueryError>;
+}
+
+/// A typed request's `start` and `end` as the request gave them, if it did (the HTTP layer sizes
+/// the work and names the data version of the answer by them). Each request type implements it
+/// beside its definition.
+pub trait RequestedWindow {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)>;
+}
+
+/// `/zones` takes no parameters, hence no window.
+impl RequestedWindow for () {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        None
+    }
 }

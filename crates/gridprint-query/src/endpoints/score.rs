@@ -9,7 +9,6 @@ use crate::params::{ParseContext, QueryParams, scope_operational};
 use gridprint_core::derived::SeriesKey;
 use gridprint_core::reference::Scope;
 use gridprint_responses::{ScoreResult, Scores, schema};
-use time::OffsetDateTime;
 use utoipa::IntoParams;
 use utoipa::openapi::path::Parameter;
 
@@ -55,10 +54,6 @@ impl EndpointDef for GreenScoreEndpoint {
         Ok(derived_params(p, ctx, || scope_operational(p, "the score"))?.0)
     }
 
-    fn requested_window(req: &DerivedRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
-    }
-
     fn answer(cache: &DataCache, req: &DerivedRequest) -> Result<Scores, QueryError> {
         Ok(score(cache, req))
     }
@@ -79,10 +74,6 @@ impl EndpointDef for EnvironmentalScoreEndpoint {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<DerivedRequest, QueryError> {
         GreenScoreEndpoint::parse(p, ctx)
-    }
-
-    fn requested_window(req: &DerivedRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        GreenScoreEndpoint::requested_window(req)
     }
 
     fn answer(cache: &DataCache, req: &DerivedRequest) -> Result<Scores, QueryError> {

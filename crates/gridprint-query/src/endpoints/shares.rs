@@ -1,10 +1,10 @@
 //! The share endpoints, computed at query time from the stored exchanges: `/flow-share`,
 //! `/mix-share`, `/footprint-share`, `/impact-share`.
 
-use super::EndpointDef;
 use super::common::{PERCENT, WATER, WATER_IMPACT_UNIT, per_zone};
 use super::common::{entries, pair, zone_series, zones_of};
 use super::flows::{PartnerRequest, parse_partners};
+use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::cache::day_spans;
 use crate::describe::{
@@ -35,6 +35,12 @@ pub struct FootprintShareRequest {
     pub partners: PartnerFilter,
     pub footprint_types: Vec<FootprintType>,
     pub scope: Scope,
+}
+
+impl RequestedWindow for FootprintShareRequest {
+    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        self.window.requested
+    }
 }
 
 /// What a consumer-side share multiplies the fraction X\[i\]\[j\]/L_i by.
@@ -296,10 +302,6 @@ impl EndpointDef for FlowShareEndpoint {
         parse_partners(p, ctx, "destination_")
     }
 
-    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
-    }
-
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<FlowShareResult>, QueryError> {
         Ok(flow_share(cache, req))
     }
@@ -320,10 +322,6 @@ impl EndpointDef for MixShareEndpoint {
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
         parse_partners(p, ctx, "origin_")
-    }
-
-    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
     }
 
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<MixShareResult>, QueryError> {
@@ -368,10 +366,6 @@ impl EndpointDef for FootprintShareEndpoint {
         })
     }
 
-    fn requested_window(req: &FootprintShareRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
-    }
-
     fn answer(
         cache: &DataCache,
         req: &FootprintShareRequest,
@@ -404,10 +398,6 @@ impl EndpointDef for ImpactShareEndpoint {
         impact_type(p)?;
         scope_operational(p, "impact shares")?;
         Ok(req)
-    }
-
-    fn requested_window(req: &PartnerRequest) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        req.window.requested
     }
 
     fn answer(

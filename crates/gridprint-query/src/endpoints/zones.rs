@@ -6,7 +6,6 @@ use crate::error::QueryError;
 use crate::params::{ParseContext, QueryParams};
 use gridprint_core::reference::ReferenceData;
 use gridprint_responses::ZoneInfo;
-use time::OffsetDateTime;
 use utoipa::openapi::path::Parameter;
 
 /// `/zones`: every zone of the reference data, sorted by code; each zone's neighbours as the
@@ -45,10 +44,6 @@ impl EndpointDef for ZonesEndpoint {
 
     fn parse(_: &QueryParams<'_>, _: &ParseContext<'_>) -> Result<(), QueryError> {
         Ok(())
-    }
-
-    fn requested_window(_: &()) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        None
     }
 
     fn answer(cache: &DataCache, _: &()) -> Result<Vec<ZoneInfo>, QueryError> {

@@ -177,20 +177,12 @@ fn basic_store() -> SqliteStore {
 fn empty_store_gives_empty_arrays() {
     let svc = service(&store());
     use Endpoint::*;
-    for ep in [
-        Generation,
-        Load,
-        Imports,
-        Exports,
-        Mix,
-        Footprints,
-        Impacts,
-        Score,
-        FlowShare,
-        MixShare,
-        FootprintShare,
-        ImpactShare,
-    ] {
+    // Every endpoint that answers zone by zone from the stored data (not `/zones` and `/factors`,
+    // which answer from the reference, nor `/best-window` and `/availability`).
+    let per_zone = Endpoint::ALL
+        .into_iter()
+        .filter(|ep| !matches!(ep, Zones | Factors | BestWindow | Availability));
+    for ep in per_zone {
         for query in [
             "",
             "zone=ES",
