@@ -293,6 +293,8 @@ pub fn compute_publish(
     now: OffsetDateTime,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
+    // Held until the run commits or discards; clears what killed runs left staged.
+    let _claim = store.begin_staging()?;
     let run = gridprint_store::new_run_id();
     let total: u64 = ranges
         .iter()

@@ -120,6 +120,9 @@ impl DerivedStore for SyntheticInputs {
     fn derived_days(&self, days: std::ops::Range<i64>) -> Result<Vec<DerivedDay>> {
         self.inner.derived_days(days)
     }
+    fn begin_staging(&self) -> Result<gridprint_store::StagingClaim> {
+        self.inner.begin_staging()
+    }
     fn stage_derived_days(&self, run: i64, days: &[DerivedDay]) -> Result<()> {
         self.inner.stage_derived_days(run, days)
     }

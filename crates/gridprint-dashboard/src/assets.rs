@@ -188,12 +188,20 @@ fn from_disk(name: &str) -> Option<Vec<u8>> {
     std::fs::read(std::path::Path::new(&dir).join(name)).ok()
 }
 
-async fn file(Path(name): Path<String>, headers: HeaderMap) -> Response {
-    let Some(i) = FILES.iter().position(|(n, _, _)| *n == name) else {
+async fn file(
+    name: Result<Path<String>, axum::extract::rejection::PathRejection>,
+    headers: HeaderMap,
+) -> Response {
+    // A name that is not UTF-8 once decoded (`%ff`) is no file: problem+json 404, not axum's
+    // plain-text 400 (issue #28 item 10).
+    let Some(i) = name
+        .ok()
+        .and_then(|Path(name)| FILES.iter().position(|(n, _, _)| *n == name))
+    else {
         return gridprint_api::ApiError::not_found("no such file").into_response();
     };
-    let (_, content_type, bytes) = FILES[i];
-    if let Some(disk) = from_disk(&name) {
+    let (name, content_type, bytes) = FILES[i];
+    if let Some(disk) = from_disk(name) {
         let tag = etag_of(&disk);
         return body_response(&headers, content_type, Cow::Owned(disk), Cow::Owned(tag));
     }

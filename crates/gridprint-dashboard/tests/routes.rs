@@ -289,6 +289,28 @@ async fn days_older_than_the_history_bound_are_400() {
     assert_eq!(s, StatusCode::OK);
 }
 
+/// Issue #28 item 10: a static file name that is not UTF-8 once decoded was axum's plain-text 400;
+/// like every unknown file it is a problem+json 404.
+#[tokio::test]
+async fn static_names_that_are_not_utf8_are_a_problem_404() {
+    let public = app(DashboardMode::Public, 100).await;
+    for uri in ["/dashboard/static/%ff%fe", "/dashboard/static/no-such.js"] {
+        let (s, headers, body) = get(&public, uri, false).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{uri}");
+        let ct = headers
+            .iter()
+            .find(|(k, _)| k == "content-type")
+            .map(|(_, v)| v.as_str());
+        assert_eq!(ct, Some("application/problem+json"), "{uri}");
+        assert!(
+            String::from_utf8_lossy(&body).contains("no such file"),
+            "{uri}"
+        );
+    }
+    let (s, _, _) = get(&public, "/dashboard/static/app.js", false).await;
+    assert_eq!(s, StatusCode::OK);
+}
+
 #[tokio::test]
 async fn login_serves_the_page_without_public_data_and_off_keeps_the_links_page() {
     let login = app(DashboardMode::Login, 100).await;

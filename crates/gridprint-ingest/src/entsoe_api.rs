@@ -11,7 +11,8 @@
 //! Answers: a data document gives its points (only those of the asked-for series and period); an
 //! acknowledgement "no matching data" — under 200 or 400 — is an empty answer; any other
 //! acknowledgement is a refusal; a document we cannot parse is logged with the request (token
-//! redacted) and gives an error, so nothing of it is stored.
+//! redacted) and gives an error, so nothing of it is stored. A token the platform refuses (401/403)
+//! is remembered by the client and its clones: no further request is sent with it (issue #28).
 //!
 //! The security token lives in an [`EntsoeToken`], whose `Debug` and `Display` print `***`; it is only
 //! ever written into the query string of the outgoing request, never into a log line or an error.
@@ -157,6 +158,9 @@ pub struct EntsoeClient {
     retry: FetchRetry,
     budget: RequestBudget,
     zones: Arc<Zones>,
+    /// The status of the platform's refusal of the token (401 or 403), once it came: every later
+    /// request fails with it unsent, as EPIAS's rejected login does.
+    rejected: Arc<std::sync::OnceLock<u16>>,
 }
 
 impl fmt::Debug for EntsoeClient {
@@ -181,6 +185,7 @@ impl EntsoeClient {
             retry: config.retry,
             budget: RequestBudget::per_minute(config.requests_per_minute),
             zones,
+            rejected: Arc::default(),
         })
     }
 
@@ -229,6 +234,9 @@ impl EntsoeClient {
                 message: "no ENTSO-E security token (set GRIDPRINT_ENTSOE_TOKEN)".into(),
             });
         };
+        if let Some(&status) = self.rejected.get() {
+            return Err(token_refused(label, status));
+        }
         debug_assert_eq!(req.provider, Provider::Entsoe);
         let params = query_params(req, &self.zones).map_err(FetchError::not_configured(&label))?;
         let url = self.url(&params, token.expose());
@@ -249,11 +257,8 @@ impl EntsoeClient {
             .find(|b| !b.is_ascii_whitespace())
             .is_some_and(|b| *b == b'<' || *b == 0xEF);
         if answer.status == 401 || answer.status == 403 {
-            return Err(FetchError::Refused {
-                request: label.to_string(),
-                status: answer.status,
-                message: "the security token was not accepted".into(),
-            });
+            let _ = self.rejected.set(answer.status);
+            return Err(token_refused(label.to_string(), answer.status));
         }
         if !(200..300).contains(&answer.status) && !looks_like_xml {
             return Err(FetchError::Refused {
@@ -284,6 +289,17 @@ impl EntsoeClient {
                 })
             }
         }
+    }
+}
+
+/// The error of a request when the platform refused the token (`status` 401 or 403).
+fn token_refused(request: String, status: u16) -> FetchError {
+    FetchError::Refused {
+        request,
+        status,
+        message: "the security token was not accepted: check GRIDPRINT_ENTSOE_TOKEN (no further \
+                  ENTSO-E request is sent by this process)"
+            .into(),
     }
 }
 

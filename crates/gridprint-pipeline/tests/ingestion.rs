@@ -424,6 +424,26 @@ async fn refusals_and_a_wrong_token_are_errors_not_data() {
         "{err}"
     );
     assert!(!err.to_string().contains("wrong"));
+    // Issue #28 item 10: the refused token is not sent again, by this client or its clones (the
+    // worker's every later request of every cycle fails at once, as EPIAS's rejected login does).
+    let sent = server.received_requests().await.unwrap().len();
+    let clone = client.clone();
+    for c in [&client, &clone] {
+        let again = c.fetch(&nl_load_day()).await.unwrap_err();
+        assert!(
+            matches!(again, FetchError::Refused { status: 401, .. }),
+            "{again}"
+        );
+        assert!(
+            again.to_string().contains("GRIDPRINT_ENTSOE_TOKEN"),
+            "{again}"
+        );
+    }
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        sent,
+        "no request sent with a refused token"
+    );
 
     let ack400 = answering("GET", xml(400, fixture("ACK_999_no_matching_data.xml"))).await;
     let none = entsoe(&ack400).fetch(&nl_load_day()).await.unwrap();

@@ -358,6 +358,25 @@ impl DerivedStore for PgStore {
             .collect()
     }
 
+    /// The hold is a shared advisory lock ([`StageClaim`]); a run that gets it exclusively first
+    /// knows no other run is alive and clears the staging area.
+    fn begin_staging(&self) -> Result<gridprint_store::StagingClaim> {
+        let mut c = self.conn()?;
+        let alone: bool = c
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&STAGE_LOCK])
+            .map_err(map_err)?
+            .get(0);
+        if alone {
+            let cleared = c.execute("DELETE FROM derived_stage", &[]);
+            c.execute("SELECT pg_advisory_unlock($1)", &[&STAGE_LOCK])
+                .map_err(map_err)?;
+            cleared.map_err(map_err)?;
+        }
+        c.execute("SELECT pg_advisory_lock_shared($1)", &[&STAGE_LOCK])
+            .map_err(map_err)?;
+        Ok(Box::new(StageClaim(Some(c))))
+    }
+
     fn stage_derived_days(&self, run: i64, days: &[DerivedDay]) -> Result<()> {
         let now = now_secs();
         let mut c = self.conn()?;
@@ -492,6 +511,23 @@ impl gridprint_store::LeaderLease for AdvisoryLease {
             .map(|r| r.get::<_, bool>(0))
             .unwrap_or(false)
         })
+    }
+}
+
+/// Advisory lock key of the staging area (shared by live staging runs).
+const STAGE_LOCK: i64 = 0x6772_6964_7072_0003;
+
+/// A staging run's hold on PostgreSQL: a shared session advisory lock on a dedicated connection,
+/// released by the server at once if the process dies.
+struct StageClaim(Option<Conn>);
+
+impl Drop for StageClaim {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            off_runtime(move || {
+                let _ = c.execute("SELECT pg_advisory_unlock_shared($1)", &[&STAGE_LOCK]);
+            });
+        }
     }
 }
 

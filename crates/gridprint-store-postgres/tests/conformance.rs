@@ -28,6 +28,13 @@ fn one_leader_per_database() {
 }
 
 #[test]
+fn staging_left_by_a_dead_run_is_cleared_by_the_next() {
+    let db = TestDb::new("stage");
+    let (a, b) = (db.store(), db.store());
+    gridprint_store::conformance::abandoned_staging(&a, &b);
+}
+
+#[test]
 fn read_only_replica() {
     let db = TestDb::new("ro");
     let writable = db.store();

@@ -319,6 +319,26 @@ impl DerivedStore for SqliteStore {
         Ok(out)
     }
 
+    /// The hold is a shared OS lock on `<database>.stage.lock`; a run that gets the exclusive lock
+    /// first knows no other run is alive and clears the staging area.
+    fn begin_staging(&self) -> Result<gridprint_store::StagingClaim> {
+        let Some(file) = self.lock_file(".stage.lock")? else {
+            return Ok(Box::new(()));
+        };
+        let io = |e: std::io::Error| StoreError::Unavailable(format!("staging lock: {e}"));
+        match file.try_lock() {
+            Ok(()) => {
+                let cleared = self.lock().execute("DELETE FROM derived_stage", []);
+                file.unlock().map_err(io)?;
+                cleared.map_err(map_err)?;
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
+        file.lock_shared().map_err(io)?;
+        Ok(Box::new(file))
+    }
+
     fn stage_derived_days(&self, run: i64, days: &[DerivedDay]) -> Result<()> {
         let now = time_now();
         let mut conn = self.lock();
@@ -451,24 +471,34 @@ impl gridprint_store::LeaderLease for ProcessLease {
     }
 }
 
-impl Store for SqliteStore {
-    fn try_lead(&self) -> Result<Option<Box<dyn gridprint_store::LeaderLease>>> {
+impl SqliteStore {
+    /// The file `<database><suffix>` beside the database, opened for OS locks; `None` in memory.
+    fn lock_file(&self, suffix: &str) -> Result<Option<std::fs::File>> {
         let Some(path) = &self.path else {
-            return Ok(Some(Box::new(ProcessLease)));
+            return Ok(None);
         };
         let mut lock_path = path.clone().into_os_string();
-        lock_path.push(".worker.lock");
-        let file = std::fs::OpenOptions::new()
+        lock_path.push(suffix);
+        std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&lock_path)
+            .map(Some)
             .map_err(|e| {
                 StoreError::Unavailable(format!(
                     "cannot open {}: {e}",
                     std::path::Path::new(&lock_path).display()
                 ))
-            })?;
+            })
+    }
+}
+
+impl Store for SqliteStore {
+    fn try_lead(&self) -> Result<Option<Box<dyn gridprint_store::LeaderLease>>> {
+        let Some(file) = self.lock_file(".worker.lock")? else {
+            return Ok(Some(Box::new(ProcessLease)));
+        };
         match file.try_lock() {
             Ok(()) => Ok(Some(Box::new(FileLease(file)))),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),

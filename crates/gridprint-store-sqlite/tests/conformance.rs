@@ -39,6 +39,12 @@ fn one_leader_per_database_file() {
 }
 
 #[test]
+fn staging_left_by_a_dead_run_is_cleared_by_the_next() {
+    let (_dir, path) = temp_db();
+    gridprint_store::conformance::abandoned_staging(&open(&path), &open(&path));
+}
+
+#[test]
 fn read_only_replica() {
     let (dir, path) = temp_db();
     let writable = open(&path);

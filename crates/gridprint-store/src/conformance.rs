@@ -39,6 +39,33 @@ pub fn leadership(a: &dyn Store, b: &dyn Store) {
     );
 }
 
+/// Rows staged by a run that died (its claim gone with its process) are cleared by the next run
+/// that begins staging; rows of a live run are never touched by another (issue #28 item 10).
+/// `a` and `b` are two handles on one database, as two processes would hold.
+pub fn abandoned_staging(a: &dyn Store, b: &dyn Store) {
+    let day = DerivedDay::new(z("AT"), 20_100);
+    let live = a.begin_staging().unwrap();
+    let run = crate::new_run_id();
+    a.stage_derived_days(run, &[day.clone()]).unwrap();
+    // Another run begins while the first is alive: the first's rows stay.
+    let other = b.begin_staging().unwrap();
+    drop(other);
+    // The first run dies without publishing (its claim goes, as a killed process's lock does).
+    drop(live);
+    let rerun = b.begin_staging().unwrap();
+    assert_eq!(
+        a.commit_staged(run).unwrap(),
+        0,
+        "the dead run's staged rows did not survive the rerun"
+    );
+    // The rerun stages and publishes as usual while it holds its claim.
+    let again = crate::new_run_id();
+    b.stage_derived_days(again, &[day]).unwrap();
+    let third = a.begin_staging().unwrap();
+    assert_eq!(b.commit_staged(again).unwrap(), 1, "a live run's rows kept");
+    drop((third, rerun));
+}
+
 /// A read-only handle reads what a writable one wrote and refuses every write with `ReadOnly`.
 pub fn read_only(writable: &dyn Store, read_only: &dyn Store) {
     writable

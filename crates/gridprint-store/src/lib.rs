@@ -131,9 +131,20 @@ pub trait DerivedStore {
     /// Replaces the given days (zone, day) in one transaction and bumps the data version. Empty days
     /// ([`DerivedDay::is_empty`]) are deleted.
     fn replace_derived_days(&self, days: &[DerivedDay]) -> Result<()> {
+        let _claim = self.begin_staging()?;
         let run = new_run_id();
         self.stage_derived_days(run, days)?;
         self.commit_staged(run).map(|_| ())
+    }
+
+    /// Starts a staging run: when no other run holds the staging area, every staged row is left by a
+    /// run that died before publishing (a killed import or compute) and is dropped; then the area is
+    /// held, shared with other live runs, until the returned claim is dropped. The hold dies with
+    /// the process (an OS file lock, a database session), so the next run clears what a killed one
+    /// staged. Every run that stages holds a claim from before its first row to its commit or
+    /// discard. The default (one process sees the store) holds nothing and drops nothing.
+    fn begin_staging(&self) -> Result<StagingClaim> {
+        Ok(Box::new(()))
     }
 
     /// Writes days into a staging area under `run`, invisible to readers. Long computations stage in
@@ -224,6 +235,9 @@ pub fn new_run_id() -> i64 {
         ^ (std::process::id() as i64 & 0xff) << 4
         ^ (COUNTER.fetch_add(1, Ordering::Relaxed) & 0xf)
 }
+
+/// A staging run's hold on the staging area ([`DerivedStore::begin_staging`]), released when dropped.
+pub type StagingClaim = Box<dyn Send>;
 
 /// Exclusive leadership of the worker, held until dropped (or until the process dies: the lock is tied
 /// to a database connection or an OS file lock, so a killed leader releases it at once).

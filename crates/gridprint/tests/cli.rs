@@ -391,10 +391,16 @@ fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
         sqlite_rows(&db, "PRAGMA integrity_check"),
         vec!["Text(\"ok\")"]
     );
-    // The rerun completes and equals an uninterrupted run on a fresh database.
+    // The rerun completes and equals an uninterrupted run on a fresh database, and what the killed
+    // run staged does not survive it (issue #28 item 10).
     ok(
         &db,
         &["compute", "--from", "2017-02-01", "--to", "2017-02-03"],
+    );
+    assert_eq!(
+        sqlite_rows(&db, "SELECT COUNT(*) FROM derived_stage"),
+        vec!["Integer(0)"],
+        "the killed run's staged rows were cleared by the rerun"
     );
     let fresh = dir.path().join("fresh.db");
     ok(&fresh, &["import", folder.to_str().unwrap()]);
