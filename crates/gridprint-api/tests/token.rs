@@ -1016,7 +1016,7 @@ async fn watttime_login_issues_a_token_under_get_tokens_rules() {
 #[tokio::test]
 async fn watttime_routes_take_a_token_or_an_api_key() {
     let e = env();
-    let (key, _) = create_key(&e.store);
+    let (key, _) = create_key(&e.store, None);
     for path in [
         "/v3/my-access",
         "/v3/region-from-loc?latitude=52.52&longitude=13.40&signal_type=co2_aoer",
