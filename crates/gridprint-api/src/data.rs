@@ -275,6 +275,13 @@ pub(crate) async fn answer<E: EndpointDef>(
         .or_else(|| cached_changing(state, format, &changing));
     let st = state.clone();
     let render_it = move || {
+        // A request that waited for the bounded pool may find its answer kept meanwhile by an
+        // identical one ahead of it (the same typed request: junk parameters do not count).
+        if let Some(resp) = cached(&st, format, &if_none_match, &etag)
+            .or_else(|| cached_changing(&st, format, &changing))
+        {
+            return Ok(resp);
+        }
         render::<E>(
             &st,
             &cache,

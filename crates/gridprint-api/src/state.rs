@@ -171,8 +171,8 @@ pub(crate) struct Inner {
     pub(crate) failures: FailureGuard,
     /// Per token (`token:` keys) and per client address (`ip:` keys).
     pub(crate) limits: RateLimit,
-    pub(crate) hash_permits: tokio::sync::Semaphore,
-    pub(crate) long_answer_permits: tokio::sync::Semaphore,
+    pub(crate) hash_permits: Arc<tokio::sync::Semaphore>,
+    pub(crate) long_answer_permits: Arc<tokio::sync::Semaphore>,
     /// The memory budget of rendered answers waiting for their clients, in KiB
     /// ([`ApiConfig::response_memory_bytes`]; `crate::data::BudgetBody`).
     pub(crate) response_memory: Arc<tokio::sync::Semaphore>,
@@ -247,10 +247,12 @@ impl AppStateBuilder {
                 tokens: TokenCache::default(),
                 failures: FailureGuard::new(config.attempt_policy(), &limits),
                 limits,
-                hash_permits: tokio::sync::Semaphore::new(config.max_concurrent_hashes.max(1)),
-                long_answer_permits: tokio::sync::Semaphore::new(
+                hash_permits: Arc::new(tokio::sync::Semaphore::new(
+                    config.max_concurrent_hashes.max(1),
+                )),
+                long_answer_permits: Arc::new(tokio::sync::Semaphore::new(
                     config.max_concurrent_long_answers.max(1),
-                ),
+                )),
                 response_memory: Arc::new(tokio::sync::Semaphore::new(
                     (config.response_memory_bytes >> 10).min(tokio::sync::Semaphore::MAX_PERMITS),
                 )),
@@ -267,13 +269,25 @@ impl AppStateBuilder {
 }
 
 /// Runs `f` on tokio's blocking pool once one of `permits` is free (permits bound how many such
-/// jobs run at once: password hashes, long answers; waiting is in arrival order).
+/// jobs run at once: password hashes, long answers; waiting is in arrival order). The job holds its
+/// permit until it returns, even when the request is dropped meanwhile (a request timeout, a client
+/// gone): a started job cannot be stopped, and freeing its permit early let the jobs of timed-out
+/// requests pile up beyond the bound (issue #28: 300 availability requests, 10 GB, seconds of
+/// latency for everybody). A request dropped while it waits never starts its job.
 pub(crate) async fn on_blocking_pool<T: Send + 'static>(
-    permits: &tokio::sync::Semaphore,
+    permits: &Arc<tokio::sync::Semaphore>,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
-    let _permit = permits.acquire().await.map_err(ApiError::internal)?;
-    Ok(tokio::task::spawn_blocking(f).await?)
+    let permit = permits
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(ApiError::internal)?;
+    Ok(tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        f()
+    })
+    .await?)
 }
 
 impl AppState {
