@@ -378,11 +378,15 @@ fn stage_tails(
             .map(|(_, d)| d.clone()),
     );
     tail::flag_tails(&mut days, now);
-    // Staged: what differs from the stored day (a day computed now, or a stored one whose tail
-    // flags changed); an identical day is not published again.
+    // Staged: every day computed now (its inputs may have changed even where its answers did not:
+    // the serving cache reloads a day's inputs only when the day is published), and each stored
+    // day whose tail flags changed.
     let staged: Vec<DerivedDay> = days
         .into_iter()
-        .filter(|d| stored.remove(&(d.day, d.zone.clone())).as_ref() != Some(d))
+        .filter(|d| {
+            let key = (d.day, d.zone.clone());
+            computed.contains(&key) || stored.remove(&key).as_ref() != Some(d)
+        })
         .collect();
     store.stage_derived_days(run, &staged)?;
     Ok(())
@@ -519,14 +523,12 @@ fn compute_staged(
                 zone_days.iter().map(|b| b.generation()).collect();
             for (i, b) in zone_days.into_iter().enumerate() {
                 let zd = b.finish(reference, |j, s| generation[j][s]);
-                let stored = existing.get(&(day + d as i64, i));
-                if zd.is_empty() && stored.is_none() {
+                if zd.is_empty() && !existing.contains_key(&(day + d as i64, i)) {
                     continue;
                 }
                 if day + d as i64 >= hold_from {
                     held.insert((day + d as i64, i), zd);
-                } else if stored != Some(&zd) {
-                    // A day whose answers did not change is not published again.
+                } else {
                     staged.push(zd);
                 }
             }
