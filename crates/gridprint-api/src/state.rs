@@ -402,11 +402,14 @@ mod tests {
         let permits = Arc::new(Semaphore::new(1));
         let (release, wait) = std::sync::mpsc::channel::<()>();
         let (started, mut running) = tokio::sync::mpsc::unbounded_channel::<()>();
-        let job = on_blocking_pool(&permits, move || {
-            started.send(()).unwrap();
-            wait.recv().unwrap();
+        let held = permits.clone();
+        let dropped = tokio::spawn(async move {
+            on_blocking_pool(&held, move || {
+                started.send(()).unwrap();
+                wait.recv().unwrap();
+            })
+            .await
         });
-        let dropped = tokio::spawn(job);
         running.recv().await.unwrap();
         dropped.abort(); // the request goes away; its job cannot be stopped
         let _ = dropped.await;
