@@ -34,7 +34,8 @@ impl AsRef<[u8]> for Counted {
 }
 
 /// Bytes per point reserved before an answer is written ([`reserve`]): JSON's own buffer sizing,
-/// and a bound on CSV rows with their descriptive fields (the factors' are the longest).
+/// and CSV rows with their descriptive fields (a year of factors, the longest rows: 271.9 MB for
+/// 2.1 million points, 129 bytes each on average; as JSON 63.4 MB, 30 bytes each).
 pub(crate) const JSON_BYTES_PER_POINT: usize = 34;
 pub(crate) const CSV_BYTES_PER_POINT: usize = 136;
 
