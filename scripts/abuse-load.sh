@@ -109,9 +109,10 @@ account() {
 }
 
 base="http://127.0.0.1:$port"
+tag="$(sha256sum "$bin" | cut -c1-12)"   # names this binary's logs and run files in $dir
 results=()
 for run in $(seq 1 "$runs"); do
-  log="$dir/server-run$run.log"
+  log="$dir/$tag-server-run$run.log"
   "${gp[@]}" serve "${flags[@]}" >"$log" 2>&1 &
   pid=$!
   for _ in $(seq 1 1200); do
@@ -132,7 +133,7 @@ for run in $(seq 1 "$runs"); do
   rest=$(awk '/VmRSS/ {printf "%d", $2 / 1024}' "/proc/$pid/status")
   budget=$((rest + memory_mb + cache_mb))
   echo "== run $run of $runs: RSS at rest $rest MiB; budget $rest + $memory_mb + $cache_mb = $budget MiB, target ≤ $((budget * 12 / 10)) MiB"
-  out="$dir/run$run.txt"
+  out="$dir/$tag-run$run.txt"
   "$venv/bin/python" "$root/scripts/abuse-load.py" --base "$base" --pid "$pid" \
     --attacker-token "$attacker" --victim-token "$victim" --data-first "$first_day" --data-last "$last_day" \
     --seconds "$seconds" --hold-seconds "$hold" "${extra[@]}" | tee "$out"

@@ -189,10 +189,19 @@ fn render<E: EndpointDef>(
             HeaderValue::from_static(CACHE_CHANGING),
         );
     }
+    let per_point = match format {
+        Format::Json => crate::response_memory::JSON_BYTES_PER_POINT,
+        Format::Csv => crate::response_memory::CSV_BYTES_PER_POINT,
+    };
+    let reserved = crate::response_memory::reserve(
+        &state.inner.response_memory,
+        answer.points().saturating_mul(per_point),
+    )?;
     let body = Bytes::from(match format {
         Format::Json => answer.to_json(),
         Format::Csv => gridprint_query::csv::to_csv(&answer),
     });
+    drop(reserved);
     if is_final {
         state.inner.responses.insert(etag, body.clone());
     } else {

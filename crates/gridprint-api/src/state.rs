@@ -386,3 +386,55 @@ impl AppState {
         self.inner.health.loaded()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::on_blocking_pool;
+    use std::sync::Arc;
+    use std::time::Duration;
+    use tokio::sync::Semaphore;
+
+    /// Issue #28: a request dropped while its job runs (a request timeout) keeps the job's permit
+    /// taken until the job returns, so timed-out jobs cannot pile up past the bound; a request
+    /// dropped while it waits never starts its job.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_dropped_request_keeps_its_running_job_counted() {
+        let permits = Arc::new(Semaphore::new(1));
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let (started, mut running) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let held = permits.clone();
+        let dropped = tokio::spawn(async move {
+            on_blocking_pool(&held, move || {
+                started.send(()).unwrap();
+                wait.recv().unwrap();
+            })
+            .await
+        });
+        running.recv().await.unwrap();
+        dropped.abort(); // the request goes away; its job cannot be stopped
+        let _ = dropped.await;
+        assert_eq!(permits.available_permits(), 0, "the running job is counted");
+        let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let r = ran.clone();
+        let waiting = on_blocking_pool(&permits, move || {
+            r.store(true, std::sync::atomic::Ordering::SeqCst)
+        });
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), waiting)
+                .await
+                .is_err()
+        );
+        release.send(()).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while permits.available_permits() < 1 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .expect("the permit returns when the job does");
+        assert!(
+            !ran.load(std::sync::atomic::Ordering::SeqCst),
+            "a request dropped while waiting never ran"
+        );
+    }
+}

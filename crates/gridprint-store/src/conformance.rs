@@ -46,7 +46,8 @@ pub fn abandoned_staging(a: &dyn Store, b: &dyn Store) {
     let day = DerivedDay::new(z("AT"), 20_100);
     let live = a.begin_staging().unwrap();
     let run = crate::new_run_id();
-    a.stage_derived_days(run, &[day.clone()]).unwrap();
+    a.stage_derived_days(run, std::slice::from_ref(&day))
+        .unwrap();
     // Another run begins while the first is alive: the first's rows stay.
     let other = b.begin_staging().unwrap();
     drop(other);
