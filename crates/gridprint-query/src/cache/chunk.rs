@@ -83,8 +83,11 @@ pub(super) const RECENT_SLOTS: usize = 1 << 14;
 /// #31); a hit is a lock and a copy. One lock per slot, so concurrent readers rarely meet.
 #[derive(Debug)]
 struct RecentChunks {
-    slots: Box<[Mutex<Option<(u32, Chunk)>>]>,
+    slots: Box<[RecentSlot]>,
 }
+
+/// One slot of [`RecentChunks`]: the chunk number it holds and its values, if any.
+type RecentSlot = Mutex<Option<(u32, Chunk)>>;
 
 impl RecentChunks {
     fn new() -> RecentChunks {
@@ -93,7 +96,7 @@ impl RecentChunks {
         }
     }
 
-    fn slot(&self, c: u32) -> &Mutex<Option<(u32, Chunk)>> {
+    fn slot(&self, c: u32) -> &RecentSlot {
         &self.slots[c as usize % RECENT_SLOTS]
     }
 
@@ -114,7 +117,7 @@ impl RecentChunks {
 
     /// Heap bytes held.
     fn memory_bytes(&self) -> usize {
-        self.slots.len() * std::mem::size_of::<Mutex<Option<(u32, Chunk)>>>()
+        self.slots.len() * std::mem::size_of::<RecentSlot>()
     }
 }
 
