@@ -79,6 +79,28 @@ mod tests {
             slot: Slot(-719_530 * 96),
             value: 1.0,
         });
+        // A series whose first number takes the slow path, and a long one over several days.
+        let nan_first = vec![
+            Point {
+                slot: Slot(19_723 * 96),
+                value: f64::NAN,
+            },
+            Point {
+                slot: Slot(19_723 * 96 + 1),
+                value: -1e-3,
+            },
+        ];
+        let mut x: u64 = 31;
+        let many: Vec<Point> = (0..2_000)
+            .map(|i| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let mag = 10f64.powi((x >> 60) as i32 - 4);
+                Point {
+                    slot: Slot(20_000 * 96 + 3 * i),
+                    value: ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.4) * mag,
+                }
+            })
+            .collect();
         let series = |values: Vec<Point>| FlagSeries {
             valid: true,
             zone_status: ZoneStatus::Complete,
@@ -88,7 +110,12 @@ mod tests {
             scope: Scope::LifeCycle,
             zone: ZoneCode::parse("DE").unwrap(),
             coverage: Coverage::Global,
-            series: vec![series(values), series(vec![])],
+            series: vec![
+                series(values),
+                series(vec![]),
+                series(nan_first),
+                series(many),
+            ],
         }]);
         let fast = to_json(&r, 0);
         assert_eq!(

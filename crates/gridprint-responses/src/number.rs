@@ -13,9 +13,9 @@ use serde_json::ser::Formatter;
 /// `k / 100` for the integer `k` nearest `value × 100`, and its shortest form is the digits of `k`
 /// with the point before the last two (one when the last is 0): written from `k` directly.
 pub(crate) fn write_rounded(out: &mut Vec<u8>, value: f64) {
-    let x = value * 100.0;
-    if x.abs() < 1e15 {
-        write_hundredths_of(out, round_half_away(x));
+    let mut buf = [0u8; 24];
+    if let Some(i) = rounded_text(value, &mut buf) {
+        out.extend_from_slice(&buf[i..]);
         return;
     }
     let v = round2(value);
@@ -55,6 +55,21 @@ static DIGIT_PAIRS: [[u8; 2]; 100] = {
 /// `-0.01`).
 fn write_hundredths_of(out: &mut Vec<u8>, k: i64) {
     let mut buf = [0u8; 24];
+    let i = hundredths_text(k, &mut buf);
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// The text of `round2(value)` as serde_json writes it, right-aligned in `buf`: where it starts,
+/// or `None` where [`write_rounded`] takes its slow path (magnitudes of 10^13 and more, not
+/// finite).
+pub(crate) fn rounded_text(value: f64, buf: &mut [u8; 24]) -> Option<usize> {
+    let x = value * 100.0;
+    (x.abs() < 1e15).then(|| hundredths_text(round_half_away(x), buf))
+}
+
+/// The text of `k / 100` (as [`write_hundredths_of`] writes it), right-aligned in `buf`: where it
+/// starts.
+fn hundredths_text(k: i64, buf: &mut [u8; 24]) -> usize {
     let mut i = buf.len();
     let mut a = k.unsigned_abs();
     let frac = (a % 100) as usize;
@@ -84,7 +99,7 @@ fn write_hundredths_of(out: &mut Vec<u8>, k: i64) {
         i -= 1;
         buf[i] = b'-';
     }
-    out.extend_from_slice(&buf[i..]);
+    i
 }
 
 /// Writes `v` (already rounded to 2 decimals) exactly as serde_json writes the `f64` (shortest

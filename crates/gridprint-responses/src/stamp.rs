@@ -93,8 +93,9 @@ impl Default for StampWriter {
 }
 
 impl StampWriter {
-    /// Appends the timestamp of the start of `slot` (as [`with_slot_stamp`] formats it).
-    pub fn write(&mut self, out: &mut Vec<u8>, slot: Slot) {
+    /// The timestamp of the start of `slot` (as [`with_slot_stamp`] formats it); `None` for years
+    /// outside 0..=9999.
+    pub fn stamp(&mut self, slot: Slot) -> Option<[u8; 20]> {
         let day = slot.0.div_euclid(96);
         if day != self.day {
             self.day = day;
@@ -104,11 +105,17 @@ impl StampWriter {
                 p
             });
         }
-        match &self.prefix {
-            Some(p) => {
-                out.extend_from_slice(p);
-                out.extend_from_slice(&SLOT_SUFFIX[slot.0.rem_euclid(96) as usize]);
-            }
+        let prefix = self.prefix?;
+        let mut stamp = [0u8; 20];
+        stamp[..11].copy_from_slice(&prefix);
+        stamp[11..].copy_from_slice(&SLOT_SUFFIX[slot.0.rem_euclid(96) as usize]);
+        Some(stamp)
+    }
+
+    /// Appends the timestamp of the start of `slot` (as [`with_slot_stamp`] formats it).
+    pub fn write(&mut self, out: &mut Vec<u8>, slot: Slot) {
+        match self.stamp(slot) {
+            Some(stamp) => out.extend_from_slice(&stamp),
             None => with_slot_stamp(slot, |s| out.extend_from_slice(s.as_bytes())),
         }
     }

@@ -1,7 +1,7 @@
 //! Unit tests of the cache: day spans, the chunk codec, derived columns, input series, loading
 //! and the swap.
 
-use super::chunk::{N, Page, PageBytes};
+use super::chunk::{N, Page, PageBytes, RECENT_SLOTS};
 use super::*;
 use gridprint_core::derived::{DerivedDay, SeriesKey, SlotFlags};
 use gridprint_core::production::ProductionType;
@@ -181,6 +181,31 @@ fn chunk_pool_gives_back_the_exact_bits() {
         "{} bytes",
         small.pages[0].bytes.len()
     );
+}
+
+#[test]
+fn spilled_chunks_read_again_are_the_same_bits() {
+    // More chunks than the table of recent reads has slots, all on spilled pages: chunks `c` and
+    // `c + RECENT_SLOTS` share a slot, and each reads back its own bits whatever was read before.
+    let dir = tempfile::tempdir().unwrap();
+    let mut pool = ChunkPool::new(Some(Spill::before_day(dir.path(), 5)));
+    pool.page_bytes = 1 << 20;
+    let values = |c: usize| chunk_of(|i| (c * N + i) as f32 * 0.25);
+    let ids: Vec<u32> = (0..RECENT_SLOTS + 3)
+        .map(|c| pool.push(0, &values(c)))
+        .collect();
+    pool.shrink();
+    assert!(pool.spilled_bytes() > 0 && pool.pages.len() > 1);
+    let without_reads = pool.memory_bytes();
+    for c in [1, 1 + RECENT_SLOTS, 1, 2, 2, RECENT_SLOTS + 2, 2, 0, 0] {
+        assert_eq!(
+            bits(&pool.get(ids[c]).unwrap()),
+            bits(&values(c)),
+            "chunk {c}"
+        );
+    }
+    // The table is counted in the pool's memory once a spilled chunk was read.
+    assert!(pool.memory_bytes() >= without_reads + RECENT_SLOTS * N * 4);
 }
 
 #[test]
