@@ -8,9 +8,19 @@ mod common;
 
 use common::{bin, ok_on, stderr_lines};
 use gridprint_core::slot::{Slot, format_timestamp, parse_timestamp};
-use std::process::Stdio;
+use std::process::{Child, Stdio};
 use std::time::Duration;
 use time::OffsetDateTime;
+
+/// A server process that is killed when dropped (a failed assertion leaves no server running).
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 fn floor15(t: OffsetDateTime) -> String {
     format_timestamp(Slot::containing(t).start())
@@ -20,7 +30,7 @@ fn floor15(t: OffsetDateTime) -> String {
 async fn serve_demo_answers_for_now_on_a_fresh_database() {
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite://{}", dir.path().join("g.db").display());
-    let mut child = bin()
+    let child = bin()
         .args([
             "--database",
             &db,
@@ -34,7 +44,8 @@ async fn serve_demo_answers_for_now_on_a_fresh_database() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let lines = stderr_lines(&mut child);
+    let mut server = Server(child);
+    let lines = stderr_lines(&mut server.0);
     let mut before = Vec::new();
     let addr = loop {
         let line = lines
@@ -145,11 +156,11 @@ async fn serve_demo_answers_for_now_on_a_fresh_database() {
     assert_eq!(values.as_array().map(Vec::len), Some(1), "{now}");
 
     let status = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &server.0.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    assert!(child.wait().unwrap().success());
+    assert!(server.0.wait().unwrap().success());
 }
 
 /// `import --demo` replays too (then a plain `serve` of that database answers for now, unmarked),
@@ -163,7 +174,7 @@ fn import_demo_replays_and_serve_demo_continues_it() {
         out.contains("demo replay (not live data): provider data from "),
         "{out}"
     );
-    let mut child = bin()
+    let child = bin()
         .args([
             "--database",
             &db,
@@ -177,7 +188,8 @@ fn import_demo_replays_and_serve_demo_continues_it() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let lines = stderr_lines(&mut child);
+    let mut server = Server(child);
+    let lines = stderr_lines(&mut server.0);
     let mut before = Vec::new();
     loop {
         let line = lines
@@ -198,6 +210,5 @@ fn import_demo_replays_and_serve_demo_continues_it() {
             .any(|l| l.starts_with("demo replay (not live data)")),
         "{before:#?}"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(server);
 }
