@@ -1,6 +1,6 @@
 // Drives the dashboard of running `gridprint serve` processes (demo data) in real headless Chromium:
 // the map, tooltip, switches, slider, zone panel, CSV download, keyboard, themes and widths; the
-// docs page; `--dashboard login` and `off`; the public routes' limits; and, on a server in a live
+// demo's replay note (`serve --demo`, none without it); the docs page; `--dashboard login` and `off`; the public routes' limits; and, on a server in a live
 // state (provider data up to an hour ago, then estimates and the forecast), the plain words for what
 // each value rests on (no raw flag names), slot labels from the data, arrows only between zones with
 // data, the look of disabled controls. Saves screenshots and prints measured figures (painted map on
@@ -177,6 +177,15 @@ try {
     assert.equal(st.date, '2017-02-02');
     assert.equal(st.slot, '0');
     console.log(`  opened on ${meta.opening_slot} (${st.date} slot ${st.slot}, ${best} zones; 2017-02-01 23:45 has ${zonesAt.get('2017-02-01T23:45:00Z')})`);
+
+    step('serve --demo: the replay is said on the page (recorded data shown as the last days)');
+    const note = page.locator('#demo-note');
+    assert.ok(await note.isVisible(), 'the demo note is shown');
+    const noteText = await note.textContent();
+    assert.equal(noteText, meta.demo.note, 'the note is /v1/status\'s demo note');
+    assert.equal(noteText, (await (await fetch(`${pub}/v1/status`)).json()).demo.note);
+    assert.match(noteText, /^Demo: recorded provider data of 2017-02-01, .* replayed as the last 8 days up to an hour ago — not live data$/);
+    console.log(`  "${noteText}"`);
 
     step('the map draws all 52 zones');
     const drawn = await page.evaluate(() => [...new Set(window.__gridprint.map.queryRenderedFeatures({ layers: ['zones-fill'] }).map((f) => f.properties.zoneName))]);
@@ -549,6 +558,8 @@ try {
     assert.ok(v1Calls.length >= 9 && v1Calls.every((s) => s === 200), `the page read /v1 (${v1Calls.length} answers)`);
     await idle(page);
     await page.screenshot({ path: join(shots, 'dashboard-login.png') });
+    // A plain `serve` of the demo's database is no replaying demo: no note.
+    assert.ok(!(await page.locator('#demo-note').isVisible()), 'no demo note without serve --demo');
     assert.deepEqual(problems, [], 'no console errors in login mode');
     await b.close();
   }

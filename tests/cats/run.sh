@@ -18,9 +18,13 @@
 #    for D = 60 and 2820 (CATS' largest), each with its own TMPDIR (CATS caches answers by URL). Every
 #    run must exit 0 and check.py verifies its answer (one first series to the forecast's end, CATS'
 #    choice the minimum of its own measure recomputed from /v1/footprints).
+# 4. The demo as a user runs it (issue #30): for each of a few fixed minutes of the hour ($DEMO_MINUTES),
+#    `serve --demo` starts at that minute on a fresh database (the bundled documents replayed up to an
+#    hour before it, then the worker's estimates and forecast), an account is granted and registered,
+#    and `cats --duration 60` runs 20 s later; it must exit 0 and pass check.py as above.
 #
 # Usage: bash tests/cats/run.sh   (GRIDPRINT_BIN / GRIDPRINT_SYNTH_RECENT: prebuilt binaries;
-#        CATS_MINUTES="0 15": a subset of the minutes, for a quick look)
+#        CATS_MINUTES="0 15", CATS_DEMO_MINUTES="16": subsets of the minutes, for a quick look)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
@@ -30,6 +34,7 @@ PASSWORD='cats-compat-test-password'
 HOUR="2026-11-26 14:00:00"
 MINUTES="${CATS_MINUTES:-0 1 14 15 16 29 30 31 44 45 46}"
 DURATIONS="60 2820"
+DEMO_MINUTES="${CATS_DEMO_MINUTES:-0 16 44}"
 
 command -v faketime >/dev/null || { echo "cats: faketime is missing (apt-get install faketime)" >&2; exit 1; }
 if [ -z "${GRIDPRINT_BIN:-}" ]; then
@@ -88,6 +93,64 @@ code="$(gp -1800 "$base" access grant "$EMAIL" | sed -n 's/^code: //p')"
 passed=0
 failed=0
 failures=""
+
+# `start_server T DB LOG ARGS…`: `serve` on DB with its clock at $HOUR + T, in the background; sets
+# $url once it listens (serve --demo imports, replays and runs a worker cycle first).
+start_server() {
+  local t="$1" sdb="$2" log="$3"; shift 3
+  gp "$t" "$sdb" serve --listen 127.0.0.1:0 --check-providers false "$@" >"$log" 2>&1 &
+  server_pid=$!
+  url=""
+  for _ in $(seq 1 1200); do
+    url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$log" 2>/dev/null | head -n 1 || true)"
+    [ -n "$url" ] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$log"; echo "cats: server exited" >&2; exit 1; }
+    sleep 0.1
+  done
+  [ -n "$url" ] || { cat "$log"; echo "cats: server did not start" >&2; exit 1; }
+}
+
+# `register CODE`: registers $EMAIL with $PASSWORD at the running server ($url).
+register() {
+  "$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" "$1" <<'PY'
+import json, sys, urllib.request
+url, email, password, code = sys.argv[1:]
+req = urllib.request.Request(f"{url}/token-request/register",
+    data=json.dumps({"email": email, "password": password, "code": code}).encode(),
+    headers={"Content-Type": "application/json"})
+urllib.request.urlopen(req, timeout=30).read()
+PY
+}
+
+# `run_cats MINUTE DURATION DIR LABEL`: CATS for DE at $HOUR + MINUTE:20 (MINUTE may be `demo:M`)
+# against $url, then check.py; counts the outcome.
+run_cats() {
+  local minute="${1#demo:}" duration="$2" dir="$3" label="$4" rc min_hours=0 tag=""
+  local out="$dir/cats-$duration" mt=$(( ${1#demo:} * 60 + 20 ))
+  [ "$minute" != "$1" ] && tag=demo
+  mkdir -p "$out/tmp"
+  set +e
+  TMPDIR="$out/tmp" CATS_WATTNET_EMAIL="$EMAIL" CATS_WATTNET_PASSWORD="$PASSWORD" \
+  GRIDPRINT_CATS_BASE_URL="$url" GRIDPRINT_CATS_TRACE="$out/trace.jsonl" \
+    at "$mt" "$work/venv/bin/cats" --api wattnet.eu --location DE --duration "$duration" \
+    --format json >"$out/out.json" 2>"$out/err.txt"
+  rc=$?
+  set -e
+  [ "$duration" -eq 2820 ] && min_hours=94
+  if [ "$rc" -ne 0 ]; then
+    echo "FAIL: $label: cats exited $rc: $(cat "$out/err.txt" "$out/out.json" | grep -v "^WARNING" | grep . | tail -n 1)"
+    failed=$((failed + 1)); failures="$failures $tag:$(printf %02d "$minute")/$duration"
+  elif "$work/venv/bin/python" tests/cats/check.py --url "$url" --email "$EMAIL" \
+      --password "$PASSWORD" --cats-output "$out/out.json" --trace "$out/trace.jsonl" \
+      --duration "$duration" --min-hours "$min_hours" >"$out/check.txt" 2>&1; then
+    echo "ok: $label (${SECONDS}s): $(cat "$out/check.txt")"
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $label:"; cat "$out/check.txt"
+    failed=$((failed + 1)); failures="$failures $tag:$(printf %02d "$minute")/$duration"
+  fi
+}
+
 db="$base"
 last_cycle=""
 for minute in $MINUTES; do
@@ -113,56 +176,36 @@ for minute in $MINUTES; do
   fi
   echo "cats: :$(printf %02d "$minute"): worker cycle done (${SECONDS}s)"
 
-  gp $((t + 5)) "$db" serve --listen 127.0.0.1:0 --check-providers false >"$run/server.log" 2>&1 &
-  server_pid=$!
-  url=""
-  for _ in $(seq 1 600); do
-    url="$(sed -n 's/^listening on \(http:\/\/[0-9.:]*\).*$/\1/p' "$run/server.log" 2>/dev/null | head -n 1 || true)"
-    [ -n "$url" ] && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$run/server.log"; echo "cats: server exited" >&2; exit 1; }
-    sleep 0.1
-  done
-  [ -n "$url" ] || { cat "$run/server.log"; echo "cats: server did not start" >&2; exit 1; }
+  start_server $((t + 5)) "$db" "$run/server.log"
   echo "cats: :$(printf %02d "$minute"): server up (${SECONDS}s)"
   # One database through the hour: the account registers once, at the first minute.
   if [ -z "${registered:-}" ]; then
-  "$work/venv/bin/python" - "$url" "$EMAIL" "$PASSWORD" "$code" <<'PY'
-import json, sys, urllib.request
-url, email, password, code = sys.argv[1:]
-req = urllib.request.Request(f"{url}/token-request/register",
-    data=json.dumps({"email": email, "password": password, "code": code}).encode(),
-    headers={"Content-Type": "application/json"})
-urllib.request.urlopen(req, timeout=30).read()
-PY
-  registered=1
+    register "$code"
+    registered=1
   fi
 
   for duration in $DURATIONS; do
-    label="$(stamp $((t + 20))) (worker cycle at $(stamp "$worker_t"), DE provider data to $(stamp "$de_until")) --duration $duration"
-    out="$run/cats-$duration"
-    mkdir -p "$out/tmp"
-    set +e
-    TMPDIR="$out/tmp" CATS_WATTNET_EMAIL="$EMAIL" CATS_WATTNET_PASSWORD="$PASSWORD" \
-    GRIDPRINT_CATS_BASE_URL="$url" GRIDPRINT_CATS_TRACE="$out/trace.jsonl" \
-      at $((t + 20)) "$work/venv/bin/cats" --api wattnet.eu --location DE --duration "$duration" \
-      --format json >"$out/out.json" 2>"$out/err.txt"
-    rc=$?
-    set -e
-    min_hours=0
-    [ "$duration" -eq 2820 ] && min_hours=94
-    if [ "$rc" -ne 0 ]; then
-      echo "FAIL: $label: cats exited $rc: $(cat "$out/err.txt" "$out/out.json" | grep -v "^WARNING" | grep . | tail -n 1)"
-      failed=$((failed + 1)); failures="$failures :$(printf %02d "$minute")/$duration"
-    elif "$work/venv/bin/python" tests/cats/check.py --url "$url" --email "$EMAIL" \
-        --password "$PASSWORD" --cats-output "$out/out.json" --trace "$out/trace.jsonl" \
-        --duration "$duration" --min-hours "$min_hours" >"$out/check.txt" 2>&1; then
-      echo "ok: $label (${SECONDS}s): $(cat "$out/check.txt")"
-      passed=$((passed + 1))
-    else
-      echo "FAIL: $label:"; cat "$out/check.txt"
-      failed=$((failed + 1)); failures="$failures :$(printf %02d "$minute")/$duration"
-    fi
+    run_cats "$minute" "$duration" "$run" \
+      "$(stamp $((t + 20))) (worker cycle at $(stamp "$worker_t"), DE provider data to $(stamp "$de_until")) --duration $duration"
   done
+  stop_server
+done
+
+# 4. The demo, at a few fixed minutes: `serve --demo` on a fresh database, CATS 20 s later.
+for minute in $DEMO_MINUTES; do
+  t=$((minute * 60))
+  run="$work/demo-m$minute"
+  mkdir -p "$run"
+  demo_db="$run/demo.db"
+  start_server "$t" "$demo_db" "$run/server.log" --demo
+  # The replay (serve's start-up line) and its provider data's end, for the label.
+  until_="$(sed -n 's/^demo replay (not live data): provider data from .* to \([^ ]*\) .*$/\1/p' "$run/server.log" | head -n 1)"
+  [ -n "$until_" ] || { cat "$run/server.log"; echo "cats: serve --demo printed no replay line" >&2; exit 1; }
+  echo "cats: demo :$(printf %02d "$minute"): server up, replayed provider data to $until_ (${SECONDS}s)"
+  demo_code="$(gp "$t" "$demo_db" access grant "$EMAIL" | sed -n 's/^code: //p')"
+  [ -n "$demo_code" ] || { echo "cats: access grant printed no registration code" >&2; exit 1; }
+  register "$demo_code"
+  run_cats "demo:$minute" 60 "$run" "serve --demo started $(stamp "$t"), cats at $(stamp $((t + 20))) (demo provider data to $until_) --duration 60"
   stop_server
 done
 echo "cats (climate-aware-task-scheduler $CATS_VERSION): $passed passed, $failed failed${failures:+ (minute/duration:$failures)}"

@@ -4,8 +4,9 @@ Started by run.sh inside the reference venv. Steps:
  1. import the demo into a temporary SQLite database and start `gridprint serve` on a free port, its
     providers configured against a stub (so `/v1/status` reports their checks); grant, register
     and get a token through the token endpoints;
- 2. dump gridprint's own /v1 answers over the demo windows (all zones, every option) and convert them
-    into the reference storage's metrics (rows.json);
+ 2. dump gridprint's own /v1 answers over the demo windows and around now (the demo replayed onto
+    the present: all zones, every option) and convert them into the reference storage's metrics
+    (rows.json);
  3. start reference_server.py (the published app on the in-memory ClickHouse stand-in) on those rows;
  4. send every request of matrix.py to both; compare status, content-type and body bytes (valid
     requests) or status and the body a reference client reads (invalid requests);
@@ -182,13 +183,21 @@ def dump(gp_port: int, token: str) -> tuple[list[dict], list[str]]:
     rows: list[dict] = []
     problems: list[str] = []
     windows = [(s, e) for (s, e, _z, _zs) in matrix.WINDOWS.values()]
+    # The demo replays its documents onto the present (provider data to an hour ago, then estimates
+    # and the forecast), so requests without a window (the current slot) have data: those answers
+    # are dumped over a window around now, wide enough for the slot boundaries the run may cross.
+    from datetime import datetime, timedelta, timezone
+    t = datetime.now(timezone.utc).replace(second=0, microsecond=0)
+    t = t.replace(minute=t.minute - t.minute % 15)
+    iso = lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")
+    around_now = (iso(t - timedelta(hours=1)), iso(t + timedelta(hours=3)))
     for ep, extra in DUMPS:
         for s, e in windows + [(None, None)]:
-            if s is None and ep != "factors":
-                continue  # the demo has no data now; factors exist for every slot
             params = dict(extra)
             if s:
                 params.update(start=s, end=e)
+            elif ep != "factors":
+                params.update(start=around_now[0], end=around_now[1])
             target = f"/v1/{ep}" + ("?" + matrix.q(**params) if params else "")
             st, _h, body = request(gp_port, target, token)
             if st != 200:

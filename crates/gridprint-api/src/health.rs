@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 /// it must return at once (read a cached state).
 pub type ProbeFn = Arc<dyn Fn() -> &'static str + Send + Sync>;
 
+/// What the replaying demo says about itself (`serve --demo`), read by `/v1/status` and the
+/// dashboard on every request: it must return at once.
+pub type DemoFn = Arc<dyn Fn() -> gridprint_responses::DemoStatus + Send + Sync>;
+
 /// Where `/v1/status` reads the upstream providers' states.
 #[derive(Clone)]
 pub struct Providers {

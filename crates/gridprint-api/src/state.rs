@@ -12,7 +12,7 @@
 use crate::brute_force::FailureGuard;
 use crate::error::ApiError;
 use crate::front::{ClientIpHeader, TrustedProxies};
-use crate::health::{Providers, StorageHealth};
+use crate::health::{DemoFn, Providers, StorageHealth};
 use crate::response_cache::ResponseCache;
 use crate::token_cache::TokenCache;
 use gridprint_core::reference::ReferenceData;
@@ -180,6 +180,8 @@ pub(crate) struct Inner {
     pub(crate) query: Arc<QueryService>,
     pub(crate) health: StorageHealth,
     pub(crate) providers: Providers,
+    /// `serve --demo`: what `/v1/status` and the dashboard say about the replay.
+    pub(crate) demo: Option<DemoFn>,
     pub(crate) responses: ResponseCache,
 }
 
@@ -205,6 +207,7 @@ pub struct AppStateBuilder {
     config: ApiConfig,
     limits: Option<RateLimit>,
     providers: Providers,
+    demo: Option<DemoFn>,
     query: Option<Arc<QueryService>>,
 }
 
@@ -219,6 +222,13 @@ impl AppStateBuilder {
     /// How `/v1/status` learns the upstream providers' health (default: `unknown`).
     pub fn providers(mut self, providers: Providers) -> Self {
         self.providers = providers;
+        self
+    }
+
+    /// Marks this server as the replaying demo (`serve --demo`): `/v1/status` carries `demo`, read
+    /// from `demo` on every request (it must return at once).
+    pub fn demo(mut self, demo: DemoFn) -> Self {
+        self.demo = Some(demo);
         self
     }
 
@@ -260,6 +270,7 @@ impl AppStateBuilder {
                 query,
                 health: StorageHealth::new(loaded),
                 providers: self.providers,
+                demo: self.demo,
                 responses: ResponseCache::with_max_bytes(config.response_cache_bytes),
                 reference: self.reference,
                 config,
@@ -323,8 +334,14 @@ impl AppState {
             config,
             limits: None,
             providers: Providers::default(),
+            demo: None,
             query: None,
         }
+    }
+
+    /// What the replaying demo says about itself (`serve --demo`); `None` on any other server.
+    pub fn demo(&self) -> Option<gridprint_responses::DemoStatus> {
+        self.inner.demo.as_ref().map(|f| f())
     }
 
     /// The store.

@@ -62,14 +62,16 @@ pub(crate) async fn ping(state: &AppState) -> bool {
 async fn current(state: &AppState) -> gridprint_responses::StatusResponse {
     let up = storage_up(state).await;
     let p = &state.inner.providers;
-    status_answer::status(
+    let mut status = status_answer::status(
         up,
         ProviderStates {
             entsoe: (p.entsoe)(),
             elexon: (p.elexon)(),
             epias: (p.epias)(),
         },
-    )
+    );
+    status.demo = state.demo();
+    status
 }
 
 fn no_cache(mut resp: Response) -> Response {
@@ -81,7 +83,9 @@ fn no_cache(mut resp: Response) -> Response {
 /// Health of the storage and of the upstream providers.
 ///
 /// Always 200 (public, no token): `storage` is `up` or `down`; each provider is `up`, `down` or
-/// `unknown` (not checked by this process). `format=csv` gives one header row and one value row.
+/// `unknown` (not checked by this process). On a server started with `serve --demo`, `demo` says
+/// that its recent data are recorded provider data replayed onto the present (absent otherwise).
+/// `format=csv` gives one header row and one value row (without `demo`).
 #[utoipa::path(
     get,
     path = "/v1/status",

@@ -301,6 +301,8 @@ async function start() {
     const [m, geojson] = await Promise.all([data.loadMeta(), data.loadGeojson()]);
     milestone('meta+geojson'); meta = m; meta.loadedAt = performance.now();
     for (const z of meta.zones) zoneNames.set(z.zone, z.full_name);
+    // `serve --demo`: recorded provider data replayed as the recent days, said in plain words.
+    if (meta.demo) { $('#demo-note').textContent = meta.demo.note; $('#demo-note').hidden = false; }
     if (!state.date) {
       const open = meta.opening_slot ?? meta.now;
       state.date = open.slice(0, 10);

@@ -1,8 +1,9 @@
 //! The dashboard's public data routes (mode `public`): exactly what the page shows, nothing more.
 //!
 //! - `GET /dashboard/api/meta`: the zones (the `/v1/zones` answer), the slot the page opens on,
-//!   "now", the mode and the [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page
-//!   asks `/v1` for the same answers itself.
+//!   "now", the demo's replay (`/v1/status`'s `demo`; `null` but with `serve --demo`), the mode and
+//!   the [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page asks `/v1` for the
+//!   same answers itself.
 //! - `GET /dashboard/api/day?date=YYYY-MM-DD`: every zone's footprints (carbon and water, global
 //!   and local, life-cycle and operational), water impacts, scores and border flows of that UTC
 //!   day, in one answer, so scrubbing the day never waits on the network.
@@ -692,6 +693,7 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
                 serde_json::from_slice(&zones).map_err(ApiError::internal)?;
             let body = serde_json::json!({
                 "now": format_timestamp(s.now()),
+                "demo": s.demo(),
                 "opening_slot": opening.map(|o| format_timestamp(o.start())),
                 "slots_per_day": SLOTS_PER_DAY,
                 "refresh_seconds": crate::changing_ttl(&s).as_secs_f64(),

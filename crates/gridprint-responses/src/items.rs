@@ -880,6 +880,49 @@ pub struct StatusResponse {
     pub elexon: String,
     #[schema(value_type = schema::ProviderState)]
     pub epias: String,
+    /// Present only on a server started with `serve --demo`: its recent data are recorded provider
+    /// data replayed onto the present, not live data (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub demo: Option<DemoStatus>,
+}
+
+/// `demo` of `/status` (`serve --demo`): the bundled provider documents replayed onto the present.
+/// Each series' most recent recording of a day or more is shifted onto the last days by whole days
+/// (a week-long recording by whole weeks, keeping the weekday) and arrives an hour after each quarter
+/// ends, as from a provider; the estimates and the 96-hour forecast after it are computed as live.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "mode": "replay",
+    "note": "Demo: recorded provider data of 2017-02-01, 2024-01-15…21, 2024-06-15 and 2024-09-02…08, replayed as the last 8 days up to an hour ago — not live data",
+    "recordings": [{"recorded": "2024-06-15", "every": "day", "series": ["generation of DE, ES, FR, IT_NORTH, PL"]}],
+    "replayed_from": "2026-11-19T00:00:00Z",
+    "provider_data_until": "2026-11-26T13:00:00Z"
+}))]
+pub struct DemoStatus {
+    /// Always `replay`.
+    pub mode: String,
+    /// The replay in one sentence (the dashboard shows it).
+    pub note: String,
+    /// What is replayed: each recording with the series it carries.
+    pub recordings: Vec<DemoRecording>,
+    /// Start of the replayed provider data (UTC); null before the first replay step.
+    pub replayed_from: Option<String>,
+    /// End of the replayed provider data so far (UTC): about an hour before now, moving on every
+    /// quarter-hour; null before the first replay step.
+    pub provider_data_until: Option<String>,
+}
+
+/// One replayed recording of `/status`'s `demo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DemoRecording {
+    /// The recorded day (`2024-06-15`) or week (`2024-09-02/2024-09-08`), as the providers' local
+    /// dates.
+    pub recorded: String,
+    /// `day`: replayed onto every day; `week`: onto every week (same weekday).
+    pub every: String,
+    /// The series it carries, e.g. `generation of DE, ES`, `load of BE`, `flows DE→NL, NL→DE`.
+    pub series: Vec<String>,
 }
 
 /// An answer that is a list of series or, with `aggregate=true`, a list of aggregates (one per

@@ -11,13 +11,14 @@ pub struct ProviderStates<'a> {
     pub epias: &'a str,
 }
 
-/// `/status`: storage up or down and the providers' states.
+/// `/status`: storage up or down and the providers' states (the HTTP layer adds `demo`).
 pub fn status(storage_up: bool, providers: ProviderStates<'_>) -> StatusResponse {
     StatusResponse {
         storage: if storage_up { "up" } else { "down" },
         entsoe: providers.entsoe.to_string(),
         elexon: providers.elexon.to_string(),
         epias: providers.epias.to_string(),
+        demo: None,
     }
 }
 

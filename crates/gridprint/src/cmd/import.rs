@@ -1,6 +1,7 @@
 //! `gridprint import`: read provider files (ENTSO-E XML, File Library CSV) or the bundled demo set into
 //! the store in one transaction, report what was skipped, then compute the imported days
-//! ([`gridprint_pipeline::import_and_compute`] does the work).
+//! ([`gridprint_pipeline::import_and_compute`] does the work). `--demo` also replays the demo set
+//! onto the present and runs one worker cycle ([`crate::cmd::demo`]).
 
 use crate::open::ServerArgs;
 use crate::progress::Bars;
@@ -14,7 +15,8 @@ pub struct ImportArgs {
     /// Files or folders to import (format detected per file).
     #[arg(required_unless_present = "demo")]
     pub paths: Vec<PathBuf>,
-    /// Import the bundled real demo data set and compute it.
+    /// Import the bundled real demo data set and compute it, at its recorded dates and replayed onto
+    /// the last days up to an hour ago (then one worker cycle: estimates, 96 h forecast).
     #[arg(long, env = "GRIDPRINT_DEMO")]
     pub demo: bool,
     /// Do not compute the imported range afterwards.
@@ -51,29 +53,21 @@ fn collect_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// `gridprint import --demo` for other subcommands (serve --demo): imports only into an empty database.
-pub fn run_demo(g: &ServerArgs) -> anyhow::Result<()> {
-    let store = crate::open::open_store(g)?;
-    let reference = crate::open::load_reference(g)?;
-    if store.input_extent()?.is_some() {
-        eprintln!("database already holds data; demo import skipped");
-        return Ok(());
-    }
-    demo::import_demo(
-        &*store,
-        &reference,
-        time::OffsetDateTime::now_utc(),
-        &mut Bars::new(false).summary_of_skips(),
-    )?;
-    Ok(())
-}
-
 pub fn run(g: &ServerArgs, args: &ImportArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     let now = time::OffsetDateTime::now_utc();
     if args.demo {
+        // At the recorded dates, then replayed onto the present with one worker cycle.
         demo::import_demo(&*store, &reference, now, &mut Bars::new(false))?;
+        if !args.no_compute {
+            let live = demo::LiveDemo::new(store, reference)?;
+            if crate::cmd::demo::first_step(&live)?.is_some() {
+                for line in crate::cmd::demo::startup_lines(&live) {
+                    eprintln!("{line}");
+                }
+            }
+        }
         return Ok(());
     }
     let paths = collect_files(&args.paths)?;

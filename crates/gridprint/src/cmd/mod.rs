@@ -8,6 +8,7 @@
 
 pub mod access;
 pub mod compute;
+pub mod demo;
 pub mod forecast_eval;
 pub mod import;
 pub mod ingest;

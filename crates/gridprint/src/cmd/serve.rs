@@ -1,13 +1,16 @@
 //! `gridprint serve`: the token service and the data API in one process.
 //!
-//! Start-up: with `--demo`, imports the bundled demo data into an empty database; opens the store and
+//! Start-up: with `--demo`, imports the bundled demo data into an empty database, replays it onto
+//! the present and runs one worker cycle, and keeps the replay going every quarter-hour while it
+//! serves (`crate::cmd::demo`; `/v1/status` then carries `demo`); opens the store and
 //! the reference data; builds the tokio runtime; binds `--listen` (and `--metrics-listen`); loads every
 //! computed day into memory; starts the background refresh (new computed data is served within a few
 //! seconds) and, unless disabled, the health checks of the configured providers; then serves [`gridprint_api::router`]
 //! until SIGTERM or Ctrl-C, lets in-flight requests finish (at most `--shutdown-grace`), and exits 0.
 //! Once the data is loaded, one line on stderr starts with `listening on http://ADDR` (scripts start it
 //! on port 0 and read the port there) and names the docs page and the next step ([`startup_line`]);
-//! with `--demo` the lines before it summarise the demo's coverage (zones per date). Every flag has a
+//! with `--demo` the lines before it summarise the demo's coverage (zones per recorded date) and what
+//! is replayed onto which days. Every flag has a
 //! `GRIDPRINT_*` variable.
 //!
 //! A provider is checked only when it is configured ([`provider_checks`]): ENTSO-E with the worker's
@@ -32,7 +35,9 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "GRIDPRINT_LISTEN", default_value = "127.0.0.1:8000")]
     pub listen: String,
-    /// Import the bundled demo data into an empty database first.
+    /// Import the bundled demo data into an empty database first, and replay it onto the present
+    /// (the last days up to an hour ago, then the worker's estimates and forecast, renewed every
+    /// quarter-hour; marked as a replay in `/v1/status` and on the dashboard).
     #[arg(long, env = "GRIDPRINT_DEMO")]
     pub demo: bool,
     /// Sustained requests per second allowed per account (data routes, all its tokens together,
@@ -252,18 +257,30 @@ impl ServeArgs {
 const ZONES_SHOWN: usize = 8;
 
 /// The start-up summary of what the store holds (the demo's coverage): one line per UTC date with
-/// the zones computed that day ([`startup_line`] follows with the URL and the next step).
-fn coverage_lines(store: &dyn gridprint_store::Store) -> anyhow::Result<Vec<String>> {
+/// the zones computed that day, before the replay's days when the demo is replayed (`replayed`;
+/// [`crate::cmd::demo::startup_lines`] summarise those), then [`startup_line`] follows with the
+/// URL and the next step.
+fn coverage_lines(
+    store: &dyn gridprint_store::Store,
+    replayed: Option<gridprint_core::slot::SlotRange>,
+) -> anyhow::Result<Vec<String>> {
     let Some(extent) = store.input_extent()? else {
         return Ok(Vec::new());
     };
+    let days = match replayed {
+        Some(r) => extent.days().start..r.start.day().max(extent.days().start),
+        None => extent.days(),
+    };
     let mut by_day: std::collections::BTreeMap<i64, Vec<String>> = Default::default();
-    for d in store.derived_days(extent.days())? {
+    for d in store.derived_days(days)? {
         if d.flags.iter().any(|f| f.present()) {
             by_day.entry(d.day).or_default().push(d.zone.to_string());
         }
     }
-    let mut lines = vec![format!("demo data: {} days computed", by_day.len())];
+    let mut lines = vec![format!(
+        "demo data at its recorded dates: {} days computed",
+        by_day.len()
+    )];
     for (day, mut zones) in by_day {
         zones.sort();
         let date = gridprint_core::slot::Slot::first_of_day(day).start().date();
@@ -291,16 +308,21 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         gridprint_dashboard::DashboardConfig::from_api(args.dashboard, &config, history_days);
     config.response_cache_bytes = dashboard.api_cache_bytes(config.response_cache_bytes);
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
-    if args.demo {
-        crate::cmd::import::run_demo(g).context("importing the demo data")?;
-    }
+    let live = if args.demo {
+        crate::cmd::demo::prepare(g).context("importing the demo data")?
+    } else {
+        None
+    };
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
-    let start_up = if args.demo {
-        coverage_lines(&*store)?
+    let mut start_up = if args.demo {
+        coverage_lines(&*store, live.as_ref().and_then(|l| l.replayed()))?
     } else {
         Vec::new()
     };
+    if let Some(live) = &live {
+        start_up.extend(crate::cmd::demo::startup_lines(live));
+    }
     let runtime = crate::open::runtime(tokio::runtime::Builder::new_multi_thread())?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&args.listen)
@@ -323,6 +345,10 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         if args.check_providers {
             builder = builder.providers(provider_checks(args)?);
         }
+        if let Some(live) = &live {
+            let live = live.clone();
+            builder = builder.demo(Arc::new(move || crate::cmd::demo::status(&live)));
+        }
         let state = builder.build().context("indexing the zone polygons")?;
 
         match gridprint_api::refresh::load(&state).await {
@@ -337,6 +363,9 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
             eprintln!("{line}");
         }
         eprintln!("{}", startup_line(addr, how_to_run()));
+        if let Some(live) = live {
+            crate::cmd::demo::keep_alive(live, stop.clone())?;
+        }
         let signal = stop.clone();
         tokio::spawn(async move {
             crate::cmd::ingest::shutdown_signal().await;
