@@ -48,8 +48,8 @@ fi
 
 work="$(mktemp -d /tmp/gridprint-cats.XXXXXX)"
 server_pid=""
-# The server runs under faketime, which runs it as a child: stopping the job alone would leave the
-# server running, so every process of this test's database directory is stopped by its arguments.
+# Every process of this test's database directory is stopped by its arguments (the job's pid is
+# not always the server's).
 # The next step writes the same SQLite file, so the server must be gone (its last connection's
 # checkpoint done), not only signalled.
 stop_server() {
@@ -68,11 +68,18 @@ cleanup() { stop_server; rm -rf "$work"; }
 trap cleanup EXIT
 
 hour_s="$(date -u -d "$HOUR" +%s)"
+# libfaketime, preloaded directly: the `faketime` wrapper runs the command as its child and keeps a
+# named semaphore in /dev/shm that it removes only when it exits normally; the wrapper of a stopped
+# server leaves it behind, and a later wrapper that gets the same process id fails ("sem_open: File
+# exists"), as one CI run did.
+faketime_lib="$(compgen -G '/usr/lib/*/faketime/libfaketime.so.1' | head -n 1 || true)"
+[ -n "$faketime_lib" ] || { echo "cats: libfaketime.so.1 is missing (apt-get install faketime)" >&2; exit 1; }
 # `at SECONDS CMD...`: runs CMD with its clock starting at $HOUR + SECONDS (and running on from there).
 # Only the wall clock is faked: timers (tokio, Python's timeouts) keep the real monotonic clock.
 at() {
   local t="$1"; shift
-  FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f "@$(date -u -d "@$((hour_s + t))" '+%Y-%m-%d %H:%M:%S')" "$@"
+  LD_PRELOAD="$faketime_lib" FAKETIME_DONT_FAKE_MONOTONIC=1 \
+    FAKETIME="@$(date -u -d "@$((hour_s + t))" '+%Y-%m-%d %H:%M:%S')" "$@"
 }
 stamp() { date -u -d "@$((hour_s + $1))" +%Y-%m-%dT%H:%M:%SZ; }
 gp() { local t="$1" db="$2"; shift 2; at "$t" "$GRIDPRINT_BIN" --database "sqlite://$db" --log warn "$@"; }
