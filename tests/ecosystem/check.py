@@ -9,7 +9,11 @@ for the same zone and slot: a 15-minute point is /v1/footprints' point, an hourl
 /v1/mix. A client that returns no datetime (CodeCarbon) is compared with /v1 for the quarter hour
 in which it was called; when that call straddles a quarter boundary, with either of the two.
 
-Usage: python check.py URL KEY
+The expected values are read from /v1 with CHECK_KEY, a key of a second account: the checker's own
+dozens of /v1 reads per client must not spend the clients' account budget (20/s, bursts of 100),
+which the clients use as any user would.
+
+Usage: python check.py URL KEY CHECK_KEY
 """
 
 import asyncio
@@ -23,7 +27,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-URL, KEY = sys.argv[1], sys.argv[2]
+URL, KEY, CHECK_KEY = sys.argv[1], sys.argv[2], sys.argv[3]
 EM_HOST = "https://api.electricitymaps.com/v3"
 FOSSIL = {"coal", "gas", "oil"}
 failures = []
@@ -50,7 +54,7 @@ def parse(s):
 
 def v1(path, **params):
     q = urllib.parse.urlencode(params)
-    req = urllib.request.Request(f"{URL}/v1/{path}?{q}", headers={"Authorization": f"Bearer {KEY}"})
+    req = urllib.request.Request(f"{URL}/v1/{path}?{q}", headers={"Authorization": f"Bearer {CHECK_KEY}"})
     return json.load(urllib.request.urlopen(req, timeout=60))
 
 

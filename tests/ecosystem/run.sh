@@ -51,6 +51,9 @@ code="$(gp access grant "$EMAIL" | sed -n 's/^code: //p')"
 gp worker --once --no-entsoe --no-elexon
 key="$(gp access key create "$EMAIL" --name ecosystem | tail -n 1)"
 [[ "$key" =~ ^[0-9a-f]{64}$ ]] || { echo "ecosystem: the last line of 'access key create' is not a key" >&2; exit 1; }
+# The checker's own account, for the /v1 reads it compares every client's numbers with (check.py).
+gp access grant checker@example.org --rate-limit 1000 --burst 10000 >/dev/null
+check_key="$(gp access key create checker@example.org --name checker | tail -n 1)"
 if gp access key list "$EMAIL" | grep -q "$key"; then
   echo "ecosystem: 'access key list' shows the key" >&2; exit 1
 fi
@@ -80,7 +83,7 @@ curl -sf -o /dev/null -X POST "$url_a/token-request/register" -H 'content-type: 
   -d "{\"email\":\"$EMAIL\",\"password\":\"$PASSWORD\",\"code\":\"$code\"}" \
   || { echo "ecosystem: registering $EMAIL failed" >&2; exit 1; }
 WATTTIME_USER="$EMAIL" WATTTIME_PASSWORD="$PASSWORD" \
-  "$work/venv/bin/python" tests/ecosystem/check.py "$url_a" "$key"
+  "$work/venv/bin/python" tests/ecosystem/check.py "$url_a" "$key" "$check_key"
 
 status() { curl -s -o /dev/null -w '%{http_code}' -H "auth-token: $key" "$1/v3/carbon-intensity/latest?zone=DE"; }
 for u in "$url_a" "$url_b"; do
