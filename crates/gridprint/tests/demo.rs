@@ -26,14 +26,13 @@ fn floor15(t: OffsetDateTime) -> String {
     format_timestamp(Slot::containing(t).start())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn serve_demo_answers_for_now_on_a_fresh_database() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = format!("sqlite://{}", dir.path().join("g.db").display());
+/// Starts `serve --demo` on `db` (providers not checked); the server, its stderr lines up to the
+/// start-up line, and the address it listens on.
+fn start_serve_demo(db: &str) -> (Server, Vec<String>, String) {
     let child = bin()
         .args([
             "--database",
-            &db,
+            db,
             "serve",
             "--demo",
             "--listen",
@@ -47,15 +46,23 @@ async fn serve_demo_answers_for_now_on_a_fresh_database() {
     let mut server = Server(child);
     let lines = stderr_lines(&mut server.0);
     let mut before = Vec::new();
-    let addr = loop {
+    loop {
         let line = lines
             .recv_timeout(Duration::from_secs(300))
             .unwrap_or_else(|_| panic!("serve --demo did not start: {before:#?}"));
         if let Some(a) = common::listening_addr(&line) {
-            break a.to_string();
+            let addr = a.to_string();
+            return (server, before, addr);
         }
         before.push(line);
-    };
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_demo_answers_for_now_on_a_fresh_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("g.db").display());
+    let (mut server, before, addr) = start_serve_demo(&db);
     assert!(
         before
             .iter()
@@ -174,32 +181,7 @@ fn import_demo_replays_and_serve_demo_continues_it() {
         out.contains("demo replay (not live data): provider data from "),
         "{out}"
     );
-    let child = bin()
-        .args([
-            "--database",
-            &db,
-            "serve",
-            "--demo",
-            "--listen",
-            "127.0.0.1:0",
-        ])
-        .args(["--check-providers", "false"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut server = Server(child);
-    let lines = stderr_lines(&mut server.0);
-    let mut before = Vec::new();
-    loop {
-        let line = lines
-            .recv_timeout(Duration::from_secs(300))
-            .unwrap_or_else(|_| panic!("serve --demo did not start: {before:#?}"));
-        if common::listening_addr(&line).is_some() {
-            break;
-        }
-        before.push(line);
-    }
+    let (server, before, _) = start_serve_demo(&db);
     assert!(
         !before.iter().any(|l| l.contains("imported 15 files")),
         "not imported again: {before:#?}"
