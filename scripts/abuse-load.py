@@ -2,10 +2,10 @@
 
 One attacker account, inside its rate limit, runs the probes of issue #28 items 1, 2, 3 and 9 one
 after the other, and item 4's correctness check at the end; a victim account sends one-day
-footprint requests at a fixed rate throughout (open loop: a stalled server shows as latency, not
-as fewer requests). Printed: the victim's latency per phase and overall, the server's RSS per phase
-(sampled from /proc every 100 ms, and its VmHWM), what each probe got back, and a JSON line
-`RESULT {...}` for the shell script. HTTP is aiohttp's; item 2's sockets, which must send a request
+footprint requests at a fixed rate throughout, from a process of its own (open loop: a stalled
+server shows as latency, not as fewer requests). Printed: the victim's latency per phase and
+overall, the server's RSS per phase (sampled from /proc every 100 ms, and its VmHWM), what each
+probe got back, and a JSON line `RESULT {...}` for the shell script. HTTP is aiohttp's; item 2's sockets, which must send a request
 and never read, are plain asyncio streams.
 """
 
@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import datetime as dt
 import json
+import multiprocessing
 import socket
 import time
 
@@ -57,51 +58,87 @@ class Rss:
 
 
 class Victim:
-    """Another user's one-day requests at `rate` per second, each in its own task."""
+    """Another user's one-day requests at `rate` per second, each in its own task, sent from a
+    process of its own: the attacker's probes read hundreds of megabytes in this process's event
+    loop, and a victim sharing that loop would time the load generator's stalls, not the server's.
+    Each request is recorded with its start (the system-wide monotonic clock) and put in the phase
+    that was current when it started."""
 
     def __init__(self, base, token, days, rate):
         self.base = base
-        self.headers = {"Authorization": f"Bearer {token}"}
+        self.token = token
         self.days = days
         self.rate = rate
-        self.phase = "start"
+        self.marks = []  # (monotonic start, phase name)
         self.lat = {}  # phase -> [ms]
         self.status = {}  # phase -> {status: count}
 
-    async def one(self, session, i):
+    def mark(self, phase):
+        self.marks.append((time.monotonic(), phase))
+
+    def start(self):
+        self.stop = multiprocessing.Event()
+        recv, self.send = multiprocessing.Pipe(duplex=False)
+        self.recv = recv
+        self.proc = multiprocessing.Process(
+            target=_victim_process,
+            args=(self.base, self.token, self.days, self.rate, self.stop, self.send),
+            daemon=True)
+        self.proc.start()
+
+    async def finish(self):
+        self.stop.set()
+        records = await asyncio.to_thread(self.recv.recv)
+        self.proc.join()
+        for t0, ms, st in records:
+            phase = "start"
+            for at, name in self.marks:
+                if at <= t0:
+                    phase = name
+            self.lat.setdefault(phase, []).append(ms)
+            c = self.status.setdefault(phase, {})
+            c[st] = c.get(st, 0) + 1
+
+
+def _victim_process(base, token, days, rate, stop, send):
+    """The victim's own process: sends until `stop` is set, then sends back its records
+    `(start, ms, status)`."""
+    records = []
+    headers = {"Authorization": f"Bearer {token}"}
+
+    async def one(session, i):
         zone = VICTIM_ZONES[i % len(VICTIM_ZONES)]
-        day = self.days[(i // len(VICTIM_ZONES)) % len(self.days)]
+        day = days[(i // len(VICTIM_ZONES)) % len(days)]
         nxt = day + dt.timedelta(days=1)
-        url = f"{self.base}/v1/footprints?zone={zone}&start={day}T00:00Z&end={nxt}T00:00Z"
-        phase = self.phase
+        url = f"{base}/v1/footprints?zone={zone}&start={day}T00:00Z&end={nxt}T00:00Z"
         t0 = time.monotonic()
         try:
-            async with session.get(url, headers=self.headers) as r:
+            async with session.get(url, headers=headers) as r:
                 await r.read()
                 st = r.status
         except Exception as e:  # a cut connection or a timeout counts, with its kind
             st = type(e).__name__
-        ms = (time.monotonic() - t0) * 1000
-        self.lat.setdefault(phase, []).append(ms)
-        c = self.status.setdefault(phase, {})
-        c[st] = c.get(st, 0) + 1
+        records.append((t0, (time.monotonic() - t0) * 1000, st))
 
-    async def run(self, stop):
+    async def run():
         timeout = aiohttp.ClientTimeout(total=120)
         async with aiohttp.ClientSession(timeout=timeout) as session:
             tasks = set()
             i = 0
             start = time.monotonic()
             while not stop.is_set():
-                t = asyncio.create_task(self.one(session, i))
+                t = asyncio.create_task(one(session, i))
                 tasks.add(t)
                 t.add_done_callback(tasks.discard)
                 i += 1
-                delay = start + i / self.rate - time.monotonic()
+                delay = start + i / rate - time.monotonic()
                 if delay > 0:
                     await asyncio.sleep(delay)
             if tasks:
                 await asyncio.wait(tasks, timeout=130)
+
+    asyncio.run(run())
+    send.send(records)
 
 
 def count(d, k):
@@ -323,15 +360,14 @@ async def main():
 
     rss = Rss(a.pid)
     victim = Victim(a.base, a.victim_token, recent, a.victim_rate)
-    stop = asyncio.Event()
     rss_task = asyncio.create_task(rss.run())
-    victim_task = asyncio.create_task(victim.run(stop))
+    victim.start()
     results = {}
     phases = []
 
     def phase(name):
         rss.phase = name
-        victim.phase = name
+        victim.mark(name)
         phases.append(name)
         print(f"-- {name}", flush=True)
 
@@ -355,8 +391,7 @@ async def main():
     results["item4"] = await item4(a.base, a.attacker_token, recent[3])
     phase("end")
     await asyncio.sleep(2)
-    stop.set()
-    await victim_task
+    await victim.finish()
     rss_task.cancel()
     hwm = rss.read("VmHWM")
 

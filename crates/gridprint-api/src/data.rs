@@ -12,8 +12,9 @@ use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
+use crate::precompress;
 use crate::response_cache::matches_if_none_match;
-use crate::state::{AppState, on_blocking_pool};
+use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{MatchedPath, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -131,46 +132,103 @@ fn changing_key(etag: &str, data_version: i64, now: OffsetDateTime) -> String {
 /// slot, so this only bounds how long an unused one occupies the cache).
 const CHANGING_KEPT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// An answer that can still change, kept by the response cache under [`changing_key`], if any.
-fn cached_changing(state: &AppState, format: Format, key: &str) -> Option<Response> {
-    let body = state.inner.responses.get(key)?;
+/// Keeps `body` in the response cache under `key`: until evicted (`ttl` `None`, a final answer)
+/// or for `ttl` (an answer that can still change).
+fn keep(state: &AppState, key: String, body: Bytes, ttl: Option<std::time::Duration>) {
+    match ttl {
+        None => state.inner.responses.insert(key, body),
+        Some(ttl) => state.inner.responses.insert_for(key, body, ttl),
+    }
+}
+
+/// The body kept under `key` for a client that takes gzip or not (`gzip`), and whether it is gzip
+/// bytes: the kept gzip bytes first; else the plain ones, which a large answer for a gzip client
+/// gets compressed here and kept (`compress`: off the async workers, or small enough) or, without
+/// `compress`, `None`: the caller comes back with `compress` where compressing is allowed.
+fn kept_body(
+    state: &AppState,
+    key: &str,
+    ttl: Option<std::time::Duration>,
+    gzip: bool,
+    compress: bool,
+) -> Option<(Bytes, bool)> {
+    let responses = &state.inner.responses;
+    if gzip && let Some(packed) = responses.get(&precompress::gzip_key(key)) {
+        return Some((packed, true));
+    }
+    let body = responses.get(key)?;
+    if !precompress::wanted(gzip, body.len()) {
+        return Some((body, false));
+    }
+    if !compress {
+        return None;
+    }
+    let packed = precompress::gzip(&body);
+    keep(state, precompress::gzip_key(key), packed.clone(), ttl);
+    Some((packed, true))
+}
+
+/// The response of a body: its content type and, for gzip bytes, its encoding.
+fn with_body(mut headers: HeaderMap, format: Format, body: Bytes, gzip: bool) -> Response {
+    headers.insert(header::CONTENT_TYPE, content_type(format));
+    if gzip {
+        precompress::mark_gzip(&mut headers);
+    }
+    (headers, Body::from(body)).into_response()
+}
+
+/// An answer that can still change, kept by the response cache under [`changing_key`], if any
+/// (`gzip`, `compress`: as for [`kept_body`]).
+fn cached_changing(
+    state: &AppState,
+    format: Format,
+    key: &str,
+    gzip: bool,
+    compress: bool,
+) -> Option<Response> {
+    let (body, packed) = kept_body(state, key, Some(CHANGING_KEPT), gzip, compress)?;
     let mut headers = HeaderMap::new();
     headers.insert(header::VARY, HeaderValue::from_static(VARY));
     headers.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(CACHE_CHANGING),
     );
-    headers.insert(header::CONTENT_TYPE, content_type(format));
-    Some((headers, Body::from(body)).into_response())
+    Some(with_body(headers, format, body, packed))
 }
 
-/// A final answer kept by the response cache, if any (no query, no serialization).
+/// A final answer kept by the response cache, if any (no query, no serialization; `gzip`,
+/// `compress`: as for [`kept_body`]).
 fn cached(
     state: &AppState,
     format: Format,
     if_none_match: &HeaderMap,
     etag: &str,
+    gzip: bool,
+    compress: bool,
 ) -> Option<Response> {
-    let body = state.inner.responses.get(etag)?;
+    let (body, packed) = kept_body(state, etag, None, gzip, compress)?;
     let mut headers = HeaderMap::new();
     headers.insert(header::VARY, HeaderValue::from_static(VARY));
     final_headers(&mut headers, etag);
     if matches_if_none_match(if_none_match, etag) {
         return Some((StatusCode::NOT_MODIFIED, headers).into_response());
     }
-    headers.insert(header::CONTENT_TYPE, content_type(format));
-    Some((headers, Body::from(body)).into_response())
+    Some(with_body(headers, format, body, packed))
 }
 
 /// Answers a typed request and renders it; a final answer gets its tag and is kept in the
-/// response cache, one that can still change is kept under `changing` for a while. The body
-/// counts against the answer memory budget ([`crate::response_memory`]).
+/// response cache, one that can still change is kept under `changing` for a while; a large one for
+/// a client that takes gzip (`gzip`) is compressed here and kept compressed too
+/// ([`crate::precompress`]). The body counts against the answer memory budget
+/// ([`crate::response_memory`]).
+#[allow(clippy::too_many_arguments)]
 fn render<E: EndpointDef>(
     state: &AppState,
     cache: &gridprint_query::DataCache,
     request: &E::Request,
     format: Format,
     if_none_match: &HeaderMap,
+    gzip: bool,
     etag: String,
     changing: String,
 ) -> Result<Response, ApiError> {
@@ -190,8 +248,8 @@ fn render<E: EndpointDef>(
         );
     }
     let per_point = match format {
-        Format::Json => crate::response_memory::JSON_BYTES_PER_POINT,
-        Format::Csv => crate::response_memory::CSV_BYTES_PER_POINT,
+        Format::Json => gridprint_responses::json::JSON_BYTES_PER_POINT,
+        Format::Csv => gridprint_query::csv::CSV_BYTES_PER_POINT,
     };
     let reserved = crate::response_memory::reserve(
         &state.inner.response_memory,
@@ -201,18 +259,24 @@ fn render<E: EndpointDef>(
         Format::Json => answer.to_json(),
         Format::Csv => gridprint_query::csv::to_csv(&answer),
     });
-    drop(reserved);
-    if is_final {
-        state.inner.responses.insert(etag, body.clone());
+    drop(answer);
+    let (key, ttl) = if is_final {
+        (etag, None)
     } else {
-        state
-            .inner
-            .responses
-            .insert_for(changing, body.clone(), CHANGING_KEPT);
-    }
+        (changing, Some(CHANGING_KEPT))
+    };
+    let (body, packed) = if precompress::wanted(gzip, body.len()) {
+        let packed = precompress::gzip(&body);
+        keep(state, precompress::gzip_key(&key), packed.clone(), ttl);
+        keep(state, key, body, ttl);
+        (packed, true)
+    } else {
+        keep(state, key, body.clone(), ttl);
+        (body, false)
+    };
+    drop(reserved);
     let body = crate::response_memory::budgeted(&state.inner.response_memory, body)?;
-    headers.insert(header::CONTENT_TYPE, content_type(format));
-    Ok((headers, Body::from(body)).into_response())
+    Ok(with_body(headers, format, body, packed))
 }
 
 /// 503 while the store is down or the cache is still loading (answers read from the data need both).
@@ -280,14 +344,17 @@ pub(crate) async fn answer<E: EndpointDef>(
         if_none_match.append(header::IF_NONE_MATCH, v.clone());
     }
     let changing = changing_key(&etag, cache.data_version(), now);
-    let kept = cached(state, format, &if_none_match, &etag)
-        .or_else(|| cached_changing(state, format, &changing));
+    // A large answer for a client that takes gzip is compressed once, off the async workers
+    // (crate::precompress): found here only when kept compressed.
+    let gzip = precompress::accepts_gzip(headers);
+    let kept = cached(state, format, &if_none_match, &etag, gzip, false)
+        .or_else(|| cached_changing(state, format, &changing, gzip, false));
     let st = state.clone();
     let render_it = move || {
         // A request that waited for the bounded pool may find its answer kept meanwhile by an
         // identical one ahead of it (the same typed request: junk parameters do not count).
-        if let Some(resp) = cached(&st, format, &if_none_match, &etag)
-            .or_else(|| cached_changing(&st, format, &changing))
+        if let Some(resp) = cached(&st, format, &if_none_match, &etag, gzip, true)
+            .or_else(|| cached_changing(&st, format, &changing, gzip, true))
         {
             return Ok(resp);
         }
@@ -297,15 +364,14 @@ pub(crate) async fn answer<E: EndpointDef>(
             &request,
             format,
             &if_none_match,
+            gzip,
             etag,
             changing,
         )
     };
     let mut resp = match kept {
         Some(resp) => resp,
-        None if E::COSTLY || is_long(window) => {
-            on_blocking_pool(&state.inner.long_answer_permits, render_it).await??
-        }
+        None if E::COSTLY || is_long(window) => state.on_bounded_pool(render_it).await??,
         None => render_it()?,
     };
     if let Some(v) = crate::ignored::header_value(&ignored) {

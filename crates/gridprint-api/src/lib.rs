@@ -15,7 +15,8 @@
 //! and [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`],
 //! [`front`] (client address behind trusted proxies, aliases, trailing slashes), [`refresh`],
 //! [`openapi`], [`docs`], [`layers`] (size limits, metrics, timeout, CORS), [`response_cache`]
-//! (rendered answers kept for reuse, and `If-None-Match`), [`server`] (the connection loop),
+//! (rendered answers kept for reuse, and `If-None-Match`), [`precompress`] (large answers gzipped
+//! once where they are built), [`server`] (the connection loop),
 //! `testing` (feature `testing`: a clock tests can move). This file only assembles the router.
 
 #![forbid(unsafe_code)]
@@ -38,6 +39,7 @@ pub mod limit;
 pub mod openapi;
 pub mod page;
 pub mod params;
+pub mod precompress;
 pub mod refresh;
 pub mod registration_code;
 pub mod response_cache;
@@ -57,7 +59,7 @@ pub use error::ApiError;
 pub use front::ClientAddr;
 pub use gridprint_responses::{DemoRecording, DemoStatus};
 pub use health::{DemoFn, ProbeFn, Providers};
-pub use server::ClientTimeouts;
+pub use server::ClientLimits;
 pub use server::serve as serve_router;
 pub use state::{ApiConfig, AppState, AppStateBuilder, MAX_BODY_BYTES};
 // `data` calls it by this path.
@@ -201,6 +203,6 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let timeouts = state.config().client_timeouts();
-    server::serve(listener, router(state), timeouts, shutdown).await
+    let limits = state.config().client_limits();
+    server::serve(listener, router(state), limits, shutdown).await
 }

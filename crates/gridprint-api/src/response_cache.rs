@@ -13,10 +13,9 @@
 //!
 //! [`matches_if_none_match`] is the conditional-request test of both (RFC 9110 §13.1.2: weak
 //! comparison, and `*` matches any current representation, so a GET gets 304); [`etag_of`] is the
-//! strong tag of a body, for answers whose tag is not derived from the data version.
-//! Eviction is least-recently-used by total body bytes
-//! ([`ApiConfig::response_cache_bytes`](crate::ApiConfig); 0 disables the cache); a body larger than a quarter of the budget is not kept.
-//! One mutex guards the map; a lookup is a hash probe and a tick update.
+//! strong tag of a body, for answers whose tag is not derived from the data version. A body larger
+//! than a quarter of the byte budget is not kept (large answers are usually kept gzipped instead:
+//! [`crate::precompress`]).
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, header};

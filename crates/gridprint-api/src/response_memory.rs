@@ -5,7 +5,7 @@
 //! 1.6 GB (issue #28). Every freshly rendered answer over [`SMALL_ANSWER_BYTES`] takes its size
 //! from one budget shared by all connections, and gives it back when the last reference to its
 //! bytes is dropped (written out, or the connection cut by the send timeout of
-//! [`crate::ClientTimeouts`]); past the budget the answer is refused with 503 and `Retry-After`.
+//! [`crate::ClientLimits`]); past the budget the answer is refused with 503 and `Retry-After`.
 //! Small answers and answers from the response cache (whose bytes the cache already counts) are
 //! not counted. The data handlers call [`budgeted`] (`crate::data`); docs/reliability.md lists
 //! the limit.
@@ -32,12 +32,6 @@ impl AsRef<[u8]> for Counted {
         &self.bytes
     }
 }
-
-/// Bytes per point reserved before an answer is written ([`reserve`]): JSON's own buffer sizing,
-/// and CSV rows with their descriptive fields (a year of factors, the longest rows: 271.9 MB for
-/// 2.1 million points, 129 bytes each on average; as JSON 63.4 MB, 30 bytes each).
-pub(crate) const JSON_BYTES_PER_POINT: usize = 34;
-pub(crate) const CSV_BYTES_PER_POINT: usize = 136;
 
 /// Takes `estimate` bytes of `budget` before an answer of that estimated size is written, so
 /// writing it never builds past the budget (issue #28: four year-long CSV answers written at once

@@ -4,8 +4,9 @@
 //! with a header-read timeout ([`ApiConfig::header_read_timeout`](crate::ApiConfig)) and a send
 //! timeout (`send_timeout`): a client that does not finish sending its request head in time, or
 //! does not read a pending answer for that long, is disconnected, so slow, idle or non-reading
-//! clients cannot hold connections or answer buffers (docs/reliability.md, "Slow clients"). The
-//! client address is attached to every request as axum's `ConnectInfo`.
+//! clients cannot hold connections or answer buffers (docs/reliability.md, "Slow clients"). One
+//! client address holds at most `max_connections_per_address` connections at once
+//! ([`OpenPerAddress`]). The client address is attached to every request as axum's `ConnectInfo`.
 //!
 //! Requests hyper cannot parse never reach the application: hyper answers them itself (400, 414,
 //! 431) with an empty body and offers no hook to change that. `ProblemIo` sits between hyper and
@@ -17,16 +18,18 @@
 //! On shutdown `serve` loses no request a client had already sent (its documentation has the
 //! steps; measured in docs/reliability.md, "Faults").
 
+use crate::front::{TrustedProxies, address_key};
 use axum::Router;
 use axum::extract::{ConnectInfo, Request};
 use axum::http::StatusCode;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use std::collections::HashMap;
 use std::future::Future;
 use std::io::IoSlice;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -57,17 +60,22 @@ pub const FIRST_REQUEST_GRACE: Duration = Duration::from_secs(1);
 pub async fn serve(
     listener: TcpListener,
     app: Router,
-    timeouts: ClientTimeouts,
+    limits: ClientLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let header_read_timeout = timeouts.header_read;
+    let header_read_timeout = limits.header_read;
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(header_read_timeout);
     let conns = Connections {
         app,
         http,
-        send_timeout: timeouts.send,
+        send_timeout: limits.send,
+        open: Arc::new(OpenPerAddress {
+            max: limits.max_connections_per_address,
+            trusted: limits.trusted_proxies,
+            counts: Mutex::new(HashMap::new()),
+        }),
         stop: CancellationToken::new(),
         tracker: TaskTracker::new(),
     };
@@ -130,13 +138,70 @@ async fn accept_failed(e: &std::io::Error) {
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
-/// How long a client may keep the server waiting ([`serve`]).
-#[derive(Debug, Clone, Copy)]
-pub struct ClientTimeouts {
+/// How long a client may keep the server waiting, and how many connections it may hold
+/// ([`serve`]).
+#[derive(Debug, Clone)]
+pub struct ClientLimits {
     /// To send its whole request head (after connecting, or after its previous answer).
     pub header_read: Duration,
     /// To accept more bytes of an answer while the socket's send buffer is full.
     pub send: Duration,
+    /// Open connections per client address ([`OpenPerAddress`]); 0: no cap.
+    pub max_connections_per_address: usize,
+    /// Peers not capped: a reverse proxy carries many clients on its connections.
+    pub trusted_proxies: TrustedProxies,
+}
+
+/// The open connections of each client address (an IPv6 client by its /64,
+/// [`address_key`]): one address holds at most `max` at once, so that it cannot take the
+/// process's file descriptors and connection tasks from everybody else (issue #28). A connection
+/// past the cap is closed as soon as it is accepted, before anything is read from it.
+struct OpenPerAddress {
+    max: usize,
+    trusted: TrustedProxies,
+    counts: Mutex<HashMap<String, usize>>,
+}
+
+/// One admitted connection: counted until dropped with its connection task.
+struct Open {
+    table: Arc<OpenPerAddress>,
+    key: Option<String>,
+}
+
+impl OpenPerAddress {
+    /// Counts a connection from `ip`, or `None` when its address already holds `max`.
+    fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<Open> {
+        if self.max == 0 || self.trusted.contains(ip) {
+            return Some(Open {
+                table: self.clone(),
+                key: None,
+            });
+        }
+        let key = address_key(ip);
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let open = counts.entry(key.clone()).or_insert(0);
+        if *open >= self.max {
+            return None;
+        }
+        *open += 1;
+        Some(Open {
+            table: self.clone(),
+            key: Some(key),
+        })
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        let Some(key) = self.key.take() else { return };
+        let mut counts = self.table.counts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(open) = counts.get_mut(&key) {
+            *open -= 1;
+            if *open == 0 {
+                counts.remove(&key);
+            }
+        }
+    }
 }
 
 /// What every connection task shares.
@@ -144,12 +209,17 @@ struct Connections {
     app: Router,
     http: hyper::server::conn::http1::Builder,
     send_timeout: Duration,
+    open: Arc<OpenPerAddress>,
     stop: CancellationToken,
     tracker: TaskTracker,
 }
 
 impl Connections {
     fn spawn(&self, stream: TcpStream, remote: SocketAddr) {
+        let Some(open) = self.open.admit(remote.ip()) else {
+            tracing::debug!(client = %remote, "connection closed: its address holds the most allowed");
+            return;
+        };
         // Answers are written whole; waiting for more bytes (Nagle) only adds latency.
         let _ = stream.set_nodelay(true);
         let first_request = Arc::new(Notify::new());
@@ -167,6 +237,7 @@ impl Connections {
         );
         let stop = self.stop.clone();
         self.tracker.spawn(async move {
+            let _open = open;
             tokio::pin!(conn);
             let outcome = tokio::select! {
                 r = conn.as_mut() => Some(r),
@@ -365,7 +436,57 @@ impl AsyncWrite for ProblemIo {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_HYPER_ERROR_HEAD, replacement};
+    use super::{MAX_HYPER_ERROR_HEAD, OpenPerAddress, replacement};
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    fn table(max: usize, trusted: &str) -> Arc<OpenPerAddress> {
+        Arc::new(OpenPerAddress {
+            max,
+            trusted: trusted.parse().unwrap(),
+            counts: Mutex::new(HashMap::new()),
+        })
+    }
+
+    #[test]
+    fn an_address_gets_its_cap_back_as_its_connections_close() {
+        let t = table(2, "");
+        let a = t.admit("192.0.2.1".parse().unwrap()).unwrap();
+        let _b = t.admit("192.0.2.1".parse().unwrap()).unwrap();
+        assert!(t.admit("192.0.2.1".parse().unwrap()).is_none(), "a third");
+        assert!(
+            t.admit("192.0.2.2".parse().unwrap()).is_some(),
+            "another address"
+        );
+        drop(a);
+        assert!(
+            t.admit("192.0.2.1".parse().unwrap()).is_some(),
+            "after one closed"
+        );
+    }
+
+    #[test]
+    fn ipv6_counts_by_64_and_trusted_proxies_and_zero_are_not_capped() {
+        let t = table(1, "10.0.0.0/8");
+        let _a = t.admit("2001:db8:1:2::1".parse().unwrap()).unwrap();
+        assert!(
+            t.admit("2001:db8:1:2:ffff::9".parse().unwrap()).is_none(),
+            "same /64"
+        );
+        assert!(
+            t.admit("2001:db8:1:3::1".parse().unwrap()).is_some(),
+            "another /64"
+        );
+        let proxies: Vec<_> = (0..5)
+            .map(|_| t.admit("10.1.2.3".parse().unwrap()))
+            .collect();
+        assert!(proxies.iter().all(Option::is_some), "a trusted proxy");
+        let none = table(0, "");
+        let many: Vec<_> = (0..5)
+            .map(|_| none.admit("192.0.2.1".parse().unwrap()))
+            .collect();
+        assert!(many.iter().all(Option::is_some), "0: no cap");
+    }
 
     #[test]
     fn only_hypers_bodiless_parse_error_answers_are_replaced() {

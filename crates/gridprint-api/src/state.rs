@@ -44,6 +44,9 @@ pub struct ApiConfig {
     /// A client that leaves an answer unread this long (the socket's send buffer full) is
     /// disconnected and the answer's memory freed.
     pub send_timeout: Duration,
+    /// Open connections one client address may hold at once (an IPv6 client by its /64; trusted
+    /// proxies are not capped); a connection past it is closed as soon as it is accepted. 0: no cap.
+    pub max_connections_per_address: usize,
     /// Bytes of rendered answers (larger than [`crate::data::SMALL_ANSWER_BYTES`]) that may wait
     /// for their clients at once, all connections together; an answer past it is refused with 503
     /// and `Retry-After` instead of being held.
@@ -105,6 +108,7 @@ impl Default for ApiConfig {
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
             send_timeout: Duration::from_secs(20),
+            max_connections_per_address: 256,
             response_memory_bytes: 512 << 20,
             storage_timeout: Duration::from_secs(5),
             max_failed_attempts: 10,
@@ -130,11 +134,13 @@ impl Default for ApiConfig {
 }
 
 impl ApiConfig {
-    /// The connection timeouts of [`crate::serve_router`].
-    pub fn client_timeouts(&self) -> crate::ClientTimeouts {
-        crate::ClientTimeouts {
+    /// The connection limits of [`crate::serve_router`].
+    pub fn client_limits(&self) -> crate::ClientLimits {
+        crate::ClientLimits {
             header_read: self.header_read_timeout,
             send: self.send_timeout,
+            max_connections_per_address: self.max_connections_per_address,
+            trusted_proxies: self.trusted_proxies.clone(),
         }
     }
 
@@ -302,6 +308,17 @@ pub(crate) async fn on_blocking_pool<T: Send + 'static>(
 }
 
 impl AppState {
+    /// Runs a costly answer `f` on the bounded pool: the blocking pool, at most
+    /// [`ApiConfig::max_concurrent_long_answers`] at once ([`on_blocking_pool`]). The data routes'
+    /// long and costly answers and the dashboard's builds go through it, so that no account or
+    /// address can take more than that many threads of CPU (issue #28).
+    pub async fn on_bounded_pool<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        on_blocking_pool(&self.inner.long_answer_permits, f).await
+    }
+
     /// Builds the shared state with an empty data cache (load it with
     /// [`crate::refresh::load`]) and a per-process rate limit. `clock` decides token expiry, cache ages,
     /// brute-force windows and the "now" of data requests.

@@ -1202,6 +1202,147 @@ async fn clients_that_do_not_read_are_cut_and_their_answer_is_freed() {
     server.await.unwrap().unwrap();
 }
 
+/// A large answer for a client that takes gzip is compressed once where it is built and kept
+/// compressed: the same bytes as the plain answer once unzipped, `Vary: Accept-Encoding`, served
+/// again from the response cache, and kept compressed even when it is too large to keep plain
+/// (issue #28 item 3: twenty 32 MB availability answers a second were compressed again, each on the
+/// async workers). A client that does not take gzip gets the plain answer or the layer's br.
+#[tokio::test]
+async fn large_answers_are_gzipped_once_and_kept_compressed() {
+    const URI: &str = "/v1/factors?start=2024-08-01T00:00Z&end=2024-08-03T00:00Z";
+    fn with_encoding(accept: &str) -> Request<Body> {
+        let mut r = get_req(URI);
+        r.headers_mut()
+            .insert(header::ACCEPT_ENCODING, accept.parse().unwrap());
+        r
+    }
+    let state = state_with(quiet_config());
+    let app = router(state.clone());
+    let plain = get(&app, URI).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert!(
+        plain.body.len() >= gridprint_api::precompress::PRECOMPRESS_MIN_BYTES,
+        "a large answer: {} bytes",
+        plain.body.len()
+    );
+    assert_eq!(plain.header(header::CONTENT_ENCODING), "");
+    let (entries, _) = state.response_cache().usage();
+    let gz = send(&app, with_encoding("gzip, deflate, br")).await;
+    assert_eq!(gz.status, StatusCode::OK);
+    assert_eq!(gz.header(header::CONTENT_ENCODING), "gzip");
+    assert!(
+        gz.headers
+            .get_all(header::VARY)
+            .iter()
+            .any(|v| v.to_str().unwrap().eq_ignore_ascii_case("accept-encoding")),
+        "{:?}",
+        gz.headers
+    );
+    assert_eq!(gunzip(&gz.body), plain.body);
+    assert_eq!(
+        state.response_cache().usage().0,
+        entries + 1,
+        "the gzip bytes are kept beside the plain ones"
+    );
+    let again = send(&app, with_encoding("gzip")).await;
+    assert_eq!(again.body, gz.body);
+    assert_eq!(
+        state.response_cache().usage().0,
+        entries + 1,
+        "served from it"
+    );
+    // Without gzip: the compression layer's br, or the plain bytes.
+    let br = send(&app, with_encoding("gzip;q=0, br")).await;
+    assert_eq!(br.header(header::CONTENT_ENCODING), "br");
+    let identity = send(&app, with_encoding("identity")).await;
+    assert_eq!(identity.body, plain.body);
+
+    // A cache too small to keep the plain answer (a quarter of the budget at most) keeps it
+    // compressed.
+    let small = state_with(ApiConfig {
+        response_cache_bytes: 2 * plain.body.len(),
+        ..quiet_config()
+    });
+    let app = router(small.clone());
+    let gz = send(&app, with_encoding("gzip")).await;
+    assert_eq!(gunzip(&gz.body), plain.body);
+    let (entries, bytes) = small.response_cache().usage();
+    assert_eq!((entries, bytes), (1, gz.body.len()), "only the gzip bytes");
+    assert_eq!(get(&app, URI).await.body, plain.body, "plain, built again");
+}
+
+fn gunzip(b: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(b)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+/// One client address holds at most `max_connections_per_address` connections at once: past it a
+/// new connection is closed without an answer, while another address is still served (issue #28:
+/// no per-address connection cap).
+#[tokio::test]
+async fn one_address_holds_at_most_its_connection_cap() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpSocket, TcpStream};
+    const STATUS: &[u8] = b"GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n";
+    // Sends a status request on `c` and reads what comes back within 10 s (the first bytes, or
+    // nothing when the server closed the connection).
+    async fn ask(c: &mut TcpStream) -> String {
+        let _ = c.write_all(STATUS).await;
+        let mut buf = vec![0u8; 4096];
+        let n = tokio::time::timeout(Duration::from_secs(10), c.read(&mut buf))
+            .await
+            .expect("an answer or a close within 10 s")
+            .unwrap_or(0);
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+    async fn connect(from: &str, to: std::net::SocketAddr) -> TcpStream {
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+        socket.connect(to).await.unwrap()
+    }
+    let state = state_with(ApiConfig {
+        max_connections_per_address: 3,
+        ..quiet_config()
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(gridprint_api::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let mut c = connect("127.0.0.1", addr).await;
+        let got = ask(&mut c).await;
+        assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+        held.push(c);
+    }
+    let mut fourth = connect("127.0.0.1", addr).await;
+    assert_eq!(
+        ask(&mut fourth).await,
+        "",
+        "the fourth connection is closed unanswered"
+    );
+    let mut other = connect("127.0.0.2", addr).await;
+    let got = ask(&mut other).await;
+    assert!(
+        got.starts_with("HTTP/1.1 200"),
+        "another address is served: {got}"
+    );
+    // The three held connections are still served.
+    for c in &mut held {
+        let got = ask(c).await;
+        assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+    }
+    let _ = stop.send(());
+    drop(held);
+    server.await.unwrap().unwrap();
+}
+
 /// Past the response memory budget a large answer is refused with 503 and `Retry-After`
 /// instead of being held; small answers are not counted.
 #[tokio::test]

@@ -133,6 +133,31 @@ async fn public_routes_serve_the_v1_answers_of_one_day_and_nothing_more() {
         h.iter()
             .any(|(k, v)| k == "cache-control" && v == "public, max-age=3600")
     );
+    // A day of every zone is large: compressed once when it is built, and kept compressed
+    // (gridprint_api::precompress), the same bytes once unzipped.
+    assert!(
+        day.len() >= gridprint_api::precompress::PRECOMPRESS_MIN_BYTES,
+        "{}",
+        day.len()
+    );
+    for _ in 0..2 {
+        let req = Request::get("/dashboard/api/day?date=2017-02-01")
+            .header(header::ACCEPT_ENCODING, "gzip, deflate, br")
+            .body(Body::empty())
+            .unwrap();
+        let r = app.clone().oneshot(req).await.unwrap();
+        assert_eq!(r.headers()[header::CONTENT_ENCODING], "gzip");
+        let packed = axum::body::to_bytes(r.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let mut unzipped = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(&packed[..]),
+            &mut unzipped,
+        )
+        .unwrap();
+        assert_eq!(unzipped, day);
+    }
     let day: serde_json::Value = serde_json::from_slice(&day).unwrap();
     // Revalidation: the same tag → 304, and `*` (any current representation, RFC 9110) too.
     let tag = &h.iter().find(|(k, _)| k == "etag").unwrap().1;

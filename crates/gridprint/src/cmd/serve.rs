@@ -106,6 +106,15 @@ pub struct ServeArgs {
     /// disconnected and the answer's memory freed.
     #[arg(long, env = "GRIDPRINT_SEND_TIMEOUT", default_value_t = 20.0)]
     pub send_timeout: f64,
+    /// Open connections one client address may hold at once (an IPv6 client by its /64); past it a
+    /// new connection is closed as soon as it is accepted. Trusted proxies (`--trusted-proxies`)
+    /// are not capped. 0: no cap.
+    #[arg(
+        long,
+        env = "GRIDPRINT_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256
+    )]
+    pub max_connections_per_address: usize,
     /// MiB of rendered answers (over 64 KiB each) that may wait for their clients at once, all
     /// connections together; past it a large answer is refused with 503 and `Retry-After`.
     #[arg(long, env = "GRIDPRINT_RESPONSE_MEMORY_MB", default_value_t = 512)]
@@ -231,6 +240,7 @@ impl ServeArgs {
             request_timeout: seconds("request-timeout", self.request_timeout)?,
             header_read_timeout: seconds("header-read-timeout", self.header_read_timeout)?,
             send_timeout: seconds("send-timeout", self.send_timeout)?,
+            max_connections_per_address: self.max_connections_per_address,
             response_memory_bytes: self.response_memory_mb.saturating_mul(1 << 20),
             storage_timeout: seconds("storage-timeout", self.storage_timeout)?,
             refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
@@ -374,7 +384,7 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         });
         let home = gridprint_dashboard::router(&state, dashboard);
         let app = gridprint_api::router_with_home(state.clone(), home);
-        let server = gridprint_api::serve_router(listener, app, config.client_timeouts(), stop.clone().cancelled_owned());
+        let server = gridprint_api::serve_router(listener, app, config.client_limits(), stop.clone().cancelled_owned());
         tokio::pin!(server);
         let result = tokio::select! {
             r = &mut server => r,
