@@ -107,6 +107,15 @@ impl CarbonAsk<'_> {
         }
     }
 
+    /// `E`'s answer to the `/v1` query `pairs`, read in [`CarbonAsk::ctx`].
+    pub fn answer<E: EndpointDef>(
+        &self,
+        pairs: &[(String, String)],
+    ) -> Result<E::Response, ApiError> {
+        let req = gridprint_query::parse::<E>(pairs, &self.ctx())?;
+        Ok(E::answer(self.cache, &req)?)
+    }
+
     /// `zone`, `start` and `end` of a `/v1` request over `[start, end)`.
     pub fn pairs(&self, start: OffsetDateTime, end: OffsetDateTime) -> Vec<(String, String)> {
         vec![
@@ -131,8 +140,7 @@ impl CarbonAsk<'_> {
             ("use_global".into(), "true".into()),
             ("aggregate".into(), aggregate.to_string()),
         ]);
-        let req = gridprint_query::parse::<FootprintsEndpoint>(&pairs, &self.ctx())?;
-        Ok(FootprintsEndpoint::answer(self.cache, &req)?)
+        self.answer::<FootprintsEndpoint>(&pairs)
     }
 
     /// The 15-minute points of `[start, end)` in time order: each slot's start, its value as `/v1`

@@ -2001,6 +2001,7 @@ fn v1_time(point_time: &Value) -> String {
 async fn watttime_routes(kind: Kind) {
     let env = demo_env(kind);
     let app = &env.app;
+    let bad = StatusCode::BAD_REQUEST;
     env.clock.set(datetime!(2024-06-15 12:05:00 UTC));
     let v1 = v1_carbon(app, "DE", "2024-06-15T00:00:00Z", "2024-06-16T00:00:00Z").await;
     assert!(v1.len() >= 80, "{}", v1.len());
@@ -2036,12 +2037,7 @@ async fn watttime_routes(kind: Kind) {
         1,
         "signal_type defaults to co2_aoer"
     );
-    let d = get_err(
-        app,
-        "/v3/forecast?region=DE&horizon_hours=97",
-        StatusCode::BAD_REQUEST,
-    )
-    .await;
+    let d = get_err(app, "/v3/forecast?region=DE&horizon_hours=97", bad).await;
     assert!(d.contains("96"), "{d}");
 
     // Historical: start and end included (the SDK's `2024-06-15 06:00:00+00:00` form and RFC
@@ -2087,7 +2083,7 @@ async fn watttime_routes(kind: Kind) {
         let d = get_err(
             app,
             &format!("/v3/historical?region=DE&signal_type=co2_aoer&{q}"),
-            StatusCode::BAD_REQUEST,
+            bad,
         )
         .await;
         assert!(d.contains(what), "{q}: {d}");
@@ -2119,7 +2115,7 @@ async fn watttime_routes(kind: Kind) {
             );
         }
     }
-    let d = get_err(app, "/v3/forecast/historical?region=DE&signal_type=co2_aoer&start=2024-06-14T10:00Z&end=2024-06-15T10:15Z", StatusCode::BAD_REQUEST).await;
+    let d = get_err(app, "/v3/forecast/historical?region=DE&signal_type=co2_aoer&start=2024-06-14T10:00Z&end=2024-06-15T10:15Z", bad).await;
     assert!(d.contains("at most 1 day"), "{d}");
 
     // Only the average signal; one model; regions are gridprint's zone codes.
@@ -2129,12 +2125,7 @@ async fn watttime_routes(kind: Kind) {
             "/v3/historical?region=DE&start=2024-06-15T00:00Z&end=2024-06-15T01:00Z",
             "/v3/region-from-loc?latitude=52.52&longitude=13.4",
         ] {
-            let d = get_err(
-                app,
-                &format!("{path}&signal_type={signal}"),
-                StatusCode::BAD_REQUEST,
-            )
-            .await;
+            let d = get_err(app, &format!("{path}&signal_type={signal}"), bad).await;
             assert!(
                 d.contains("average (attributional) signal co2_aoer"),
                 "{path} {signal}: {d}"
@@ -2153,7 +2144,7 @@ async fn watttime_routes(kind: Kind) {
     let d = get_err(
         app,
         "/v3/forecast?region=DE&signal_type=co2_aoer&model=2023-03-01",
-        StatusCode::BAD_REQUEST,
+        bad,
     )
     .await;
     assert!(d.contains("2026-01-01"), "{d}");
@@ -2166,12 +2157,7 @@ async fn watttime_routes(kind: Kind) {
         .await;
         assert!(d.contains("/v3/my-access"), "{region}: {d}");
     }
-    let d = get_err(
-        app,
-        "/v3/forecast?signal_type=co2_aoer",
-        StatusCode::BAD_REQUEST,
-    )
-    .await;
+    let d = get_err(app, "/v3/forecast?signal_type=co2_aoer", bad).await;
     assert!(d.contains("region is required"), "{d}");
     let v = get_ok(app, "/v3/forecast?region=DK1&signal_type=co2_aoer").await;
     assert_eq!(v["meta"]["region"], "DK1");
@@ -2191,13 +2177,13 @@ async fn watttime_routes(kind: Kind) {
     get_err(
         app,
         "/v3/region-from-loc?latitude=91&longitude=0&signal_type=co2_aoer",
-        StatusCode::BAD_REQUEST,
+        bad,
     )
     .await;
     get_err(
         app,
         "/v3/region-from-loc?latitude=52&signal_type=co2_aoer",
-        StatusCode::BAD_REQUEST,
+        bad,
     )
     .await;
     let v = get_ok(app, "/v3/my-access").await;

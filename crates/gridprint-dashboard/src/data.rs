@@ -92,132 +92,123 @@ const fn part(
     }
 }
 
+/// The four footprint series (global and local, life-cycle and operational) over `window`: the
+/// map's colours for a day, the zone panel's history.
+const fn footprint_parts(window: Window) -> [Part; 4] {
+    let footprints = QueryService::query::<FootprintsEndpoint>;
+    [
+        part(
+            "footprints:global:life-cycle",
+            "footprints",
+            footprints,
+            "use_global=true&scope=life-cycle",
+            window,
+        ),
+        part(
+            "footprints:global:operational",
+            "footprints",
+            footprints,
+            "use_global=true&scope=operational",
+            window,
+        ),
+        part(
+            "footprints:local:life-cycle",
+            "footprints",
+            footprints,
+            "use_global=false&scope=life-cycle",
+            window,
+        ),
+        part(
+            "footprints:local:operational",
+            "footprints",
+            footprints,
+            "use_global=false&scope=operational",
+            window,
+        ),
+    ]
+}
+
+/// The day's imports: border flows on the map, the zone panel's imports.
+const IMPORTS: Part = part(
+    "imports",
+    "imports",
+    QueryService::query::<ImportsEndpoint>,
+    "",
+    DAY,
+);
+
 /// What the map needs for a day, for every zone (`zone=`).
-pub const DAY_PARTS: [Part; 9] = [
-    part(
-        "footprints:global:life-cycle",
-        "footprints",
-        QueryService::query::<FootprintsEndpoint>,
-        "use_global=true&scope=life-cycle",
-        DAY,
-    ),
-    part(
-        "footprints:global:operational",
-        "footprints",
-        QueryService::query::<FootprintsEndpoint>,
-        "use_global=true&scope=operational",
-        DAY,
-    ),
-    part(
-        "footprints:local:life-cycle",
-        "footprints",
-        QueryService::query::<FootprintsEndpoint>,
-        "use_global=false&scope=life-cycle",
-        DAY,
-    ),
-    part(
-        "footprints:local:operational",
-        "footprints",
-        QueryService::query::<FootprintsEndpoint>,
-        "use_global=false&scope=operational",
-        DAY,
-    ),
-    part(
-        "impacts:global",
-        "impacts",
-        QueryService::query::<ImpactsEndpoint>,
-        "use_global=true",
-        DAY,
-    ),
-    part(
-        "impacts:local",
-        "impacts",
-        QueryService::query::<ImpactsEndpoint>,
-        "use_global=false",
-        DAY,
-    ),
-    part(
-        "score:global",
-        "green-score",
-        QueryService::query::<GreenScoreEndpoint>,
-        "use_global=true",
-        DAY,
-    ),
-    part(
-        "score:local",
-        "green-score",
-        QueryService::query::<GreenScoreEndpoint>,
-        "use_global=false",
-        DAY,
-    ),
-    part(
-        "imports",
-        "imports",
-        QueryService::query::<ImportsEndpoint>,
-        "",
-        DAY,
-    ),
-];
+pub const DAY_PARTS: [Part; 9] = {
+    let f = footprint_parts(DAY);
+    [
+        f[0],
+        f[1],
+        f[2],
+        f[3],
+        part(
+            "impacts:global",
+            "impacts",
+            QueryService::query::<ImpactsEndpoint>,
+            "use_global=true",
+            DAY,
+        ),
+        part(
+            "impacts:local",
+            "impacts",
+            QueryService::query::<ImpactsEndpoint>,
+            "use_global=false",
+            DAY,
+        ),
+        part(
+            "score:global",
+            "green-score",
+            QueryService::query::<GreenScoreEndpoint>,
+            "use_global=true",
+            DAY,
+        ),
+        part(
+            "score:local",
+            "green-score",
+            QueryService::query::<GreenScoreEndpoint>,
+            "use_global=false",
+            DAY,
+        ),
+        IMPORTS,
+    ]
+};
 
 /// What the zone panel needs, for one zone.
-pub const ZONE_PARTS: [Part; 8] = [
-    part(
-        "generation",
-        "generation",
-        QueryService::query::<GenerationEndpoint>,
-        "",
-        DAY,
-    ),
-    part(
-        "imports",
-        "imports",
-        QueryService::query::<ImportsEndpoint>,
-        "",
-        DAY,
-    ),
-    part(
-        "exports",
-        "exports",
-        QueryService::query::<ExportsEndpoint>,
-        "",
-        DAY,
-    ),
-    part(
-        "mix-share",
-        "mix-share",
-        QueryService::query::<MixShareEndpoint>,
-        "",
-        DAY,
-    ),
-    part(
-        "footprints:global:life-cycle",
-        "footprints",
-        QueryService::query::<FootprintsEndpoint>,
-        "use_global=true&scope=life-cycle",
-        HISTORY,
-    ),
-    part(
-        "footprints:global:operational",
-        "footprints",
-        QueryService::query::<FootprintsEndpoint>,
-        "use_global=true&scope=operational",
-        HISTORY,
-    ),
-    part(
-        "footprints:local:life-cycle",
-        "footprints",
-        QueryService::query::<FootprintsEndpoint>,
-        "use_global=false&scope=life-cycle",
-        HISTORY,
-    ),
-    part(
-        "footprints:local:operational",
-        "footprints",
-        QueryService::query::<FootprintsEndpoint>,
-        "use_global=false&scope=operational",
-        HISTORY,
-    ),
-];
+pub const ZONE_PARTS: [Part; 8] = {
+    let f = footprint_parts(HISTORY);
+    [
+        part(
+            "generation",
+            "generation",
+            QueryService::query::<GenerationEndpoint>,
+            "",
+            DAY,
+        ),
+        IMPORTS,
+        part(
+            "exports",
+            "exports",
+            QueryService::query::<ExportsEndpoint>,
+            "",
+            DAY,
+        ),
+        part(
+            "mix-share",
+            "mix-share",
+            QueryService::query::<MixShareEndpoint>,
+            "",
+            DAY,
+        ),
+        f[0],
+        f[1],
+        f[2],
+        f[3],
+    ]
+};
 
 /// One kept answer.
 #[derive(Debug, Clone)]

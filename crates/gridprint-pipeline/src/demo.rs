@@ -22,7 +22,7 @@ use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{Clock, SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::ZoneCode;
 use gridprint_ingest::fetch::Fetcher;
-use gridprint_store::{LeaderLease, SharedStore, Store, UpsertSummary};
+use gridprint_store::{LeaderLease, SharedStore, Store, StoreError, UpsertSummary};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
@@ -329,6 +329,20 @@ fn bundled_points(reference: &ReferenceData) -> Result<Vec<InputPoint>, Pipeline
     Ok(parse_files(reference, &bundled_files(), &mut ())?.points)
 }
 
+/// The official points `store` holds in `range`, in MW by key and slot: what the demo's recorded
+/// points are compared with (an equal point is the demo's own, already stored).
+fn official_points(
+    store: &dyn Store,
+    range: SlotRange,
+) -> Result<HashMap<(InputKey, Slot), f64>, StoreError> {
+    Ok(store
+        .inputs_in_range(range)?
+        .into_iter()
+        .filter(|s| s.point.state == DataState::Official)
+        .map(|s| ((s.point.key, s.point.slot), s.point.mw))
+        .collect())
+}
+
 /// Whether `store` holds the demo set's own recorded data (a database `import --demo` or
 /// `serve --demo` filled): the stored points of the demo's first recorded hour equal the demo's.
 pub fn holds_the_demo(store: &dyn Store, reference: &ReferenceData) -> Result<bool, PipelineError> {
@@ -337,12 +351,7 @@ pub fn holds_the_demo(store: &dyn Store, reference: &ReferenceData) -> Result<bo
         return Ok(false);
     };
     let hour = SlotRange::new(first, first.offset(4));
-    let stored: HashMap<(InputKey, Slot), f64> = store
-        .inputs_in_range(hour)?
-        .into_iter()
-        .filter(|s| s.point.state == DataState::Official)
-        .map(|s| ((s.point.key, s.point.slot), s.point.mw))
-        .collect();
+    let stored = official_points(store, hour)?;
     Ok(points
         .iter()
         .filter(|p| hour.contains(p.slot))
@@ -463,12 +472,7 @@ impl LiveDemo {
         let config = self.worker.config().clone();
         let (stored, computed) = tokio::task::spawn_blocking(
             move || -> Result<(UpsertSummary, Option<ComputeSummary>), WorkerError> {
-                let held: HashMap<(InputKey, Slot), f64> = store
-                    .inputs_in_range(range)?
-                    .into_iter()
-                    .filter(|s| s.point.state == DataState::Official)
-                    .map(|s| ((s.point.key, s.point.slot), s.point.mw))
-                    .collect();
+                let held = official_points(store.as_ref(), range)?;
                 let new: Vec<InputPoint> = points
                     .into_iter()
                     .filter(|p| held.get(&(p.key.clone(), p.slot)) != Some(&p.mw))

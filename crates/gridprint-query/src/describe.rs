@@ -1,8 +1,8 @@
 //! The query parameters several endpoints share (location, window, partner filters, production
-//! filter, format) as `IntoParams` structs, as the OpenAPI document lists them, and the functions
-//! that put them in each endpoint's order. Parameters of one endpoint only are declared in that
-//! endpoint's module (crate::endpoints); the rules that read them are in crate::params and
-//! docs/api.md §2.
+//! filter, format) as `IntoParams` structs (the three partner filters from one template, by
+//! [`Partner`]), as the OpenAPI document lists them, and the functions that put them in each
+//! endpoint's order. Parameters of one endpoint only are declared in that endpoint's module
+//! (crate::endpoints); the rules that read them are in crate::params and docs/api.md §2.
 
 use gridprint_responses::schema;
 use utoipa::openapi::path::Parameter;
@@ -23,12 +23,12 @@ pub fn location_time_and<P: IntoParams>() -> Vec<Parameter> {
     .concat()
 }
 
-/// The location parameters, the partner location's (`P`: sources, destinations or origins), then
-/// the time parameters (the order of the flow and share endpoints).
-pub fn location_partner_time<P: IntoParams>() -> Vec<Parameter> {
+/// The location parameters, the partner location's (sources, destinations or origins), then the
+/// time parameters (the order of the flow and share endpoints).
+pub fn location_partner_time(partner: Partner) -> Vec<Parameter> {
     [
         params_of::<LocationParams>(),
-        params_of::<P>(),
+        partner.params(),
         params_of::<TimeParams>(),
     ]
     .concat()
@@ -71,46 +71,70 @@ pub struct LocationParams {
     pub lon: Option<f64>,
 }
 
-/// The source filter (`source_zone` XOR `source_lat` + `source_lon`; same rules as the primary location).
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct SourceParams {
-    /// Only these source zones (a code or a comma-separated list; unknown codes match nothing). Not together with `source_lat`/`source_lon` (400).
-    pub source_zone: Option<String>,
-    /// Latitude of a point inside the source zone, in [-90, 90]; with `source_lon`.
-    #[param(minimum = -90, maximum = 90)]
-    pub source_lat: Option<f64>,
-    /// Longitude of a point inside the source zone, in [-180, 180]; with `source_lat`.
-    #[param(minimum = -180, maximum = 180)]
-    pub source_lon: Option<f64>,
+/// The second location of the flow and share endpoints: `/imports`, `/footprint-share` and
+/// `/impact-share` filter by source, `/exports` and `/flow-share` by destination, `/mix-share` by
+/// origin. Its parameters are the primary location's under the partner's prefix (`source_zone` XOR
+/// `source_lat` + `source_lon`; same rules as the primary location).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Partner {
+    Source,
+    Destination,
+    Origin,
 }
 
-/// The destination filter (`destination_zone` XOR `destination_lat` + `destination_lon`; same rules as the primary location).
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct DestinationParams {
-    /// Only these destination zones (a code or a comma-separated list; unknown codes match nothing). Not together with `destination_lat`/`destination_lon` (400).
-    pub destination_zone: Option<String>,
-    /// Latitude of a point inside the destination zone, in [-90, 90]; with `destination_lon`.
-    #[param(minimum = -90, maximum = 90)]
-    pub destination_lat: Option<f64>,
-    /// Longitude of a point inside the destination zone, in [-180, 180]; with `destination_lat`.
-    #[param(minimum = -180, maximum = 180)]
-    pub destination_lon: Option<f64>,
+impl Partner {
+    /// `source`, `destination` or `origin`, as the descriptions say it.
+    fn word(self) -> &'static str {
+        match self {
+            Partner::Source => "source",
+            Partner::Destination => "destination",
+            Partner::Origin => "origin",
+        }
+    }
+
+    /// The parameters' prefix: `source_`, `destination_` or `origin_`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Partner::Source => "source_",
+            Partner::Destination => "destination_",
+            Partner::Origin => "origin_",
+        }
+    }
+
+    /// The OpenAPI parameters `<prefix>zone`, `<prefix>lat` and `<prefix>lon`.
+    pub fn params(self) -> Vec<Parameter> {
+        let (w, prefix) = (self.word(), self.prefix());
+        let descriptions = [
+            format!(
+                "Only these {w} zones (a code or a comma-separated list; unknown codes match nothing). Not together with `{prefix}lat`/`{prefix}lon` (400)."
+            ),
+            format!("Latitude of a point inside the {w} zone, in [-90, 90]; with `{prefix}lon`."),
+            format!(
+                "Longitude of a point inside the {w} zone, in [-180, 180]; with `{prefix}lat`."
+            ),
+        ];
+        params_of::<PartnerLocation>()
+            .into_iter()
+            .zip(descriptions)
+            .map(|(mut param, description)| {
+                param.name = format!("{prefix}{}", param.name);
+                param.description = Some(description);
+                param
+            })
+            .collect()
+    }
 }
 
-/// The origin filter (`origin_zone` XOR `origin_lat` + `origin_lon`; same rules as the primary location).
-#[derive(Debug, IntoParams)]
+/// The types and ranges of a partner's parameters, named and described by [`Partner::params`].
+#[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct OriginParams {
-    /// Only these origin zones (a code or a comma-separated list; unknown codes match nothing). Not together with `origin_lat`/`origin_lon` (400).
-    pub origin_zone: Option<String>,
-    /// Latitude of a point inside the origin zone, in [-90, 90]; with `origin_lon`.
+#[allow(dead_code)]
+struct PartnerLocation {
+    zone: Option<String>,
     #[param(minimum = -90, maximum = 90)]
-    pub origin_lat: Option<f64>,
-    /// Longitude of a point inside the origin zone, in [-180, 180]; with `origin_lat`.
+    lat: Option<f64>,
     #[param(minimum = -180, maximum = 180)]
-    pub origin_lon: Option<f64>,
+    lon: Option<f64>,
 }
 
 /// The time window.

@@ -6,7 +6,7 @@ use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
 use gridprint_store::{
     AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, TokenRecord,
 };
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{OptionalExtension, Params, Row, params};
 
 impl AccessStore for SqliteStore {
     fn grant(&self, email: &str, code_hash: Option<&str>, now: i64) -> Result<bool> {
@@ -33,14 +33,11 @@ impl AccessStore for SqliteStore {
     }
 
     fn registration_code(&self, email: &str) -> Result<Option<Option<String>>> {
-        let conn = self.lock();
-        conn.query_row(
+        self.optional_row(
             "SELECT registration_code_hash FROM access_grant WHERE email = ?1",
             params![email],
             |r| r.get(0),
         )
-        .optional()
-        .map_err(map_err)
     }
 
     fn revoke(&self, email: &str) -> Result<bool> {
@@ -75,15 +72,12 @@ impl AccessStore for SqliteStore {
     }
 
     fn has_grant(&self, email: &str) -> Result<bool> {
-        let conn = self.lock();
-        conn.query_row(
+        let row = self.optional_row(
             "SELECT 1 FROM access_grant WHERE email = ?1",
             params![email],
             |_| Ok(()),
-        )
-        .optional()
-        .map(|o| o.is_some())
-        .map_err(map_err)
+        )?;
+        Ok(row.is_some())
     }
 
     fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()> {
@@ -97,14 +91,11 @@ impl AccessStore for SqliteStore {
     }
 
     fn password_hash(&self, email: &str) -> Result<Option<String>> {
-        let conn = self.lock();
-        conn.query_row(
+        self.optional_row(
             "SELECT password_hash FROM registration WHERE email = ?1",
             params![email],
             |r| r.get(0),
         )
-        .optional()
-        .map_err(map_err)
     }
 
     fn insert_token(&self, t: &TokenRecord) -> Result<()> {
@@ -133,40 +124,30 @@ impl AccessStore for SqliteStore {
     }
 
     fn account_limit(&self, email: &str) -> Result<Option<AccountLimit>> {
-        let conn = self.lock();
-        let row = conn
-            .query_row(
-                "SELECT rate_limit_per_second, rate_limit_burst FROM access_grant WHERE email = ?1",
-                params![email],
-                |r| Ok(AccountLimit::from_columns(r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(map_err)?;
+        let row = self.optional_row(
+            "SELECT rate_limit_per_second, rate_limit_burst FROM access_grant WHERE email = ?1",
+            params![email],
+            |r| Ok(AccountLimit::from_columns(r.get(0)?, r.get(1)?)),
+        )?;
         Ok(row.flatten())
     }
 
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>> {
-        let conn = self.lock();
-        conn.query_row(
+        self.optional_row(
             "SELECT t.token_hash, t.email, t.issued_at, t.expires_at FROM token t
              JOIN registration r ON r.email = t.email WHERE t.token_hash = ?1",
             params![token_hash],
             token_record,
         )
-        .optional()
-        .map_err(map_err)
     }
 
     fn insert_api_key(&self, k: &NewApiKey) -> Result<i64> {
-        let conn = self.lock();
-        conn.query_row(
+        self.optional_row(
             "INSERT INTO api_key (key_hash, email, name, created_at, expires_at)
              SELECT ?1, email, ?3, ?4, ?5 FROM access_grant WHERE email = ?2 RETURNING id",
             params![k.key_hash, k.email, k.name, k.created_at, k.expires_at],
             |r| r.get(0),
-        )
-        .optional()
-        .map_err(map_err)?
+        )?
         .ok_or_else(|| gridprint_store::StoreError::Other(format!("{} has no grant", k.email)))
     }
 
@@ -202,15 +183,12 @@ impl AccessStore for SqliteStore {
     }
 
     fn find_api_key(&self, key_hash: &str) -> Result<Option<TokenRecord>> {
-        let conn = self.lock();
-        conn.query_row(
+        self.optional_row(
             "SELECT k.key_hash, k.email, k.created_at, COALESCE(k.expires_at, ?2) FROM api_key k
              JOIN access_grant g ON g.email = k.email WHERE k.key_hash = ?1",
             params![key_hash, NEVER_EXPIRES],
             token_record,
         )
-        .optional()
-        .map_err(map_err)
     }
 
     fn touch_api_key(&self, key_hash: &str, now: i64) -> Result<()> {
@@ -225,6 +203,19 @@ impl AccessStore for SqliteStore {
 }
 
 impl SqliteStore {
+    /// The one row `sql` answers with `params`, read by `read`; `None` when it answers none.
+    fn optional_row<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        read: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>> {
+        let conn = self.lock();
+        conn.query_row(sql, params, read)
+            .optional()
+            .map_err(map_err)
+    }
+
     /// Deletes the rows of `email` from `tables`, in order, in one transaction; whether the last
     /// table held one.
     fn delete_rows(&self, email: &str, tables: &[&str]) -> Result<bool> {

@@ -58,23 +58,22 @@ fn start_serve_demo(db: &str) -> (Server, Vec<String>, String) {
     }
 }
 
+/// Asserts that one of the start-up `lines` is `wanted`.
+fn assert_a_line(lines: &[String], wanted: impl Fn(&str) -> bool) {
+    assert!(lines.iter().any(|l| wanted(l)), "{lines:#?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_demo_answers_for_now_on_a_fresh_database() {
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite://{}", dir.path().join("g.db").display());
     let (mut server, before, addr) = start_serve_demo(&db);
-    assert!(
-        before
-            .iter()
-            .any(|l| l.starts_with("demo replay (not live data): provider data from ")),
-        "{before:#?}"
-    );
-    assert!(
-        before
-            .iter()
-            .any(|l| l.contains("recorded 2024-06-15 replayed every day: generation of DE")),
-        "{before:#?}"
-    );
+    assert_a_line(&before, |l| {
+        l.starts_with("demo replay (not live data): provider data from ")
+    });
+    assert_a_line(&before, |l| {
+        l.contains("recorded 2024-06-15 replayed every day: generation of DE")
+    });
 
     ok_on(&db, &["access", "grant", "demo@example.org"]);
     let created = ok_on(&db, &["access", "key", "create", "demo@example.org"]);
@@ -108,15 +107,8 @@ async fn serve_demo_answers_for_now_on_a_fresh_database() {
     assert_eq!(meta["demo"]["note"], demo["note"], "{meta}");
 
     // /v1/availability: a forecast 96 h ahead for the replayed zones.
-    let availability: serde_json::Value = http
-        .get(format!("{base}/v1/availability?zone=DE,FR,NL"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let availability =
+        common::get_json_with(&http, format!("{base}/v1/availability?zone=DE,FR,NL"), &key).await;
     for item in availability.as_array().unwrap() {
         let end = item["forecast_end"]
             .as_str()
@@ -148,17 +140,8 @@ async fn serve_demo_answers_for_now_on_a_fresh_database() {
     assert_eq!(latest["zone"], "DE");
 
     // /v1 for the current slot, as CATS and the dashboard's "Now" read it.
-    let now: serde_json::Value = http
-        .get(format!(
-            "{base}/v1/footprints?zone=DE&footprint_type=carbon"
-        ))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let now_url = format!("{base}/v1/footprints?zone=DE&footprint_type=carbon");
+    let now = common::get_json_with(&http, now_url, &key).await;
     let values = &now[0]["series"][0]["values"];
     assert_eq!(values.as_array().map(Vec::len), Some(1), "{now}");
 
@@ -186,11 +169,6 @@ fn import_demo_replays_and_serve_demo_continues_it() {
         !before.iter().any(|l| l.contains("imported 15 files")),
         "not imported again: {before:#?}"
     );
-    assert!(
-        before
-            .iter()
-            .any(|l| l.starts_with("demo replay (not live data)")),
-        "{before:#?}"
-    );
+    assert_a_line(&before, |l| l.starts_with("demo replay (not live data)"));
     drop(server);
 }

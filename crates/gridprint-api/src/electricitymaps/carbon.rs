@@ -16,7 +16,7 @@ use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, format_timestamp, parse_timestamp};
 use gridprint_query::endpoints::MixEndpoint;
 use gridprint_query::params::QueryParams;
-use gridprint_query::{DataCache, EndpointDef, QueryService};
+use gridprint_query::{DataCache, QueryService};
 use gridprint_responses::{SeriesOrAggregates, round2};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -212,9 +212,8 @@ impl Ask<'_> {
         let pairs = self
             .carbon
             .pairs(slot.start(), slot.start() + Duration::minutes(15));
-        let req = gridprint_query::parse::<MixEndpoint>(&pairs, &self.carbon.ctx())?;
         let (mut fossil, mut total) = (0.0, 0.0);
-        for r in MixEndpoint::answer(self.carbon.cache, &req)? {
+        for r in self.carbon.answer::<MixEndpoint>(&pairs)? {
             for e in r.series {
                 for b in e.production {
                     let is_fossil = matches!(

@@ -14,11 +14,10 @@ use crate::error::ApiError;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, format_timestamp};
-use gridprint_query::EndpointDef;
 use gridprint_query::endpoints::{
     ExportsEndpoint, GenerationEndpoint, ImportsEndpoint, MixEndpoint,
 };
-use gridprint_responses::round2;
+use gridprint_responses::{Values, round2};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use time::OffsetDateTime;
@@ -84,6 +83,21 @@ fn add<K: Ord>(map: &mut BTreeMap<K, f64>, k: K, v: f64) {
     *map.entry(k).or_insert(0.0) += v;
 }
 
+/// Adds each point of one `/v1` block (as `/v1` writes it, 2 decimals) under `key` to the breakdown
+/// `breakdown` picks, in the slots that have a consumption mix (the others are not answered).
+fn add_points<K: Ord + Clone>(
+    slots: &mut BTreeMap<Slot, Slotted>,
+    values: &Values,
+    key: K,
+    breakdown: fn(&mut Slotted) -> &mut BTreeMap<K, f64>,
+) {
+    for p in &values.0 {
+        if let Some(s) = slots.get_mut(&p.slot) {
+            add(breakdown(s), key.clone(), round2(p.value));
+        }
+    }
+}
+
 fn total<K>(map: &BTreeMap<K, f64>) -> f64 {
     round2(map.values().sum())
 }
@@ -103,10 +117,8 @@ pub(super) fn breakdowns(
     end: OffsetDateTime,
 ) -> Result<Vec<Value>, ApiError> {
     let pairs = ask.carbon.pairs(start, end);
-    let ctx = ask.carbon.ctx();
     let mut slots: BTreeMap<Slot, Slotted> = BTreeMap::new();
-    let req = gridprint_query::parse::<MixEndpoint>(&pairs, &ctx)?;
-    for r in MixEndpoint::answer(ask.carbon.cache, &req)? {
+    for r in ask.carbon.answer::<MixEndpoint>(&pairs)? {
         for e in r.series {
             for b in e.production {
                 for p in &b.values.0 {
@@ -127,47 +139,27 @@ pub(super) fn breakdowns(
             }
         }
     }
-    let req = gridprint_query::parse::<GenerationEndpoint>(&pairs, &ctx)?;
-    for r in GenerationEndpoint::answer(ask.carbon.cache, &req)? {
+    for r in ask.carbon.answer::<GenerationEndpoint>(&pairs)? {
         for e in r.series {
             for b in e.production {
-                for p in &b.values.0 {
-                    if let Some(s) = slots.get_mut(&p.slot) {
-                        add(&mut s.production, mode(b.production_type), round2(p.value));
-                    }
-                }
+                let mode = mode(b.production_type);
+                add_points(&mut slots, &b.values, mode, |s| &mut s.production);
             }
         }
     }
-    let req = gridprint_query::parse::<ImportsEndpoint>(&pairs, &ctx)?;
-    for r in ImportsEndpoint::answer(ask.carbon.cache, &req)? {
+    for r in ask.carbon.answer::<ImportsEndpoint>(&pairs)? {
         for e in r.series {
             for b in e.imports {
-                for p in &b.values.0 {
-                    if let Some(s) = slots.get_mut(&p.slot) {
-                        add(
-                            &mut s.imports,
-                            key_of(b.source.as_str()).to_string(),
-                            round2(p.value),
-                        );
-                    }
-                }
+                let source = key_of(b.source.as_str()).to_string();
+                add_points(&mut slots, &b.values, source, |s| &mut s.imports);
             }
         }
     }
-    let req = gridprint_query::parse::<ExportsEndpoint>(&pairs, &ctx)?;
-    for r in ExportsEndpoint::answer(ask.carbon.cache, &req)? {
+    for r in ask.carbon.answer::<ExportsEndpoint>(&pairs)? {
         for e in r.series {
             for b in e.exports {
-                for p in &b.values.0 {
-                    if let Some(s) = slots.get_mut(&p.slot) {
-                        add(
-                            &mut s.exports,
-                            key_of(b.destination.as_str()).to_string(),
-                            round2(p.value),
-                        );
-                    }
-                }
+                let destination = key_of(b.destination.as_str()).to_string();
+                add_points(&mut slots, &b.values, destination, |s| &mut s.exports);
             }
         }
     }

@@ -3,7 +3,7 @@
 use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::{DataCache, ZoneInputs};
-use crate::describe::{DestinationParams, SourceParams, location_partner_time};
+use crate::describe::{Partner, location_partner_time};
 use crate::error::QueryError;
 use crate::group::{GroupEntry, Grouper};
 use crate::params::{
@@ -34,13 +34,14 @@ impl RequestedWindow for PartnerRequest {
     }
 }
 
-/// Reads the primary location, the partner location with `prefix` (`source_`, `destination_`,
-/// `origin_`) and the window, checked in that order.
+/// Reads the primary location, the partner location (`which`) and the window, checked in that
+/// order.
 pub(super) fn parse_partners(
     p: &QueryParams<'_>,
     ctx: &ParseContext<'_>,
-    prefix: &str,
+    which: Partner,
 ) -> Result<PartnerRequest, QueryError> {
+    let prefix = which.prefix();
     let (plat, plon) = (format!("{prefix}lat"), format!("{prefix}lon"));
     check_types(p, &["lat", "lon", &plat, &plon, "start", "end"])?;
     let (zones, requested) = primary(p, ctx)?;
@@ -118,11 +119,11 @@ impl EndpointDef for ImportsEndpoint {
     const DOCS: &'static str = "Physical flows into the zone (MW), per source zone.";
 
     fn parameters() -> Vec<Parameter> {
-        location_partner_time::<SourceParams>()
+        location_partner_time(Partner::Source)
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, "source_")
+        parse_partners(p, ctx, Partner::Source)
     }
 
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ImportsResult>, QueryError> {
@@ -139,11 +140,11 @@ impl EndpointDef for ExportsEndpoint {
     const DOCS: &'static str = "Physical flows out of the zone (MW), per destination zone.";
 
     fn parameters() -> Vec<Parameter> {
-        location_partner_time::<DestinationParams>()
+        location_partner_time(Partner::Destination)
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, "destination_")
+        parse_partners(p, ctx, Partner::Destination)
     }
 
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ExportsResult>, QueryError> {

@@ -38,13 +38,25 @@ pub struct ScoreParams {
     pub use_global: Option<bool>,
 }
 
-/// `/green-score`: location, time, `scope` (operational), `aggregate`, `use_global`.
-pub struct GreenScoreEndpoint;
+/// `/green-score` (`ScoreEndpoint<false>`) and `/environmental-score` (`ScoreEndpoint<true>`): one
+/// endpoint under the reference's two names, whose OpenAPI texts differ only by the other name.
+/// Location, time, `scope` (operational), `aggregate`, `use_global`.
+pub struct ScoreEndpoint<const ENVIRONMENTAL: bool>;
 
-impl EndpointDef for GreenScoreEndpoint {
+/// `/green-score`.
+pub type GreenScoreEndpoint = ScoreEndpoint<false>;
+
+/// `/environmental-score`: the same answers as [`GreenScoreEndpoint`].
+pub type EnvironmentalScoreEndpoint = ScoreEndpoint<true>;
+
+impl<const ENVIRONMENTAL: bool> EndpointDef for ScoreEndpoint<ENVIRONMENTAL> {
     type Request = DerivedRequest;
     type Response = Scores;
-    const DOCS: &'static str = "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/environmental-score`.";
+    const DOCS: &'static str = if ENVIRONMENTAL {
+        "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/green-score`."
+    } else {
+        "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/environmental-score`."
+    };
 
     fn parameters() -> Vec<Parameter> {
         location_time_and::<ScoreParams>()
@@ -56,27 +68,5 @@ impl EndpointDef for GreenScoreEndpoint {
 
     fn answer(cache: &DataCache, req: &DerivedRequest) -> Result<Scores, QueryError> {
         Ok(score(cache, req))
-    }
-}
-
-/// `/environmental-score`: the same endpoint as [`GreenScoreEndpoint`] under the reference's other
-/// name (only its OpenAPI text differs).
-pub struct EnvironmentalScoreEndpoint;
-
-impl EndpointDef for EnvironmentalScoreEndpoint {
-    type Request = DerivedRequest;
-    type Response = Scores;
-    const DOCS: &'static str = "The 0–100 score (higher is better): s = 100·(1 − min(1, 0.7·CF/760 + 0.3·WI/100)).\n\nCF is the operational carbon footprint (gCO2/kWh), WI the water impact (stress-l/kWh).\nSame answer as `/green-score`.";
-
-    fn parameters() -> Vec<Parameter> {
-        GreenScoreEndpoint::parameters()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<DerivedRequest, QueryError> {
-        GreenScoreEndpoint::parse(p, ctx)
-    }
-
-    fn answer(cache: &DataCache, req: &DerivedRequest) -> Result<Scores, QueryError> {
-        GreenScoreEndpoint::answer(cache, req)
     }
 }

@@ -7,9 +7,7 @@ use super::flows::{PartnerRequest, parse_partners};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::cache::day_spans;
-use crate::describe::{
-    DestinationParams, OriginParams, SourceParams, location_partner_time, params_of,
-};
+use crate::describe::{Partner, location_partner_time, params_of};
 use crate::error::QueryError;
 use crate::group::{GroupEntry, Grouper};
 use crate::params::{
@@ -295,11 +293,11 @@ impl EndpointDef for FlowShareEndpoint {
         "Where the zone's generation is consumed: % per destination zone (itself included).";
 
     fn parameters() -> Vec<Parameter> {
-        location_partner_time::<DestinationParams>()
+        location_partner_time(Partner::Destination)
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, "destination_")
+        parse_partners(p, ctx, Partner::Destination)
     }
 
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<FlowShareResult>, QueryError> {
@@ -317,11 +315,11 @@ impl EndpointDef for MixShareEndpoint {
         "Where the zone's consumption is generated: % per origin zone (itself included).";
 
     fn parameters() -> Vec<Parameter> {
-        location_partner_time::<OriginParams>()
+        location_partner_time(Partner::Origin)
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, "origin_")
+        parse_partners(p, ctx, Partner::Origin)
     }
 
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<MixShareResult>, QueryError> {
@@ -340,7 +338,7 @@ impl EndpointDef for FootprintShareEndpoint {
 
     fn parameters() -> Vec<Parameter> {
         [
-            location_partner_time::<SourceParams>(),
+            location_partner_time(Partner::Source),
             params_of::<FootprintShareParams>(),
         ]
         .concat()
@@ -354,7 +352,7 @@ impl EndpointDef for FootprintShareEndpoint {
             zones,
             window,
             partners,
-        } = parse_partners(p, ctx, "source_")?;
+        } = parse_partners(p, ctx, Partner::Source)?;
         let footprint_types = footprint_types(p, "footprint_type")?;
         let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
         Ok(FootprintShareRequest {
@@ -387,14 +385,14 @@ impl EndpointDef for ImpactShareEndpoint {
 
     fn parameters() -> Vec<Parameter> {
         [
-            location_partner_time::<SourceParams>(),
+            location_partner_time(Partner::Source),
             params_of::<ImpactShareParams>(),
         ]
         .concat()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        let req = parse_partners(p, ctx, "source_")?;
+        let req = parse_partners(p, ctx, Partner::Source)?;
         impact_type(p)?;
         scope_operational(p, "impact shares")?;
         Ok(req)

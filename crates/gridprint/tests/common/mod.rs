@@ -1,7 +1,7 @@
 //! What the binary's integration tests share: the binary as a command (no database URL from the
 //! environment, warnings only), running it to success, the fixtures folder, the rows of a SQLite
 //! database, the stderr lines of a running child with the address its `serve` listens on, and a
-//! JSON answer over HTTP.
+//! JSON answer over HTTP (with or without a key).
 //! Each test file includes it with `mod common;`; not every file uses every item.
 
 #![allow(dead_code)]
@@ -105,4 +105,10 @@ pub fn wait_listening(lines: &Receiver<String>, timeout: Duration) -> Option<Str
 /// The JSON body of a GET of `url`.
 pub async fn get_json(http: &reqwest::Client, url: String) -> serde_json::Value {
     http.get(url).send().await.unwrap().json().await.unwrap()
+}
+
+/// The JSON body of a GET of `url` with `key` (a token or an API key) as `Authorization: Bearer`.
+pub async fn get_json_with(http: &reqwest::Client, url: String, key: &str) -> serde_json::Value {
+    let answer = http.get(url).bearer_auth(key).send().await.unwrap();
+    answer.json().await.unwrap()
 }
