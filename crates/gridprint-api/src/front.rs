@@ -11,14 +11,10 @@
 //!   the proxy's are never reached. The result is put on the request as a [`ClientAddr`] extension,
 //!   which the brute-force guard, the rate limits and any other code read; the per-address limits
 //!   count an IPv6 client by its /64 ([`address_key`]), the block one subscriber usually holds.
-//! * **Aliases** (docs/api.md §1, as the reference service's framework serves them):
-//!   `/latest/...` → `/v1/...`; `/openapi.json` → `/v1/openapi.json`; `/docs[/...]` → `/v1/docs[/...]`;
-//!   `/redoc`, `/v1/redoc` → the docs page; `/v1/token-request/...` → `/token-request/...`. The query string is
-//!   kept.
-//! * **Trailing slash.** A path ending in `/` that no route declares (the router's fallback
-//!   answered) → 307 to the path without it, with a *relative* `Location` (`../footprints?…`) that
-//!   keeps the query string, so the redirect stays on the same origin and prefix and clients keep
-//!   their `Authorization`. Routes declared with a trailing slash (`/token-request/`) keep it.
+//! * **Aliases** of the reference service's framework (`/latest/…`, `/openapi.json`, `/docs`,
+//!   `/redoc`, `/v1/token-request/…`; the list in docs/api.md §1), query string kept.
+//! * **Trailing slash.** A path ending in `/` that no route declares → 307 to the path without it,
+//!   with a *relative* `Location` that keeps the query string (same origin, `Authorization` kept).
 //! * **`/favicon.ico`**: a 16×16 icon.
 
 use crate::error::Unrouted;

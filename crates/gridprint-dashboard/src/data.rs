@@ -12,10 +12,8 @@
 //! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one of those zone series as CSV, byte for byte
 //!   the `/v1` CSV answer for the same zone and window.
 //!
-//! Each part is answered by [`QueryService::query`](gridprint_query::QueryService::query) from the
-//! path and query string a `/v1` client would send, and embedded verbatim, so the page's numbers are
-//! the API's. Any other parameter, a repeated one, a date outside [2000-01-01, today + 5 days), a zone
-//! list or an unknown zone is 400. Each client address is rate-limited ([`client_of`]; 429 with
+//! Each part is the `/v1` answer ([`QueryService::query`](gridprint_query::QueryService::query)) for
+//! the query a `/v1` client would send, embedded verbatim. Anything else is 400 (docs/api.md). Each client address is rate-limited ([`client_of`]; 429 with
 //! `Retry-After`). Answers are built on the API's bounded pool, kept in the API's [`ResponseCache`]
 //! by data version (final ones until evicted, others for the refresh interval), large ones also
 //! gzipped ([`precompress`]), with an `ETag` ([`matches_if_none_match`] → 304).

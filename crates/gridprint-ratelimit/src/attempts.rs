@@ -1,7 +1,5 @@
 //! The brute-force guard: credential attempts are counted when they are **admitted**, before the
-//! password is verified, so parallel guesses cannot outrun the count.
-//!
-//! Three counters share one policy ([`AttemptPolicy`]): per (email, client address) pair, per email
+//! password is verified, so parallel guesses cannot outrun the count. Three counters share one policy ([`AttemptPolicy`]): per (email, client address) pair, per email
 //! over all addresses, and per address over all emails. An attempt is admitted only if neither its
 //! pair nor its address is locked; admitting it adds one to each counter, and the counter that
 //! reaches its limit locks its key for [`AttemptPolicy::lockout`]. A successful attempt is refunded
@@ -13,14 +11,12 @@
 //! its limit, its attempts go through a **slow lane**, one every [`AttemptPolicy::slow_interval`]
 //! (the long-run pace of the per-email limit), and the next one goes to the waiting address with the
 //! fewest failures for that email (then over all emails, then the earliest), so the owner from a
-//! fresh address is verified within one interval while guessers keep to the pace. A waiter not
-//! chosen within `max_wait` plus one interval is refused.
+//! fresh address is verified within one interval while guessers keep to the pace (a waiter not
+//! chosen within `max_wait` plus one interval is refused).
 //!
-//! With Redis (the connection of a shared [`RateLimit`](crate::RateLimit)) the counters, locks and
-//! the one-at-a-time lease live in Redis, updated by atomic scripts, so every replica sees the same
-//! counts; if Redis cannot be reached, this process counts on its own (and logs it). Without Redis
-//! everything is per process. Times of the local state come from the caller (milliseconds on its
-//! clock), so tests can move them; Redis uses its own expiry.
+//! With Redis (a shared [`RateLimit`](crate::RateLimit)) the counters, locks and lease live there,
+//! updated by atomic scripts, so every replica sees the same counts (unreachable: this process
+//! counts alone, and logs it). Local times come from the caller's clock, so tests can move them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -27,6 +27,16 @@ pub mod stamp;
 pub mod values;
 
 pub use body::{BodySchema, NamedSchemas};
-pub use items::*;
+pub use items::{
+    AggregateTail, AnswerSchema, AvailabilityResult, BestWindow, DemoRecording, DemoStatus,
+    DerivedItem, DestinationBlock, ExportBlock, ExportsEntry, ExportsResult, FactorAggregate,
+    FactorResult, Factors, FlagEntry, FlagSeries, FlowShareEntry, FlowShareResult,
+    FootprintAggregate, FootprintResult, FootprintShareResult, Footprints, GenerationEntry,
+    GenerationResult, ImpactAggregate, ImpactResult, ImpactShareResult, Impacts, ImportBlock,
+    ImportsEntry, ImportsResult, InputAvailability, InputRun, LoadEntry, LoadResult, MixResult,
+    MixShareEntry, MixShareResult, OriginBlock, OutputRun, PlainSeries, ProductionBlock,
+    ScoreAggregate, ScoreResult, Scores, SeriesOrAggregates, SourceBlock, SourceEntry, StateBlock,
+    StatusResponse, ZoneInfo, ZoneSeries,
+};
 pub use rows::{Answer, Entry, RowSink, Rows};
 pub use values::{Point, StaticStr, TIME_WEIGHTED_AVERAGE, Values, round2, static_str};
