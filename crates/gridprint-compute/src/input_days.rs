@@ -40,8 +40,10 @@ impl<'s> InputDays<'s> {
         self.store
     }
 
-    /// The points whose slot lies in `range`, ordered as [`gridprint_store::InputStore::inputs_in_range`]
-    /// orders them (by slot, then key); the days not kept are read from the store, in one query.
+    /// The points whose slot lies in `range`, by slot, as the store's
+    /// [`gridprint_store::InputStore::inputs_in_range`] orders them (a day written to by
+    /// [`InputDays::stored`]: by slot, then key columns); the days not kept are read from the store,
+    /// in one query.
     pub fn in_range(&mut self, range: SlotRange) -> Result<Vec<&StoredInput>, StoreError> {
         if range.is_empty() {
             return Ok(Vec::new());
@@ -55,11 +57,22 @@ impl<'s> InputDays<'s> {
             let read = SlotRange::new(Slot::first_of_day(*first), Slot::first_of_day(last + 1));
             let mut by_day: BTreeMap<i64, Vec<StoredInput>> =
                 missing.iter().map(|d| (*d, Vec::new())).collect();
+            // Points come by slot: a run of one day goes into that day's list at once. Days between
+            // the first and last missing one that were kept are kept as they are.
+            let mut run: Vec<StoredInput> = Vec::new();
+            let mut run_day = i64::MIN;
             for p in self.store.inputs_in_range(read)? {
-                // Days between the first and last missing one that were kept are kept as they are.
-                if let Some(day) = by_day.get_mut(&p.point.slot.day()) {
-                    day.push(p);
+                if p.point.slot.day() != run_day {
+                    if let Some(points) = by_day.get_mut(&run_day) {
+                        points.append(&mut run);
+                    }
+                    run.clear();
+                    run_day = p.point.slot.day();
                 }
+                run.push(p);
+            }
+            if let Some(points) = by_day.get_mut(&run_day) {
+                points.append(&mut run);
             }
             self.days.extend(by_day);
             // The oldest days go first, never one of this range.
@@ -91,32 +104,55 @@ impl<'s> InputDays<'s> {
 
     /// Applies `written`, just stored by `upsert_inputs(written, updated_at)`, to the days kept, as
     /// the store applied them ([`upsert_changes`]): a point replaces the kept point of its key and
-    /// slot, or joins its slot's points in key order, unless the kept point is better or identical.
-    /// Points of days not kept are left to the next read.
+    /// slot unless that one is better or identical, or joins its slot's points in key order. Each
+    /// day written to is merged once with the sorted points. Days not kept are left to their read.
     pub fn stored(&mut self, written: &[InputPoint], updated_at: i64) {
+        let mut by_day: BTreeMap<i64, Vec<&InputPoint>> = BTreeMap::new();
         for p in written {
-            let Some(day) = self.days.get_mut(&p.slot.day()) else {
-                continue;
-            };
-            let first = day.partition_point(|k| k.point.slot < p.slot);
-            let end = first + day[first..].partition_point(|k| k.point.slot == p.slot);
-            let same_key = day[first..end].iter().position(|k| k.point.key == p.key);
-            if let Some(i) = same_key {
-                let kept = &mut day[first + i];
-                let old = &kept.point;
-                if upsert_changes((old.mw, old.state, &old.datasource), p) {
-                    kept.point = p.clone();
-                    kept.updated_at = updated_at;
-                }
-            } else {
-                let columns = key_columns(&p.key);
-                let at = first
-                    + day[first..end].partition_point(|k| key_columns(&k.point.key) < columns);
-                let point = p.clone();
-                day.insert(at, StoredInput { point, updated_at });
+            if self.days.contains_key(&p.slot.day()) {
+                by_day.entry(p.slot.day()).or_default().push(p);
             }
         }
+        for (day, mut points) in by_day {
+            // Stable: points of one key stay in the order they were written.
+            points.sort_by(|a, b| order(a).cmp(&order(b)));
+            let mut kept = self.days.remove(&day).unwrap_or_default();
+            // Already in this order when read from SQLite: one pass.
+            kept.sort_by(|a, b| order(&a.point).cmp(&order(&b.point)));
+            let mut merged: Vec<StoredInput> = Vec::with_capacity(kept.len() + points.len());
+            let mut kept = kept.into_iter().peekable();
+            for p in points {
+                while let Some(k) = kept.next_if(|k| order(&k.point) < order(p)) {
+                    merged.push(k);
+                }
+                let same = |k: &StoredInput| k.point.slot == p.slot && k.point.key == p.key;
+                if !merged.last().is_some_and(same) {
+                    match kept.next_if(same) {
+                        Some(k) => merged.push(k),
+                        None => {
+                            let point = p.clone();
+                            merged.push(StoredInput { point, updated_at });
+                            continue;
+                        }
+                    }
+                }
+                let last = merged.last_mut().expect("pushed or matched above");
+                let old = &last.point;
+                if upsert_changes((old.mw, old.state, &old.datasource), p) {
+                    last.point = p.clone();
+                    last.updated_at = updated_at;
+                }
+            }
+            merged.extend(kept);
+            self.days.insert(day, merged);
+        }
     }
+}
+
+/// The order of the points of a day written to: by slot, then by key columns (SQLite's order;
+/// PostgreSQL's text collation may order the keys of a slot otherwise).
+fn order(p: &InputPoint) -> (Slot, (i16, &str, &str)) {
+    (p.slot, key_columns(&p.key))
 }
 
 #[cfg(test)]

@@ -495,8 +495,10 @@ fn compute_staged(
         }
         if !assumed.is_empty() {
             store.upsert_inputs(&assumed, now.unix_timestamp())?;
-            stored_inputs.stored(&assumed, now.unix_timestamp());
         }
+        // The days of this batch are done with, and the points assumed now are in them: they are
+        // not kept (another range of the run that reads them reads them again).
+        stored_inputs.forget_before(batch_end);
         // A slot whose every zone with inputs is kept as stored (final, already computed) would be
         // traced only to be thrown away: it is not traced at all.
         let inputs: Vec<_> = inputs

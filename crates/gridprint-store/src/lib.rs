@@ -124,13 +124,16 @@ pub fn key_from_columns(kind: i16, zone: &str, other: &str) -> Result<InputKey> 
     })
 }
 
+/// The stored columns of a key ([`key_columns`]), owned.
+type KeyColumns = (i16, Box<str>, Box<str>);
+
 /// [`key_from_columns`] for the rows of one read: each distinct `(kind, zone, other)` is parsed once
 /// and its key cloned for the rows after (a read of a day holds each key 96 times). Rows come
 /// ordered by slot and key, so the key after the last one found is tried first.
 #[derive(Debug, Default)]
 pub struct KeyParser {
     /// Keys parsed so far, sorted by their columns.
-    parsed: Vec<((i16, Box<str>, Box<str>), InputKey)>,
+    parsed: Vec<(KeyColumns, InputKey)>,
     /// Where the key after the last one found is.
     next: usize,
 }
