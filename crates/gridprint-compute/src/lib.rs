@@ -18,6 +18,7 @@
 //! `gridprint-pipeline`, which calls this crate. `synthetic` (feature `testing`): generated inputs
 //! for benchmarks and tests.
 
+pub mod input_days;
 #[cfg(feature = "testing")]
 pub mod synthetic;
 pub mod tail;
@@ -32,6 +33,7 @@ use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::Provider;
 use gridprint_store::{Store, StoreError, StoredInput};
+use input_days::InputDays;
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use std::collections::{HashMap, HashSet};
 use time::OffsetDateTime;
@@ -66,7 +68,7 @@ pub enum ComputeError {
 pub fn gather_slot_inputs(
     reference: &ReferenceData,
     range: SlotRange,
-    points: &[StoredInput],
+    points: &[&StoredInput],
 ) -> Vec<SlotInputs> {
     let n = reference.zones.len();
     let mut slots: Vec<SlotInputs> = range.iter().map(|s| SlotInputs::empty(s, n)).collect();
@@ -142,7 +144,7 @@ fn is_other_provider(reference: &ReferenceData, i: usize, datasource: &str) -> b
 pub fn own_provider_slots(
     reference: &ReferenceData,
     range: SlotRange,
-    points: &[StoredInput],
+    points: &[&StoredInput],
 ) -> Vec<bool> {
     let n = reference.zones.len();
     let mut own = vec![false; range.len() * n];
@@ -293,6 +295,21 @@ pub fn compute_publish(
     now: OffsetDateTime,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
+    let mut inputs = InputDays::new(store);
+    compute_publish_from(&mut inputs, reference, ranges, mode, now, progress)
+}
+
+/// [`compute_publish`] reading the inputs through `inputs`, so days an earlier step of the run
+/// read (the gap estimators) are not read again.
+pub fn compute_publish_from(
+    inputs: &mut InputDays,
+    reference: &ReferenceData,
+    ranges: &[SlotRange],
+    mode: Mode,
+    now: OffsetDateTime,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ComputeSummary, ComputeError> {
+    let store = inputs.store();
     // Held until the run commits or discards; clears what killed runs left staged.
     let _claim = store.begin_staging()?;
     let run = gridprint_store::new_run_id();
@@ -308,7 +325,7 @@ pub fn compute_publish(
     for r in ranges {
         let base = done;
         match compute_staged(
-            store,
+            inputs,
             reference,
             *r,
             mode,
@@ -394,7 +411,7 @@ fn stage_tails(
 
 #[allow(clippy::too_many_arguments)]
 fn compute_staged(
-    store: &dyn Store,
+    stored_inputs: &mut InputDays,
     reference: &ReferenceData,
     range: SlotRange,
     mode: Mode,
@@ -403,6 +420,7 @@ fn compute_staged(
     held: &mut HashMap<(i64, usize), DerivedDay>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
+    let store = stored_inputs.store();
     let hold_from = freeze_boundary(now).day();
     let which = mode.days;
     let n = reference.zones.len();
@@ -417,7 +435,9 @@ fn compute_staged(
         let batch_end = (day + DAYS_PER_BATCH).min(days.end);
         let batch = SlotRange::new(Slot::first_of_day(day), Slot::first_of_day(batch_end));
         let todo = SlotRange::new(batch.start.max(range.start), batch.end.min(range.end));
-        let points = store.inputs_in_range(todo)?;
+        // Earlier batches are done with: their days are not kept.
+        stored_inputs.forget_before(day);
+        let points = stored_inputs.in_range(todo)?;
         // The days of the batch that are computed (and staged): all, or those holding inputs.
         let with_inputs: HashSet<i64> = points.iter().map(|p| p.point.slot.day()).collect();
         let wanted = |d: i64| which == Days::All || with_inputs.contains(&d);
@@ -476,6 +496,9 @@ fn compute_staged(
         if !assumed.is_empty() {
             store.upsert_inputs(&assumed, now.unix_timestamp())?;
         }
+        // The days of this batch are done with, and the points assumed now are in them: they are
+        // not kept (another range of the run that reads them reads them again).
+        stored_inputs.forget_before(batch_end);
         // A slot whose every zone with inputs is kept as stored (final, already computed) would be
         // traced only to be thrown away: it is not traced at all.
         let inputs: Vec<_> = inputs

@@ -1,10 +1,13 @@
 //! Computing what is stored: a set of slot ranges, or every UTC day that holds inputs, published in
 //! one transaction, with the progress reported to an [`Observer`]. The worker's gap estimators run
-//! first ([`fill_stored_gaps`]), so a compute after an import fills the same gaps the worker would;
-//! the flows still absent are then taken as 0 MW, estimated (`gridprint-compute`).
+//! first ([`crate::estimate::fill_stored_gaps`]), so a compute after an import fills the same gaps
+//! the worker would; the flows still absent are then taken as 0 MW, estimated
+//! (`gridprint-compute`). Both steps read the inputs through one `InputDays`, so each day is read
+//! once unless the estimators wrote to it.
 
-use crate::estimate::fill_stored_gaps;
+use crate::estimate::fill_stored_gaps_from;
 use crate::observer::Observer;
+use gridprint_compute::input_days::InputDays;
 use gridprint_compute::{ComputeError, ComputeSummary, Mode};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::SlotRange;
@@ -33,11 +36,17 @@ pub fn compute_ranges_as(
     now: OffsetDateTime,
     observer: &mut dyn Observer,
 ) -> Result<ComputeSummary, ComputeError> {
-    fill_stored_gaps(store, reference, ranges, now)?;
-    let summary =
-        gridprint_compute::compute_publish(store, reference, ranges, mode, now, &mut |d, t| {
-            observer.computing(d, t)
-        })?;
+    // One reader for both steps: the compute reads again only the days the estimators wrote to.
+    let mut inputs = InputDays::new(store);
+    fill_stored_gaps_from(&mut inputs, reference, ranges, now)?;
+    let summary = gridprint_compute::compute_publish_from(
+        &mut inputs,
+        reference,
+        ranges,
+        mode,
+        now,
+        &mut |d, t| observer.computing(d, t),
+    )?;
     observer.computed(&summary);
     Ok(summary)
 }

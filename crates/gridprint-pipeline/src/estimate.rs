@@ -14,6 +14,7 @@
 //! and `gridprint compute`, before the compute assumes 0 MW for the flows still absent).
 
 use crate::series::{Series, group};
+use gridprint_compute::input_days::InputDays;
 use gridprint_core::inputs::{InputKey, InputPoint, is_estimation_datasource};
 use gridprint_core::quality::DataState;
 use gridprint_core::reference::ReferenceData;
@@ -213,6 +214,19 @@ pub fn fill_stored_gaps(
     ranges: &[SlotRange],
     now: OffsetDateTime,
 ) -> Result<usize, StoreError> {
+    fill_stored_gaps_from(&mut InputDays::new(store), reference, ranges, now)
+}
+
+/// [`fill_stored_gaps`] reading the inputs through `inputs`: each day is read once for all the
+/// batches whose history covers it, and the days read are left there, with the estimates written,
+/// for the compute that follows.
+pub fn fill_stored_gaps_from(
+    inputs: &mut InputDays,
+    reference: &ReferenceData,
+    ranges: &[SlotRange],
+    now: OffsetDateTime,
+) -> Result<usize, StoreError> {
+    let store = inputs.store();
     let current = Slot::containing(now);
     let mut changed = 0;
     for r in ranges {
@@ -229,7 +243,7 @@ pub fn fill_stored_gaps(
                     .min(current)
                     .max(end),
             );
-            let stored = store.inputs_in_range(history)?;
+            let stored = inputs.in_range(history)?;
             let known = stored
                 .iter()
                 .map(|s| &s.point)
@@ -245,6 +259,7 @@ pub fn fill_stored_gaps(
             if !estimates.is_empty() {
                 let s = store.upsert_inputs(&estimates, now.unix_timestamp())?;
                 changed += s.inserted + s.updated;
+                inputs.stored(&estimates, now.unix_timestamp());
             }
             start = end;
         }

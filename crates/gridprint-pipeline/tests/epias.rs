@@ -613,7 +613,7 @@ fn the_zone_files_provider_wins_where_both_hold_tr_generation() {
         },
         updated_at: 0,
     };
-    let points = vec![
+    let points = [
         // s1: both providers; ENTSO-E's hydro_pumped_storage and coal must not add to EPIAS's mix.
         point(ProductionType::Gas, s1, 100.0, DATASOURCE_EPIAS),
         point(ProductionType::Coal, s1, 50.0, "ENTSO-E"),
@@ -629,6 +629,7 @@ fn the_zone_files_provider_wins_where_both_hold_tr_generation() {
         point(ProductionType::Coal, s2, 40.0, "ENTSO-E"),
     ];
     let range = SlotRange::new(s1, s2.offset(1));
+    let points: Vec<&StoredInput> = points.iter().collect();
     let slots = gridprint_compute::gather_slot_inputs(&reference, range, &points);
     let g1 = slots[0].generation[tr_idx].unwrap();
     assert_eq!(g1[ProductionType::Gas.index()], 100.0);

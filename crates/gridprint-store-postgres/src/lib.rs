@@ -17,8 +17,8 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
-    DayChange, DerivedChanges, DerivedStore, InputStore, Result, Store, StoreError, StoredInput,
-    UpsertSummary, key_from_columns, storable_columns,
+    DayChange, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store, StoreError,
+    StoredInput, UpsertSummary, storable_columns,
 };
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
@@ -297,12 +297,13 @@ impl InputStore for PgStore {
                 &[&range.start.0, &range.end.0],
             )
             .map_err(map_err)?;
+        let mut keys = KeyParser::default();
         rows.iter()
             .map(|r| {
                 let state: i16 = r.get(5);
                 Ok(StoredInput {
                     point: InputPoint {
-                        key: key_from_columns(r.get(1), r.get(2), r.get(3))?,
+                        key: keys.key(r.get(1), r.get(2), r.get(3))?,
                         slot: Slot(r.get(0)),
                         mw: r.get(4),
                         state: DataState::from_u8(state as u8).ok_or_else(|| {

@@ -11,8 +11,8 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
-    DayChange, DerivedChanges, DerivedStore, InputStore, Result, Store, StoreError, StoredInput,
-    UpsertSummary, key_from_columns, storable_columns,
+    DayChange, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store, StoreError,
+    StoredInput, UpsertSummary, storable_columns, upsert_changes,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -208,13 +208,15 @@ impl InputStore for SqliteStore {
                     .map_err(map_err)?;
                 let state = p.state as i64;
                 match old {
-                    Some((mw, st, ds))
-                        if st < state || (mw == p.mw && st == state && ds == p.datasource) =>
-                    {
-                        summary.unchanged += 1;
-                        continue;
+                    Some((mw, st, ds)) => {
+                        let st = DataState::from_u8(st as u8)
+                            .ok_or_else(|| StoreError::Corrupt(format!("bad data_state {st}")))?;
+                        if !upsert_changes((mw, st, &ds), p) {
+                            summary.unchanged += 1;
+                            continue;
+                        }
+                        summary.updated += 1;
                     }
-                    Some(_) => summary.updated += 1,
                     None => summary.inserted += 1,
                 }
                 put.execute(params![
@@ -242,35 +244,33 @@ impl InputStore for SqliteStore {
                  FROM input_point WHERE slot >= ?1 AND slot < ?2 ORDER BY slot, kind, zone, other",
             )
             .map_err(map_err)?;
-        let rows = st
-            .query_map(params![range.start.0, range.end.0], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, f64>(4)?,
-                    r.get::<_, i64>(5)?,
-                    r.get::<_, String>(6)?,
-                    r.get::<_, i64>(7)?,
-                ))
-            })
+        let mut rows = st
+            .query(params![range.start.0, range.end.0])
             .map_err(map_err)?;
+        let mut keys = KeyParser::default();
         let mut out = Vec::new();
-        for row in rows {
-            let (slot, kind, zone, other, mw, state, datasource, updated_at) =
-                row.map_err(map_err)?;
+        while let Some(r) = rows.next().map_err(map_err)? {
+            // Zone and type are read as borrowed text: most rows repeat a key already parsed.
+            let text = |i: usize| -> Result<&str> {
+                r.get_ref(i)
+                    .map_err(map_err)?
+                    .as_str()
+                    .map_err(|e| StoreError::Corrupt(format!("input column {i}: {e}")))
+            };
+            let kind = r.get::<_, i64>(1).map_err(map_err)?;
+            let key = keys.key(kind as i16, text(2)?, text(3)?)?;
+            let state = r.get::<_, i64>(5).map_err(map_err)?;
             let state = DataState::from_u8(state as u8)
                 .ok_or_else(|| StoreError::Corrupt(format!("bad data_state {state}")))?;
             out.push(StoredInput {
                 point: InputPoint {
-                    key: key_from_columns(kind as i16, &zone, &other)?,
-                    slot: Slot(slot),
-                    mw,
+                    key,
+                    slot: Slot(r.get::<_, i64>(0).map_err(map_err)?),
+                    mw: r.get::<_, f64>(4).map_err(map_err)?,
                     state,
-                    datasource,
+                    datasource: r.get::<_, String>(6).map_err(map_err)?,
                 },
-                updated_at,
+                updated_at: r.get::<_, i64>(7).map_err(map_err)?,
             });
         }
         Ok(out)

@@ -14,6 +14,7 @@ pub use access::{AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Toke
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::quality::DataState;
 use gridprint_core::slot::SlotRange;
 use std::sync::Arc;
 
@@ -84,6 +85,14 @@ pub fn key_columns(key: &InputKey) -> (i16, &str, &str) {
     }
 }
 
+/// Whether an upsert of `new` changes the stored point `(mw, state, datasource)` of its key: not
+/// when the stored point is of better quality (a lower [`DataState`]), nor when it is identical.
+/// The rule of [`InputStore::upsert_inputs`] (PostgreSQL states it in SQL).
+pub fn upsert_changes(stored: (f64, DataState, &str), new: &InputPoint) -> bool {
+    let (mw, state, datasource) = stored;
+    !(state < new.state || (mw == new.mw && state == new.state && datasource == new.datasource))
+}
+
 /// [`key_columns`] of a point about to be stored; a non-finite value is refused.
 pub fn storable_columns(p: &InputPoint) -> Result<(i16, &str, &str)> {
     if !p.mw.is_finite() {
@@ -113,6 +122,48 @@ pub fn key_from_columns(kind: i16, zone: &str, other: &str) -> Result<InputKey> 
         },
         _ => return Err(bad()),
     })
+}
+
+/// The stored columns of a key ([`key_columns`]), owned.
+type KeyColumns = (i16, Box<str>, Box<str>);
+
+/// [`key_from_columns`] for the rows of one read: each distinct `(kind, zone, other)` is parsed once
+/// and its key cloned for the rows after (a read of a day holds each key 96 times). Rows come
+/// ordered by slot and key, so the key after the last one found is tried first.
+#[derive(Debug, Default)]
+pub struct KeyParser {
+    /// Keys parsed so far, sorted by their columns.
+    parsed: Vec<(KeyColumns, InputKey)>,
+    /// Where the key after the last one found is.
+    next: usize,
+}
+
+impl KeyParser {
+    /// The key of a row's columns; a row that fits no key is corrupt.
+    pub fn key(&mut self, kind: i16, zone: &str, other: &str) -> Result<InputKey> {
+        let columns = (kind, zone, other);
+        let at_next = self
+            .parsed
+            .get(self.next)
+            .is_some_and(|((k, z, o), _)| (*k, &**z, &**o) == columns);
+        let found = if at_next {
+            Ok(self.next)
+        } else {
+            self.parsed
+                .binary_search_by(|((k, z, o), _)| (*k, &**z, &**o).cmp(&columns))
+        };
+        let i = match found {
+            Ok(i) => i,
+            Err(i) => {
+                let key = key_from_columns(kind, zone, other)?;
+                self.parsed
+                    .insert(i, ((kind, Box::from(zone), Box::from(other)), key));
+                i
+            }
+        };
+        self.next = i + 1;
+        Ok(self.parsed[i].1.clone())
+    }
 }
 
 /// An input point with its bookkeeping.
@@ -262,6 +313,37 @@ pub type SharedStore = Arc<dyn Store>;
 
 #[cfg(test)]
 mod tests {
+    use super::{KeyParser, StoreError, key_from_columns};
+
+    #[test]
+    fn key_parser_gives_the_key_of_the_columns_each_time_and_refuses_a_bad_row() {
+        let rows = [
+            (0, "DE", "solar"),
+            (2, "DE", "FR"),
+            (1, "FR", ""),
+            (0, "DE", "solar"),
+            (0, "DE", "wind_onshore"),
+            (2, "DE", "FR"),
+            (0, "AT", "solar"),
+        ];
+        let mut keys = KeyParser::default();
+        for (kind, zone, other) in rows {
+            assert_eq!(
+                keys.key(kind, zone, other).unwrap(),
+                key_from_columns(kind, zone, other).unwrap()
+            );
+        }
+        assert_eq!(keys.parsed.len(), 5);
+        assert!(matches!(
+            keys.key(0, "DE", "nuclear fusion"),
+            Err(StoreError::Corrupt(_))
+        ));
+        assert!(matches!(
+            keys.key(3, "DE", "solar"),
+            Err(StoreError::Corrupt(_))
+        ));
+    }
+
     use super::redact_url;
 
     /// Issue #28 item 10: every form of a password in a database URL is redacted.
