@@ -1260,15 +1260,6 @@ async fn csv_etag_and_compression(kind: Kind) {
     }
 }
 
-fn gunzip(b: &[u8]) -> Vec<u8> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(b)
-        .read_to_end(&mut out)
-        .unwrap();
-    out
-}
-
 async fn rate_limit_per_token(kind: Kind) {
     let env = demo_env_with(
         kind,

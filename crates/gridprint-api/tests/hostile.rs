@@ -1271,15 +1271,6 @@ async fn large_answers_are_gzipped_once_and_kept_compressed() {
     assert_eq!(get(&app, URI).await.body, plain.body, "plain, built again");
 }
 
-fn gunzip(b: &[u8]) -> Vec<u8> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(b)
-        .read_to_end(&mut out)
-        .unwrap();
-    out
-}
-
 /// One client address holds at most `max_connections_per_address` connections at once: past it a
 /// new connection is closed without an answer, while another address is still served (issue #28:
 /// no per-address connection cap).

@@ -178,3 +178,13 @@ impl SocketServer {
         self.task.await.unwrap().unwrap();
     }
 }
+
+/// `b` unzipped (gzip).
+pub fn gunzip(b: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(b)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
