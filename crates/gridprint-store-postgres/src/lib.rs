@@ -234,6 +234,13 @@ impl InputStore for PgStore {
                 })
                 .or_insert(p);
         }
+        // Rows go in in key order: the table's heap then holds each day's rows together, as the
+        // primary key orders them, instead of in the hash map's order scattered over every page the
+        // batch fills. A day's read (the cache load reads day by day) then touches ~70 heap pages
+        // instead of ~450 with the estimator's multi-day batches: a cold start on a year of data
+        // went from 1.7× to 1.1× SQLite's time (docs/performance.md).
+        let mut in_key_order: Vec<_> = latest.into_iter().collect();
+        in_key_order.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut c = self.conn()?;
         let mut tx = c.transaction().map_err(map_err)?;
         tx.batch_execute(
@@ -258,7 +265,7 @@ impl InputStore for PgStore {
                     Type::TEXT,
                 ],
             );
-            for ((slot, kind, zone, other), p) in &latest {
+            for ((slot, kind, zone, other), p) in &in_key_order {
                 let state = p.state as i16;
                 w.write(&[slot, kind, zone, other, &p.mw, &state, &p.datasource])
                     .map_err(map_err)?;
