@@ -242,8 +242,8 @@ impl InputStore for PgStore {
         // Rows go in in key order: the table's heap then holds each day's rows together, as the
         // primary key orders them, instead of in the hash map's order scattered over every page the
         // batch fills. A day's read (the cache load reads day by day) then touches ~70 heap pages
-        // instead of ~450 with the estimator's multi-day batches: a cold start on a year of data
-        // went from 1.7× to 1.1× SQLite's time (docs/performance.md).
+        // instead of ~450 with the estimator's multi-day batches, and a replica's cold start on a
+        // year of data comes closer to SQLite's (docs/performance.md, the cold-start row).
         let mut in_key_order: Vec<_> = latest.into_iter().collect();
         in_key_order.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut c = self.conn()?;
