@@ -142,9 +142,10 @@ fn keep(state: &AppState, key: String, body: Bytes, ttl: Option<std::time::Durat
 }
 
 /// The body kept under `key` for a client that takes gzip or not (`gzip`), and whether it is gzip
-/// bytes: the kept gzip bytes first; else the plain ones, which a large answer for a gzip client
-/// gets compressed here and kept (`compress`: off the async workers, or small enough) or, without
-/// `compress`, `None`: the caller comes back with `compress` where compressing is allowed.
+/// bytes: a small plain body as is (one lookup, the usual case); for a gzip client, else, the kept
+/// gzip bytes (a large answer may be kept only compressed); else the large plain body compressed
+/// here and kept (`compress`: off the async workers, or small enough) or, without `compress`,
+/// `None`: the caller comes back with `compress` where compressing is allowed.
 fn kept_body(
     state: &AppState,
     key: &str,
@@ -153,13 +154,16 @@ fn kept_body(
     compress: bool,
 ) -> Option<(Bytes, bool)> {
     let responses = &state.inner.responses;
+    let plain = responses.get(key);
+    if let Some(body) = &plain
+        && !precompress::wanted(gzip, body.len())
+    {
+        return plain.map(|body| (body, false));
+    }
     if gzip && let Some(packed) = responses.get(&precompress::gzip_key(key)) {
         return Some((packed, true));
     }
-    let body = responses.get(key)?;
-    if !precompress::wanted(gzip, body.len()) {
-        return Some((body, false));
-    }
+    let body = plain?;
     if !compress {
         return None;
     }
