@@ -13,13 +13,16 @@
 
 use gridprint_core::inputs::InputPoint;
 use gridprint_core::slot::{Slot, SlotRange};
-use gridprint_store::{Store, StoreError, StoredInput, key_columns, upsert_changes};
+use gridprint_store::{Store, StoreError, StoredInput, UpsertSummary, key_columns, upsert_changes};
 use std::collections::BTreeMap;
 
 /// The stored inputs of the UTC days read so far in one run, by day number.
 pub struct InputDays<'s> {
     store: &'s dyn Store,
     days: BTreeMap<i64, Vec<StoredInput>>,
+    /// Upserts of this run ([`InputDays::upsert`]) that changed a point: each advanced the input
+    /// revision by one.
+    changing_upserts: i64,
 }
 
 impl<'s> InputDays<'s> {
@@ -32,7 +35,30 @@ impl<'s> InputDays<'s> {
         InputDays {
             store,
             days: BTreeMap::new(),
+            changing_upserts: 0,
         }
+    }
+
+    /// Stores `points` at `updated_at` and applies them to the days kept ([`InputDays::stored`]):
+    /// the one way a run writes inputs, so that it knows how many of the input revision's steps
+    /// are its own ([`InputDays::changing_upserts`]).
+    pub fn upsert(
+        &mut self,
+        points: &[InputPoint],
+        updated_at: i64,
+    ) -> Result<UpsertSummary, StoreError> {
+        let summary = self.store.upsert_inputs(points, updated_at)?;
+        if summary.inserted + summary.updated > 0 {
+            self.changing_upserts += 1;
+        }
+        self.stored(points, updated_at);
+        Ok(summary)
+    }
+
+    /// How many upserts of this run changed a point. A run that read the input revision `r` at
+    /// its start and reads `r + changing_upserts()` at its end saw every write made meanwhile.
+    pub fn changing_upserts(&self) -> i64 {
+        self.changing_upserts
     }
 
     /// The store this reads from.

@@ -5,8 +5,8 @@
 //! flag (docs/api.md §6), and stages the resulting [`DerivedDay`]s in batches before publishing
 //! them all at once, so a crash leaves the previous outputs intact. Slots that were already
 //! computed and are older than `floor15(now) − 4 h` are frozen: they are kept as stored and never
-//! recomputed, except by [`Mode::RECOMPUTE_FINAL`] (`gridprint compute --force`, after an upgrade
-//! or a data correction).
+//! recomputed, except by [`Mode::RECOMPUTE_FINAL`] (`gridprint compute --force`); settled days
+//! (final, inputs unchanged since: `gridprint_pipeline::compute`) are skipped whole.
 //!
 //! An absent input is never a silent zero: where a border inside the zone set has no flow in a
 //! slot computed now (no provider value, no estimate), the flow is taken as 0 MW and stored as an
@@ -52,6 +52,9 @@ pub struct ComputeSummary {
     pub frozen_kept: usize,
     /// Zone-days published.
     pub days_published: usize,
+    /// UTC days skipped because they are settled: final, and their inputs unchanged since their
+    /// outputs were published ([`gridprint_store::DayRevision::is_settled`]).
+    pub days_settled: usize,
 }
 
 /// A compute failure.
@@ -310,6 +313,12 @@ pub fn compute_publish_from(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
     let store = inputs.store();
+    // Settled days have nothing to do unless final slots are recomputed.
+    let (unsettled, days_settled) = match mode.frozen {
+        Frozen::Keep => without_settled_days(store, ranges)?,
+        Frozen::Recompute => (ranges.to_vec(), 0),
+    };
+    let ranges = &unsettled[..];
     // Held until the run commits or discards; clears what killed runs left staged.
     let _claim = store.begin_staging()?;
     let run = gridprint_store::new_run_id();
@@ -357,6 +366,7 @@ pub fn compute_publish_from(
     match result {
         Ok(mut summary) => {
             summary.days_published = store.commit_staged(run)?;
+            summary.days_settled = days_settled;
             Ok(summary)
         }
         Err(e) => {
@@ -364,6 +374,28 @@ pub fn compute_publish_from(
             Err(e)
         }
     }
+}
+
+/// `ranges` without their settled UTC days ([`gridprint_store::DayRevision::is_settled`]) that a
+/// range covers whole, and the number of days left out.
+fn without_settled_days(
+    store: &dyn Store,
+    ranges: &[SlotRange],
+) -> Result<(Vec<SlotRange>, usize), ComputeError> {
+    let mut out = Vec::new();
+    let mut left_out = 0;
+    for r in ranges {
+        let settled: HashSet<i64> = store
+            .day_revisions(r.days())?
+            .into_iter()
+            .filter(|d| d.is_settled())
+            .map(|d| d.day)
+            .collect();
+        let (parts, n) = r.without_whole_days(|day| settled.contains(&day));
+        out.extend(parts);
+        left_out += n;
+    }
+    Ok((out, left_out))
 }
 
 /// How many days past the last held day [`stage_tails`] looks for stored days of a zone's tail
@@ -494,7 +526,7 @@ fn compute_staged(
             }
         }
         if !assumed.is_empty() {
-            store.upsert_inputs(&assumed, now.unix_timestamp())?;
+            stored_inputs.upsert(&assumed, now.unix_timestamp())?;
         }
         // The days of this batch are done with, and the points assumed now are in them: they are
         // not kept (another range of the run that reads them reads them again).

@@ -107,6 +107,31 @@ impl SlotRange {
         }
         self.start.day()..(self.end.0 - 1).div_euclid(SLOTS_PER_DAY) + 1
     }
+    /// The parts of this range left when the UTC days it covers whole and for which `take_out`
+    /// holds are taken out, and how many days were.
+    pub fn without_whole_days(&self, take_out: impl Fn(i64) -> bool) -> (Vec<SlotRange>, usize) {
+        let mut parts = Vec::new();
+        let mut taken = 0;
+        let mut start = self.start;
+        for day in self.days() {
+            let (first, next) = (Slot::first_of_day(day), Slot::first_of_day(day + 1));
+            if self.start <= first && next <= self.end && take_out(day) {
+                if start < first {
+                    parts.push(SlotRange::new(start, first));
+                }
+                start = next;
+                taken += 1;
+            }
+        }
+        if start < self.end {
+            parts.push(SlotRange::new(start, self.end));
+        }
+        (parts, taken)
+    }
+    /// Whether the range covers the whole UTC day `day`.
+    pub fn covers_day(&self, day: i64) -> bool {
+        self.start <= Slot::first_of_day(day) && Slot::first_of_day(day + 1) <= self.end
+    }
     /// The range widened to whole UTC days.
     pub fn whole_days(&self) -> SlotRange {
         let d = self.days();

@@ -226,7 +226,6 @@ pub fn fill_stored_gaps_from(
     ranges: &[SlotRange],
     now: OffsetDateTime,
 ) -> Result<usize, StoreError> {
-    let store = inputs.store();
     let current = Slot::containing(now);
     let mut changed = 0;
     for r in ranges {
@@ -257,9 +256,8 @@ pub fn fill_stored_gaps_from(
             let mut estimates = estimate_points(known.iter().copied(), history, target);
             estimates.retain(|e| last_official.get(&e.key).is_some_and(|l| e.slot < *l));
             if !estimates.is_empty() {
-                let s = store.upsert_inputs(&estimates, now.unix_timestamp())?;
+                let s = inputs.upsert(&estimates, now.unix_timestamp())?;
                 changed += s.inserted + s.updated;
-                inputs.stored(&estimates, now.unix_timestamp());
             }
             start = end;
         }

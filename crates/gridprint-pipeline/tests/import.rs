@@ -1,13 +1,23 @@
 //! The import orchestration: parse every file, store all points in one transaction, compute and
-//! publish exactly the days they touch; a bad file stores nothing.
+//! publish exactly the days they touch; a bad file stores nothing. Settled days (issue #31): a
+//! compute that saw every input write settles the final days it covered, and the next compute
+//! skips them until their inputs change, or those of a neighbour within the estimators' reach; a
+//! write by another process during a run settles nothing.
 
+use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::DataState;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
-use gridprint_core::slot::parse_timestamp;
+use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
+use gridprint_core::zone::ZoneCode;
+use gridprint_pipeline::compute::{compute_ranges, compute_stored};
+use gridprint_pipeline::observer::Observer;
 use gridprint_pipeline::testing::{fixture, import_fixtures};
 use gridprint_pipeline::{ImportOptions, PipelineError, import_and_compute};
 use gridprint_store::{DerivedStore, InputStore, Store};
 use gridprint_store_sqlite::SqliteStore;
 use std::collections::BTreeSet;
+use time::OffsetDateTime;
 
 const FILES: &[&str] = &[
     "entsoe-api/A75_NL_2024-09-02_PT15M_A03.xml",
@@ -17,6 +27,20 @@ const FILES: &[&str] = &[
 
 fn reference() -> ReferenceData {
     ReferenceData::embedded(ZoneSet::Selected2026)
+}
+
+/// An official river-hydro value of ENTSO-E.
+fn official(zone: &str, slot: Slot, mw: f64) -> InputPoint {
+    InputPoint {
+        key: InputKey::Generation {
+            zone: ZoneCode::parse(zone).unwrap(),
+            production_type: ProductionType::HydroRiver,
+        },
+        slot,
+        mw,
+        state: DataState::Official,
+        datasource: "ENTSO-E".into(),
+    }
 }
 
 fn published_days(store: &dyn Store) -> BTreeSet<i64> {
@@ -141,26 +165,11 @@ fn the_demo_marks_des_absent_borders_instead_of_calling_it_complete() {
 /// last one (old history does not end because the provider is late: that stays a hole).
 #[test]
 fn stored_gaps_between_official_values_are_estimated_trailing_ones_are_not() {
-    use gridprint_core::inputs::{InputKey, InputPoint};
-    use gridprint_core::production::ProductionType;
-    use gridprint_core::quality::DataState;
-    use gridprint_core::slot::{Slot, SlotRange};
-    use gridprint_core::zone::ZoneCode;
     let store = SqliteStore::open_in_memory().unwrap();
     let day = Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap());
-    let key = InputKey::Generation {
-        zone: ZoneCode::parse("AT").unwrap(),
-        production_type: ProductionType::HydroRiver,
-    };
     let official: Vec<InputPoint> = (0..4)
         .chain(8..12)
-        .map(|i| InputPoint {
-            key: key.clone(),
-            slot: day.offset(i),
-            mw: 100.0 + i as f64,
-            state: DataState::Official,
-            datasource: "ENTSO-E".into(),
-        })
+        .map(|i| official("AT", day.offset(i), 100.0 + i as f64))
         .collect();
     store.upsert_inputs(&official, 1).unwrap();
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
@@ -186,4 +195,163 @@ fn stored_gaps_between_official_values_are_estimated_trailing_ones_are_not() {
             ))
             .collect::<Vec<_>>()
     );
+}
+
+fn now() -> OffsetDateTime {
+    parse_timestamp("2026-01-01T00:00Z").unwrap()
+}
+
+fn input_days(store: &dyn Store) -> Vec<i64> {
+    let extent = store.input_extent().unwrap().unwrap();
+    let mut days: Vec<i64> = store
+        .inputs_in_range(extent)
+        .unwrap()
+        .iter()
+        .map(|p| p.point.slot.day())
+        .collect();
+    days.dedup();
+    days
+}
+
+#[test]
+fn a_compute_right_after_an_import_skips_every_settled_day_and_republishes_nothing() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    import_fixtures(&store, &reference(), FILES, 7, Some(now()));
+    let days = input_days(&store);
+    let version = store.data_version().unwrap();
+    let derived = store
+        .derived_days(days[0]..days[days.len() - 1] + 1)
+        .unwrap();
+    assert!(!derived.is_empty());
+
+    let s = compute_stored(&store, &reference(), now(), &mut ())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        s.days_settled,
+        days.len(),
+        "every day of the import is settled"
+    );
+    assert_eq!((s.days_published, s.computed, s.slots), (0, 0, 0));
+    assert_eq!(
+        store.data_version().unwrap(),
+        version,
+        "nothing republished"
+    );
+    assert_eq!(
+        store
+            .derived_days(days[0]..days[days.len() - 1] + 1)
+            .unwrap(),
+        derived
+    );
+
+    // Forced, every day is computed again: final slots recomputed, settled or not.
+    let all = SlotRange::new(
+        Slot::first_of_day(days[0]),
+        Slot::first_of_day(days[days.len() - 1] + 1),
+    );
+    let forced = gridprint_pipeline::compute::compute_ranges_as(
+        &store,
+        &reference(),
+        &[all],
+        gridprint_compute::Mode::RECOMPUTE_FINAL,
+        now(),
+        &mut (),
+    )
+    .unwrap();
+    assert_eq!(forced.days_settled, 0);
+    assert!(forced.computed > 0);
+}
+
+#[test]
+fn a_changed_day_is_computed_again_and_so_is_the_estimate_of_its_neighbour() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    // AT's river hydro on two days: official everywhere but the 6 slots around midnight, which
+    // the estimators interpolate between the last official value of day 0 and the first of day 1.
+    let d0 = Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap());
+    let points: Vec<InputPoint> = (0..93)
+        .chain(99..192)
+        .map(|i| official("AT", d0.offset(i), 100.0))
+        .collect();
+    store.upsert_inputs(&points, 1).unwrap();
+    let two_days = SlotRange::new(d0, d0.offset(192));
+    let estimate_at = |store: &SqliteStore, i: i64| -> f64 {
+        let got = store.inputs_in_range(SlotRange::new(d0.offset(i), d0.offset(i + 1)));
+        let got = got.unwrap();
+        let p = got
+            .iter()
+            .find(|p| p.point.state == DataState::Estimated)
+            .expect("an estimate");
+        p.point.mw
+    };
+    let first = compute_ranges(&store, &reference(), &[two_days], now(), &mut ()).unwrap();
+    assert_eq!(first.days_settled, 0);
+    assert_eq!(estimate_at(&store, 95), 100.0);
+
+    let again = compute_ranges(&store, &reference(), &[two_days], now(), &mut ()).unwrap();
+    assert_eq!((again.days_settled, again.days_published), (2, 0));
+
+    // Day 1's first official value after the gap changes: day 1 is computed again, and day 0's
+    // estimates, which reach it, are estimated again and follow.
+    store
+        .upsert_inputs(&[official("AT", d0.offset(99), 160.0)], 2)
+        .unwrap();
+    let changed = compute_ranges(&store, &reference(), &[two_days], now(), &mut ()).unwrap();
+    assert_eq!(
+        changed.days_settled, 0,
+        "day 1 changed, day 0's estimates with it"
+    );
+    assert!(changed.days_published > 0);
+    assert_eq!(estimate_at(&store, 95), 100.0 + 60.0 * 3.0 / 7.0);
+
+    let settled = compute_ranges(&store, &reference(), &[two_days], now(), &mut ()).unwrap();
+    assert_eq!((settled.days_settled, settled.days_published), (2, 0));
+}
+
+/// Writes one changed input through another connection when the compute reports its first batch:
+/// a write the run did not make.
+struct WritesDuringTheRun {
+    other: SqliteStore,
+    point: InputPoint,
+    written: bool,
+}
+
+impl Observer for WritesDuringTheRun {
+    fn computing(&mut self, _done: u64, _total: u64) {
+        if !self.written {
+            let point = std::slice::from_ref(&self.point);
+            self.other.upsert_inputs(point, 3).unwrap();
+            self.written = true;
+        }
+    }
+}
+
+#[test]
+fn a_write_by_another_process_during_the_run_settles_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gridprint.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let d0 = Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap());
+    let points: Vec<InputPoint> = (0..192)
+        .map(|i| official("AT", d0.offset(i), 100.0))
+        .collect();
+    store.upsert_inputs(&points, 1).unwrap();
+    let two_days = SlotRange::new(d0, d0.offset(192));
+    let mut observer = WritesDuringTheRun {
+        other: SqliteStore::open(&path).unwrap(),
+        point: official("AT", d0.offset(150), 120.0),
+        written: false,
+    };
+    compute_ranges(&store, &reference(), &[two_days], now(), &mut observer).unwrap();
+    assert!(observer.written);
+    let revisions = store.day_revisions(two_days.days()).unwrap();
+    assert!(
+        revisions.iter().all(|d| !d.is_settled()),
+        "{revisions:?}: the run did not see every write"
+    );
+    let next = compute_ranges(&store, &reference(), &[two_days], now(), &mut ()).unwrap();
+    assert_eq!(next.days_settled, 0);
+    assert!(next.days_published > 0);
+    let last = compute_ranges(&store, &reference(), &[two_days], now(), &mut ()).unwrap();
+    assert_eq!(last.days_settled, 2);
 }

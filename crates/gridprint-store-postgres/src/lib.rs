@@ -17,8 +17,8 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
-    DayChange, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store, StoreError,
-    StoredInput, UpsertSummary, storable_columns,
+    DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store,
+    StoreError, StoredInput, UpsertSummary, storable_columns,
 };
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
@@ -38,6 +38,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0005_registration_code.sql"),
     include_str!("../migrations/0006_api_keys.sql"),
     include_str!("../migrations/0007_estimation_datasource.sql"),
+    include_str!("../migrations/0008_input_day.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).
@@ -286,10 +287,30 @@ impl InputStore for PgStore {
                    datasource = excluded.datasource, updated_at = excluded.updated_at
                  WHERE t.data_state >= excluded.data_state
                    AND (t.mw, t.data_state, t.datasource) IS DISTINCT FROM (excluded.mw, excluded.data_state, excluded.datasource)
-                 RETURNING (xmax = 0) AS inserted",
+                 RETURNING (xmax = 0) AS inserted, slot",
                 &[&updated_at],
             )
             .map_err(map_err)?;
+        let mut changed_days: Vec<i64> = rows.iter().map(|r| Slot(r.get(1)).day()).collect();
+        if !changed_days.is_empty() {
+            changed_days.sort_unstable();
+            changed_days.dedup();
+            // Advances the input revision and gives it to the days changed, in the upsert's
+            // transaction (InputStore::input_revision).
+            let revision: i64 = tx
+                .query_one(
+                    "UPDATE meta SET value = value + 1 WHERE key = 'input_revision' RETURNING value",
+                    &[],
+                )
+                .map_err(map_err)?
+                .get(0);
+            tx.execute(
+                "INSERT INTO input_day (day, revision) SELECT unnest($1::BIGINT[]), $2
+                 ON CONFLICT (day) DO UPDATE SET revision = excluded.revision",
+                &[&changed_days, &revision],
+            )
+            .map_err(map_err)?;
+        }
         tx.commit().map_err(map_err)?;
         let inserted = rows.iter().filter(|r| r.get::<_, bool>(0)).count();
         let updated = rows.len() - inserted;
@@ -356,6 +377,49 @@ impl InputStore for PgStore {
         let slot: Option<i64> = r.get(0);
         Ok(slot.map(|s| Slot(s).day()))
     }
+
+    fn input_revision(&self) -> Result<i64> {
+        meta_value(&mut *self.conn()?, "input_revision")
+    }
+
+    fn day_revisions(&self, days: std::ops::Range<i64>) -> Result<Vec<DayRevision>> {
+        let mut c = self.conn()?;
+        let rows = c
+            .query(
+                "SELECT day, revision, settled FROM input_day WHERE day >= $1 AND day < $2 ORDER BY day",
+                &[&days.start, &days.end],
+            )
+            .map_err(map_err)?;
+        Ok(rows
+            .iter()
+            .map(|r| DayRevision {
+                day: r.get(0),
+                revision: r.get(1),
+                settled: r.get(2),
+            })
+            .collect())
+    }
+
+    fn settle_days(&self, days: &[i64], revision: i64) -> Result<()> {
+        let mut c = self.conn()?;
+        c.execute(
+            "INSERT INTO input_day (day, revision, settled) SELECT unnest($1::BIGINT[]), 0, $2
+             ON CONFLICT (day) DO UPDATE SET settled = excluded.settled",
+            &[&days, &revision],
+        )
+        .map_err(map_err)?;
+        Ok(())
+    }
+}
+
+/// The number kept under `key` in the `meta` table (`data_version`, `derived_change_floor`,
+/// `input_revision`).
+fn meta_value(c: &mut postgres::Client, key: &str) -> Result<i64> {
+    Ok(
+        c.query_one("SELECT value FROM meta WHERE key = $1", &[&key])
+            .map_err(map_err)?
+            .get(0),
+    )
 }
 
 impl DerivedStore for PgStore {
@@ -473,23 +537,12 @@ impl DerivedStore for PgStore {
     }
 
     fn data_version(&self) -> Result<i64> {
-        let mut c = self.conn()?;
-        Ok(
-            c.query_one("SELECT value FROM meta WHERE key = 'data_version'", &[])
-                .map_err(map_err)?
-                .get(0),
-        )
+        meta_value(&mut *self.conn()?, "data_version")
     }
 
     fn derived_changes(&self, since: i64) -> Result<DerivedChanges> {
         let mut c = self.conn()?;
-        let floor = c
-            .query_one(
-                "SELECT value FROM meta WHERE key = 'derived_change_floor'",
-                &[],
-            )
-            .map_err(map_err)?
-            .get(0);
+        let floor = meta_value(&mut c, "derived_change_floor")?;
         let changes = c
             .query(
                 "SELECT day, zone, version FROM derived_change WHERE version > $1 ORDER BY day, zone",

@@ -11,8 +11,8 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
-    DayChange, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store, StoreError,
-    StoredInput, UpsertSummary, storable_columns, upsert_changes,
+    DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store,
+    StoreError, StoredInput, UpsertSummary, storable_columns, upsert_changes,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0005_registration_code.sql"),
     include_str!("../migrations/0006_api_keys.sql"),
     include_str!("../migrations/0007_estimation_datasource.sql"),
+    include_str!("../migrations/0008_input_day.sql"),
 ];
 
 /// First and last input slot. Two subqueries, not `SELECT MIN(slot), MAX(slot)`: SQLite answers a
@@ -183,6 +184,7 @@ impl InputStore for SqliteStore {
         let mut conn = self.lock();
         let tx = conn.transaction().map_err(map_err)?;
         let mut summary = UpsertSummary::default();
+        let mut changed_days: Vec<i64> = Vec::new();
         {
             let mut get = tx
                 .prepare_cached(
@@ -219,6 +221,9 @@ impl InputStore for SqliteStore {
                     }
                     None => summary.inserted += 1,
                 }
+                if changed_days.last() != Some(&p.slot.day()) {
+                    changed_days.push(p.slot.day());
+                }
                 put.execute(params![
                     p.slot.0,
                     kind,
@@ -232,8 +237,51 @@ impl InputStore for SqliteStore {
                 .map_err(map_err)?;
             }
         }
+        if !changed_days.is_empty() {
+            mark_changed_days(&tx, changed_days)?;
+        }
         tx.commit().map_err(map_err)?;
         Ok(summary)
+    }
+
+    fn input_revision(&self) -> Result<i64> {
+        meta_value(&self.lock(), "input_revision")
+    }
+
+    fn day_revisions(&self, days: std::ops::Range<i64>) -> Result<Vec<DayRevision>> {
+        let conn = self.lock();
+        let mut st = conn
+            .prepare_cached(
+                "SELECT day, revision, settled FROM input_day WHERE day >= ?1 AND day < ?2 ORDER BY day",
+            )
+            .map_err(map_err)?;
+        st.query_map(params![days.start, days.end], |r| {
+            Ok(DayRevision {
+                day: r.get(0)?,
+                revision: r.get(1)?,
+                settled: r.get(2)?,
+            })
+        })
+        .map_err(map_err)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(map_err)
+    }
+
+    fn settle_days(&self, days: &[i64], revision: i64) -> Result<()> {
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(map_err)?;
+        {
+            let mut put = tx
+                .prepare_cached(
+                    "INSERT INTO input_day (day, revision, settled) VALUES (?1, 0, ?2)
+                     ON CONFLICT (day) DO UPDATE SET settled = excluded.settled",
+                )
+                .map_err(map_err)?;
+            for day in days {
+                put.execute(params![day, revision]).map_err(map_err)?;
+            }
+        }
+        tx.commit().map_err(map_err)
     }
 
     fn inputs_in_range(&self, range: SlotRange) -> Result<Vec<StoredInput>> {
@@ -408,24 +456,12 @@ impl DerivedStore for SqliteStore {
     }
 
     fn data_version(&self) -> Result<i64> {
-        let conn = self.lock();
-        conn.query_row(
-            "SELECT value FROM meta WHERE key = 'data_version'",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(map_err)
+        meta_value(&self.lock(), "data_version")
     }
 
     fn derived_changes(&self, since: i64) -> Result<DerivedChanges> {
         let conn = self.lock();
-        let floor = conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'derived_change_floor'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(map_err)?;
+        let floor = meta_value(&conn, "derived_change_floor")?;
         let mut st = conn
             .prepare_cached(
                 "SELECT day, zone, version FROM derived_change WHERE version > ?1 ORDER BY day, zone",
@@ -507,14 +543,7 @@ impl Store for SqliteStore {
     }
 
     fn ping(&self) -> Result<()> {
-        let conn = self.lock();
-        conn.query_row(
-            "SELECT value FROM meta WHERE key = 'data_version'",
-            [],
-            |r| r.get::<_, i64>(0),
-        )
-        .map(|_| ())
-        .map_err(map_err)
+        meta_value(&self.lock(), "data_version").map(|_| ())
     }
 
     fn describe(&self) -> String {
@@ -523,6 +552,37 @@ impl Store for SqliteStore {
             None => "sqlite::memory:".into(),
         }
     }
+}
+
+/// The number kept under `key` in the `meta` table (`data_version`, `derived_change_floor`,
+/// `input_revision`).
+fn meta_value(conn: &Connection, key: &str) -> Result<i64> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .map_err(map_err)
+}
+
+/// Advances the input revision and gives it to `days` (an upsert that changed them), inside the
+/// upsert's transaction.
+fn mark_changed_days(tx: &rusqlite::Transaction<'_>, mut days: Vec<i64>) -> Result<()> {
+    days.sort_unstable();
+    days.dedup();
+    let revision: i64 = tx
+        .query_row(
+            "UPDATE meta SET value = value + 1 WHERE key = 'input_revision' RETURNING value",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(map_err)?;
+    let mut put = tx
+        .prepare_cached(
+            "INSERT INTO input_day (day, revision) VALUES (?1, ?2)
+             ON CONFLICT (day) DO UPDATE SET revision = excluded.revision",
+        )
+        .map_err(map_err)?;
+    for day in days {
+        put.execute(params![day, revision]).map_err(map_err)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

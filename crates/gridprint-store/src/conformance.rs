@@ -93,12 +93,14 @@ pub fn read_only(writable: &dyn Store, read_only: &dyn Store) {
     ro(read_only.grant("x@example.org", None, 2).map(|_| ()));
     ro(read_only.register("ro@example.org", "$argon2id$x", 3));
     ro(read_only.replace_derived_days(&[]));
+    ro(read_only.settle_days(&[1], 1));
 }
 
 /// Runs every check; panics with a message on the first failure.
 pub fn run_all(store: &dyn Store) {
     inputs_roundtrip_and_idempotence(store);
     quality_never_degrades(store);
+    input_day_revisions(store);
     derived_days_roundtrip(store);
     derived_change_log(store);
     access_lifecycle(store);
@@ -163,6 +165,60 @@ pub fn inputs_roundtrip_and_idempotence(store: &dyn Store) {
             .inputs_in_range(SlotRange::new(Slot(2000), Slot(2001)))
             .unwrap()
             .is_empty()
+    );
+}
+
+/// Every upsert that changes a point advances the input revision by one and gives it to the days it
+/// changed; an upsert that changes nothing leaves both alone; settling marks days, and a later
+/// change unsettles them.
+pub fn input_day_revisions(store: &dyn Store) {
+    let day = 500_i64;
+    let slot = day * 96;
+    let days = day..day + 3;
+    let r0 = store.input_revision().unwrap();
+    let pts = [
+        gen_point("PL", slot, 1.0, DataState::Official, "ENTSO-E"),
+        gen_point("PL", slot + 96, 1.0, DataState::Official, "ENTSO-E"),
+    ];
+    store.upsert_inputs(&pts, 1).unwrap();
+    let r1 = store.input_revision().unwrap();
+    assert_eq!(r1, r0 + 1, "one changing upsert, one step");
+    let got = store.day_revisions(days.clone()).unwrap();
+    let want = |d: i64, revision: i64, settled: Option<i64>| crate::DayRevision {
+        day: d,
+        revision,
+        settled,
+    };
+    assert_eq!(got, vec![want(day, r1, None), want(day + 1, r1, None)]);
+    assert!(got.iter().all(|d| !d.is_settled()));
+    store.upsert_inputs(&pts, 2).unwrap();
+    assert_eq!(
+        store.input_revision().unwrap(),
+        r1,
+        "an idempotent upsert changes nothing"
+    );
+    // A day without a row (here day + 2) gets one when settled.
+    store.settle_days(&[day, day + 2], r1).unwrap();
+    let got = store.day_revisions(days.clone()).unwrap();
+    assert_eq!(
+        got,
+        vec![
+            want(day, r1, Some(r1)),
+            want(day + 1, r1, None),
+            want(day + 2, 0, Some(r1)),
+        ]
+    );
+    assert!(got[0].is_settled() && !got[1].is_settled() && got[2].is_settled());
+    let mut changed = pts[0].clone();
+    changed.mw = 2.0;
+    store.upsert_inputs(&[changed], 3).unwrap();
+    let r2 = store.input_revision().unwrap();
+    assert_eq!(r2, r1 + 1);
+    let got = store.day_revisions(day..day + 1).unwrap();
+    assert_eq!(got, vec![want(day, r2, Some(r1))]);
+    assert!(
+        !got[0].is_settled(),
+        "a change after settling unsettles the day"
     );
 }
 

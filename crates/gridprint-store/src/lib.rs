@@ -70,6 +70,50 @@ pub trait InputStore {
     fn next_input_day(&self, day: i64) -> Result<Option<i64>> {
         Ok(Some(day))
     }
+
+    /// The input revision: a counter that [`InputStore::upsert_inputs`] advances by one in every
+    /// call that inserts or updates a point, and gives to each UTC day it changed
+    /// ([`DayRevision::revision`]). A run that counts its own changing upserts and reads this
+    /// before and after knows whether anybody else wrote inputs meanwhile. The default (a store
+    /// that keeps no revisions) is always 0.
+    fn input_revision(&self) -> Result<i64> {
+        Ok(0)
+    }
+
+    /// The revisions of the UTC days in `days` that have a row (a day gets one when an upsert
+    /// changes it, or when it is settled), ordered by day. The default keeps none: every day is
+    /// unsettled, and computes do all their work, as before revisions existed.
+    fn day_revisions(&self, days: std::ops::Range<i64>) -> Result<Vec<DayRevision>> {
+        let _ = days;
+        Ok(Vec::new())
+    }
+
+    /// Records that the published outputs of `days` are final and follow their inputs as of input
+    /// revision `revision` (`gridprint_pipeline::compute`, after a run that saw every write up to
+    /// it). A day without a row gets one, with revision 0. The default records nothing.
+    fn settle_days(&self, days: &[i64], revision: i64) -> Result<()> {
+        let _ = (days, revision);
+        Ok(())
+    }
+}
+
+/// The input revision of one UTC day ([`InputStore::day_revisions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DayRevision {
+    pub day: i64,
+    /// The input revision of the last upsert that changed a point of the day (0: none since the
+    /// revisions came in, migration 0008).
+    pub revision: i64,
+    /// The input revision its published outputs were last settled at, if ever.
+    pub settled: Option<i64>,
+}
+
+impl DayRevision {
+    /// Whether the day's inputs did not change since its outputs were settled: a compute that
+    /// keeps final slots has nothing to do for it.
+    pub fn is_settled(&self) -> bool {
+        self.settled.is_some_and(|s| s >= self.revision)
+    }
 }
 
 /// How stores lay out an [`InputKey`] in three columns: `kind` (0 generation, 1 load, 2 flow), `zone`

@@ -110,8 +110,12 @@ impl Observer for Bars {
 
     fn computed(&mut self, summary: &ComputeSummary) {
         clear(&mut self.computing);
+        let skipped = match summary.days_settled {
+            0 => String::new(),
+            n => format!(" ({n} settled days skipped: final, inputs unchanged)"),
+        };
         eprintln!(
-            "computed {} zone-slots over {} slots ({} frozen kept), published {} zone-days in {:.1} s",
+            "computed {} zone-slots over {} slots ({} frozen kept), published {} zone-days in {:.1} s{skipped}",
             summary.computed,
             summary.slots,
             summary.frozen_kept,
