@@ -1,17 +1,16 @@
 //! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone.
 
-use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use super::common::{MW, entries, raw_groups, zone_series};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::{DataCache, ZoneInputs};
 use crate::describe::{Partner, location_partner_time};
 use crate::error::QueryError;
-use crate::group::{GroupEntry, Grouper};
 use crate::params::{
     ParseContext, PartnerFilter, QueryParams, TimeWindow, ZoneSelection, check_types, partner,
     primary, window,
 };
 use gridprint_core::quality::DataState;
-use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_core::zone::ZoneCode;
 use gridprint_responses::{
     ExportBlock, ExportsResult, FlagEntry, ImportBlock, ImportsResult, Values, ZoneSeries,
 };
@@ -54,28 +53,6 @@ pub(super) fn parse_partners(
     })
 }
 
-/// Groups the flows of one zone (imports or exports) by flags, then partner, data state, datasource.
-fn flow_entries(
-    cache: &DataCache,
-    z: ZoneIdx,
-    flows: &[(ZoneCode, u32)],
-    req: &PartnerRequest,
-) -> Vec<GroupEntry<(u32, DataState, u16)>> {
-    let cmp = ds_cmp(cache);
-    let derived = cache.derived(z);
-    let mut g: Grouper<(u32, DataState, u16)> = Grouper::new();
-    for (k, (partner, id)) in flows.iter().enumerate() {
-        if !req.partners.accepts(partner) {
-            continue;
-        }
-        raw_points(cache, derived, *id, &req.window, |p, slot, v, st, ds| {
-            g.push(p, (k as u32, st, ds), point(slot, v))
-        });
-    }
-    // Partners are sorted by code, so their position orders them.
-    g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)))
-}
-
 /// One `zone, unit, series` item per zone of the flows `side` picks (imports or exports), each
 /// block made by `block(partner, data state, datasource, points)`.
 fn flow_answer<R: ZoneSeries>(
@@ -89,8 +66,13 @@ where
 {
     let group = |z| {
         let flows = side(cache.inputs(z));
+        // Partners are sorted by code, so their position orders them.
+        let accepted = (0u32..)
+            .zip(flows)
+            .filter(|(_, (p, _))| req.partners.accepts(p));
+        let series = accepted.map(|(k, &(_, id))| (k, id));
         entries(
-            flow_entries(cache, z, flows, req),
+            raw_groups(cache, z, &req.window, series),
             |_, (k, state, ds), values| {
                 let partner = flows[k as usize].0.clone();
                 block(partner, state, cache.datasource(ds).to_string(), values)
