@@ -1,4 +1,5 @@
-//! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone.
+//! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone; and what every
+//! endpoint of a zone and its partner zones shares ([`PartnerRequest`], [`PartnerEndpoint`]).
 
 use super::common::{MW, entries, raw_groups, zone_series};
 use super::{EndpointDef, RequestedWindow};
@@ -12,7 +13,8 @@ use crate::params::{
 use gridprint_core::quality::DataState;
 use gridprint_core::zone::ZoneCode;
 use gridprint_responses::{
-    ExportBlock, ExportsResult, FlagEntry, ImportBlock, ImportsResult, Values, ZoneSeries,
+    Answer, BodySchema, ExportBlock, ExportsResult, FlagEntry, ImportBlock, ImportsResult, Values,
+    ZoneSeries,
 };
 use time::OffsetDateTime;
 use utoipa::openapi::path::Parameter;
@@ -82,54 +84,66 @@ where
     zone_series(cache, &req.zones, MW, group)
 }
 
-/// `/imports`: flows into the zone, by source.
-pub fn imports(cache: &DataCache, req: &PartnerRequest) -> Vec<ImportsResult> {
-    flow_answer(cache, req, |i| &i.imports, ImportBlock::new)
+/// An endpoint of the zones and their partner zones on one side (`/imports`, `/exports`,
+/// `/flow-share`, `/mix-share`): the side decides its parameters ([`location_partner_time`]) and
+/// how its request is read ([`parse_partners`]), so it gives only the side, its OpenAPI text and
+/// its answer; [`EndpointDef`] follows.
+pub trait PartnerEndpoint {
+    /// Which partner location the endpoint reads (`source_*`, `destination_*` or `origin_*`).
+    const PARTNER: Partner;
+    /// As [`EndpointDef::DOCS`].
+    const DOCS: &'static str;
+    /// As [`EndpointDef::Response`].
+    type Response: Answer + BodySchema + Send + 'static;
+    /// The answer (these endpoints never refuse a request they could read).
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Self::Response;
 }
 
-/// `/exports`: flows out of the zone, by destination.
-pub fn exports(cache: &DataCache, req: &PartnerRequest) -> Vec<ExportsResult> {
-    flow_answer(cache, req, |i| &i.exports, ExportBlock::new)
+impl<E: PartnerEndpoint> EndpointDef for E {
+    type Request = PartnerRequest;
+    type Response = <E as PartnerEndpoint>::Response;
+    const DOCS: &'static str = <E as PartnerEndpoint>::DOCS;
+
+    fn parameters() -> Vec<Parameter> {
+        location_partner_time(E::PARTNER)
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        parse_partners(p, ctx, E::PARTNER)
+    }
+
+    fn answer(
+        cache: &DataCache,
+        req: &PartnerRequest,
+    ) -> Result<<E as PartnerEndpoint>::Response, QueryError> {
+        Ok(<E as PartnerEndpoint>::answer(cache, req))
+    }
 }
 
 /// `/imports`: location, `source_*` location, time.
 pub struct ImportsEndpoint;
 
-impl EndpointDef for ImportsEndpoint {
-    type Request = PartnerRequest;
-    type Response = Vec<ImportsResult>;
+impl PartnerEndpoint for ImportsEndpoint {
+    const PARTNER: Partner = Partner::Source;
     const DOCS: &'static str = "Physical flows into the zone (MW), per source zone.";
+    type Response = Vec<ImportsResult>;
 
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time(Partner::Source)
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, Partner::Source)
-    }
-
-    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ImportsResult>, QueryError> {
-        Ok(imports(cache, req))
+    /// The flows into the zone, by source.
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Vec<ImportsResult> {
+        flow_answer(cache, req, |i| &i.imports, ImportBlock::new)
     }
 }
 
 /// `/exports`: location, `destination_*` location, time.
 pub struct ExportsEndpoint;
 
-impl EndpointDef for ExportsEndpoint {
-    type Request = PartnerRequest;
-    type Response = Vec<ExportsResult>;
+impl PartnerEndpoint for ExportsEndpoint {
+    const PARTNER: Partner = Partner::Destination;
     const DOCS: &'static str = "Physical flows out of the zone (MW), per destination zone.";
+    type Response = Vec<ExportsResult>;
 
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time(Partner::Destination)
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, Partner::Destination)
-    }
-
-    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ExportsResult>, QueryError> {
-        Ok(exports(cache, req))
+    /// The flows out of the zone, by destination.
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Vec<ExportsResult> {
+        flow_answer(cache, req, |i| &i.exports, ExportBlock::new)
     }
 }
