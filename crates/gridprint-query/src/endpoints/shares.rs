@@ -7,7 +7,7 @@ use super::flows::{PartnerEndpoint, PartnerRequest, parse_partners};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::cache::day_spans;
-use crate::describe::{Partner, location_partner_time, params_of};
+use crate::describe::{Partner, sources_time_and};
 use crate::error::QueryError;
 use crate::group::{GroupEntry, Grouper};
 use crate::params::{
@@ -321,11 +321,7 @@ impl EndpointDef for FootprintShareEndpoint {
     const DOCS: &'static str = "The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).";
 
     fn parameters() -> Vec<Parameter> {
-        [
-            location_partner_time(Partner::Source),
-            params_of::<FootprintShareParams>(),
-        ]
-        .concat()
+        sources_time_and::<FootprintShareParams>()
     }
 
     fn parse(
@@ -368,11 +364,7 @@ impl EndpointDef for ImpactShareEndpoint {
         "The zone's global water impact split by the zone the power comes from.";
 
     fn parameters() -> Vec<Parameter> {
-        [
-            location_partner_time(Partner::Source),
-            params_of::<ImpactShareParams>(),
-        ]
-        .concat()
+        sources_time_and::<ImpactShareParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
