@@ -22,6 +22,13 @@ pub enum DataState {
 }
 
 impl DataState {
+    /// Every state, in `repr(u8)` order.
+    pub const ALL: [DataState; 3] = [
+        DataState::Official,
+        DataState::Estimated,
+        DataState::Missing,
+    ];
+
     /// The lowercase name (as serialised).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -32,21 +39,11 @@ impl DataState {
     }
     /// The state of a stored `repr(u8)` value.
     pub fn from_u8(v: u8) -> Option<DataState> {
-        match v {
-            0 => Some(DataState::Official),
-            1 => Some(DataState::Estimated),
-            2 => Some(DataState::Missing),
-            _ => None,
-        }
+        DataState::ALL.get(usize::from(v)).copied()
     }
     /// The state of a lowercase name.
     pub fn parse(s: &str) -> Option<DataState> {
-        match s {
-            "official" => Some(DataState::Official),
-            "estimated" => Some(DataState::Estimated),
-            "missing" => Some(DataState::Missing),
-            _ => None,
-        }
+        DataState::ALL.into_iter().find(|d| d.as_str() == s)
     }
 }
 
@@ -62,6 +59,13 @@ pub enum ZoneStatus {
 }
 
 impl ZoneStatus {
+    /// Every status, in `repr(u8)` order (worst first).
+    pub const ALL: [ZoneStatus; 3] = [
+        ZoneStatus::Missing,
+        ZoneStatus::Preview,
+        ZoneStatus::Complete,
+    ];
+
     /// The lowercase name (as serialised).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -72,21 +76,11 @@ impl ZoneStatus {
     }
     /// The status of a stored `repr(u8)` value.
     pub fn from_u8(v: u8) -> Option<ZoneStatus> {
-        match v {
-            0 => Some(ZoneStatus::Missing),
-            1 => Some(ZoneStatus::Preview),
-            2 => Some(ZoneStatus::Complete),
-            _ => None,
-        }
+        ZoneStatus::ALL.get(usize::from(v)).copied()
     }
     /// The status of a lowercase name.
     pub fn parse(s: &str) -> Option<ZoneStatus> {
-        match s {
-            "missing" => Some(ZoneStatus::Missing),
-            "preview" => Some(ZoneStatus::Preview),
-            "complete" => Some(ZoneStatus::Complete),
-            _ => None,
-        }
+        ZoneStatus::ALL.into_iter().find(|z| z.as_str() == s)
     }
 
     /// Status of a zone's slot from the states of its inputs (its generation and load points and the
@@ -132,6 +126,22 @@ pub fn valid_flag(slot: Slot, status: ZoneStatus, now: OffsetDateTime) -> bool {
 mod tests {
     use super::*;
     use time::macros::datetime;
+
+    #[test]
+    fn stored_values_and_names_round_trip() {
+        for d in DataState::ALL {
+            assert_eq!(DataState::from_u8(d as u8), Some(d));
+            assert_eq!(DataState::parse(d.as_str()), Some(d));
+        }
+        for z in ZoneStatus::ALL {
+            assert_eq!(ZoneStatus::from_u8(z as u8), Some(z));
+            assert_eq!(ZoneStatus::parse(z.as_str()), Some(z));
+        }
+        assert_eq!(DataState::from_u8(3), None);
+        assert_eq!(ZoneStatus::from_u8(3), None);
+        assert_eq!(DataState::parse("Official"), None);
+        assert_eq!(ZoneStatus::parse("done"), None);
+    }
 
     #[test]
     fn status_rules() {

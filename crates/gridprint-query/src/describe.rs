@@ -34,6 +34,12 @@ pub fn location_partner_time(partner: Partner) -> Vec<Parameter> {
     .concat()
 }
 
+/// The location, `source_*` location and time parameters, then those of `P` (the order of
+/// `/footprint-share` and `/impact-share`).
+pub fn sources_time_and<P: IntoParams>() -> Vec<Parameter> {
+    [location_partner_time(Partner::Source), params_of::<P>()].concat()
+}
+
 /// `json` or `csv`.
 #[derive(Debug, ToSchema)]
 #[serde(rename_all = "lowercase")]

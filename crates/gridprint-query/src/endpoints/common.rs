@@ -1,5 +1,5 @@
 //! The building blocks the endpoint modules share: one result per selected zone, series entries
-//! from grouped points, the points of a raw or derived series with their flags, and the units.
+//! from grouped points, the points of raw or derived series with their flags, and the units.
 //! The rules they apply (order, dropped points, flags of raw inputs) are in docs/api.md §3.
 
 use crate::cache::{ABSENT, DataCache, DerivedZone, day_spans};
@@ -48,7 +48,7 @@ pub(super) fn keep_non_negative(v: f32) -> bool {
 }
 
 /// A point of a stored `f32` value.
-pub(super) fn point(slot: Slot, v: f32) -> Point {
+fn point(slot: Slot, v: f32) -> Point {
     Point {
         slot,
         value: v as f64,
@@ -105,7 +105,7 @@ pub(super) fn entries<K, E: FlagEntry>(
 
 /// Calls `f(flags, slot, value, state, datasource)` for each non-negative point of a raw series in the
 /// window, with the flags of the zone's slot (derived, or the fallback of docs/api.md §3).
-pub(super) fn raw_points(
+fn raw_points(
     cache: &DataCache,
     derived: &DerivedZone,
     series: u32,
@@ -136,6 +136,26 @@ pub(super) fn raw_points(
             f(p, slot, v, state, d.sources[i]);
         }
     }
+}
+
+/// The points of some of a zone's raw input series in the window (each `(key, series)`: the key of
+/// its blocks — production type, partner position… — and the series' id), grouped by flags, then
+/// ordered by key, data state and datasource name.
+pub(super) fn raw_groups<K: Copy + Ord>(
+    cache: &DataCache,
+    z: ZoneIdx,
+    window: &TimeWindow,
+    series: impl IntoIterator<Item = (K, u32)>,
+) -> Vec<GroupEntry<(K, DataState, u16)>> {
+    let cmp = ds_cmp(cache);
+    let derived = cache.derived(z);
+    let mut g = Grouper::new();
+    for (key, id) in series {
+        raw_points(cache, derived, id, window, |p, slot, v, st, ds| {
+            g.push(p, (key, st, ds), point(slot, v))
+        });
+    }
+    g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)))
 }
 
 /// Pushes every kept value of a derived series into a grouper under `key`.
@@ -206,7 +226,7 @@ pub(super) fn zones_of(cache: &DataCache, sel: &ZoneSelection) -> Vec<(ZoneIdx, 
         .collect()
 }
 
-pub(super) fn ds_cmp<'c>(
+fn ds_cmp<'c>(
     cache: &'c DataCache,
 ) -> impl Fn(DataState, u16, DataState, u16) -> std::cmp::Ordering + 'c {
     move |sa, da, sb, db| {

@@ -1,19 +1,20 @@
-//! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone.
+//! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone; and what every
+//! endpoint of a zone and its partner zones shares ([`PartnerRequest`], [`PartnerEndpoint`]).
 
-use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use super::common::{MW, entries, raw_groups, zone_series};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::{DataCache, ZoneInputs};
 use crate::describe::{Partner, location_partner_time};
 use crate::error::QueryError;
-use crate::group::{GroupEntry, Grouper};
 use crate::params::{
     ParseContext, PartnerFilter, QueryParams, TimeWindow, ZoneSelection, check_types, partner,
     primary, window,
 };
 use gridprint_core::quality::DataState;
-use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_core::zone::ZoneCode;
 use gridprint_responses::{
-    ExportBlock, ExportsResult, FlagEntry, ImportBlock, ImportsResult, Values, ZoneSeries,
+    Answer, BodySchema, ExportBlock, ExportsResult, FlagEntry, ImportBlock, ImportsResult, Values,
+    ZoneSeries,
 };
 use time::OffsetDateTime;
 use utoipa::openapi::path::Parameter;
@@ -54,28 +55,6 @@ pub(super) fn parse_partners(
     })
 }
 
-/// Groups the flows of one zone (imports or exports) by flags, then partner, data state, datasource.
-fn flow_entries(
-    cache: &DataCache,
-    z: ZoneIdx,
-    flows: &[(ZoneCode, u32)],
-    req: &PartnerRequest,
-) -> Vec<GroupEntry<(u32, DataState, u16)>> {
-    let cmp = ds_cmp(cache);
-    let derived = cache.derived(z);
-    let mut g: Grouper<(u32, DataState, u16)> = Grouper::new();
-    for (k, (partner, id)) in flows.iter().enumerate() {
-        if !req.partners.accepts(partner) {
-            continue;
-        }
-        raw_points(cache, derived, *id, &req.window, |p, slot, v, st, ds| {
-            g.push(p, (k as u32, st, ds), point(slot, v))
-        });
-    }
-    // Partners are sorted by code, so their position orders them.
-    g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)))
-}
-
 /// One `zone, unit, series` item per zone of the flows `side` picks (imports or exports), each
 /// block made by `block(partner, data state, datasource, points)`.
 fn flow_answer<R: ZoneSeries>(
@@ -89,8 +68,13 @@ where
 {
     let group = |z| {
         let flows = side(cache.inputs(z));
+        // Partners are sorted by code, so their position orders them.
+        let accepted = (0u32..)
+            .zip(flows)
+            .filter(|(_, (p, _))| req.partners.accepts(p));
+        let series = accepted.map(|(k, &(_, id))| (k, id));
         entries(
-            flow_entries(cache, z, flows, req),
+            raw_groups(cache, z, &req.window, series),
             |_, (k, state, ds), values| {
                 let partner = flows[k as usize].0.clone();
                 block(partner, state, cache.datasource(ds).to_string(), values)
@@ -100,54 +84,66 @@ where
     zone_series(cache, &req.zones, MW, group)
 }
 
-/// `/imports`: flows into the zone, by source.
-pub fn imports(cache: &DataCache, req: &PartnerRequest) -> Vec<ImportsResult> {
-    flow_answer(cache, req, |i| &i.imports, ImportBlock::new)
+/// An endpoint of the zones and their partner zones on one side (`/imports`, `/exports`,
+/// `/flow-share`, `/mix-share`): the side decides its parameters ([`location_partner_time`]) and
+/// how its request is read ([`parse_partners`]), so it gives only the side, its OpenAPI text and
+/// its answer; [`EndpointDef`] follows.
+pub trait PartnerEndpoint {
+    /// Which partner location the endpoint reads (`source_*`, `destination_*` or `origin_*`).
+    const PARTNER: Partner;
+    /// As [`EndpointDef::DOCS`].
+    const DOCS: &'static str;
+    /// As [`EndpointDef::Response`].
+    type Response: Answer + BodySchema + Send + 'static;
+    /// The answer (these endpoints never refuse a request they could read).
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Self::Response;
 }
 
-/// `/exports`: flows out of the zone, by destination.
-pub fn exports(cache: &DataCache, req: &PartnerRequest) -> Vec<ExportsResult> {
-    flow_answer(cache, req, |i| &i.exports, ExportBlock::new)
+impl<E: PartnerEndpoint> EndpointDef for E {
+    type Request = PartnerRequest;
+    type Response = <E as PartnerEndpoint>::Response;
+    const DOCS: &'static str = <E as PartnerEndpoint>::DOCS;
+
+    fn parameters() -> Vec<Parameter> {
+        location_partner_time(E::PARTNER)
+    }
+
+    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        parse_partners(p, ctx, E::PARTNER)
+    }
+
+    fn answer(
+        cache: &DataCache,
+        req: &PartnerRequest,
+    ) -> Result<<E as PartnerEndpoint>::Response, QueryError> {
+        Ok(<E as PartnerEndpoint>::answer(cache, req))
+    }
 }
 
 /// `/imports`: location, `source_*` location, time.
 pub struct ImportsEndpoint;
 
-impl EndpointDef for ImportsEndpoint {
-    type Request = PartnerRequest;
-    type Response = Vec<ImportsResult>;
+impl PartnerEndpoint for ImportsEndpoint {
+    const PARTNER: Partner = Partner::Source;
     const DOCS: &'static str = "Physical flows into the zone (MW), per source zone.";
+    type Response = Vec<ImportsResult>;
 
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time(Partner::Source)
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, Partner::Source)
-    }
-
-    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ImportsResult>, QueryError> {
-        Ok(imports(cache, req))
+    /// The flows into the zone, by source.
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Vec<ImportsResult> {
+        flow_answer(cache, req, |i| &i.imports, ImportBlock::new)
     }
 }
 
 /// `/exports`: location, `destination_*` location, time.
 pub struct ExportsEndpoint;
 
-impl EndpointDef for ExportsEndpoint {
-    type Request = PartnerRequest;
-    type Response = Vec<ExportsResult>;
+impl PartnerEndpoint for ExportsEndpoint {
+    const PARTNER: Partner = Partner::Destination;
     const DOCS: &'static str = "Physical flows out of the zone (MW), per destination zone.";
+    type Response = Vec<ExportsResult>;
 
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time(Partner::Destination)
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, Partner::Destination)
-    }
-
-    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<ExportsResult>, QueryError> {
-        Ok(exports(cache, req))
+    /// The flows out of the zone, by destination.
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Vec<ExportsResult> {
+        flow_answer(cache, req, |i| &i.exports, ExportBlock::new)
     }
 }

@@ -1,11 +1,11 @@
 //! `/generation`: raw generation per production type.
 
-use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use super::common::{MW, entries, raw_groups, zone_series};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::describe::{ProductionFilter, location_time_and};
 use crate::error::QueryError;
-use crate::group::{FlagPair, GroupEntry, Grouper};
+use crate::group::{FlagPair, GroupEntry};
 use crate::params::{
     ParseContext, QueryParams, TimeWindow, ZoneSelection, production_type, zones_and_window,
 };
@@ -33,18 +33,10 @@ impl RequestedWindow for ProductionRequest {
 /// `/generation`: raw generation per production type, grouped by flags, then by type, data state and
 /// datasource.
 pub fn generation(cache: &DataCache, req: &ProductionRequest) -> Vec<GenerationResult> {
-    let cmp = ds_cmp(cache);
     let groups = |z| {
-        let derived = cache.derived(z);
-        let mut g = Grouper::new();
-        for &(pt, id) in &cache.inputs(z).generation {
-            if req.production_type.is_none_or(|f| f == pt) {
-                raw_points(cache, derived, id, &req.window, |p, slot, v, st, ds| {
-                    g.push(p, (pt, st, ds), point(slot, v))
-                });
-            }
-        }
-        g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)))
+        let series = cache.inputs(z).generation.iter().copied();
+        let wanted = series.filter(|&(pt, _)| req.production_type.is_none_or(|f| f == pt));
+        raw_groups(cache, z, &req.window, wanted)
     };
     production_answer(cache, &req.zones, groups, |_, (pt, st, ds)| {
         (pt, st, cache.datasource(ds).to_string())

@@ -1,11 +1,10 @@
 //! `/load`: raw load.
 
-use super::common::{MW, ds_cmp, entries, point, raw_points, zone_series};
+use super::common::{MW, entries, raw_groups, zone_series};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::describe::{LocationParams, TimeParams, params_of};
 use crate::error::QueryError;
-use crate::group::Grouper;
 use crate::params::{ParseContext, QueryParams, TimeWindow, ZoneSelection, zones_and_window};
 use gridprint_responses::{LoadResult, StateBlock};
 use time::OffsetDateTime;
@@ -26,22 +25,11 @@ impl RequestedWindow for LoadRequest {
 
 /// `/load`: raw load, grouped by flags, then data state and datasource.
 pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
-    let cmp = ds_cmp(cache);
     let group = |z| {
-        let Some(id) = cache.inputs(z).load else {
-            return Vec::new();
-        };
-        let mut g = Grouper::new();
-        raw_points(
-            cache,
-            cache.derived(z),
-            id,
-            &req.window,
-            |p, slot, v, st, ds| g.push(p, (st, ds), point(slot, v)),
-        );
+        let series = cache.inputs(z).load.map(|id| ((), id));
         entries(
-            g.finish(|a, b| cmp(a.0, a.1, b.0, b.1)),
-            |_, (data_state, ds), values| {
+            raw_groups(cache, z, &req.window, series),
+            |_, ((), data_state, ds), values| {
                 StateBlock::new(data_state, cache.datasource(ds).to_string(), values)
             },
         )

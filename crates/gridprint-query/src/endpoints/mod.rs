@@ -1,7 +1,8 @@
 //! The `/v1` data endpoints, one module each: its typed request, its query parameters as the
 //! OpenAPI document lists them, how it reads them and how it answers from the cache.
 //!
-//! Every endpoint is a unit struct `XxxEndpoint` implementing [`EndpointDef`]; the HTTP layer routes
+//! Every endpoint is a unit struct `XxxEndpoint` implementing [`EndpointDef`] (the flow and share
+//! endpoints of one partner side through [`flows::PartnerEndpoint`]); the HTTP layer routes
 //! each path to one of them (gridprint-api `data.rs`, `data_router`: one line per path), and
 //! [`crate::service::QueryService::query`] answers one by its type. The rules the answers follow
 //! are in docs/api.md §2–§6; the pieces the modules share are in [`common`].

@@ -3,11 +3,11 @@
 
 use super::common::{PERCENT, WATER, WATER_IMPACT_UNIT, per_zone};
 use super::common::{entries, pair, zone_series, zones_of};
-use super::flows::{PartnerRequest, parse_partners};
+use super::flows::{PartnerEndpoint, PartnerRequest, parse_partners};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::cache::day_spans;
-use crate::describe::{Partner, location_partner_time, params_of};
+use crate::describe::{Partner, sources_time_and};
 use crate::error::QueryError;
 use crate::group::{GroupEntry, Grouper};
 use crate::params::{
@@ -286,44 +286,28 @@ pub struct ImpactShareParams {
 /// `/flow-share`: location, `destination_*` location, time.
 pub struct FlowShareEndpoint;
 
-impl EndpointDef for FlowShareEndpoint {
-    type Request = PartnerRequest;
-    type Response = Vec<FlowShareResult>;
+impl PartnerEndpoint for FlowShareEndpoint {
+    const PARTNER: Partner = Partner::Destination;
     const DOCS: &'static str =
         "Where the zone's generation is consumed: % per destination zone (itself included).";
+    type Response = Vec<FlowShareResult>;
 
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time(Partner::Destination)
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, Partner::Destination)
-    }
-
-    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<FlowShareResult>, QueryError> {
-        Ok(flow_share(cache, req))
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Vec<FlowShareResult> {
+        flow_share(cache, req)
     }
 }
 
 /// `/mix-share`: location, `origin_*` location, time.
 pub struct MixShareEndpoint;
 
-impl EndpointDef for MixShareEndpoint {
-    type Request = PartnerRequest;
-    type Response = Vec<MixShareResult>;
+impl PartnerEndpoint for MixShareEndpoint {
+    const PARTNER: Partner = Partner::Origin;
     const DOCS: &'static str =
         "Where the zone's consumption is generated: % per origin zone (itself included).";
+    type Response = Vec<MixShareResult>;
 
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time(Partner::Origin)
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, Partner::Origin)
-    }
-
-    fn answer(cache: &DataCache, req: &PartnerRequest) -> Result<Vec<MixShareResult>, QueryError> {
-        Ok(mix_share(cache, req))
+    fn answer(cache: &DataCache, req: &PartnerRequest) -> Vec<MixShareResult> {
+        mix_share(cache, req)
     }
 }
 
@@ -337,11 +321,7 @@ impl EndpointDef for FootprintShareEndpoint {
     const DOCS: &'static str = "The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).";
 
     fn parameters() -> Vec<Parameter> {
-        [
-            location_partner_time(Partner::Source),
-            params_of::<FootprintShareParams>(),
-        ]
-        .concat()
+        sources_time_and::<FootprintShareParams>()
     }
 
     fn parse(
@@ -384,11 +364,7 @@ impl EndpointDef for ImpactShareEndpoint {
         "The zone's global water impact split by the zone the power comes from.";
 
     fn parameters() -> Vec<Parameter> {
-        [
-            location_partner_time(Partner::Source),
-            params_of::<ImpactShareParams>(),
-        ]
-        .concat()
+        sources_time_and::<ImpactShareParams>()
     }
 
     fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
