@@ -14,6 +14,7 @@ use crate::error::ApiError;
 use crate::front::ClientAddr;
 use crate::page::{KeyLine, View, outcome_page};
 use crate::params::schemas;
+use crate::secret::Secret;
 use crate::state::AppState;
 use crate::token::{Fields, Format, check_credentials, credentials, new_token, read_fields};
 use axum::Json;
@@ -64,22 +65,13 @@ pub(crate) enum KeyOutcome {
 }
 
 /// A key just created.
+#[derive(Debug)]
 pub(crate) struct NewKeyAnswer {
     pub id: i64,
-    pub key: String,
+    pub key: Secret,
     pub name: String,
     pub created_at: i64,
     pub expires_at: Option<i64>,
-}
-
-impl std::fmt::Debug for NewKeyAnswer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NewKeyAnswer")
-            .field("id", &self.id)
-            .field("key", &"<redacted>")
-            .field("name", &self.name)
-            .finish()
-    }
 }
 
 /// The body of `POST /token-request/api-key` (as the OpenAPI document describes it; the handler
@@ -157,7 +149,7 @@ fn outcome_json(o: &KeyOutcome) -> Value {
     match o {
         KeyOutcome::Created(k) => json!({
             "id": k.id,
-            "key": k.key,
+            "key": k.key.expose(),
             "name": k.name,
             "created_at": stamp(k.created_at),
             "expires_at": k.expires_at.map_or(Value::Null, stamp),
@@ -173,7 +165,7 @@ fn key_page(email: &str, o: &KeyOutcome) -> Response {
         KeyOutcome::Created(k) => outcome_page(View::KeyCreated {
             email,
             id: k.id,
-            key: &k.key,
+            key: k.key.expose(),
             name: &k.name,
             expires_at: k.expires_at.map(when),
         }),
@@ -221,7 +213,8 @@ async fn answer(
         }
     };
     let email = normalize_email(&creds.email);
-    let email = check_credentials(state, client, email.as_deref(), creds.password).await?;
+    let email =
+        check_credentials(state, client, email.as_deref(), creds.password.into_inner()).await?;
     let store = state.store().clone();
     let now = state.now().unix_timestamp();
     match action.as_str() {
@@ -256,7 +249,7 @@ async fn answer(
             tracing::info!(id, "API key created");
             Ok(KeyOutcome::Created(NewKeyAnswer {
                 id,
-                key,
+                key: Secret::new(key),
                 name,
                 created_at: now,
                 expires_at,

@@ -20,6 +20,7 @@
 
 use crate::error::ApiError;
 use crate::front::ClientAddr;
+use crate::secret::Secret;
 use crate::state::AppState;
 use crate::token_cache::{Cached, STALE_GRACE};
 use axum::extract::{FromRequestParts, Request, State};
@@ -57,22 +58,12 @@ pub fn is_well_formed(token: &str) -> bool {
 }
 
 /// An authenticated request: the caller, the hash of its token and its account's tier.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Authenticated {
     pub user: AuthUser,
-    pub token_hash: String,
+    pub token_hash: Secret,
     /// The account's own rate limit, if the operator set one.
     pub tier: Option<AccountLimit>,
-}
-
-impl std::fmt::Debug for Authenticated {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Authenticated")
-            .field("user", &self.user)
-            .field("token_hash", &"<redacted>")
-            .field("tier", &self.tier)
-            .finish()
-    }
 }
 
 /// Verifies a presented token: shape, cache or store, expiry. When the token needs a store lookup
@@ -155,7 +146,7 @@ pub async fn verify_token(
             email: record.email,
             expires_at,
         },
-        token_hash: hash,
+        token_hash: Secret::new(hash),
         tier,
     })
 }

@@ -121,7 +121,7 @@ pub(crate) async fn login(
     };
     let mut resp = match token {
         Ok(t) => Json(WattTimeLogin {
-            token: t.access_token,
+            token: t.access_token.into_inner(),
         })
         .into_response(),
         Err(e) => e.into_response(),
