@@ -20,7 +20,6 @@
 
 use crate::error::ApiError;
 use crate::front::ClientAddr;
-use crate::secret::Secret;
 use crate::state::AppState;
 use crate::token_cache::{Cached, STALE_GRACE};
 use axum::extract::{FromRequestParts, Request, State};
@@ -28,7 +27,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use gridprint_store::AccountLimit;
+use gridprint_store::{AccountLimit, Secret};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
@@ -44,9 +43,9 @@ pub struct AuthUser {
     pub expires_at: OffsetDateTime,
 }
 
-/// SHA-256 of a token, lowercase hex: the only form in which tokens are stored or cached.
-pub fn token_hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+/// SHA-256 of a token or API key, lowercase hex: the only form in which they are stored or cached.
+pub fn token_hash(token: &str) -> Secret {
+    Secret::new(hex::encode(Sha256::digest(token.as_bytes())))
 }
 
 /// Whether a string has the shape of a token we issue (64 lowercase hex digits).
@@ -79,7 +78,7 @@ pub async fn verify_token(
         )
         .into_response());
     }
-    let hash = token_hash(token);
+    let hash = token_hash(token).into_inner();
     let now = state.now();
     let cache = &state.inner.tokens;
     let (record, tier) = match cache.lookup(&hash, now) {
@@ -259,7 +258,7 @@ mod tests {
         assert!(!is_well_formed(&"AB".repeat(32)));
         assert!(!is_well_formed(&"zz".repeat(32)));
         assert_eq!(
-            token_hash("abc"),
+            token_hash("abc").expose(),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }

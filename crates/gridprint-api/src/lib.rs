@@ -8,7 +8,7 @@
 //! columnar cache, which [`refresh`] keeps in step with the store; tokens are verified from memory.
 //!
 //! Modules: [`state`] (the shared state and its configuration), [`error`], [`token`] (the token
-//! service), [`api_keys`] (self-service API keys), [`auth`] and [`token_cache`] (Bearer tokens), [`secret`] (kept out of `Debug`), [`brute_force`] and [`limit`] (failed
+//! service), [`api_keys`] (self-service API keys), [`auth`] and [`token_cache`] (Bearer tokens), [`brute_force`] and [`limit`] (failed
 //! attempts, rate limits), [`extract`], [`page`] (the token page), [`data`] (the `/v1` data
 //! handlers), [`electricitymaps`] (the Electricity Maps v3/v4 and CO2 Signal routes), [`watttime`]
 //! (WattTime v3, `co2_aoer`), [`compat`] (what those two share), [`status`]
@@ -44,7 +44,6 @@ pub mod refresh;
 pub mod registration_code;
 pub mod response_cache;
 pub mod response_memory;
-pub mod secret;
 pub mod server;
 pub mod state;
 pub mod status;

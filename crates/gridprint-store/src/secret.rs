@@ -1,8 +1,8 @@
 //! [`Secret`]: a value that must never show in `Debug` output or logs (passwords, registration
-//! codes, tokens, API keys and their hashes). Its `Debug` prints `<redacted>`, so the structs that
-//! hold one derive `Debug` and stay safe to log; it serializes as the value itself, for the one
-//! answer that hands a new token or key to its owner. The client's counterpart is
-//! `gridprint_client::token::Secret`.
+//! codes, tokens, API keys and the hashes they are stored as). Its `Debug` prints `<redacted>`, so
+//! the access records here and the token service's bodies (gridprint-api) that hold one derive
+//! `Debug` and stay safe to log; it serializes as the value itself, for the one answer that hands a
+//! new token or key to its owner. The client's counterpart is `gridprint_client::token::Secret`.
 
 use serde::{Deserialize, Serialize};
 
