@@ -21,7 +21,7 @@ use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use gridprint_core::slot::format_timestamp;
 use gridprint_store::access::normalize_email;
-use gridprint_store::{ApiKeyRow, NewApiKey};
+use gridprint_store::{ApiKeyRow, NewApiKey, Secret};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -64,22 +64,13 @@ pub(crate) enum KeyOutcome {
 }
 
 /// A key just created.
+#[derive(Debug)]
 pub(crate) struct NewKeyAnswer {
     pub id: i64,
-    pub key: String,
+    pub key: Secret,
     pub name: String,
     pub created_at: i64,
     pub expires_at: Option<i64>,
-}
-
-impl std::fmt::Debug for NewKeyAnswer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NewKeyAnswer")
-            .field("id", &self.id)
-            .field("key", &"<redacted>")
-            .field("name", &self.name)
-            .finish()
-    }
 }
 
 /// The body of `POST /token-request/api-key` (as the OpenAPI document describes it; the handler
@@ -157,7 +148,7 @@ fn outcome_json(o: &KeyOutcome) -> Value {
     match o {
         KeyOutcome::Created(k) => json!({
             "id": k.id,
-            "key": k.key,
+            "key": k.key.expose(),
             "name": k.name,
             "created_at": stamp(k.created_at),
             "expires_at": k.expires_at.map_or(Value::Null, stamp),
@@ -173,7 +164,7 @@ fn key_page(email: &str, o: &KeyOutcome) -> Response {
         KeyOutcome::Created(k) => outcome_page(View::KeyCreated {
             email,
             id: k.id,
-            key: &k.key,
+            key: k.key.expose(),
             name: &k.name,
             expires_at: k.expires_at.map(when),
         }),
@@ -221,7 +212,8 @@ async fn answer(
         }
     };
     let email = normalize_email(&creds.email);
-    let email = check_credentials(state, client, email.as_deref(), creds.password).await?;
+    let email =
+        check_credentials(state, client, email.as_deref(), creds.password.into_inner()).await?;
     let store = state.store().clone();
     let now = state.now().unix_timestamp();
     match action.as_str() {
@@ -256,7 +248,7 @@ async fn answer(
             tracing::info!(id, "API key created");
             Ok(KeyOutcome::Created(NewKeyAnswer {
                 id,
-                key,
+                key: Secret::new(key),
                 name,
                 created_at: now,
                 expires_at,

@@ -27,7 +27,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use gridprint_store::AccountLimit;
+use gridprint_store::{AccountLimit, Secret};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
@@ -43,9 +43,9 @@ pub struct AuthUser {
     pub expires_at: OffsetDateTime,
 }
 
-/// SHA-256 of a token, lowercase hex: the only form in which tokens are stored or cached.
-pub fn token_hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+/// SHA-256 of a token or API key, lowercase hex: the only form in which they are stored or cached.
+pub fn token_hash(token: &str) -> Secret {
+    Secret::new(hex::encode(Sha256::digest(token.as_bytes())))
 }
 
 /// Whether a string has the shape of a token we issue (64 lowercase hex digits).
@@ -57,22 +57,12 @@ pub fn is_well_formed(token: &str) -> bool {
 }
 
 /// An authenticated request: the caller, the hash of its token and its account's tier.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Authenticated {
     pub user: AuthUser,
-    pub token_hash: String,
+    pub token_hash: Secret,
     /// The account's own rate limit, if the operator set one.
     pub tier: Option<AccountLimit>,
-}
-
-impl std::fmt::Debug for Authenticated {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Authenticated")
-            .field("user", &self.user)
-            .field("token_hash", &"<redacted>")
-            .field("tier", &self.tier)
-            .finish()
-    }
 }
 
 /// Verifies a presented token: shape, cache or store, expiry. When the token needs a store lookup
@@ -88,7 +78,7 @@ pub async fn verify_token(
         )
         .into_response());
     }
-    let hash = token_hash(token);
+    let hash = token_hash(token).into_inner();
     let now = state.now();
     let cache = &state.inner.tokens;
     let (record, tier) = match cache.lookup(&hash, now) {
@@ -155,7 +145,7 @@ pub async fn verify_token(
             email: record.email,
             expires_at,
         },
-        token_hash: hash,
+        token_hash: Secret::new(hash),
         tier,
     })
 }
@@ -268,7 +258,7 @@ mod tests {
         assert!(!is_well_formed(&"AB".repeat(32)));
         assert!(!is_well_formed(&"zz".repeat(32)));
         assert_eq!(
-            token_hash("abc"),
+            token_hash("abc").expose(),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }

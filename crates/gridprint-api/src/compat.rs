@@ -5,9 +5,11 @@
 //! is for the key's holder only); [`is_served`] and [`locate`] find the zone a request names or
 //! whose area holds a point; [`number`] and [`timestamp`] read parameters; [`footprints`] and
 //! [`carbon_slots`] read the carbon footprint from the `/v1/footprints` query service, so that every
-//! number these routes answer is a number `/v1` answers (docs/compatibility.md).
+//! number these routes answer is a number `/v1` answers (docs/compatibility.md). [`operation`] builds
+//! a route's OpenAPI operation on the parts all of them share.
 
 use crate::error::ApiError;
+use crate::params::schemas;
 use axum::Json;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -20,6 +22,10 @@ use gridprint_query::{DataCache, EndpointDef, QueryService};
 use gridprint_responses::{Footprints, SeriesOrAggregates, round2};
 use serde_json::Value;
 use time::OffsetDateTime;
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::path::{Operation, Parameter};
+use utoipa::openapi::response::Response as OpenApiResponse;
+use utoipa::openapi::{RefOr, Schema};
 
 /// `Cache-Control` of every answer here: for the key's holder only, and always asked again.
 pub const CACHE_CONTROL: &str = "private, no-cache";
@@ -37,6 +43,57 @@ pub fn respond(body: Result<Value, ApiError>) -> Response {
         }
         Err(e) => e.into_response(),
     }
+}
+
+/// What the OpenAPI operations of these routes share: a token or key (`Authorization: Bearer` or
+/// `auth-token`), a JSON answer with [`CACHE_CONTROL`], and the problems of the token, the rate
+/// limit and storage. Never routed: [`operation`] fills in the rest per route.
+#[utoipa::path(
+    get,
+    path = "/{endpoint}",
+    security(("bearer" = []), ("auth-token" = [])),
+    responses(
+        (status = 200, description = "The answer", content_type = "application/json",
+            headers(("Cache-Control" = String, description = "`private, no-cache`"))),
+        (status = 401, description = "Missing, malformed, expired or revoked token or key", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Rate limit exceeded (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Storage unavailable or data still loading (`Retry-After`)", body = schemas::Problem, content_type = "application/problem+json"),
+    )
+)]
+#[allow(dead_code)]
+async fn compat_operation() {}
+
+/// What one route's OpenAPI operation adds to [`compat_operation`]'s.
+pub struct RouteDoc<'a> {
+    pub tag: &'static str,
+    pub operation_id: String,
+    pub summary: String,
+    pub parameters: Vec<Parameter>,
+    /// The description of the 200 answer, and its JSON body.
+    pub answer: (&'a str, RefOr<Schema>),
+    /// The route's other error answers by status (its 400 and 404, …).
+    pub errors: Vec<(&'a str, RefOr<OpenApiResponse>)>,
+}
+
+/// The OpenAPI operation of one route: [`compat_operation`]'s shared parts with `doc`'s.
+pub fn operation(doc: RouteDoc<'_>) -> Operation {
+    let mut op = <__path_compat_operation as utoipa::Path>::operation();
+    op.tags = Some(vec![doc.tag.to_string()]);
+    op.operation_id = Some(doc.operation_id);
+    op.summary = Some(doc.summary);
+    op.parameters = Some(doc.parameters.into_iter().map(RefOr::T).collect());
+    let (description, body) = doc.answer;
+    if let Some(RefOr::T(ok)) = op.responses.responses.get_mut("200") {
+        ok.description = description.to_string();
+        ok.content.insert(
+            "application/json".to_string(),
+            RefOr::T(ContentBuilder::new().schema(Some(body)).build()),
+        );
+    }
+    for (status, response) in doc.errors {
+        op.responses.responses.insert(status.to_string(), response);
+    }
+    op
 }
 
 /// Whether gridprint answers for `code`: a zone of the set, or a country it answers as a whole

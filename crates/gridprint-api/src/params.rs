@@ -1,6 +1,7 @@
-//! The schemas of the HTTP layer's own bodies (errors) and the `format` parameter the status routes
-//! name. The data endpoints' parameters are declared with the endpoint table in `gridprint-query`
-//! (`describe.rs` and each endpoint's module). The rules themselves: docs/api.md §2.
+//! The schemas of the HTTP layer's own bodies (errors), the responses naming them in operations built
+//! in code (`schemas::problem_response`), and the `format` parameter the status routes name. The data
+//! endpoints' parameters are declared with the endpoint table in `gridprint-query` (`describe.rs`
+//! and each endpoint's module). The rules themselves: docs/api.md §2.
 
 /// `format` (declared with the table's shared parameters; the status routes name it too).
 pub use gridprint_query::describe::FormatParam;
@@ -9,6 +10,9 @@ pub use gridprint_query::describe::FormatParam;
 /// come with their types from `gridprint-responses`.
 pub mod schemas {
     use utoipa::ToSchema;
+    use utoipa::openapi::content::ContentBuilder;
+    use utoipa::openapi::response::{Response, ResponseBuilder};
+    use utoipa::openapi::{Ref, RefOr};
 
     /// An error (RFC 9457 problem details). Clients read `detail`.
     #[derive(Debug, ToSchema)]
@@ -71,4 +75,23 @@ pub mod schemas {
 
     /// `json` or `csv` (declared with the table's shared parameters).
     pub use gridprint_query::describe::Format;
+
+    /// An error answer in an operation built in code: a [`Problem`] document
+    /// (`application/problem+json`) with this description, as `body = schemas::Problem` declares it.
+    pub fn problem_response(description: &str) -> RefOr<Response> {
+        answer_response::<Problem>(description, crate::error::PROBLEM_JSON)
+    }
+
+    /// An answer in an operation built in code: a body of the named schema `T` as `content_type`,
+    /// with this description.
+    pub fn answer_response<T: ToSchema>(description: &str, content_type: &str) -> RefOr<Response> {
+        let content = ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name(T::name())))
+            .build();
+        ResponseBuilder::new()
+            .description(description)
+            .content(content_type, content)
+            .build()
+            .into()
+    }
 }

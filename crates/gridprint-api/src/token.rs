@@ -30,7 +30,7 @@ use axum::response::{IntoResponse, Response};
 use gridprint_core::slot::format_timestamp;
 use gridprint_ratelimit::Ticket;
 use gridprint_store::access::normalize_email;
-use gridprint_store::{StoreError, TokenRecord};
+use gridprint_store::{Secret, StoreError, TokenRecord};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -50,35 +50,28 @@ pub const REGISTRATION_REFUSED: &str = "registration refused: register with the 
 
 /// The body of both token operations (`code`: the grant's registration code, read by `register`
 /// only).
-#[derive(Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[schema(example = json!({"email": "alice@example.org", "password": "correct horse battery", "code": "3f9c2b6e-…"}))]
 pub struct Credentials {
     /// The email the operator granted access to (case and surrounding spaces do not matter).
     pub email: String,
     /// 12 to 1024 characters.
-    pub password: String,
+    #[schema(value_type = String)]
+    pub password: Secret,
     /// `register` only: the registration code printed by `gridprint access grant` (not needed
     /// for grants made with `--no-code`).
-    pub code: Option<String>,
-}
-
-impl std::fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Credentials")
-            .field("email", &self.email)
-            .field("password", &"<redacted>")
-            .field("code", &self.code.as_ref().map(|_| "<redacted>"))
-            .finish()
-    }
+    #[schema(value_type = Option<String>)]
+    pub code: Option<Secret>,
 }
 
 /// A successful `get_token` answer.
-#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, Clone, PartialEq, Eq, ToSchema)]
 #[schema(example = json!({"access_token": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "token_type": "bearer",
     "expires_at": "2026-01-02T12:00:00", "expires_in": 86400}))]
 pub struct TokenResponse {
     /// The Bearer token: 64 lowercase hex digits.
-    pub access_token: String,
+    #[schema(value_type = String)]
+    pub access_token: Secret,
     /// Always `bearer`.
     pub token_type: String,
     /// When the token expires, in UTC **without an offset** (`YYYY-MM-DDThh:mm:ss`), as the
@@ -94,17 +87,6 @@ pub struct Registration {
     /// `registered`, or `already registered` (nothing changed: the first password stays).
     #[schema(example = "registered")]
     pub detail: &'static str,
-}
-
-impl std::fmt::Debug for TokenResponse {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenResponse")
-            .field("access_token", &"<redacted>")
-            .field("token_type", &self.token_type)
-            .field("expires_at", &self.expires_at)
-            .field("expires_in", &self.expires_in)
-            .finish()
-    }
 }
 
 /// How the client talks: JSON in and out, or an HTML form answered with the page.
@@ -233,8 +215,8 @@ pub(crate) fn credentials(fields: &Fields) -> Result<Credentials, ApiError> {
     };
     Ok(Credentials {
         email: field("email")?,
-        password: field("password")?,
-        code,
+        password: Secret::new(field("password")?),
+        code: code.map(Secret::new),
     })
 }
 
@@ -247,7 +229,7 @@ fn respond(format: Format, outcome: Outcome) -> Response {
             },
             Outcome::Token { email, token } => View::Token {
                 email,
-                token: &token.access_token,
+                token: token.access_token.expose(),
                 expires_at: &token.expires_at,
                 expires_in: token.expires_in,
             },
@@ -357,20 +339,26 @@ async fn credentials_request(
             let email = normalize_email(&c.email);
             let named = || email.clone().unwrap_or_default();
             let done = match op {
-                Operation::Register => {
-                    do_register(state, client, email.as_deref(), c.password, c.code)
+                Operation::Register => do_register(
+                    state,
+                    client,
+                    email.as_deref(),
+                    c.password.into_inner(),
+                    c.code.map(Secret::into_inner),
+                )
+                .await
+                .map(|already| Outcome::Registered {
+                    email: named(),
+                    already,
+                }),
+                Operation::GetToken => {
+                    do_get_token(state, client, email.as_deref(), c.password.into_inner())
                         .await
-                        .map(|already| Outcome::Registered {
+                        .map(|token| Outcome::Token {
                             email: named(),
-                            already,
+                            token,
                         })
                 }
-                Operation::GetToken => do_get_token(state, client, email.as_deref(), c.password)
-                    .await
-                    .map(|token| Outcome::Token {
-                        email: named(),
-                        token,
-                    }),
             };
             done.unwrap_or_else(|error| Outcome::Failed {
                 email: email.or(Some(c.email)),
@@ -552,7 +540,7 @@ async fn issue_token(
         time::OffsetDateTime::from_unix_timestamp(record.expires_at).map_err(ApiError::internal)?;
     tracing::info!("token issued");
     Ok(TokenResponse {
-        access_token: token,
+        access_token: Secret::new(token),
         token_type: "bearer".into(),
         expires_at: naive_utc(expires_at),
         expires_in: TOKEN_TTL_SECS,

@@ -56,7 +56,7 @@ impl TokenCache {
             map.retain(|_, e| e.record.expires_at > t && now - e.checked_at < STALE_GRACE);
         }
         map.insert(
-            record.token_hash.clone(),
+            record.token_hash.expose().clone(),
             Entry {
                 record,
                 tier,

@@ -318,7 +318,7 @@ async fn get_token_returns_a_bearer_token_valid_for_one_day() {
     assert_eq!(zones_status(&e.app, &second).await, StatusCode::OK);
 
     // Only the SHA-256 is stored.
-    let hash = gridprint_api::auth::token_hash(token);
+    let hash = gridprint_api::auth::token_hash(token).into_inner();
     let rec = e.store.find_token(&hash).unwrap().expect("stored by hash");
     assert_eq!(rec.email, EMAIL);
     assert_eq!(rec.expires_at - rec.issued_at, 86400);

@@ -96,27 +96,6 @@ pub(crate) fn detail_of(status: u16, body: &[u8]) -> String {
     }
 }
 
-/// A reqwest error described without its URL, with its cause chain.
-pub(crate) fn describe_reqwest(e: &reqwest::Error) -> String {
-    let kind = if e.is_timeout() {
-        "timeout"
-    } else if e.is_connect() {
-        "connection failed"
-    } else if e.is_body() || e.is_decode() {
-        "broken response body"
-    } else {
-        "request failed"
-    };
-    let mut msg = kind.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        msg.push_str(": ");
-        msg.push_str(&s.to_string());
-        source = s.source();
-    }
-    msg
-}
-
 #[cfg(test)]
 mod tests {
     use super::detail_of;

@@ -34,7 +34,8 @@ pub use request::{
 pub use token::{AccessToken, FileTokenStore, Secret, TokenKey, TokenStore};
 
 use backon::{ExponentialBuilder, Retryable};
-use error::{describe_reqwest, detail_of};
+use error::detail_of;
+use gridprint_reqwest_error::describe_reqwest;
 use reqwest::Url;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
 use responses::StatusResponse;

@@ -11,6 +11,7 @@
 use backon::{ExponentialBuilder, Retryable};
 use governor::{DefaultDirectRateLimiter, Quota};
 use gridprint_core::inputs::InputPoint;
+use gridprint_reqwest_error::describe_reqwest;
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
 use std::sync::Arc;
@@ -298,27 +299,6 @@ pub(crate) async fn send_with_retries(
             message: format!("the answer is larger than {max} bytes"),
         },
     })
-}
-
-/// A reqwest error without the URL (which may carry a token).
-fn describe_reqwest(e: &reqwest::Error) -> String {
-    let kind = if e.is_timeout() {
-        "timeout"
-    } else if e.is_connect() {
-        "connection failed"
-    } else if e.is_body() || e.is_decode() {
-        "broken response body"
-    } else {
-        "request failed"
-    };
-    let mut msg = kind.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        msg.push_str(": ");
-        msg.push_str(&s.to_string());
-        source = s.source();
-    }
-    msg
 }
 
 /// The points of a provider's answer once parsed (`parsed`: its points and what was skipped, logged

@@ -4,7 +4,7 @@ use crate::{PgStore, map_err};
 use gridprint_store::access::NEVER_EXPIRES;
 use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
 use gridprint_store::{
-    AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, TokenRecord,
+    AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, Secret, TokenRecord,
 };
 
 type Params<'a> = [&'a (dyn postgres::types::ToSql + Sync)];
@@ -106,7 +106,7 @@ impl AccessStore for PgStore {
     fn insert_token(&self, t: &TokenRecord) -> Result<()> {
         self.changed(
             "INSERT INTO token (token_hash, email, issued_at, expires_at) VALUES ($1, $2, $3, $4)",
-            &[&t.token_hash, &t.email, &t.issued_at, &t.expires_at],
+            &[t.token_hash.expose(), &t.email, &t.issued_at, &t.expires_at],
         )
         .map(|_| ())
     }
@@ -141,7 +141,7 @@ impl AccessStore for PgStore {
                 &[&token_hash],
             )?
             .map(|r| TokenRecord {
-                token_hash: r.get(0),
+                token_hash: Secret::new(r.get(0)),
                 email: r.get(1),
                 issued_at: r.get(2),
                 expires_at: r.get(3),
@@ -152,7 +152,13 @@ impl AccessStore for PgStore {
         self.row(
             "INSERT INTO api_key (key_hash, email, name, created_at, expires_at)
              SELECT $1, email, $3, $4, $5 FROM access_grant WHERE email = $2 RETURNING id",
-            &[&k.key_hash, &k.email, &k.name, &k.created_at, &k.expires_at],
+            &[
+                k.key_hash.expose(),
+                &k.email,
+                &k.name,
+                &k.created_at,
+                &k.expires_at,
+            ],
         )?
         .map(|r| r.get(0))
         .ok_or_else(|| gridprint_store::StoreError::Other(format!("{} has no grant", k.email)))
@@ -192,7 +198,7 @@ impl AccessStore for PgStore {
                 &[&key_hash, &NEVER_EXPIRES],
             )?
             .map(|r| TokenRecord {
-                token_hash: r.get(0),
+                token_hash: Secret::new(r.get(0)),
                 email: r.get(1),
                 issued_at: r.get(2),
                 expires_at: r.get(3),

@@ -4,7 +4,7 @@ use crate::{SqliteStore, map_err};
 use gridprint_store::access::NEVER_EXPIRES;
 use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
 use gridprint_store::{
-    AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, TokenRecord,
+    AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, Secret, TokenRecord,
 };
 use rusqlite::{OptionalExtension, Params, Row, params};
 
@@ -102,7 +102,7 @@ impl AccessStore for SqliteStore {
         let conn = self.lock();
         conn.execute(
             "INSERT INTO token (token_hash, email, issued_at, expires_at) VALUES (?1, ?2, ?3, ?4)",
-            params![t.token_hash, t.email, t.issued_at, t.expires_at],
+            params![t.token_hash.expose(), t.email, t.issued_at, t.expires_at],
         )
         .map(|_| ())
         .map_err(map_err)
@@ -145,7 +145,13 @@ impl AccessStore for SqliteStore {
         self.optional_row(
             "INSERT INTO api_key (key_hash, email, name, created_at, expires_at)
              SELECT ?1, email, ?3, ?4, ?5 FROM access_grant WHERE email = ?2 RETURNING id",
-            params![k.key_hash, k.email, k.name, k.created_at, k.expires_at],
+            params![
+                k.key_hash.expose(),
+                k.email,
+                k.name,
+                k.created_at,
+                k.expires_at
+            ],
             |r| r.get(0),
         )?
         .ok_or_else(|| gridprint_store::StoreError::Other(format!("{} has no grant", k.email)))
@@ -234,7 +240,7 @@ impl SqliteStore {
 /// A [`TokenRecord`] from a row of `hash, email, issued_at, expires_at` (tokens and API keys).
 fn token_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<TokenRecord> {
     Ok(TokenRecord {
-        token_hash: r.get(0)?,
+        token_hash: Secret::new(r.get(0)?),
         email: r.get(1)?,
         issued_at: r.get(2)?,
         expires_at: r.get(3)?,

@@ -5,6 +5,7 @@
 //! most every few seconds so revocations propagate to every replica within 60 s.
 
 use crate::Result;
+use crate::secret::Secret;
 
 /// Trims and lower-cases an email and checks its rough shape (one `@`, a dot in the domain, no
 /// spaces or control characters, at most 254 characters). Every entry point (admin commands, token
@@ -66,24 +67,13 @@ impl AccountLimit {
 }
 
 /// A token as stored: only its hash.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenRecord {
     /// SHA-256 of the token, hex.
-    pub token_hash: String,
+    pub token_hash: Secret,
     pub email: String,
     pub issued_at: i64,
     pub expires_at: i64,
-}
-
-impl std::fmt::Debug for TokenRecord {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenRecord")
-            .field("token_hash", &"<redacted>")
-            .field("email", &self.email)
-            .field("issued_at", &self.issued_at)
-            .field("expires_at", &self.expires_at)
-            .finish()
-    }
 }
 
 /// An API key as listed (`gridprint access key list`): never the key nor its hash.
@@ -100,26 +90,14 @@ pub struct ApiKeyRow {
 }
 
 /// A new API key as stored: only its hash.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewApiKey {
     /// SHA-256 of the key, hex.
-    pub key_hash: String,
+    pub key_hash: Secret,
     pub email: String,
     pub name: String,
     pub created_at: i64,
     pub expires_at: Option<i64>,
-}
-
-impl std::fmt::Debug for NewApiKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NewApiKey")
-            .field("key_hash", &"<redacted>")
-            .field("email", &self.email)
-            .field("name", &self.name)
-            .field("created_at", &self.created_at)
-            .field("expires_at", &self.expires_at)
-            .finish()
-    }
 }
 
 /// The expiry given to a key without one where a [`TokenRecord`] needs a time (9999-12-31T23:59:59Z).

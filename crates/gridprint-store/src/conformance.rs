@@ -1,7 +1,7 @@
 //! The store conformance suite: behaviour every backend must show, run by each backend's tests
 //! against a fresh, empty database.
 
-use crate::{Store, TokenRecord};
+use crate::{Secret, Store, TokenRecord};
 use gridprint_core::derived::{DerivedDay, SeriesKey, SlotFlags};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
@@ -417,13 +417,16 @@ pub fn access_lifecycle(store: &dyn Store) {
         Some("$argon2id$fake")
     );
     let t = TokenRecord {
-        token_hash: "ab".repeat(32),
+        token_hash: Secret::new("ab".repeat(32)),
         email: e.into(),
         issued_at: 120,
         expires_at: 120 + 86_400,
     };
     store.insert_token(&t).unwrap();
-    assert_eq!(store.find_token(&t.token_hash).unwrap(), Some(t.clone()));
+    assert_eq!(
+        store.find_token(t.token_hash.expose()).unwrap(),
+        Some(t.clone())
+    );
     let rows = store.list_grants().unwrap();
     assert_eq!(
         rows,
@@ -448,7 +451,7 @@ pub fn access_lifecycle(store: &dyn Store) {
     assert_eq!(store.account_limit(e).unwrap(), None);
     assert!(store.reset(e).unwrap());
     assert_eq!(
-        store.find_token(&t.token_hash).unwrap(),
+        store.find_token(t.token_hash.expose()).unwrap(),
         None,
         "reset drops tokens"
     );
@@ -458,7 +461,7 @@ pub fn access_lifecycle(store: &dyn Store) {
     store.insert_token(&t).unwrap();
     assert!(store.revoke(e).unwrap());
     assert!(!store.has_grant(e).unwrap());
-    assert_eq!(store.find_token(&t.token_hash).unwrap(), None);
+    assert_eq!(store.find_token(t.token_hash.expose()).unwrap(), None);
     assert!(!store.revoke(e).unwrap());
 }
 
@@ -467,7 +470,7 @@ pub fn access_lifecycle(store: &dyn Store) {
 pub fn api_keys(store: &dyn Store) {
     let e = "kay@example.org";
     let key = |hash: &str, expires_at| crate::NewApiKey {
-        key_hash: hash.into(),
+        key_hash: Secret::new(hash.into()),
         email: e.into(),
         name: "ci".into(),
         created_at: 200,
@@ -486,7 +489,7 @@ pub fn api_keys(store: &dyn Store) {
     assert_eq!(
         store.find_api_key(&"cd".repeat(32)).unwrap(),
         Some(TokenRecord {
-            token_hash: "cd".repeat(32),
+            token_hash: Secret::new("cd".repeat(32)),
             email: e.into(),
             issued_at: 200,
             expires_at: crate::access::NEVER_EXPIRES,

@@ -4,13 +4,16 @@
 //! control ([`AccessStore`]). Backends (SQLite embedded, PostgreSQL for scale-out) implement it and run
 //! the same conformance suite (module `conformance`, feature `testing`), so the engine, importers, worker and API never name a driver.
 //! Methods are synchronous: callers on async runtimes use `spawn_blocking`; the API's hot paths are
-//! served from memory and do not touch the store per request.
+//! served from memory and do not touch the store per request. [`Secret`] keeps the hashes of tokens
+//! and keys (and the token service's passwords and tokens) out of `Debug` output.
 
 pub mod access;
 #[cfg(feature = "testing")]
 pub mod conformance;
+pub mod secret;
 
 pub use access::{AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, TokenRecord};
+pub use secret::Secret;
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::{InputKey, InputPoint};

@@ -15,6 +15,7 @@ pub mod power;
 pub mod zone_keys;
 
 use crate::auth::AuthUser;
+use crate::compat::RouteDoc;
 use crate::format::pairs_of;
 use crate::params::schemas;
 use crate::state::AppState;
@@ -167,26 +168,6 @@ struct ForecastParams {
     horizon_hours: Option<f64>,
 }
 
-/// What every operation here shares: the responses. Never routed.
-#[utoipa::path(
-    get,
-    path = "/v3/{endpoint}",
-    tag = "electricity-maps",
-    security(("bearer" = []), ("auth-token" = [])),
-    responses(
-        (status = 200, description = "The answer in the Electricity Maps shape (gridprint's extra keys documented in docs/compatibility.md)", content_type = "application/json",
-            headers(("Cache-Control" = String, description = "`private, no-cache`"))),
-        (status = 400, description = "A parameter cannot be read or is out of range (see `detail`)", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, malformed, expired or revoked token or key", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown zone, coordinates in no zone, or no data", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 422, description = "An unreadable query string", body = schemas::ValidationError, content_type = "application/json"),
-        (status = 429, description = "Rate limit exceeded (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Storage unavailable or data still loading (`Retry-After`)", body = schemas::Problem, content_type = "application/problem+json"),
-    )
-)]
-#[allow(dead_code)]
-async fn em_operation() {}
-
 fn point_ref() -> RefOr<Schema> {
     RefOr::Ref(Ref::from_schema_name(CarbonPoint::name()))
 }
@@ -209,22 +190,20 @@ fn object() -> RefOr<Schema> {
     ObjectBuilder::new().schema_type(Type::Object).into()
 }
 
-/// The operation of `path`: the shared responses, its summary, parameters and answer schema.
+/// The operation of `path`: the compatibility routes' shared parts ([`crate::compat::operation`]),
+/// its summary, parameters, answer schema and error answers.
 fn operation(path: &str, kind: Kind) -> Operation {
-    let mut op = <__path_em_operation as utoipa::Path>::operation();
     let tag = if kind == Kind::Co2Signal {
         CO2_SIGNAL_TAG
     } else {
         TAG
     };
-    op.tags = Some(vec![tag.to_string()]);
-    op.operation_id = Some(
-        path.trim_start_matches('/')
-            .replace(['/', '-'], "_")
-            .replace("v1_latest", "co2signal_latest"),
-    );
+    let operation_id = path
+        .trim_start_matches('/')
+        .replace(['/', '-'], "_")
+        .replace("v1_latest", "co2signal_latest");
     let zone = ZoneParams::into_params(|| None);
-    let (summary, params, body): (&str, Vec<Parameter>, RefOr<Schema>) = match kind {
+    let (summary, parameters, body): (&str, Vec<Parameter>, RefOr<Schema>) = match kind {
         Kind::Zones => (
             "Served zones by Electricity Maps zone key: zoneName, countryName, access (public)",
             Vec::new(),
@@ -267,21 +246,38 @@ fn operation(path: &str, kind: Kind) -> Operation {
             object(),
         ),
     };
-    op.summary = Some(summary.to_string());
-    op.parameters = Some(params.into_iter().map(RefOr::T).collect());
+    let mut op = crate::compat::operation(RouteDoc {
+        tag,
+        operation_id,
+        summary: summary.to_string(),
+        parameters,
+        answer: (
+            "The answer in the Electricity Maps shape (gridprint's extra keys documented in docs/compatibility.md)",
+            body,
+        ),
+        errors: vec![
+            (
+                "400",
+                schemas::problem_response(
+                    "A parameter cannot be read or is out of range (see `detail`)",
+                ),
+            ),
+            (
+                "404",
+                schemas::problem_response("Unknown zone, coordinates in no zone, or no data"),
+            ),
+            (
+                "422",
+                schemas::answer_response::<schemas::ValidationError>(
+                    "An unreadable query string",
+                    "application/json",
+                ),
+            ),
+        ],
+    });
     if kind == Kind::Zones {
         op.security = None;
         op.responses.responses.remove("401");
-    }
-    if let Some(RefOr::T(ok)) = op.responses.responses.get_mut("200") {
-        ok.content.insert(
-            "application/json".to_string(),
-            RefOr::T(
-                utoipa::openapi::content::ContentBuilder::new()
-                    .schema(Some(body))
-                    .build(),
-            ),
-        );
     }
     op
 }

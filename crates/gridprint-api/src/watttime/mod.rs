@@ -13,7 +13,7 @@
 pub mod answer;
 
 use crate::auth::AuthUser;
-use crate::compat::respond;
+use crate::compat::{RouteDoc, respond};
 use crate::error::ApiError;
 use crate::format::pairs_of;
 use crate::front::ClientAddr;
@@ -121,7 +121,7 @@ pub(crate) async fn login(
     };
     let mut resp = match token {
         Ok(t) => Json(WattTimeLogin {
-            token: t.access_token,
+            token: t.access_token.into_inner(),
         })
         .into_response(),
         Err(e) => e.into_response(),
@@ -234,37 +234,13 @@ struct HorizonParams {
     horizon_hours: Option<f64>,
 }
 
-/// What every operation here shares: the responses. Never routed.
-#[utoipa::path(
-    get,
-    path = "/v3/{endpoint}",
-    tag = "WattTime",
-    security(("bearer" = []), ("auth-token" = [])),
-    responses(
-        (status = 200, description = "The answer in WattTime's shape (docs/compatibility.md)", content_type = "application/json",
-            headers(("Cache-Control" = String, description = "`private, no-cache`"))),
-        (status = 400, description = "A parameter cannot be read or is out of range, a window is too long, or a signal other than co2_aoer (see `detail`)", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, malformed, expired or revoked token or key", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown region, or coordinates in no served zone", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Rate limit exceeded (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Storage unavailable or data still loading (`Retry-After`)", body = schemas::Problem, content_type = "application/problem+json"),
-    )
-)]
-#[allow(dead_code)]
-async fn watttime_operation() {}
-
-/// The operation of `path`: the shared responses, its summary, parameters and answer schema.
+/// The operation of `path`: the compatibility routes' shared parts ([`crate::compat::operation`]),
+/// its summary, parameters, answer schema and error answers.
 fn operation(path: &str, kind: Kind) -> Operation {
-    let mut op = <__path_watttime_operation as utoipa::Path>::operation();
-    op.tags = Some(vec![TAG.to_string()]);
-    op.operation_id = Some(format!(
-        "watttime_{}",
-        path.trim_start_matches("/v3/").replace(['/', '-'], "_")
-    ));
     let region = RegionParams::into_params(|| None);
     let window = WindowParams::into_params(|| None);
     let horizon = HorizonParams::into_params(|| None);
-    let (summary, params, body): (String, Vec<Parameter>, Cow<'static, str>) = match kind {
+    let (summary, parameters, body): (String, Vec<Parameter>, Cow<'static, str>) = match kind {
         Kind::RegionFromLoc => (
             "The region (gridprint zone) whose area holds a point".into(),
             LocationParams::into_params(|| None),
@@ -294,19 +270,29 @@ fn operation(path: &str, kind: Kind) -> Operation {
             WattTimeHistoricalForecasts::name(),
         ),
     };
-    op.summary = Some(summary);
-    op.parameters = Some(params.into_iter().map(RefOr::T).collect());
-    if let Some(RefOr::T(ok)) = op.responses.responses.get_mut("200") {
-        ok.content.insert(
-            "application/json".to_string(),
-            RefOr::T(
-                utoipa::openapi::content::ContentBuilder::new()
-                    .schema(Some(RefOr::<Schema>::Ref(Ref::from_schema_name(
-                        body.as_ref(),
-                    ))))
-                    .build(),
+    crate::compat::operation(RouteDoc {
+        tag: TAG,
+        operation_id: format!(
+            "watttime_{}",
+            path.trim_start_matches("/v3/").replace(['/', '-'], "_")
+        ),
+        summary,
+        parameters,
+        answer: (
+            "The answer in WattTime's shape (docs/compatibility.md)",
+            RefOr::Ref(Ref::from_schema_name(body)),
+        ),
+        errors: vec![
+            (
+                "400",
+                schemas::problem_response(
+                    "A parameter cannot be read or is out of range, a window is too long, or a signal other than co2_aoer (see `detail`)",
+                ),
             ),
-        );
-    }
-    op
+            (
+                "404",
+                schemas::problem_response("Unknown region, or coordinates in no served zone"),
+            ),
+        ],
+    })
 }
