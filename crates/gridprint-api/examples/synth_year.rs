@@ -162,7 +162,7 @@ fn main() {
     })
     .expect("compute");
     eprintln!(
-        "computed {} slots × {} zones ({} zone-days) in {:.1} s into {}",
+        "computed {} slots × {} zones ({} zone-days) in {:.2} s into {}",
         s.slots,
         reference.zones.len(),
         s.days_published,

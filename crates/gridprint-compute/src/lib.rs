@@ -525,12 +525,13 @@ fn compute_staged(
                 }
             }
         }
+        // The days of this batch are done with, and the points assumed now are in them: they are
+        // not kept (another range of the run that reads them reads them again), and are dropped
+        // before the write, which then has no kept day to apply itself to.
+        stored_inputs.forget_before(batch_end);
         if !assumed.is_empty() {
             stored_inputs.upsert(&assumed, now.unix_timestamp())?;
         }
-        // The days of this batch are done with, and the points assumed now are in them: they are
-        // not kept (another range of the run that reads them reads them again).
-        stored_inputs.forget_before(batch_end);
         // A slot whose every zone with inputs is kept as stored (final, already computed) would be
         // traced only to be thrown away: it is not traced at all.
         let inputs: Vec<_> = inputs
