@@ -76,7 +76,9 @@ pub fn gather_slot_inputs(
     let n = reference.zones.len();
     let mut slots: Vec<SlotInputs> = range.iter().map(|s| SlotInputs::empty(s, n)).collect();
     let own = own_provider_slots(reference, range, points);
-    let mut flows: Vec<HashMap<(usize, usize), FlowInput>> = vec![HashMap::new(); slots.len()];
+    // foldhash: a slot's flows are keyed by zone pairs, a few hundred inserts per slot.
+    let mut flows: Vec<HashMap<(usize, usize), FlowInput, foldhash::fast::RandomState>> =
+        vec![HashMap::default(); slots.len()];
     for sp in points {
         let p = &sp.point;
         if !range.contains(p.slot) || !p.mw.is_finite() || p.mw < 0.0 {

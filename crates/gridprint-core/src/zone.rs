@@ -96,7 +96,9 @@ const EIC_ALIASES: &[(&str, &str)] = &[
 #[derive(Debug, Clone)]
 pub struct Zones {
     list: Vec<Zone>,
-    by_code: HashMap<ZoneCode, ZoneIdx>,
+    /// foldhash rather than the default SipHash: a compute looks up the zone of every stored point
+    /// (about two million lookups for 14 days), and SipHash was a tenth of a publication.
+    by_code: HashMap<ZoneCode, ZoneIdx, foldhash::fast::RandomState>,
     by_eic: HashMap<String, ZoneIdx>,
     neighbour_idx: Vec<Vec<ZoneIdx>>,
 }
@@ -106,7 +108,7 @@ impl Zones {
     /// the index lists (they stay in `Zone::neighbours` only if present in the set).
     pub fn new(mut list: Vec<Zone>) -> Zones {
         list.sort_by(|a, b| a.code.cmp(&b.code));
-        let by_code: HashMap<_, _> = list
+        let by_code: HashMap<_, _, foldhash::fast::RandomState> = list
             .iter()
             .enumerate()
             .map(|(i, z)| (z.code.clone(), i))

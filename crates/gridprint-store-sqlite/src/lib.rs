@@ -12,9 +12,9 @@ use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_store::{
     DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store,
-    StoreError, StoredInput, UpsertSummary, storable_columns, upsert_changes,
+    StoreError, StoredInput, UpsertSummary, storable_columns,
 };
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, params};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -186,55 +186,47 @@ impl InputStore for SqliteStore {
         let mut summary = UpsertSummary::default();
         let mut changed_days: Vec<i64> = Vec::new();
         {
-            let mut get = tx
-                .prepare_cached(
-                    "SELECT mw, data_state, datasource FROM input_point WHERE slot = ?1 AND kind = ?2 AND zone = ?3 AND other = ?4",
-                )
-                .map_err(map_err)?;
-            let mut put = tx
+            // A new key is inserted by the first statement (one lookup, the common case of a
+            // first import and of the flows a compute assumes 0 MW); an existing one is updated by
+            // the second only where `gridprint_store::upsert_changes` says so, stated in SQL as
+            // PostgreSQL's store does (columns are NOT NULL, values finite).
+            let mut insert = tx
                 .prepare_cached(
                     "INSERT INTO input_point (slot, kind, zone, other, mw, data_state, datasource, updated_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                     ON CONFLICT (slot, kind, zone, other) DO UPDATE SET
-                       mw = excluded.mw, data_state = excluded.data_state,
-                       datasource = excluded.datasource, updated_at = excluded.updated_at",
+                     ON CONFLICT (slot, kind, zone, other) DO NOTHING",
+                )
+                .map_err(map_err)?;
+            let mut update = tx
+                .prepare_cached(
+                    "UPDATE input_point SET mw = ?5, data_state = ?6, datasource = ?7, updated_at = ?8
+                     WHERE slot = ?1 AND kind = ?2 AND zone = ?3 AND other = ?4
+                       AND data_state >= ?6 AND (mw, data_state, datasource) IS NOT (?5, ?6, ?7)",
                 )
                 .map_err(map_err)?;
             for p in points {
                 let (kind, zone, other) = storable_columns(p)?;
-                let old: Option<(f64, i64, String)> = get
-                    .query_row(params![p.slot.0, kind, zone, other], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                    })
-                    .optional()
-                    .map_err(map_err)?;
-                let state = p.state as i64;
-                match old {
-                    Some((mw, st, ds)) => {
-                        let st = DataState::from_u8(st as u8)
-                            .ok_or_else(|| StoreError::Corrupt(format!("bad data_state {st}")))?;
-                        if !upsert_changes((mw, st, &ds), p) {
-                            summary.unchanged += 1;
-                            continue;
-                        }
-                        summary.updated += 1;
-                    }
-                    None => summary.inserted += 1,
-                }
-                if changed_days.last() != Some(&p.slot.day()) {
-                    changed_days.push(p.slot.day());
-                }
-                put.execute(params![
+                let row = params![
                     p.slot.0,
                     kind,
                     zone,
                     other,
                     p.mw,
-                    state,
+                    p.state as i64,
                     p.datasource,
                     updated_at
-                ])
-                .map_err(map_err)?;
+                ];
+                if insert.execute(row).map_err(map_err)? == 1 {
+                    summary.inserted += 1;
+                } else if update.execute(row).map_err(map_err)? == 1 {
+                    summary.updated += 1;
+                } else {
+                    summary.unchanged += 1;
+                    continue;
+                }
+                if changed_days.last() != Some(&p.slot.day()) {
+                    changed_days.push(p.slot.day());
+                }
             }
         }
         if !changed_days.is_empty() {

@@ -134,7 +134,7 @@ pub fn key_columns(key: &InputKey) -> (i16, &str, &str) {
 
 /// Whether an upsert of `new` changes the stored point `(mw, state, datasource)` of its key: not
 /// when the stored point is of better quality (a lower [`DataState`]), nor when it is identical.
-/// The rule of [`InputStore::upsert_inputs`] (PostgreSQL states it in SQL).
+/// The rule of [`InputStore::upsert_inputs`] (the SQLite and PostgreSQL stores state it in SQL).
 pub fn upsert_changes(stored: (f64, DataState, &str), new: &InputPoint) -> bool {
     let (mw, state, datasource) = stored;
     !(state < new.state || (mw == new.mw && state == new.state && datasource == new.datasource))
