@@ -1,7 +1,7 @@
 //! Stored inputs read once per run: [`InputDays`] reads the inputs of whole UTC days from the store
 //! and keeps up to [`InputDays::MAX_DAYS`] of them (the oldest go first), so that the gap
 //! estimators of a compute (`gridprint_pipeline::estimate::fill_stored_gaps_from`, whose batches
-//! overlap by two weeks of history) and the compute itself ([`crate::compute_publish_from`]) read
+//! overlap by two weeks of history) and the compute itself ([`crate::compute_publish`]) read
 //! each day once instead of up to four times (issue #31: on a compute where nothing changed, these
 //! reads were most of the work).
 //!
@@ -184,6 +184,7 @@ fn order(p: &InputPoint) -> (Slot, (i16, &str, &str)) {
 #[cfg(test)]
 mod tests {
     use super::{InputDays, Slot, SlotRange, StoredInput};
+    use crate::synthetic::official_generation;
     use gridprint_core::inputs::{InputKey, InputPoint};
     use gridprint_core::production::ProductionType;
     use gridprint_core::quality::DataState;
@@ -195,16 +196,7 @@ mod tests {
     const DAY: i64 = 20_000;
 
     fn point(zone: &str, slot: Slot, mw: f64) -> InputPoint {
-        InputPoint {
-            key: InputKey::Generation {
-                zone: ZoneCode::parse(zone).unwrap(),
-                production_type: ProductionType::Solar,
-            },
-            slot,
-            mw,
-            state: DataState::Official,
-            datasource: "ENTSO-E".to_string(),
-        }
+        official_generation(zone, ProductionType::Solar, slot, mw)
     }
 
     /// Two zones, every 7th slot of `days` days from [`DAY`].

@@ -67,7 +67,7 @@ pub enum ComputeError {
 /// Builds the engine inputs of every slot in `range` from stored points. Points of zones outside the
 /// reference zone set are ignored. Generation of a zone in a slot gets the worst state of its points.
 /// Where a zone's own provider (the zone file's `provider`) has generation in a slot, another
-/// provider's generation of that zone and slot is ignored ([`own_provider_slots`]).
+/// provider's generation of that zone and slot is ignored.
 pub fn gather_slot_inputs(
     reference: &ReferenceData,
     range: SlotRange,
@@ -75,7 +75,17 @@ pub fn gather_slot_inputs(
 ) -> Vec<SlotInputs> {
     let n = reference.zones.len();
     let mut slots: Vec<SlotInputs> = range.iter().map(|s| SlotInputs::empty(s, n)).collect();
-    let own = own_provider_slots(reference, range, points);
+    // `[slot offset * zones + zone]`: whether the zone's own provider has a generation point in
+    // that slot (then another provider's generation there gives way: TR's EPIAS data wins over
+    // ENTSO-E's, GB's Elexon data over anything imported for GB).
+    let mut own = vec![false; range.len() * n];
+    for p in points.iter().map(|sp| &sp.point) {
+        if let Some((k, i)) = generation_cell(reference, range, p)
+            && reference.zones.get(i).provider.as_str() == p.datasource
+        {
+            own[k * n + i] = true;
+        }
+    }
     // foldhash: a slot's flows are keyed by zone pairs, a few hundred inserts per slot.
     let mut flows: Vec<HashMap<(usize, usize), FlowInput, foldhash::fast::RandomState>> =
         vec![HashMap::default(); slots.len()];
@@ -87,10 +97,9 @@ pub fn gather_slot_inputs(
         let k = (p.slot.0 - range.start.0) as usize;
         match &p.key {
             InputKey::Generation {
-                zone,
-                production_type,
+                production_type, ..
             } => {
-                let Some(i) = reference.zones.index_of(zone) else {
+                let Some((_, i)) = generation_cell(reference, range, p) else {
                     continue;
                 };
                 if own[k * n + i] && is_other_provider(reference, i, &p.datasource) {
@@ -143,32 +152,21 @@ fn is_other_provider(reference: &ReferenceData, i: usize, datasource: &str) -> b
         .any(|p| *p != own && p.as_str() == datasource)
 }
 
-/// `[slot offset * zones + zone]`: whether the zone's own provider has a generation point in that
-/// slot of `range` (then another provider's generation there gives way: TR's EPIAS data wins over
-/// ENTSO-E's, GB's Elexon data over anything imported for GB).
-pub fn own_provider_slots(
+/// `(slot offset within range, zone index)` of a generation point of a reference zone inside
+/// `range`; `None` for any other point.
+fn generation_cell(
     reference: &ReferenceData,
     range: SlotRange,
-    points: &[&StoredInput],
-) -> Vec<bool> {
-    let n = reference.zones.len();
-    let mut own = vec![false; range.len() * n];
-    for sp in points {
-        let p = &sp.point;
-        let InputKey::Generation { zone, .. } = &p.key else {
-            continue;
-        };
-        if !range.contains(p.slot) {
-            continue;
-        }
-        let Some(i) = reference.zones.index_of(zone) else {
-            continue;
-        };
-        if reference.zones.get(i).provider.as_str() == p.datasource {
-            own[(p.slot.0 - range.start.0) as usize * n + i] = true;
-        }
+    p: &InputPoint,
+) -> Option<(usize, usize)> {
+    let InputKey::Generation { zone, .. } = &p.key else {
+        return None;
+    };
+    if !range.contains(p.slot) {
+        return None;
     }
-    own
+    let i = reference.zones.index_of(zone)?;
+    Some(((p.slot.0 - range.start.0) as usize, i))
 }
 
 /// Flags of every zone in one slot, from its inputs and the engine's repairs. `None` for zones the
@@ -239,7 +237,14 @@ pub fn compute_ranges(
     now: OffsetDateTime,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ComputeSummary, ComputeError> {
-    compute_publish(store, reference, ranges, Mode::KEEP_FINAL, now, progress)
+    compute_publish(
+        &mut InputDays::new(store),
+        reference,
+        ranges,
+        Mode::KEEP_FINAL,
+        now,
+        progress,
+    )
 }
 
 /// Which days of a range a compute covers.
@@ -291,22 +296,9 @@ impl Mode {
 }
 
 /// Computes the ranges as `mode` says and publishes them together in one transaction (see
-/// [`compute_range`]).
-pub fn compute_publish(
-    store: &dyn Store,
-    reference: &ReferenceData,
-    ranges: &[SlotRange],
-    mode: Mode,
-    now: OffsetDateTime,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<ComputeSummary, ComputeError> {
-    let mut inputs = InputDays::new(store);
-    compute_publish_from(&mut inputs, reference, ranges, mode, now, progress)
-}
-
-/// [`compute_publish`] reading the inputs through `inputs`, so days an earlier step of the run
+/// [`compute_range`]), reading the inputs through `inputs`, so days an earlier step of the run
 /// read (the gap estimators) are not read again.
-pub fn compute_publish_from(
+pub fn compute_publish(
     inputs: &mut InputDays,
     reference: &ReferenceData,
     ranges: &[SlotRange],

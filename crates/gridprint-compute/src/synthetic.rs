@@ -2,8 +2,9 @@
 //! daily and seasonal cycles), optional load, and a flow on every border, for every zone of a
 //! reference set and every slot; and [`SyntheticInputs`], a store wrapper that serves them to the
 //! compute while everything else (derived days, access) goes to a real store. The compute benchmark
-//! and the load benchmark's data generator share it. Test support only: behind the `testing`
-//! feature, which the dev-dependencies of its users enable.
+//! and the load benchmark's data generator share it, and tests build their hand-made points with
+//! [`official_generation`]. Test support only: behind the `testing` feature, which the
+//! dev-dependencies of its users enable.
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::{InputKey, InputPoint};
@@ -11,6 +12,7 @@ use gridprint_core::production::ProductionType;
 use gridprint_core::quality::DataState;
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::zone::ZoneCode;
 use gridprint_store::{
     AccessStore, DerivedStore, GrantRow, InputStore, LeaderLease, Result, Store, StoredInput,
     TokenRecord, UpsertSummary,
@@ -35,6 +37,32 @@ fn unit(r: u64) -> f64 {
     (r >> 40) as f64 / (1u64 << 24) as f64
 }
 
+/// An official ENTSO-E point: what every synthetic input is.
+pub fn official(key: InputKey, slot: Slot, mw: f64) -> InputPoint {
+    InputPoint {
+        key,
+        slot,
+        mw,
+        state: DataState::Official,
+        datasource: "ENTSO-E".into(),
+    }
+}
+
+/// An official ENTSO-E generation point of `zone` (a valid zone code), for tests.
+pub fn official_generation(
+    zone: &str,
+    production_type: ProductionType,
+    slot: Slot,
+    mw: f64,
+) -> InputPoint {
+    let zone = ZoneCode::parse(zone).expect("a valid zone code");
+    let key = InputKey::Generation {
+        zone,
+        production_type,
+    };
+    official(key, slot, mw)
+}
+
 /// The synthetic inputs of one slot (deterministic in the slot).
 pub fn inputs_of_slot(reference: &ReferenceData, slot: Slot, with_load: bool) -> Vec<InputPoint> {
     let zones = &reference.zones;
@@ -42,13 +70,7 @@ pub fn inputs_of_slot(reference: &ReferenceData, slot: Slot, with_load: bool) ->
     let season = 1.0 + 0.2 * (slot.day() as f64 / 365.25 * std::f64::consts::TAU).cos();
     let mut r = lcg(slot.0 as u64);
     let mut out = Vec::with_capacity(zones.len() * 9 + 100);
-    let point = |key, mw| InputPoint {
-        key,
-        slot,
-        mw,
-        state: DataState::Official,
-        datasource: "ENTSO-E".into(),
-    };
+    let point = |key, mw| official(key, slot, mw);
     for i in 0..zones.len() {
         let mut total = 0.0;
         for (k, pt) in TYPES.iter().enumerate() {

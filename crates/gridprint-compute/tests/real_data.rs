@@ -2,6 +2,7 @@
 //! data-quality life of a slot (freeze after 4 h) on hand-made inputs.
 
 use gridprint_compute::ComputeSummary;
+use gridprint_compute::input_days::InputDays;
 use gridprint_core::derived::{Coverage, DerivedDay, SeriesKey};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
@@ -465,7 +466,7 @@ fn forced_recompute_turns_an_old_final_slot_into_preview(store: &dyn Store) {
     assert!(at_ch_flows(store, slot).is_empty());
 
     let s = gridprint_compute::compute_publish(
-        store,
+        &mut InputDays::new(store),
         &reference,
         &[range],
         gridprint_compute::Mode::RECOMPUTE_FINAL,
@@ -509,11 +510,15 @@ fn only_days_with_inputs_are_computed(store: &dyn Store) {
     let extent = store.input_extent().unwrap().unwrap();
     let mut total_days = 0;
     let mode = gridprint_compute::Mode::DAYS_WITH_INPUTS;
-    let s =
-        gridprint_compute::compute_publish(store, &reference, &[extent], mode, now, &mut |_, t| {
-            total_days = t
-        })
-        .unwrap();
+    let s = gridprint_compute::compute_publish(
+        &mut InputDays::new(store),
+        &reference,
+        &[extent],
+        mode,
+        now,
+        &mut |_, t| total_days = t,
+    )
+    .unwrap();
     assert!(
         total_days > 2900,
         "progress covers the extent: {total_days} days"

@@ -12,6 +12,7 @@ use gridprint_core::production::N_TYPES;
 use gridprint_core::quality::DataState;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_core::slot::Slot;
+use gridprint_core::testing::Lcg;
 use rayon::prelude::*;
 
 fn main() {
@@ -22,19 +23,6 @@ fn main() {
 const YEAR: i64 = 35_040;
 /// 2025-01-01T00:00Z.
 const FIRST: Slot = Slot(1_735_689_600 / 900);
-
-/// Numerical Recipes LCG; enough randomness for plausible inputs.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next_f64(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// Reusable inputs for one slot: generation for every zone, a flow on every border.
 struct Synthetic {

@@ -4,6 +4,7 @@
 //! shipped with the binary (zones, neighbours, emission and water factors, AWARE factors, polygons),
 //! and the flow-tracing engine that turns one 15-minute slot of inputs for all zones into every number
 //! the API serves. Storage and HTTP live in other crates and depend on this one, never the reverse.
+//! `testing` (feature `testing`): a deterministic random number generator for benchmarks and tests.
 
 pub mod best_window;
 pub mod derived;
@@ -13,6 +14,8 @@ pub mod production;
 pub mod quality;
 pub mod reference;
 pub mod slot;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod zone;
 
 pub use production::ProductionType;

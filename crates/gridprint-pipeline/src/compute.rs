@@ -49,7 +49,7 @@ pub fn compute_ranges_as(
         Frozen::Recompute => ranges.to_vec(),
     };
     fill_stored_gaps_from(&mut inputs, reference, &estimated, now)?;
-    let summary = gridprint_compute::compute_publish_from(
+    let summary = gridprint_compute::compute_publish(
         &mut inputs,
         reference,
         ranges,

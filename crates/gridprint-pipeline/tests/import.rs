@@ -4,12 +4,12 @@
 //! skips them until their inputs change, or those of a neighbour within the estimators' reach; a
 //! write by another process during a run settles nothing.
 
-use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_compute::synthetic::official_generation;
+use gridprint_core::inputs::InputPoint;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::DataState;
 use gridprint_core::reference::{ReferenceData, ZoneSet};
 use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
-use gridprint_core::zone::ZoneCode;
 use gridprint_pipeline::compute::{compute_ranges, compute_stored};
 use gridprint_pipeline::observer::Observer;
 use gridprint_pipeline::testing::{fixture, import_fixtures};
@@ -31,16 +31,22 @@ fn reference() -> ReferenceData {
 
 /// An official river-hydro value of ENTSO-E.
 fn official(zone: &str, slot: Slot, mw: f64) -> InputPoint {
-    InputPoint {
-        key: InputKey::Generation {
-            zone: ZoneCode::parse(zone).unwrap(),
-            production_type: ProductionType::HydroRiver,
-        },
-        slot,
-        mw,
-        state: DataState::Official,
-        datasource: "ENTSO-E".into(),
-    }
+    official_generation(zone, ProductionType::HydroRiver, slot, mw)
+}
+
+/// Stores AT's official river hydro at these slot offsets from 2024-06-15 00:00 UTC (`mw` of each
+/// offset) as one write; answers that first slot.
+fn store_at_hydro(
+    store: &SqliteStore,
+    offsets: impl Iterator<Item = i64>,
+    mw: impl Fn(i64) -> f64,
+) -> Slot {
+    let d0 = Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap());
+    let points: Vec<InputPoint> = offsets
+        .map(|i| official("AT", d0.offset(i), mw(i)))
+        .collect();
+    store.upsert_inputs(&points, 1).unwrap();
+    d0
 }
 
 fn published_days(store: &dyn Store) -> BTreeSet<i64> {
@@ -166,12 +172,7 @@ fn the_demo_marks_des_absent_borders_instead_of_calling_it_complete() {
 #[test]
 fn stored_gaps_between_official_values_are_estimated_trailing_ones_are_not() {
     let store = SqliteStore::open_in_memory().unwrap();
-    let day = Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap());
-    let official: Vec<InputPoint> = (0..4)
-        .chain(8..12)
-        .map(|i| official("AT", day.offset(i), 100.0 + i as f64))
-        .collect();
-    store.upsert_inputs(&official, 1).unwrap();
+    let day = store_at_hydro(&store, (0..4).chain(8..12), |i| 100.0 + i as f64);
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
     let range = SlotRange::new(day, day.offset(96));
     let n = gridprint_pipeline::estimate::fill_stored_gaps(&store, &reference(), &[range], now)
@@ -268,12 +269,7 @@ fn a_changed_day_is_computed_again_and_so_is_the_estimate_of_its_neighbour() {
     let store = SqliteStore::open_in_memory().unwrap();
     // AT's river hydro on two days: official everywhere but the 6 slots around midnight, which
     // the estimators interpolate between the last official value of day 0 and the first of day 1.
-    let d0 = Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap());
-    let points: Vec<InputPoint> = (0..93)
-        .chain(99..192)
-        .map(|i| official("AT", d0.offset(i), 100.0))
-        .collect();
-    store.upsert_inputs(&points, 1).unwrap();
+    let d0 = store_at_hydro(&store, (0..93).chain(99..192), |_| 100.0);
     let two_days = SlotRange::new(d0, d0.offset(192));
     let estimate_at = |store: &SqliteStore, i: i64| -> f64 {
         let got = store.inputs_in_range(SlotRange::new(d0.offset(i), d0.offset(i + 1)));
@@ -331,11 +327,7 @@ fn a_write_by_another_process_during_the_run_settles_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gridprint.db");
     let store = SqliteStore::open(&path).unwrap();
-    let d0 = Slot::containing(parse_timestamp("2024-06-15T00:00Z").unwrap());
-    let points: Vec<InputPoint> = (0..192)
-        .map(|i| official("AT", d0.offset(i), 100.0))
-        .collect();
-    store.upsert_inputs(&points, 1).unwrap();
+    let d0 = store_at_hydro(&store, 0..192, |_| 100.0);
     let two_days = SlotRange::new(d0, d0.offset(192));
     let mut observer = WritesDuringTheRun {
         other: SqliteStore::open(&path).unwrap(),

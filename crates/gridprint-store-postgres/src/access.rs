@@ -57,15 +57,12 @@ impl AccessStore for PgStore {
     }
 
     fn list_grants(&self) -> Result<Vec<GrantRow>> {
-        let mut c = self.conn()?;
-        let rows = c
-            .query(
-                "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email),
-                        g.rate_limit_per_second, g.rate_limit_burst
-                 FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
-                &[],
-            )
-            .map_err(map_err)?;
+        let rows = self.rows(
+            "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email),
+                    g.rate_limit_per_second, g.rate_limit_burst
+             FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
+            &[],
+        )?;
         Ok(rows
             .iter()
             .map(|r| GrantRow {
@@ -165,14 +162,11 @@ impl AccessStore for PgStore {
     }
 
     fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {
-        let mut c = self.conn()?;
-        let rows = c
-            .query(
-                "SELECT id, email, name, created_at, expires_at, last_used_at FROM api_key
-                 WHERE $1::TEXT IS NULL OR email = $1 ORDER BY id",
-                &[&email],
-            )
-            .map_err(map_err)?;
+        let rows = self.rows(
+            "SELECT id, email, name, created_at, expires_at, last_used_at FROM api_key
+             WHERE $1::TEXT IS NULL OR email = $1 ORDER BY id",
+            &[&email],
+        )?;
         Ok(rows
             .iter()
             .map(|r| ApiKeyRow {

@@ -170,6 +170,15 @@ impl PgStore {
         pool.get().map_err(pool_err)
     }
 
+    /// Every row `sql` answers with `params`, on a connection of the pool.
+    pub(crate) fn rows(
+        &self,
+        sql: &str,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<postgres::Row>> {
+        self.conn()?.query(sql, params).map_err(map_err)
+    }
+
     /// Applies migrations not yet applied, each in its own transaction, under an advisory lock.
     pub fn migrate(&self) -> Result<()> {
         let mut c = self.conn()?;
@@ -383,13 +392,10 @@ impl InputStore for PgStore {
     }
 
     fn day_revisions(&self, days: std::ops::Range<i64>) -> Result<Vec<DayRevision>> {
-        let mut c = self.conn()?;
-        let rows = c
-            .query(
-                "SELECT day, revision, settled FROM input_day WHERE day >= $1 AND day < $2 ORDER BY day",
-                &[&days.start, &days.end],
-            )
-            .map_err(map_err)?;
+        let rows = self.rows(
+            "SELECT day, revision, settled FROM input_day WHERE day >= $1 AND day < $2 ORDER BY day",
+            &[&days.start, &days.end],
+        )?;
         Ok(rows
             .iter()
             .map(|r| DayRevision {
@@ -424,13 +430,10 @@ fn meta_value(c: &mut postgres::Client, key: &str) -> Result<i64> {
 
 impl DerivedStore for PgStore {
     fn derived_days(&self, days: std::ops::Range<i64>) -> Result<Vec<DerivedDay>> {
-        let mut c = self.conn()?;
-        let rows = c
-            .query(
-                "SELECT payload FROM derived_day WHERE day >= $1 AND day < $2 ORDER BY day, zone",
-                &[&days.start, &days.end],
-            )
-            .map_err(map_err)?;
+        let rows = self.rows(
+            "SELECT payload FROM derived_day WHERE day >= $1 AND day < $2 ORDER BY day, zone",
+            &[&days.start, &days.end],
+        )?;
         rows.iter()
             .map(|r| {
                 DerivedDay::decode(r.get::<_, &[u8]>(0))

@@ -1,6 +1,6 @@
 //! Access records on SQLite: grants, registrations and token hashes (see `gridprint_store::access`).
 
-use crate::{SqliteStore, map_err};
+use crate::{SqliteStore, map_err, query_rows};
 use gridprint_store::access::NEVER_EXPIRES;
 use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
 use gridprint_store::{
@@ -49,16 +49,13 @@ impl AccessStore for SqliteStore {
     }
 
     fn list_grants(&self) -> Result<Vec<GrantRow>> {
-        let conn = self.lock();
-        let mut st = conn
-            .prepare_cached(
-                "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email),
-                        g.rate_limit_per_second, g.rate_limit_burst
-                 FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
-            )
-            .map_err(map_err)?;
-        let rows = st
-            .query_map([], |r| {
+        query_rows(
+            &self.lock(),
+            "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email),
+                    g.rate_limit_per_second, g.rate_limit_burst
+             FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
+            [],
+            |r| {
                 Ok(GrantRow {
                     email: r.get(0)?,
                     granted_at: r.get(1)?,
@@ -66,9 +63,8 @@ impl AccessStore for SqliteStore {
                     last_token_at: r.get(3)?,
                     limit: AccountLimit::from_columns(r.get(4)?, r.get(5)?),
                 })
-            })
-            .map_err(map_err)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(map_err)
+            },
+        )
     }
 
     fn has_grant(&self, email: &str) -> Result<bool> {
@@ -158,15 +154,12 @@ impl AccessStore for SqliteStore {
     }
 
     fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {
-        let conn = self.lock();
-        let mut st = conn
-            .prepare_cached(
-                "SELECT id, email, name, created_at, expires_at, last_used_at FROM api_key
-                 WHERE ?1 IS NULL OR email = ?1 ORDER BY id",
-            )
-            .map_err(map_err)?;
-        let rows = st
-            .query_map(params![email], |r| {
+        query_rows(
+            &self.lock(),
+            "SELECT id, email, name, created_at, expires_at, last_used_at FROM api_key
+             WHERE ?1 IS NULL OR email = ?1 ORDER BY id",
+            params![email],
+            |r| {
                 Ok(ApiKeyRow {
                     id: r.get(0)?,
                     email: r.get(1)?,
@@ -175,9 +168,8 @@ impl AccessStore for SqliteStore {
                     expires_at: r.get(4)?,
                     last_used_at: r.get(5)?,
                 })
-            })
-            .map_err(map_err)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(map_err)
+            },
+        )
     }
 
     fn revoke_api_key(&self, id: i64) -> Result<bool> {

@@ -43,6 +43,18 @@ pub struct SqliteStore {
     path: Option<PathBuf>,
 }
 
+/// Every row `sql` answers with `params`, each read by `read`, in order (the statement is cached).
+pub(crate) fn query_rows<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>> {
+    let mut st = conn.prepare_cached(sql).map_err(map_err)?;
+    let rows = st.query_map(params, read).map_err(map_err)?;
+    rows.collect::<rusqlite::Result<Vec<T>>>().map_err(map_err)
+}
+
 pub(crate) fn map_err(e: rusqlite::Error) -> StoreError {
     use rusqlite::ErrorCode::*;
     match e.sqlite_error_code() {
@@ -241,22 +253,18 @@ impl InputStore for SqliteStore {
     }
 
     fn day_revisions(&self, days: std::ops::Range<i64>) -> Result<Vec<DayRevision>> {
-        let conn = self.lock();
-        let mut st = conn
-            .prepare_cached(
-                "SELECT day, revision, settled FROM input_day WHERE day >= ?1 AND day < ?2 ORDER BY day",
-            )
-            .map_err(map_err)?;
-        st.query_map(params![days.start, days.end], |r| {
-            Ok(DayRevision {
-                day: r.get(0)?,
-                revision: r.get(1)?,
-                settled: r.get(2)?,
-            })
-        })
-        .map_err(map_err)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(map_err)
+        query_rows(
+            &self.lock(),
+            "SELECT day, revision, settled FROM input_day WHERE day >= ?1 AND day < ?2 ORDER BY day",
+            params![days.start, days.end],
+            |r| {
+                Ok(DayRevision {
+                    day: r.get(0)?,
+                    revision: r.get(1)?,
+                    settled: r.get(2)?,
+                })
+            },
+        )
     }
 
     fn settle_days(&self, days: &[i64], revision: i64) -> Result<()> {
@@ -342,21 +350,16 @@ impl InputStore for SqliteStore {
 
 impl DerivedStore for SqliteStore {
     fn derived_days(&self, days: std::ops::Range<i64>) -> Result<Vec<DerivedDay>> {
-        let conn = self.lock();
-        let mut st = conn
-            .prepare_cached(
-                "SELECT payload FROM derived_day WHERE day >= ?1 AND day < ?2 ORDER BY day, zone",
-            )
-            .map_err(map_err)?;
-        let rows = st
-            .query_map(params![days.start, days.end], |r| r.get::<_, Vec<u8>>(0))
-            .map_err(map_err)?;
-        let mut out = Vec::new();
-        for row in rows {
-            let bytes = row.map_err(map_err)?;
-            out.push(DerivedDay::decode(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?);
-        }
-        Ok(out)
+        let payloads = query_rows(
+            &self.lock(),
+            "SELECT payload FROM derived_day WHERE day >= ?1 AND day < ?2 ORDER BY day, zone",
+            params![days.start, days.end],
+            |r| r.get::<_, Vec<u8>>(0),
+        )?;
+        payloads
+            .iter()
+            .map(|bytes| DerivedDay::decode(bytes).map_err(|e| StoreError::Corrupt(e.to_string())))
+            .collect()
     }
 
     /// The hold is a shared OS lock on `<database>.stage.lock`; a run that gets the exclusive lock
@@ -454,22 +457,18 @@ impl DerivedStore for SqliteStore {
     fn derived_changes(&self, since: i64) -> Result<DerivedChanges> {
         let conn = self.lock();
         let floor = meta_value(&conn, "derived_change_floor")?;
-        let mut st = conn
-            .prepare_cached(
-                "SELECT day, zone, version FROM derived_change WHERE version > ?1 ORDER BY day, zone",
-            )
-            .map_err(map_err)?;
-        let changes = st
-            .query_map(params![since], |r| {
+        let changes = query_rows(
+            &conn,
+            "SELECT day, zone, version FROM derived_change WHERE version > ?1 ORDER BY day, zone",
+            params![since],
+            |r| {
                 Ok(DayChange {
                     day: r.get(0)?,
                     zone: r.get(1)?,
                     version: r.get(2)?,
                 })
-            })
-            .map_err(map_err)?
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(map_err)?;
+            },
+        )?;
         Ok(DerivedChanges { floor, changes })
     }
 }

@@ -73,7 +73,8 @@ pub enum Command {
     Serve(OnServer<crate::cmd::serve::ServeArgs>),
     /// Import ENTSO-E XML documents or File Library CSV files (files or folders), or the bundled demo data.
     Import(OnServer<crate::cmd::import::ImportArgs>),
-    /// Compute every derived output (flow tracing, footprints, shares, scores) for a time range.
+    /// Compute every derived output (flow tracing, footprints, shares, scores) for a time range
+    /// (without --from and --to: every day that holds inputs).
     Compute(OnServer<crate::cmd::compute::ComputeArgs>),
     /// Grant, revoke, reset and list access (the operator's out-of-band channel).
     Access(OnServer<crate::cmd::access::AccessArgs>),

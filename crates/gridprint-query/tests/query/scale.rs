@@ -9,20 +9,9 @@ use gridprint_core::inputs::{FlowInput, InputKey, InputPoint, SlotInputs};
 use gridprint_core::production::{N_TYPES, ProductionType};
 use gridprint_core::quality::{DataState, ZoneStatus};
 use gridprint_core::slot::Slot;
+use gridprint_core::testing::Lcg;
 use gridprint_query::{DataCache, LoadOptions};
 use std::time::Instant;
-
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// Every zone with 8 production types, load, and a flow on every border (one direction per slot),
 /// traced by the real engine; two days, so the fixed per-series overhead can be told apart from the
@@ -56,7 +45,7 @@ fn memory_per_zone_day_with_realistic_data() {
                 let code = r.zones.code(i).as_str();
                 let mut g = [0.0; N_TYPES];
                 for t in types {
-                    g[t.index()] = 100.0 + 3000.0 * rng.next();
+                    g[t.index()] = 100.0 + 3000.0 * rng.next_f64();
                     points.push(gen_point(
                         code,
                         t,
@@ -78,7 +67,7 @@ fn memory_per_zone_day_with_realistic_data() {
             }
             for &(from, to) in &borders {
                 if from < to {
-                    let mw = 500.0 * rng.next();
+                    let mw = 500.0 * rng.next_f64();
                     inputs.flows.push(FlowInput {
                         from,
                         to,

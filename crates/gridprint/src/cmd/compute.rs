@@ -11,15 +11,32 @@ use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_store::Store;
 use time::OffsetDateTime;
 
+/// `--from` and `--to`: a range of the stored inputs (`compute`, `forecast-eval`).
 #[derive(Debug, Args)]
-pub struct ComputeArgs {
-    /// Start of the range (ISO 8601). Without --from and --to, every day that holds inputs is
-    /// computed; with only --to, the range starts at the first stored input.
+pub struct RangeArgs {
+    /// Start of the range (ISO 8601; default: the first stored input).
     #[arg(long, env = "GRIDPRINT_FROM")]
     pub from: Option<String>,
-    /// End of the range, exclusive (ISO 8601; with only --from: the last stored input).
+    /// End of the range, exclusive (ISO 8601; default: the last stored input).
     #[arg(long, env = "GRIDPRINT_TO")]
     pub to: Option<String>,
+}
+
+impl RangeArgs {
+    /// The slot holding `--from`, if given.
+    pub fn start(&self) -> anyhow::Result<Option<Slot>> {
+        self.from
+            .as_deref()
+            .map(|s| Ok(Slot::containing(parse_timestamp(s).context("--from")?)))
+            .transpose()
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ComputeArgs {
+    // Without --from and --to, every day that holds inputs is computed.
+    #[command(flatten)]
+    pub range: RangeArgs,
     /// Pretend the current time is this instant (tests, replays); decides which slots are frozen.
     #[arg(long, env = "GRIDPRINT_NOW", hide = true)]
     pub now: Option<String>,
@@ -58,7 +75,7 @@ pub fn run(g: &ServerArgs, args: &ComputeArgs) -> anyhow::Result<()> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     let now = now_from(args.now.as_deref())?;
-    if args.from.is_none() && args.to.is_none() {
+    if args.range.from.is_none() && args.range.to.is_none() {
         let computed = gridprint_pipeline::compute::compute_stored(
             &*store,
             &reference,
@@ -71,17 +88,15 @@ pub fn run(g: &ServerArgs, args: &ComputeArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let extent = store.input_extent()?;
-    let start = match &args.from {
-        Some(s) => Slot::containing(parse_timestamp(s).context("--from")?),
-        None => match extent {
-            Some(e) => e.start,
-            None => {
-                eprintln!("no inputs stored; nothing to compute (import data first)");
-                return Ok(());
-            }
-        },
+    let start = match (args.range.start()?, extent) {
+        (Some(s), _) => s,
+        (None, Some(e)) => e.start,
+        (None, None) => {
+            eprintln!("no inputs stored; nothing to compute (import data first)");
+            return Ok(());
+        }
     };
-    let end = match &args.to {
+    let end = match &args.range.to {
         Some(s) => {
             let t = parse_timestamp(s).context("--to")?;
             Slot::from_unix_exact(t.unix_timestamp())

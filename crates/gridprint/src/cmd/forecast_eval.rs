@@ -7,6 +7,7 @@
 //! scored on the same points: MAE in MW, and MAPE over the points whose actual value is at least
 //! 1 MW (flows are often zero, which makes their MAPE large and unstable; read their MAE).
 
+use crate::cmd::compute::RangeArgs;
 use crate::cmd::ingest::{parse_flag_duration, parse_zones};
 use crate::open::ServerArgs;
 use anyhow::{Context, bail};
@@ -23,12 +24,9 @@ const MAX_DAYS: i64 = 92;
 
 #[derive(Debug, Args)]
 pub struct ForecastEvalArgs {
-    /// Start of the history to replay (ISO 8601; default: first stored input).
-    #[arg(long, env = "GRIDPRINT_FROM")]
-    pub from: Option<String>,
-    /// End of the history, exclusive (default: last stored input).
-    #[arg(long, env = "GRIDPRINT_TO")]
-    pub to: Option<String>,
+    // The history to replay.
+    #[command(flatten)]
+    pub range: RangeArgs,
     /// Only these zones (comma-separated; flows count for both ends).
     #[arg(long, env = "GRIDPRINT_ZONES", value_delimiter = ',')]
     pub zones: Vec<String>,
@@ -65,11 +63,8 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     let Some(extent) = store.input_extent()? else {
         bail!("no inputs stored: import or ingest history first (e.g. gridprint import --demo)");
     };
-    let start = match &args.from {
-        Some(s) => Slot::containing(parse_timestamp(s).context("--from")?),
-        None => extent.start,
-    };
-    let end = match &args.to {
+    let start = args.range.start()?.unwrap_or(extent.start);
+    let end = match &args.range.to {
         Some(s) => Slot::containing(parse_timestamp(s).context("--to")?),
         None => extent.end,
     };
