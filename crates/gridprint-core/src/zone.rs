@@ -299,3 +299,39 @@ mod country_tests {
         assert_eq!(names("XX"), None);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ZoneCode;
+
+    /// Kept inline, a code still orders, prints and goes through serde as the string it is.
+    #[test]
+    fn a_zone_code_behaves_as_its_string() {
+        let codes = ["DE", "DE_LU", "D", "IT_CNOR", "NO2", "NO_1", "A-B", "Z"];
+        let mut parsed: Vec<ZoneCode> = codes.iter().map(|c| ZoneCode::parse(c).unwrap()).collect();
+        let mut strings: Vec<&str> = codes.to_vec();
+        parsed.sort();
+        strings.sort();
+        let back: Vec<&str> = parsed.iter().map(ZoneCode::as_str).collect();
+        assert_eq!(back, strings);
+
+        let code = ZoneCode::parse(" it_north ").unwrap();
+        assert_eq!(code.as_str(), "IT_NORTH");
+        assert_eq!(code.to_string(), "IT_NORTH");
+        assert_eq!(format!("{code:?}"), r#"ZoneCode("IT_NORTH")"#);
+        assert_eq!(serde_json::to_string(&code).unwrap(), r#""IT_NORTH""#);
+        let again: ZoneCode = serde_json::from_str(r#""IT_NORTH""#).unwrap();
+        assert_eq!(again, code);
+        let bytes = postcard::to_allocvec(&code).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec("IT_NORTH").unwrap());
+        assert_eq!(postcard::from_bytes::<ZoneCode>(&bytes).unwrap(), code);
+
+        let longest = "ABCDEFGHIJKLMNOP";
+        assert_eq!(ZoneCode::parse(longest).unwrap().as_str(), longest);
+        assert!(ZoneCode::parse("ABCDEFGHIJKLMNOPQ").is_none());
+        assert!(ZoneCode::parse("").is_none());
+        assert!(ZoneCode::parse("DE LU").is_none());
+        let err = serde_json::from_str::<ZoneCode>(r#""ABCDEFGHIJKLMNOPQ""#).unwrap_err();
+        assert!(err.to_string().contains("at most 16 bytes"), "{err}");
+    }
+}
