@@ -304,6 +304,47 @@ fn a_changed_day_is_computed_again_and_so_is_the_estimate_of_its_neighbour() {
     assert_eq!((settled.days_settled, settled.days_published), (2, 0));
 }
 
+#[test]
+fn a_change_ten_days_back_reaches_the_profile_estimate_that_scales_on_it() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    // AT's river hydro official at 100 MW on days 0–14 but for a gap from day 8 to the middle of
+    // day 14 (624 slots: the profile estimator's). Its scale at the gap's left end divides the
+    // last official value (day 7, slot 95) by the profile there: slot 95 of days 0–6.
+    let gap = 768..1392;
+    let d0 = store_at_hydro(&store, (0..1440).filter(|i| !gap.contains(i)), |_| 100.0);
+    let fifteen_days = SlotRange::new(d0, d0.offset(1440));
+    let estimate_at = |i: i64| -> f64 {
+        let got = store.inputs_in_range(SlotRange::new(d0.offset(i), d0.offset(i + 1)));
+        let got = got.unwrap();
+        let p = got
+            .iter()
+            .find(|p| p.point.state == DataState::Estimated)
+            .expect("an estimate");
+        p.point.mw
+    };
+    let in_day_10 = 1000;
+    compute_ranges(&store, &reference(), &[fifteen_days], now(), &mut ()).unwrap();
+    assert_eq!(estimate_at(in_day_10), 100.0);
+    let again = compute_ranges(&store, &reference(), &[fifteen_days], now(), &mut ()).unwrap();
+    assert_eq!((again.days_settled, again.days_published), (15, 0));
+
+    // Day 0 changes: the profile at the left end becomes 770 / 7, and the estimates of day 10,
+    // ten days later (beyond the week the gap-closing values lie ahead), follow, though day 10
+    // itself did not change. A reach back shorter than ten days would leave them at 100.
+    store
+        .upsert_inputs(&[official("AT", d0.offset(95), 170.0)], 2)
+        .unwrap();
+    compute_ranges(&store, &reference(), &[fifteen_days], now(), &mut ()).unwrap();
+    let scale_left = 100.0 / (770.0 / 7.0);
+    let frac = (in_day_10 - 767) as f64 / (1392 - 767) as f64;
+    let expected = 100.0 * (scale_left + (1.0 - scale_left) * frac);
+    assert!(
+        (estimate_at(in_day_10) - expected).abs() < 1e-9,
+        "{} against {expected}",
+        estimate_at(in_day_10)
+    );
+}
+
 /// Writes one changed input through another connection when the compute reports its first batch:
 /// a write the run did not make.
 struct WritesDuringTheRun {
