@@ -98,7 +98,7 @@ pub fn inputs_of_slot(reference: &ReferenceData, slot: Slot, with_load: bool) ->
             ));
         }
     }
-    for &(a, b) in &zones.borders() {
+    for &(a, b) in zones.borders() {
         r = lcg(r);
         let (from, to) = if r & 1 == 0 { (a, b) } else { (b, a) };
         out.push(point(

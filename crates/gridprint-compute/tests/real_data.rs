@@ -311,7 +311,8 @@ fn border_flows(
     let i = z.index_of_str(zone).unwrap();
     let skip = except.map(|e| z.index_of_str(e).unwrap());
     z.borders()
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&(a, b)| (a == i || b == i) && skip.is_none_or(|x| a != x && b != x))
         .map(|(a, b)| {
             point(

@@ -42,7 +42,8 @@ impl Synthetic {
         inputs.flows = reference
             .zones
             .borders()
-            .into_iter()
+            .iter()
+            .copied()
             .map(|(from, to)| FlowInput {
                 from,
                 to,

@@ -9,7 +9,6 @@ use crate::quality::DataState;
 use crate::slot::Slot;
 use crate::zone::{ZoneCode, ZoneIdx, Zones};
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 
 /// Which series an input point belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -128,16 +127,25 @@ impl SlotInputs {
     /// zones see an estimated input. Borders to zones outside the zone set are not part of the traced
     /// network and are not added.
     pub fn assume_absent_flows(&mut self, zones: &Zones) -> Vec<(ZoneIdx, ZoneIdx)> {
-        let present: HashSet<(ZoneIdx, ZoneIdx)> =
-            self.flows.iter().map(|f| (f.from, f.to)).collect();
-        let added: Vec<(ZoneIdx, ZoneIdx)> = zones
-            .borders()
-            .into_iter()
-            .filter(|&(from, to)| {
-                (self.generation[from].is_some() || self.generation[to].is_some())
-                    && !present.contains(&(from, to))
-            })
-            .collect();
+        // Borders and flows both in (from, to) order: one walk finds the borders with no flow.
+        if !self.flows.is_sorted_by_key(|f| (f.from, f.to)) {
+            self.flows.sort_by_key(|f| (f.from, f.to));
+        }
+        let mut present = self.flows.iter().map(|f| (f.from, f.to)).peekable();
+        let mut added: Vec<(ZoneIdx, ZoneIdx)> = Vec::new();
+        for &border in zones.borders() {
+            while present.next_if(|&p| p < border).is_some() {}
+            if present.peek() == Some(&border) {
+                continue;
+            }
+            let (from, to) = border;
+            if self.generation[from].is_some() || self.generation[to].is_some() {
+                added.push(border);
+            }
+        }
+        if added.is_empty() {
+            return added;
+        }
         self.flows.extend(added.iter().map(|&(from, to)| FlowInput {
             from,
             to,
@@ -173,7 +181,8 @@ mod tests {
         // every direction of every DE border but the reported DE→FR one
         let expected: Vec<_> = z
             .borders()
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|&(a, b)| (a == de || b == de) && (a, b) != (de, fr))
             .collect();
         assert_eq!(added, expected);

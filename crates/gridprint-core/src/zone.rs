@@ -151,6 +151,8 @@ pub struct Zones {
     by_code: HashMap<ZoneCode, ZoneIdx, foldhash::fast::RandomState>,
     by_eic: HashMap<String, ZoneIdx>,
     neighbour_idx: Vec<Vec<ZoneIdx>>,
+    /// [`Zones::borders`], found once: a compute asks for them in every slot.
+    borders: Vec<(ZoneIdx, ZoneIdx)>,
 }
 
 impl Zones {
@@ -178,15 +180,27 @@ impl Zones {
                 by_eic.entry(eic.to_string()).or_insert(i);
             }
         }
-        let neighbour_idx = list
+        let neighbour_idx: Vec<Vec<ZoneIdx>> = list
             .iter()
             .map(|z| z.neighbours.iter().map(|n| by_code[n]).collect())
             .collect();
+        let mut borders = Vec::new();
+        for (i, neighbours) in neighbour_idx.iter().enumerate() {
+            for &j in neighbours {
+                borders.push((i, j));
+                if !neighbour_idx[j].contains(&i) {
+                    borders.push((j, i));
+                }
+            }
+        }
+        borders.sort();
+        borders.dedup();
         Zones {
             list,
             by_code,
             by_eic,
             neighbour_idx,
+            borders,
         }
     }
 
@@ -220,20 +234,9 @@ impl Zones {
     pub fn neighbours(&self, idx: ZoneIdx) -> &[ZoneIdx] {
         &self.neighbour_idx[idx]
     }
-    /// Every (from, to) pair of neighbours, each direction once.
-    pub fn borders(&self) -> Vec<(ZoneIdx, ZoneIdx)> {
-        let mut out = Vec::new();
-        for i in 0..self.len() {
-            for &j in self.neighbours(i) {
-                out.push((i, j));
-                if !self.neighbours(j).contains(&i) {
-                    out.push((j, i));
-                }
-            }
-        }
-        out.sort();
-        out.dedup();
-        out
+    /// Every (from, to) pair of neighbours, each direction once, in ascending order.
+    pub fn borders(&self) -> &[(ZoneIdx, ZoneIdx)] {
+        &self.borders
     }
 }
 

@@ -204,7 +204,7 @@ pub fn targets(
                 if provider != Provider::Entsoe {
                     continue;
                 }
-                for (i, j) in zones.borders() {
+                for &(i, j) in zones.borders() {
                     let (from, to) = (zones.code(i).clone(), zones.code(j).clone());
                     if wanted(&from) || wanted(&to) {
                         out.push((kind, Target::Border { from, to }));

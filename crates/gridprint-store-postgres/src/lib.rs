@@ -16,13 +16,15 @@ use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::zone::ZoneCode;
+use gridprint_store::assumed;
 use gridprint_store::{
     DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store,
     StoreError, StoredInput, UpsertSummary, storable_columns,
 };
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
-use postgres::{Config, NoTls};
+use postgres::{Config, GenericClient, NoTls};
 use r2d2_postgres::PostgresConnectionManager;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -39,6 +41,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_api_keys.sql"),
     include_str!("../migrations/0007_estimation_datasource.sql"),
     include_str!("../migrations/0008_input_day.sql"),
+    include_str!("../migrations/0009_assumed_flow.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).
@@ -238,7 +241,7 @@ impl InputStore for PgStore {
     fn upsert_inputs(&self, points: &[InputPoint], updated_at: i64) -> Result<UpsertSummary> {
         // Within one batch, keep per key the point an in-order upsert would end with.
         let mut latest: HashMap<(i64, i16, &str, &str), &InputPoint> = HashMap::new();
-        for p in points {
+        for p in points.iter().filter(|p| !assumed::is_assumed(p)) {
             let (kind, zone, other) = storable_columns(p)?;
             latest
                 .entry((p.slot.0, kind, zone, other))
@@ -301,6 +304,37 @@ impl InputStore for PgStore {
             )
             .map_err(map_err)?;
         let mut changed_days: Vec<i64> = rows.iter().map(|r| Slot(r.get(1)).day()).collect();
+        let flows_assumed: Vec<&InputPoint> =
+            points.iter().filter(|p| assumed::is_assumed(p)).collect();
+        let mut assumed_inserted = 0;
+        if !flows_assumed.is_empty() {
+            let days = flows_assumed
+                .iter()
+                .fold((i64::MAX, i64::MIN), |(a, b), p| {
+                    (a.min(p.slot.day()), b.max(p.slot.day()))
+                });
+            let stored: Vec<assumed::AssumedDay> = assumed_days(&mut tx, days)?
+                .into_iter()
+                .map(|(a, _)| a)
+                .collect();
+            let write = assumed::plan_write(&flows_assumed, &stored);
+            let (lo, hi): (Vec<i64>, Vec<i64>) = write.rows.iter().map(|a| a.columns()).unzip();
+            let day: Vec<i64> = write.rows.iter().map(|a| a.day).collect();
+            let from: Vec<&str> = write.rows.iter().map(|a| a.from.as_str()).collect();
+            let to: Vec<&str> = write.rows.iter().map(|a| a.to.as_str()).collect();
+            tx.execute(
+                "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)
+                 SELECT d, z, o, l, h, $6
+                   FROM unnest($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[])
+                     AS u(d, z, o, l, h)
+                 ON CONFLICT (day, zone, other) DO UPDATE SET slots_lo = excluded.slots_lo,
+                   slots_hi = excluded.slots_hi, updated_at = excluded.updated_at",
+                &[&day, &from, &to, &lo, &hi, &updated_at],
+            )
+            .map_err(map_err)?;
+            assumed_inserted = write.inserted;
+            changed_days.extend(write.days);
+        }
         if !changed_days.is_empty() {
             changed_days.sort_unstable();
             changed_days.dedup();
@@ -321,8 +355,8 @@ impl InputStore for PgStore {
             .map_err(map_err)?;
         }
         tx.commit().map_err(map_err)?;
-        let inserted = rows.iter().filter(|r| r.get::<_, bool>(0)).count();
-        let updated = rows.len() - inserted;
+        let updated = rows.iter().filter(|r| !r.get::<_, bool>(0)).count();
+        let inserted = rows.len() - updated + assumed_inserted;
         Ok(UpsertSummary {
             inserted,
             updated,
@@ -344,7 +378,8 @@ impl InputStore for PgStore {
         // (batches are written so), which the stable sort merely checks.
         rows.sort_by(|a, b| input_row_key(a).cmp(&input_row_key(b)));
         let mut keys = KeyParser::default();
-        rows.iter()
+        let real = rows
+            .iter()
             .map(|r| {
                 let state: i16 = r.get(5);
                 Ok(StoredInput {
@@ -360,7 +395,9 @@ impl InputStore for PgStore {
                     updated_at: r.get(7),
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        let flows_assumed = assumed_days(&mut *c, assumed::days_of(range))?;
+        Ok(assumed::merge(real, &flows_assumed, range))
     }
 
     fn input_extent(&self) -> Result<Option<SlotRange>> {
@@ -632,4 +669,37 @@ impl Store for PgStore {
     fn describe(&self) -> String {
         self.described.clone()
     }
+}
+
+/// The rows of `assumed_flow` whose day lies in `days` (inclusive), each with its `updated_at`.
+fn assumed_days(
+    c: &mut impl GenericClient,
+    days: (i64, i64),
+) -> Result<Vec<(assumed::AssumedDay, i64)>> {
+    let rows = c
+        .query(
+            "SELECT day, zone, other, slots_lo, slots_hi, updated_at FROM assumed_flow
+             WHERE day >= $1 AND day <= $2",
+            &[&days.0, &days.1],
+        )
+        .map_err(map_err)?;
+    rows.iter()
+        .map(|r| {
+            let zone = |i: usize| -> Result<ZoneCode> {
+                let text: &str = r.get(i);
+                ZoneCode::parse(text).ok_or_else(|| {
+                    StoreError::Corrupt(format!("bad zone {text:?} in assumed_flow"))
+                })
+            };
+            Ok((
+                assumed::AssumedDay {
+                    day: r.get(0),
+                    from: zone(1)?,
+                    to: zone(2)?,
+                    mask: assumed::AssumedDay::mask_of(r.get(3), r.get(4)),
+                },
+                r.get(5),
+            ))
+        })
+        .collect()
 }

@@ -10,6 +10,8 @@ use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::zone::ZoneCode;
+use gridprint_store::assumed;
 use gridprint_store::{
     DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store,
     StoreError, StoredInput, UpsertSummary, storable_columns,
@@ -28,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_api_keys.sql"),
     include_str!("../migrations/0007_estimation_datasource.sql"),
     include_str!("../migrations/0008_input_day.sql"),
+    include_str!("../migrations/0009_assumed_flow.sql"),
 ];
 
 /// First and last input slot. Two subqueries, not `SELECT MIN(slot), MAX(slot)`: SQLite answers a
@@ -216,7 +219,7 @@ impl InputStore for SqliteStore {
                        AND data_state >= ?6 AND (mw, data_state, datasource) IS NOT (?5, ?6, ?7)",
                 )
                 .map_err(map_err)?;
-            for p in points {
+            for p in points.iter().filter(|p| !assumed::is_assumed(p)) {
                 let (kind, zone, other) = storable_columns(p)?;
                 let row = params![
                     p.slot.0,
@@ -240,6 +243,43 @@ impl InputStore for SqliteStore {
                     changed_days.push(p.slot.day());
                 }
             }
+        }
+        let flows_assumed: Vec<&InputPoint> =
+            points.iter().filter(|p| assumed::is_assumed(p)).collect();
+        if !flows_assumed.is_empty() {
+            let days = flows_assumed
+                .iter()
+                .fold((i64::MAX, i64::MIN), |(a, b), p| {
+                    (a.min(p.slot.day()), b.max(p.slot.day()))
+                });
+            let stored: Vec<assumed::AssumedDay> = assumed_days(&tx, days)?
+                .into_iter()
+                .map(|(a, _)| a)
+                .collect();
+            let write = assumed::plan_write(&flows_assumed, &stored);
+            let mut put = tx
+                .prepare_cached(
+                    "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT (day, zone, other) DO UPDATE SET slots_lo = excluded.slots_lo,
+                       slots_hi = excluded.slots_hi, updated_at = excluded.updated_at",
+                )
+                .map_err(map_err)?;
+            for a in &write.rows {
+                let (lo, hi) = a.columns();
+                put.execute(params![
+                    a.day,
+                    a.from.as_str(),
+                    a.to.as_str(),
+                    lo,
+                    hi,
+                    updated_at
+                ])
+                .map_err(map_err)?;
+            }
+            summary.inserted += write.inserted;
+            summary.unchanged += write.unchanged;
+            changed_days.extend(write.days);
         }
         if !changed_days.is_empty() {
             mark_changed_days(&tx, changed_days)?;
@@ -321,7 +361,9 @@ impl InputStore for SqliteStore {
                 updated_at: r.get::<_, i64>(7).map_err(map_err)?,
             });
         }
-        Ok(out)
+        drop(rows);
+        let flows_assumed = assumed_days(&conn, assumed::days_of(range))?;
+        Ok(assumed::merge(out, &flows_assumed, range))
     }
 
     fn input_extent(&self) -> Result<Option<SlotRange>> {
@@ -554,6 +596,38 @@ fn meta_value(conn: &Connection, key: &str) -> Result<i64> {
 
 /// Advances the input revision and gives it to `days` (an upsert that changed them), inside the
 /// upsert's transaction.
+/// The rows of `assumed_flow` whose day lies in `days` (inclusive), each with its `updated_at`.
+fn assumed_days(conn: &Connection, days: (i64, i64)) -> Result<Vec<(assumed::AssumedDay, i64)>> {
+    let mut st = conn
+        .prepare_cached(
+            "SELECT day, zone, other, slots_lo, slots_hi, updated_at FROM assumed_flow
+             WHERE day >= ?1 AND day <= ?2",
+        )
+        .map_err(map_err)?;
+    let mut rows = st.query(params![days.0, days.1]).map_err(map_err)?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next().map_err(map_err)? {
+        let zone = |i: usize| -> Result<ZoneCode> {
+            let text: String = r.get(i).map_err(map_err)?;
+            ZoneCode::parse(&text)
+                .ok_or_else(|| StoreError::Corrupt(format!("bad zone {text:?} in assumed_flow")))
+        };
+        out.push((
+            assumed::AssumedDay {
+                day: r.get(0).map_err(map_err)?,
+                from: zone(1)?,
+                to: zone(2)?,
+                mask: assumed::AssumedDay::mask_of(
+                    r.get(3).map_err(map_err)?,
+                    r.get(4).map_err(map_err)?,
+                ),
+            },
+            r.get(5).map_err(map_err)?,
+        ));
+    }
+    Ok(out)
+}
+
 fn mark_changed_days(tx: &rusqlite::Transaction<'_>, mut days: Vec<i64>) -> Result<()> {
     days.sort_unstable();
     days.dedup();

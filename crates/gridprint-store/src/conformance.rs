@@ -1,17 +1,13 @@
 //! The store conformance suite: behaviour every backend must show, run by each backend's tests
 //! against a fresh, empty database.
 
+use crate::test_points::{assumed_point as assumed, flow_point, z};
 use crate::{Secret, Store, TokenRecord};
 use gridprint_core::derived::{DerivedDay, SeriesKey, SlotFlags};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::{DataState, ZoneStatus};
 use gridprint_core::slot::{Slot, SlotRange};
-use gridprint_core::zone::ZoneCode;
-
-fn z(s: &str) -> ZoneCode {
-    ZoneCode::parse(s).unwrap()
-}
 
 fn gen_point(zone: &str, slot: i64, mw: f64, state: DataState, ds: &str) -> InputPoint {
     InputPoint {
@@ -101,6 +97,7 @@ pub fn run_all(store: &dyn Store) {
     inputs_roundtrip_and_idempotence(store);
     quality_never_degrades(store);
     input_day_revisions(store);
+    assumed_flows(store);
     derived_days_roundtrip(store);
     derived_change_log(store);
     access_lifecycle(store);
@@ -219,6 +216,86 @@ pub fn input_day_revisions(store: &dyn Store) {
     assert!(
         !got[0].is_settled(),
         "a change after settling unsettles the day"
+    );
+}
+
+/// Flows assumed 0 MW (kept as border-day masks, `crate::assumed`) read back as the points written,
+/// in slot and key order among the provider points; rewriting them changes nothing; a new bit
+/// changes its day's revision; a provider point at the same key stands over the assumption.
+pub fn assumed_flows(store: &dyn Store) {
+    let day = 900_i64;
+    let s0 = day * 96;
+    let official =
+        |from, to, slot, mw| flow_point(from, to, slot, mw, DataState::Official, "ENTSO-E");
+    let real = [
+        official("AT", "DE", s0, 3.0),
+        official("AT", "DE", s0 + 1, 3.0),
+        official("DE", "FR", s0, 2.0),
+    ];
+    store.upsert_inputs(&real, 1).unwrap();
+    let r0 = store.input_revision().unwrap();
+    // The last slot of the day (bit 95) and a slot of the next day.
+    let zeros = [
+        assumed("DE", "AT", s0),
+        assumed("DE", "AT", s0 + 1),
+        assumed("DE", "AT", s0 + 95),
+        assumed("DE", "FR", s0 + 1),
+        assumed("DE", "AT", s0 + 104),
+    ];
+    let s = store.upsert_inputs(&zeros, 5).unwrap();
+    assert_eq!((s.inserted, s.updated, s.unchanged), (5, 0, 0));
+    let r1 = store.input_revision().unwrap();
+    assert_eq!(r1, r0 + 1, "one changing upsert, one step");
+    let revisions: Vec<i64> = store
+        .day_revisions(day..day + 2)
+        .unwrap()
+        .iter()
+        .map(|d| d.revision)
+        .collect();
+    assert_eq!(revisions, vec![r1, r1], "both days changed");
+    let s = store.upsert_inputs(&zeros, 6).unwrap();
+    assert_eq!((s.inserted, s.updated, s.unchanged), (0, 0, 5));
+    assert_eq!(
+        store.input_revision().unwrap(),
+        r1,
+        "a rewrite changes nothing"
+    );
+
+    let read = |range: SlotRange| -> Vec<(InputPoint, i64)> {
+        store
+            .inputs_in_range(range)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.point, s.updated_at))
+            .collect()
+    };
+    let want = vec![
+        (real[0].clone(), 1),
+        (zeros[0].clone(), 5),
+        (real[2].clone(), 1),
+        (real[1].clone(), 1),
+        (zeros[1].clone(), 5),
+        (zeros[3].clone(), 5),
+        (zeros[2].clone(), 5),
+        (zeros[4].clone(), 5),
+    ];
+    assert_eq!(read(SlotRange::new(Slot(s0), Slot(s0 + 192))), want);
+    assert_eq!(
+        read(SlotRange::new(Slot(s0 + 1), Slot(s0 + 2))),
+        want[3..6].to_vec(),
+        "a range inside a day reads only its slots"
+    );
+
+    // Provider data arriving later stands over the assumption.
+    let arrived = official("DE", "AT", s0 + 1, 1.5);
+    let s = store
+        .upsert_inputs(std::slice::from_ref(&arrived), 7)
+        .unwrap();
+    assert_eq!((s.inserted, s.updated, s.unchanged), (1, 0, 0));
+    let got = read(SlotRange::new(Slot(s0 + 1), Slot(s0 + 2)));
+    assert_eq!(
+        got,
+        vec![(real[1].clone(), 1), (arrived, 7), (zeros[3].clone(), 5)]
     );
 }
 

@@ -8,9 +8,12 @@
 //! and keys (and the token service's passwords and tokens) out of `Debug` output.
 
 pub mod access;
+pub mod assumed;
 #[cfg(feature = "testing")]
 pub mod conformance;
 pub mod secret;
+#[cfg(any(test, feature = "testing"))]
+mod test_points;
 
 pub use access::{AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, TokenRecord};
 pub use secret::Secret;

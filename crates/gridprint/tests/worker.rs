@@ -171,7 +171,8 @@ fn report_nl_borders(store: &SharedStore, range: SlotRange) {
     let i = z.index_of(&nl()).unwrap();
     let points: Vec<_> = z
         .borders()
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&(a, b)| a == i || b == i)
         .flat_map(|(a, b)| {
             range

@@ -65,7 +65,7 @@ fn memory_per_zone_day_with_realistic_data() {
                 inputs.generation[i] = Some(g);
                 inputs.generation_state[i] = Some(DataState::Official);
             }
-            for &(from, to) in &borders {
+            for &(from, to) in borders {
                 if from < to {
                     let mw = 500.0 * rng.next_f64();
                     inputs.flows.push(FlowInput {
