@@ -26,6 +26,9 @@ impl RequestedWindow for ProductionRequest {
     }
 }
 
+/// `/generation`'s OpenAPI summary and description ([`super::EndpointDef::DOCS`]).
+pub(super) const GENERATION_DOCS: &str = "Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource.";
+
 /// `/generation`: raw generation per production type, grouped by flags, then by type, data state and
 /// datasource.
 pub fn generation(cache: &DataCache, req: &ProductionRequest) -> Vec<GenerationResult> {

@@ -9,6 +9,9 @@ use gridprint_core::derived::SeriesKey;
 use gridprint_core::production::ProductionType;
 use gridprint_responses::MixResult;
 
+/// `/mix`'s OpenAPI summary and description ([`super::EndpointDef::DOCS`]).
+pub(super) const MIX_DOCS: &str = "The consumed mix (MW of each production type consumed in the zone after flow tracing).\n\nSame shape as `/generation`, datasource `flow_tracing`.";
+
 /// `/mix`: flow-traced consumption per production type (datasource `flow_tracing`).
 pub fn mix(cache: &DataCache, req: &ProductionRequest) -> Vec<MixResult> {
     let groups = |z| {

@@ -1,12 +1,12 @@
 //! `/generation` and `/mix` as one endpoint type: both read the same request (location, time,
 //! `production_type`, pumped storage rejected as a filter) and answer the same shape, so
 //! [`ProductionEndpoint`] differs between them only by its OpenAPI text and by which answer it
-//! gives ([`super::generation::generation`] or [`super::mix::mix`]). Like `ScoreEndpoint`
+//! gives, both kept in the endpoint's own module ([`super::generation`], [`super::mix`]). Like `ScoreEndpoint`
 //! (score.rs), a const parameter tells the two apart.
 
 use super::EndpointDef;
-use super::generation::{ProductionRequest, generation};
-use super::mix::mix;
+use super::generation::{GENERATION_DOCS, ProductionRequest, generation};
+use super::mix::{MIX_DOCS, mix};
 use crate::cache::DataCache;
 use crate::describe::{ProductionFilter, location_time_and};
 use crate::error::QueryError;
@@ -27,11 +27,7 @@ pub type MixEndpoint = ProductionEndpoint<true>;
 impl<const MIX: bool> EndpointDef for ProductionEndpoint<MIX> {
     type Request = ProductionRequest;
     type Response = Vec<GenerationResult>;
-    const DOCS: &'static str = if MIX {
-        "The consumed mix (MW of each production type consumed in the zone after flow tracing).\n\nSame shape as `/generation`, datasource `flow_tracing`."
-    } else {
-        "Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource."
-    };
+    const DOCS: &'static str = if MIX { MIX_DOCS } else { GENERATION_DOCS };
 
     fn parameters() -> Vec<Parameter> {
         location_time_and::<ProductionFilter>()
