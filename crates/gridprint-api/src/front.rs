@@ -413,31 +413,29 @@ mod tests {
 
     #[test]
     fn aliases_and_relative_redirects() {
-        assert_eq!(
-            alias("/latest/footprints").as_deref(),
-            Some("/v1/footprints")
-        );
-        assert_eq!(alias("/latestx"), None);
-        assert_eq!(
-            alias("/v1/token-request/get_token").as_deref(),
-            Some("/token-request/get_token")
-        );
-        assert_eq!(alias("/docs/docs.js").as_deref(), Some("/v1/docs/docs.js"));
-        assert_eq!(alias("/redoc").as_deref(), Some("/v1/docs"));
-        assert_eq!(alias("/v1/redoc").as_deref(), Some("/v1/docs"));
-        assert_eq!(alias("/latest/redoc").as_deref(), Some("/v1/docs"));
-        assert_eq!(alias("/v1/footprints"), None);
-        let uri: Uri = "/v1/footprints/?zone=DE".parse().unwrap();
-        assert_eq!(
-            without_trailing_slash(&uri).as_deref(),
-            Some("../footprints?zone=DE")
-        );
-        let uri: Uri = "/v1/footprints//".parse().unwrap();
-        assert_eq!(
-            without_trailing_slash(&uri).as_deref(),
-            Some("../../footprints")
-        );
-        assert_eq!(without_trailing_slash(&"/".parse().unwrap()), None);
-        assert_eq!(without_trailing_slash(&"/v1/zones".parse().unwrap()), None);
+        for (path, want) in [
+            ("/latest/footprints", Some("/v1/footprints")),
+            ("/latestx", None),
+            (
+                "/v1/token-request/get_token",
+                Some("/token-request/get_token"),
+            ),
+            ("/docs/docs.js", Some("/v1/docs/docs.js")),
+            ("/redoc", Some("/v1/docs")),
+            ("/v1/redoc", Some("/v1/docs")),
+            ("/latest/redoc", Some("/v1/docs")),
+            ("/v1/footprints", None),
+        ] {
+            assert_eq!(alias(path).as_deref(), want, "{path}");
+        }
+        for (uri, want) in [
+            ("/v1/footprints/?zone=DE", Some("../footprints?zone=DE")),
+            ("/v1/footprints//", Some("../../footprints")),
+            ("/", None),
+            ("/v1/zones", None),
+        ] {
+            let uri: Uri = uri.parse().unwrap();
+            assert_eq!(without_trailing_slash(&uri).as_deref(), want, "{uri}");
+        }
     }
 }

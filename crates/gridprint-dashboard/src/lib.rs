@@ -34,6 +34,13 @@ pub enum DashboardMode {
 }
 
 impl DashboardMode {
+    /// Every mode, in the order `--help` names them.
+    pub const ALL: [DashboardMode; 3] = [
+        DashboardMode::Public,
+        DashboardMode::Login,
+        DashboardMode::Off,
+    ];
+
     /// The name used on the command line and in the page.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -47,15 +54,15 @@ impl DashboardMode {
 impl FromStr for DashboardMode {
     type Err = String;
 
+    /// A mode by its name ([`DashboardMode::as_str`]), in any case.
     fn from_str(s: &str) -> Result<DashboardMode, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "public" => Ok(DashboardMode::Public),
-            "login" => Ok(DashboardMode::Login),
-            "off" => Ok(DashboardMode::Off),
-            other => Err(format!(
-                "invalid dashboard mode '{other}': expected public, login or off"
-            )),
-        }
+        let name = s.trim().to_ascii_lowercase();
+        DashboardMode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == name)
+            .ok_or_else(|| {
+                format!("invalid dashboard mode '{name}': expected public, login or off")
+            })
     }
 }
 

@@ -21,9 +21,9 @@ use crate::http::{
     FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client, parsed_points,
 };
 use crate::request::{DataKind, FetchRequest, Target};
+use crate::time_grid::{generation_points, push_official};
 use gridprint_core::inputs::{DATASOURCE_ELEXON, InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
-use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
 use gridprint_core::zone::ZoneCode;
 use serde::Deserialize;
@@ -130,6 +130,17 @@ fn half_hour_start(dataset: &'static str, start_time: &str) -> Result<Slot, Elex
         .ok_or_else(|| err(format!("startTime {start_time} is not on a half hour")))
 }
 
+/// Keeps `mw` as `key`'s value unless a later publication of it is already kept: when a period
+/// was published more than once, the latest `publishTime` wins (of equal ones, the later row).
+fn keep_latest<K: Ord>(latest: &mut BTreeMap<K, (String, f64)>, key: K, publish: String, mw: f64) {
+    match latest.get(&key) {
+        Some((p, _)) if *p > publish => {}
+        _ => {
+            latest.insert(key, (publish, mw));
+        }
+    }
+}
+
 /// Parses a FUELHH answer into generation points of `zone` within `range`.
 pub fn parse_fuelhh(
     body: &[u8],
@@ -150,14 +161,8 @@ pub fn parse_fuelhh(
                 message: format!("{} at {}: value is not a number", r.fuel_type, r.start_time),
             });
         }
-        let publish = r.publish_time.unwrap_or_default();
         let key = (r.fuel_type.trim().to_ascii_uppercase(), slot);
-        match latest.get(&key) {
-            Some((p, _)) if *p > publish => {}
-            _ => {
-                latest.insert(key, (publish, mw));
-            }
-        }
+        keep_latest(&mut latest, key, r.publish_time.unwrap_or_default(), mw);
     }
     let mut sums: BTreeMap<(ProductionType, Slot), f64> = BTreeMap::new();
     for ((fuel, slot), (_, mw)) in latest {
@@ -182,24 +187,7 @@ pub fn parse_fuelhh(
         }
         *sums.entry((pt, slot)).or_insert(0.0) += mw;
     }
-    for ((pt, slot), mw) in sums {
-        for s in [slot, slot.offset(1)] {
-            if range.contains(s) {
-                doc.points.push(InputPoint {
-                    key: InputKey::Generation {
-                        zone: zone.clone(),
-                        production_type: pt,
-                    },
-                    slot: s,
-                    mw,
-                    state: DataState::Official,
-                    datasource: DATASOURCE_ELEXON.to_string(),
-                });
-            }
-        }
-    }
-    doc.points
-        .sort_by(|a, b| (&a.key, a.slot).cmp(&(&b.key, b.slot)));
+    generation_points(&mut doc.points, zone, sums, 2, range, DATASOURCE_ELEXON);
     Ok(doc)
 }
 
@@ -228,26 +216,11 @@ pub fn parse_demand_outturn(
             *doc.skipped.entry("negative-value:INDO".into()).or_insert(0) += 1;
             continue;
         }
-        let publish = r.publish_time.unwrap_or_default();
-        match latest.get(&slot) {
-            Some((p, _)) if *p > publish => {}
-            _ => {
-                latest.insert(slot, (publish, mw));
-            }
-        }
+        keep_latest(&mut latest, slot, r.publish_time.unwrap_or_default(), mw);
     }
+    let key = InputKey::Load { zone: zone.clone() };
     for (slot, (_, mw)) in latest {
-        for s in [slot, slot.offset(1)] {
-            if range.contains(s) {
-                doc.points.push(InputPoint {
-                    key: InputKey::Load { zone: zone.clone() },
-                    slot: s,
-                    mw,
-                    state: DataState::Official,
-                    datasource: DATASOURCE_ELEXON.to_string(),
-                });
-            }
-        }
+        push_official(&mut doc.points, &key, slot, 2, mw, range, DATASOURCE_ELEXON);
     }
     Ok(doc)
 }

@@ -24,9 +24,9 @@ use crate::http::{
     send_with_retries,
 };
 use crate::request::{DataKind, FetchRequest, Target};
+use crate::time_grid::{generation_points, push_official};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
-use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::ZoneCode;
 use serde::Deserialize;
@@ -247,22 +247,6 @@ fn count(skipped: &mut BTreeMap<String, usize>, key: String) {
     *skipped.entry(key).or_insert(0) += 1;
 }
 
-/// Pushes a value for the four slots of the hour starting at `hour` that lie in `range`.
-fn push_hour(out: &mut Vec<InputPoint>, key: &InputKey, hour: Slot, mw: f64, range: SlotRange) {
-    for q in 0..4 {
-        let s = hour.offset(q);
-        if range.contains(s) {
-            out.push(InputPoint {
-                key: key.clone(),
-                slot: s,
-                mw,
-                state: DataState::Official,
-                datasource: DATASOURCE_EPIAS.to_string(),
-            });
-        }
-    }
-}
-
 /// Whether `total` matches the sum of the mapped fields within rounding (fields have two decimals).
 pub fn total_matches(total: f64, sum: f64) -> bool {
     (total - sum).abs() <= 1.0_f64.max(total.abs() * 1e-4)
@@ -308,17 +292,10 @@ pub fn parse_generation(
             count(&mut doc.skipped, "duplicate-hour".into());
         }
     }
-    for (hour, sums) in hours {
-        for (pt, mw) in sums {
-            let key = InputKey::Generation {
-                zone: zone.clone(),
-                production_type: pt,
-            };
-            push_hour(&mut doc.points, &key, hour, mw, range);
-        }
-    }
-    doc.points
-        .sort_by(|a, b| (&a.key, a.slot).cmp(&(&b.key, b.slot)));
+    let sums = hours
+        .into_iter()
+        .flat_map(|(hour, sums)| sums.into_iter().map(move |(pt, mw)| ((pt, hour), mw)));
+    generation_points(&mut doc.points, zone, sums, 4, range, DATASOURCE_EPIAS);
     Ok(doc)
 }
 
@@ -345,7 +322,7 @@ pub fn parse_consumption(
     }
     let key = InputKey::Load { zone: zone.clone() };
     for (hour, mw) in hours {
-        push_hour(&mut doc.points, &key, hour, mw, range);
+        push_official(&mut doc.points, &key, hour, 4, mw, range, DATASOURCE_EPIAS);
     }
     Ok(doc)
 }

@@ -3,8 +3,14 @@
 //! ENTSO-E publishes at 15, 30 or 60 minutes. A value is the average power over its interval, so an
 //! hourly value holds for each of its four 15-minute slots and a half-hourly one for two. Timestamps
 //! must fall on a 15-minute boundary; anything else cannot be placed without inventing data.
+//! Elexon's half-hourly and EPIAS's hourly values are spread over their slots by [`push_official`]
+//! and [`generation_points`].
 
-use gridprint_core::slot::{SLOT_SECONDS, Slot, parse_timestamp};
+use gridprint_core::inputs::{InputKey, InputPoint};
+use gridprint_core::production::ProductionType;
+use gridprint_core::quality::DataState;
+use gridprint_core::slot::{SLOT_SECONDS, Slot, SlotRange, parse_timestamp};
+use gridprint_core::zone::ZoneCode;
 
 /// The resolutions gridprint accepts from ENTSO-E.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,4 +58,48 @@ pub(crate) fn slot_at(s: &str) -> Result<Slot, String> {
     }
     Slot::from_unix_exact(t.unix_timestamp())
         .ok_or_else(|| format!("'{s}' is not on a 15-minute boundary"))
+}
+
+/// Pushes an official value of `key` that holds for the `slots` 15-minute slots from `first`: one
+/// point per slot that lies in `range`.
+pub(crate) fn push_official(
+    out: &mut Vec<InputPoint>,
+    key: &InputKey,
+    first: Slot,
+    slots: i64,
+    mw: f64,
+    range: SlotRange,
+    datasource: &str,
+) {
+    for s in (0..slots).map(|q| first.offset(q)) {
+        if range.contains(s) {
+            out.push(InputPoint {
+                key: key.clone(),
+                slot: s,
+                mw,
+                state: DataState::Official,
+                datasource: datasource.to_string(),
+            });
+        }
+    }
+}
+
+/// [`push_official`] for the MW of each production type and period start in `sums` (each period
+/// `slots` long), as generation points of `zone`; then `out` is sorted by key and slot.
+pub(crate) fn generation_points(
+    out: &mut Vec<InputPoint>,
+    zone: &ZoneCode,
+    sums: impl IntoIterator<Item = ((ProductionType, Slot), f64)>,
+    slots: i64,
+    range: SlotRange,
+    datasource: &str,
+) {
+    for ((pt, first), mw) in sums {
+        let key = InputKey::Generation {
+            zone: zone.clone(),
+            production_type: pt,
+        };
+        push_official(out, &key, first, slots, mw, range, datasource);
+    }
+    out.sort_by(|a, b| (&a.key, a.slot).cmp(&(&b.key, b.slot)));
 }

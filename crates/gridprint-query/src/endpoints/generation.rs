@@ -1,20 +1,16 @@
-//! `/generation`: raw generation per production type.
+//! `/generation`: raw generation per production type (its endpoint type, shared with `/mix`, is in
+//! production.rs).
 
+use super::RequestedWindow;
 use super::common::{MW, entries, raw_groups, zone_series};
-use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
-use crate::describe::{ProductionFilter, location_time_and};
-use crate::error::QueryError;
 use crate::group::{FlagPair, GroupEntry};
-use crate::params::{
-    ParseContext, QueryParams, TimeWindow, ZoneSelection, production_type, zones_and_window,
-};
+use crate::params::{TimeWindow, ZoneSelection};
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::DataState;
 use gridprint_core::zone::ZoneIdx;
 use gridprint_responses::{GenerationResult, ProductionBlock};
 use time::OffsetDateTime;
-use utoipa::openapi::path::Parameter;
 
 /// `/generation` and `/mix`: the zones, the window and an optional production type.
 #[derive(Debug, Clone, PartialEq, Hash)]
@@ -29,6 +25,9 @@ impl RequestedWindow for ProductionRequest {
         self.window.requested
     }
 }
+
+/// `/generation`'s OpenAPI summary and description ([`super::EndpointDef::DOCS`]).
+pub(super) const GENERATION_DOCS: &str = "Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource.";
 
 /// `/generation`: raw generation per production type, grouped by flags, then by type, data state and
 /// datasource.
@@ -59,46 +58,4 @@ pub(super) fn production_answer<K>(
         })
     };
     zone_series(cache, zones, MW, group)
-}
-
-/// `/generation`: location, time, `production_type` (pumped storage rejected as a filter).
-pub struct GenerationEndpoint;
-
-impl EndpointDef for GenerationEndpoint {
-    type Request = ProductionRequest;
-    type Response = Vec<GenerationResult>;
-    const DOCS: &'static str = "Generation per production type (MW), as reported by the provider or estimated.\n\nEach series entry holds one block per production type, data state and datasource.";
-
-    fn parameters() -> Vec<Parameter> {
-        production_parameters()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ProductionRequest, QueryError> {
-        parse_production(p, ctx)
-    }
-
-    fn answer(
-        cache: &DataCache,
-        req: &ProductionRequest,
-    ) -> Result<Vec<GenerationResult>, QueryError> {
-        Ok(generation(cache, req))
-    }
-}
-
-/// The parameters of `/generation` and `/mix`: location, time, `production_type`.
-pub(super) fn production_parameters() -> Vec<Parameter> {
-    location_time_and::<ProductionFilter>()
-}
-
-/// Reads the request of `/generation` and `/mix` (pumped storage is rejected as a filter).
-pub(super) fn parse_production(
-    p: &QueryParams<'_>,
-    ctx: &ParseContext<'_>,
-) -> Result<ProductionRequest, QueryError> {
-    let (zones, window) = zones_and_window(p, ctx)?;
-    Ok(ProductionRequest {
-        zones,
-        window,
-        production_type: production_type(p, false)?,
-    })
 }

@@ -1,18 +1,16 @@
-//! `/mix`: the flow-traced consumed mix.
+//! `/mix`: the flow-traced consumed mix (its endpoint type, shared with `/generation`, is in
+//! production.rs).
 
-use super::EndpointDef;
 use super::common::{FLOW_TRACING, keep_non_negative, push_derived, state_of_status};
-use super::generation::{
-    ProductionRequest, parse_production, production_answer, production_parameters,
-};
+use super::generation::{ProductionRequest, production_answer};
 use crate::cache::DataCache;
-use crate::error::QueryError;
 use crate::group::Grouper;
-use crate::params::{ParseContext, QueryParams};
 use gridprint_core::derived::SeriesKey;
 use gridprint_core::production::ProductionType;
 use gridprint_responses::MixResult;
-use utoipa::openapi::path::Parameter;
+
+/// `/mix`'s OpenAPI summary and description ([`super::EndpointDef::DOCS`]).
+pub(super) const MIX_DOCS: &str = "The consumed mix (MW of each production type consumed in the zone after flow tracing).\n\nSame shape as `/generation`, datasource `flow_tracing`.";
 
 /// `/mix`: flow-traced consumption per production type (datasource `flow_tracing`).
 pub fn mix(cache: &DataCache, req: &ProductionRequest) -> Vec<MixResult> {
@@ -30,25 +28,4 @@ pub fn mix(cache: &DataCache, req: &ProductionRequest) -> Vec<MixResult> {
     production_answer(cache, &req.zones, groups, |(_, status), pt| {
         (pt, state_of_status(status), FLOW_TRACING.to_string())
     })
-}
-
-/// `/mix`: location, time, `production_type` (pumped storage rejected).
-pub struct MixEndpoint;
-
-impl EndpointDef for MixEndpoint {
-    type Request = ProductionRequest;
-    type Response = Vec<MixResult>;
-    const DOCS: &'static str = "The consumed mix (MW of each production type consumed in the zone after flow tracing).\n\nSame shape as `/generation`, datasource `flow_tracing`.";
-
-    fn parameters() -> Vec<Parameter> {
-        production_parameters()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ProductionRequest, QueryError> {
-        parse_production(p, ctx)
-    }
-
-    fn answer(cache: &DataCache, req: &ProductionRequest) -> Result<Vec<MixResult>, QueryError> {
-        Ok(mix(cache, req))
-    }
 }

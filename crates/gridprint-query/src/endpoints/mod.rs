@@ -18,6 +18,7 @@ pub mod generation;
 pub mod impacts;
 pub mod load;
 pub mod mix;
+pub mod production;
 pub mod score;
 pub mod shares;
 pub mod status;
@@ -28,10 +29,9 @@ pub use best_window::BestWindowEndpoint;
 pub use factors::FactorsEndpoint;
 pub use flows::{ExportsEndpoint, ImportsEndpoint};
 pub use footprints::FootprintsEndpoint;
-pub use generation::GenerationEndpoint;
 pub use impacts::ImpactsEndpoint;
 pub use load::LoadEndpoint;
-pub use mix::MixEndpoint;
+pub use production::{GenerationEndpoint, MixEndpoint};
 pub use score::{EnvironmentalScoreEndpoint, GreenScoreEndpoint};
 pub use shares::{
     FlowShareEndpoint, FootprintShareEndpoint, ImpactShareEndpoint, MixShareEndpoint,
