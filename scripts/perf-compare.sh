@@ -10,7 +10,7 @@
 # commit since 0aca2b4, so the data are identical. Then, alternating BASE and HEAD process by process
 # (BASE, HEAD, BASE, HEAD, …) so that the machine's slow and fast phases fall on both sides:
 #   publish    synth_year --inputs --days 14: compute and publish 14 days × 52 zones (728 zone-days),
-#              the seconds it reports for the compute and publication (storing the inputs not counted)
+#              wall seconds from its "stored" line to its last "computed" line (storing not counted)
 #   first      `gridprint compute` right after it (wall seconds): the import's own compute, which
 #              synth_year does not run (the gap estimators; from 9d76c52 on, it settles the days)
 #   unchanged  `gridprint compute` again, as right after an import: every slot final, nothing
@@ -91,8 +91,16 @@ record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$results"; }
 measure_compute() {
   local sha="$1" db="$perf_dir/data/fourteen-$1.db" out t0 t1
   rm -f "$db" "$db-wal" "$db-shm"
-  out="$("$perf_dir/bin/$sha/synth_year" --database "$db" --days 14 --inputs 2>&1)"
-  record "$sha" publish "$(echo "$out" | sed -n 's/^computed .* in \([0-9.]*\) s.*$/\1/p' | tail -1)"
+  # Timed here, from its "stored …" line to its last "computed … zone-days" line, rather than read
+  # from that line: 0aca2b4 prints it to one decimal only.
+  record "$sha" publish "$("$perf_dir/bin/$sha/synth_year" --database "$db" --days 14 --inputs 2>&1 |
+    python3 -c '
+import sys, time
+start = end = None
+for line in sys.stdin:
+    if line.startswith("stored"): start = time.monotonic()
+    if "zone-days" in line: end = time.monotonic()
+print(f"{end - start:.3f}")')"
   t0=$(date +%s.%N)
   "$perf_dir/bin/$sha/gridprint" --database "sqlite://$db" --log warn compute >/dev/null 2>&1
   t1=$(date +%s.%N)
