@@ -1,7 +1,8 @@
 //! The `/v1` data routes: [`data_router`] lists every path on a line of its own with the endpoint
 //! type that answers it, and [`answer`] answers any of them. The query string is read once, into the
 //! endpoint's typed request; the long-answer bound, the `ETag` and the response cache read that
-//! request, never the raw pairs. The rules of the answers are in gridprint-query
+//! request, never the raw pairs. A request sent again in the same slot and data version skips the
+//! reading: `crate::tag_memo` keeps its tag by the request as sent. The rules of the answers are in gridprint-query
 //! (`endpoints/`); what this module adds is HTTP: format (`format=` or `Accept`), `ETag` and
 //! `Cache-Control` for final answers, 304, 503 while the data is unavailable, the response cache,
 //! and the blocking pool for long windows (docs/api.md §2–§3, docs/reliability.md).
@@ -15,6 +16,7 @@ use crate::params::schemas;
 use crate::precompress;
 use crate::response_cache::matches_if_none_match;
 use crate::state::AppState;
+use crate::tag_memo::{self, Tagged};
 use axum::body::{Body, Bytes};
 use axum::extract::{MatchedPath, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -316,18 +318,46 @@ pub(crate) async fn answer<E: EndpointDef>(
     if !E::FROM_REFERENCE {
         check_available(state)?;
     }
+    let svc = state.query();
+    let now = state.now();
+    // One snapshot for the request, the tag and the answer, so the tag names the data it was
+    // computed from.
+    let cache = svc.cache();
+    let mut if_none_match = HeaderMap::new();
+    for v in headers.get_all(header::IF_NONE_MATCH) {
+        if_none_match.append(header::IF_NONE_MATCH, v.clone());
+    }
+    // A large answer for a client that takes gzip is compressed once, off the async workers
+    // (crate::precompress): found here only when kept compressed.
+    let gzip = precompress::accepts_gzip(headers);
+    // A request sent before in this slot and data version: its tag without reading the query.
+    let memo_key = tag_memo::key(
+        path,
+        csv,
+        headers,
+        query,
+        Slot::containing(now),
+        cache.data_version(),
+    );
+    if let Some(seen) = memo_key
+        .as_deref()
+        .and_then(|k| state.inner.tag_memo.get(k))
+        && let Some(resp) = cached(state, seen.format, &if_none_match, &seen.etag, gzip, false)
+            .or_else(|| cached_changing(state, seen.format, &seen.changing, gzip, false))
+    {
+        return Ok(with_ignored(resp, seen.ignored.clone()));
+    }
     let pairs = pairs_of(query)?;
     let format = if csv {
         Format::Csv
     } else {
         format_from(&pairs, headers)?
     };
-    let svc = state.query();
-    let ignored = crate::ignored::ignored(&pairs, known, &svc.reference().zones);
-    let now = state.now();
-    // One snapshot for the request, the tag and the answer, so the tag names the data it was
-    // computed from.
-    let cache = svc.cache();
+    let ignored = crate::ignored::header_value(&crate::ignored::ignored(
+        &pairs,
+        known,
+        &svc.reference().zones,
+    ));
     let ctx = ParseContext {
         zones: &cache.reference().zones,
         locator: svc.locator(),
@@ -343,14 +373,17 @@ pub(crate) async fn answer<E: EndpointDef>(
         window,
         now,
     );
-    let mut if_none_match = HeaderMap::new();
-    for v in headers.get_all(header::IF_NONE_MATCH) {
-        if_none_match.append(header::IF_NONE_MATCH, v.clone());
-    }
     let changing = changing_key(&etag, cache.data_version(), now);
-    // A large answer for a client that takes gzip is compressed once, off the async workers
-    // (crate::precompress): found here only when kept compressed.
-    let gzip = precompress::accepts_gzip(headers);
+    if let Some(key) = memo_key {
+        let seen = Tagged::new(
+            &key,
+            format,
+            etag.clone(),
+            changing.clone(),
+            ignored.clone(),
+        );
+        state.inner.tag_memo.insert(key, seen);
+    }
     let kept = cached(state, format, &if_none_match, &etag, gzip, false)
         .or_else(|| cached_changing(state, format, &changing, gzip, false));
     let st = state.clone();
@@ -373,16 +406,21 @@ pub(crate) async fn answer<E: EndpointDef>(
             changing,
         )
     };
-    let mut resp = match kept {
+    let resp = match kept {
         Some(resp) => resp,
         None if E::COSTLY || is_long(window) => state.on_bounded_pool(render_it).await??,
         None => render_it()?,
     };
-    if let Some(v) = crate::ignored::header_value(&ignored) {
+    Ok(with_ignored(resp, ignored))
+}
+
+/// `resp` with the `Gridprint-Ignored` header, when something was ignored.
+fn with_ignored(mut resp: Response, ignored: Option<HeaderValue>) -> Response {
+    if let Some(v) = ignored {
         resp.headers_mut()
             .insert(crate::ignored::GRIDPRINT_IGNORED, v);
     }
-    Ok(resp)
+    resp
 }
 
 /// What every data operation shares: the tag, the Bearer requirement and the responses. The endpoint

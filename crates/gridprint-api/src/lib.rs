@@ -47,6 +47,7 @@ pub mod response_memory;
 pub mod server;
 pub mod state;
 pub mod status;
+pub mod tag_memo;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod token;

@@ -14,6 +14,7 @@ use crate::error::ApiError;
 use crate::front::{ClientIpHeader, TrustedProxies};
 use crate::health::{DemoFn, Providers, StorageHealth};
 use crate::response_cache::ResponseCache;
+use crate::tag_memo::{TagMemo, tag_memo};
 use crate::token_cache::TokenCache;
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::Clock;
@@ -189,6 +190,8 @@ pub(crate) struct Inner {
     /// `serve --demo`: what `/v1/status` and the dashboard say about the replay.
     pub(crate) demo: Option<DemoFn>,
     pub(crate) responses: ResponseCache,
+    /// The tags of requests answered before, by the request as sent (`crate::tag_memo`).
+    pub(crate) tag_memo: TagMemo,
 }
 
 impl std::fmt::Debug for AppState {
@@ -278,6 +281,7 @@ impl AppStateBuilder {
                 providers: self.providers,
                 demo: self.demo,
                 responses: ResponseCache::with_max_bytes(config.response_cache_bytes),
+                tag_memo: tag_memo(config.response_cache_bytes > 0),
                 reference: self.reference,
                 config,
             }),

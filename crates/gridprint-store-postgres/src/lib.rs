@@ -304,34 +304,31 @@ impl InputStore for PgStore {
             )
             .map_err(map_err)?;
         let mut changed_days: Vec<i64> = rows.iter().map(|r| Slot(r.get(1)).day()).collect();
-        let flows_assumed: Vec<&InputPoint> =
-            points.iter().filter(|p| assumed::is_assumed(p)).collect();
-        let mut assumed_inserted = 0;
-        if !flows_assumed.is_empty() {
-            let days = flows_assumed
-                .iter()
-                .fold((i64::MAX, i64::MIN), |(a, b), p| {
-                    (a.min(p.slot.day()), b.max(p.slot.day()))
-                });
-            let stored: Vec<assumed::AssumedDay> = assumed_days(&mut tx, days)?
+        let read = |days| -> Result<Vec<assumed::AssumedDay>> {
+            Ok(assumed_days(&mut tx, days)?
                 .into_iter()
                 .map(|(a, _)| a)
-                .collect();
-            let write = assumed::plan_write(&flows_assumed, &stored);
-            let (lo, hi): (Vec<i64>, Vec<i64>) = write.rows.iter().map(|a| a.columns()).unzip();
-            let day: Vec<i64> = write.rows.iter().map(|a| a.day).collect();
-            let from: Vec<&str> = write.rows.iter().map(|a| a.from.as_str()).collect();
-            let to: Vec<&str> = write.rows.iter().map(|a| a.to.as_str()).collect();
-            tx.execute(
-                "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)
-                 SELECT d, z, o, l, h, $6
-                   FROM unnest($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[])
-                     AS u(d, z, o, l, h)
-                 ON CONFLICT (day, zone, other) DO UPDATE SET slots_lo = excluded.slots_lo,
-                   slots_hi = excluded.slots_hi, updated_at = excluded.updated_at",
-                &[&day, &from, &to, &lo, &hi, &updated_at],
-            )
-            .map_err(map_err)?;
+                .collect())
+        };
+        let mut assumed_inserted = 0;
+        if let Some(write) = assumed::plan_batch(points, read)? {
+            // Nothing new (every bit already stored): no statement.
+            if !write.rows.is_empty() {
+                let (lo, hi): (Vec<i64>, Vec<i64>) = write.rows.iter().map(|a| a.columns()).unzip();
+                let day: Vec<i64> = write.rows.iter().map(|a| a.day).collect();
+                let from: Vec<&str> = write.rows.iter().map(|a| a.from.as_str()).collect();
+                let to: Vec<&str> = write.rows.iter().map(|a| a.to.as_str()).collect();
+                tx.execute(
+                    "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)
+                     SELECT d, z, o, l, h, $6
+                       FROM unnest($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[])
+                         AS u(d, z, o, l, h)
+                     ON CONFLICT (day, zone, other) DO UPDATE SET slots_lo = excluded.slots_lo,
+                       slots_hi = excluded.slots_hi, updated_at = excluded.updated_at",
+                    &[&day, &from, &to, &lo, &hi, &updated_at],
+                )
+                .map_err(map_err)?;
+            }
             assumed_inserted = write.inserted;
             changed_days.extend(write.days);
         }

@@ -244,19 +244,13 @@ impl InputStore for SqliteStore {
                 }
             }
         }
-        let flows_assumed: Vec<&InputPoint> =
-            points.iter().filter(|p| assumed::is_assumed(p)).collect();
-        if !flows_assumed.is_empty() {
-            let days = flows_assumed
-                .iter()
-                .fold((i64::MAX, i64::MIN), |(a, b), p| {
-                    (a.min(p.slot.day()), b.max(p.slot.day()))
-                });
-            let stored: Vec<assumed::AssumedDay> = assumed_days(&tx, days)?
+        let read = |days| -> Result<Vec<assumed::AssumedDay>> {
+            Ok(assumed_days(&tx, days)?
                 .into_iter()
                 .map(|(a, _)| a)
-                .collect();
-            let write = assumed::plan_write(&flows_assumed, &stored);
+                .collect())
+        };
+        if let Some(write) = assumed::plan_batch(points, read)? {
             let mut put = tx
                 .prepare_cached(
                     "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)

@@ -5,7 +5,7 @@
 //! those rows fell between the provider rows of every slot they belonged to, so a publication
 //! rewrote nearly every page of its days' inputs (issue #31). Both stores now keep them in table
 //! `assumed_flow` (migration 0009): `upsert_inputs` sends each such point here ([`is_assumed`],
-//! [`plan_write`]) and `inputs_in_range` gives them back as points ([`merge`]).
+//! [`plan_batch`]) and `inputs_in_range` gives them back as points ([`merge`]).
 //!
 //! The rule: a row of `input_point` at the same key hides the assumed bit (provider data and
 //! estimates always stand over an assumption, as the compute assumes only where nothing is
@@ -95,6 +95,24 @@ pub fn plan_write(points: &[&InputPoint], stored: &[AssumedDay]) -> AssumedWrite
         });
     }
     out
+}
+
+/// The assumed part of a batch `upsert_inputs` writes: `None` when no point of `points` is
+/// [`is_assumed`]; else the plan of [`plan_write`] against the masks `read` gives for the inclusive
+/// day range those points fall in (each store reads its own `assumed_flow`).
+pub fn plan_batch<E>(
+    points: &[InputPoint],
+    read: impl FnOnce((i64, i64)) -> Result<Vec<AssumedDay>, E>,
+) -> Result<Option<AssumedWrite>, E> {
+    let assumed: Vec<&InputPoint> = points.iter().filter(|p| is_assumed(p)).collect();
+    if assumed.is_empty() {
+        return Ok(None);
+    }
+    let days = assumed.iter().fold((i64::MAX, i64::MIN), |(a, b), p| {
+        (a.min(p.slot.day()), b.max(p.slot.day()))
+    });
+    let stored = read(days)?;
+    Ok(Some(plan_write(&assumed, &stored)))
 }
 
 /// The UTC days `range` touches, as the inclusive bounds the stores read `assumed_flow` by.
