@@ -5,6 +5,7 @@
 //! and the flow-tracing engine that turns one 15-minute slot of inputs for all zones into every number
 //! the API serves. Storage and HTTP live in other crates and depend on this one, never the reverse.
 //! `testing` (feature `testing`): a deterministic random number generator for benchmarks and tests.
+//! [`secret::Secret`] keeps passwords, tokens and keys out of `Debug` output in every crate above.
 
 pub mod best_window;
 pub mod derived;
@@ -13,6 +14,7 @@ pub mod inputs;
 pub mod production;
 pub mod quality;
 pub mod reference;
+pub mod secret;
 pub mod slot;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -24,6 +24,7 @@ use crate::http::{
 };
 use crate::request::{DataKind, FetchRequest, Target};
 use gridprint_core::inputs::InputPoint;
+use gridprint_core::secret::Secret;
 use gridprint_core::slot::Slot;
 use gridprint_core::zone::{Provider, Zone, Zones};
 use std::fmt;
@@ -47,18 +48,19 @@ pub fn query_eic(zone: &Zone) -> &str {
         .unwrap_or(zone.eic_code.as_str())
 }
 
-/// The Transparency Platform security token. Never printed: `Debug` and `Display` show `***`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct EntsoeToken(String);
+/// The Transparency Platform security token. Never printed: `Debug` shows
+/// `EntsoeToken(<redacted>)`, and there is no `Display`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EntsoeToken(Secret);
 
 impl EntsoeToken {
     /// `None` for an empty or blank token.
     pub fn new(token: impl Into<String>) -> Option<EntsoeToken> {
         let t = token.into().trim().to_string();
-        (!t.is_empty()).then_some(EntsoeToken(t))
+        (!t.is_empty()).then(|| EntsoeToken(Secret::new(t)))
     }
     fn expose(&self) -> &str {
-        &self.0
+        self.0.expose()
     }
 }
 
@@ -67,18 +69,6 @@ impl std::str::FromStr for EntsoeToken {
     /// For command-line parsers; a blank token is an error.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         EntsoeToken::new(s).ok_or_else(|| "the ENTSO-E token is empty".to_string())
-    }
-}
-
-impl fmt::Debug for EntsoeToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("EntsoeToken(***)")
-    }
-}
-
-impl fmt::Display for EntsoeToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
     }
 }
 
@@ -321,7 +311,7 @@ mod tests {
     #[test]
     fn token_is_never_printed() {
         let t = EntsoeToken::new("secret-123").unwrap();
-        assert_eq!(format!("{t:?} {t}"), "EntsoeToken(***) ***");
+        assert_eq!(format!("{t:?}"), "EntsoeToken(<redacted>)");
         assert!(EntsoeToken::new("  ").is_none());
         let r = ReferenceData::embedded(ZoneSet::Selected2026);
         let c = EntsoeClient::new(

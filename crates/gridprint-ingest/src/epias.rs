@@ -27,6 +27,7 @@ use crate::request::{DataKind, FetchRequest, Target};
 use crate::time_grid::{generation_points, push_official};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
+use gridprint_core::secret::Secret;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::ZoneCode;
 use serde::Deserialize;
@@ -90,26 +91,14 @@ pub fn production_type(field: &str) -> Option<ProductionType> {
 }
 
 /// One part of an EPIAS account as given on the command line or in the environment. Never printed:
-/// `Debug` and `Display` show `***`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct EpiasSecret(String);
+/// `Debug` shows `EpiasSecret(<redacted>)`, and there is no `Display`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EpiasSecret(Secret);
 
 impl std::str::FromStr for EpiasSecret {
     type Err = std::convert::Infallible;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(EpiasSecret(s.to_string()))
-    }
-}
-
-impl fmt::Debug for EpiasSecret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("EpiasSecret(***)")
-    }
-}
-
-impl fmt::Display for EpiasSecret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
+        Ok(EpiasSecret(Secret::new(s.to_string())))
     }
 }
 
@@ -135,7 +124,7 @@ impl EpiasCredentials {
         username: Option<&EpiasSecret>,
         password: Option<&EpiasSecret>,
     ) -> Option<Self> {
-        EpiasCredentials::new(username?.0.clone(), password?.0.clone())
+        EpiasCredentials::new(username?.0.expose(), password?.0.expose())
     }
 }
 
@@ -145,15 +134,9 @@ impl fmt::Debug for EpiasCredentials {
     }
 }
 
-/// A ticket-granting ticket. Never printed.
-#[derive(Clone, PartialEq, Eq)]
-struct Tgt(String);
-
-impl fmt::Debug for Tgt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Tgt(***)")
-    }
-}
+/// A ticket-granting ticket. Never printed: `Debug` shows `Tgt(<redacted>)`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Tgt(Secret);
 
 /// Points of one EPIAS answer, what was skipped and why (`missing-field:nucklear`,
 /// `negative-value:sun`, `duplicate-hour`), and the hours whose `total` disagreed with the sum of
@@ -533,7 +516,7 @@ impl EpiasClient {
                         ),
                     });
                 }
-                let tgt = Tgt(text.to_string());
+                let tgt = Tgt(Secret::new(text.to_string()));
                 session.tgt = Some((tgt.clone(), Instant::now()));
                 tracing::debug!("EPIAS ticket-granting ticket obtained");
                 Ok(tgt)
@@ -600,12 +583,13 @@ impl EpiasClient {
         let mut tgt = self.tgt(None).await?;
         for renewed in [false, true] {
             // Marked sensitive: reqwest and hyper never print it.
-            let mut header = reqwest::header::HeaderValue::from_str(&tgt.0).map_err(|_| {
-                FetchError::Malformed {
-                    request: label.into(),
-                    message: "the ticket is not a valid header value".into(),
-                }
-            })?;
+            let mut header =
+                reqwest::header::HeaderValue::from_str(tgt.0.expose()).map_err(|_| {
+                    FetchError::Malformed {
+                        request: label.into(),
+                        message: "the ticket is not a valid header value".into(),
+                    }
+                })?;
             header.set_sensitive(true);
             let json = ("application/json", "application/json");
             let answer = self
@@ -740,7 +724,10 @@ mod tests {
             assert!(!text.contains("s3cr3t-pw"), "{text}");
             assert!(!text.contains("someone@example.org"), "{text}");
         }
-        assert!(format!("{:?}", Tgt("TGT-abc".into())).contains("***"));
+        assert_eq!(
+            format!("{:?}", Tgt(Secret::new("TGT-abc".into()))),
+            "Tgt(<redacted>)"
+        );
         assert!(EpiasCredentials::new("", "x").is_none());
         assert!(EpiasCredentials::new("u", "  ").is_none());
     }

@@ -5,7 +5,7 @@
 //! most every few seconds so revocations propagate to every replica within 60 s.
 
 use crate::Result;
-use crate::secret::Secret;
+use gridprint_core::secret::Secret;
 
 /// Trims and lower-cases an email and checks its rough shape (one `@`, a dot in the domain, no
 /// spaces or control characters, at most 254 characters). Every entry point (admin commands, token

@@ -11,12 +11,11 @@ pub mod access;
 pub mod assumed;
 #[cfg(feature = "testing")]
 pub mod conformance;
-pub mod secret;
 #[cfg(any(test, feature = "testing"))]
 mod test_points;
 
 pub use access::{AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, TokenRecord};
-pub use secret::Secret;
+pub use gridprint_core::secret::Secret;
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::{InputKey, InputPoint};

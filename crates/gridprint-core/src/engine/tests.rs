@@ -450,6 +450,18 @@ fn assert_slot_sane(r: &SlotResult) {
     }
 }
 
+/// Asserts that `got` is, per footprint type and scope, the weighted sum of two zones' footprints
+/// (`parts`: weight and footprints), within 1e-9.
+fn assert_footprints_mix(got: &[[f64; 2]; 2], parts: [(f64, &[[f64; 2]; 2]); 2]) {
+    let [(wa, a), (wb, b)] = parts;
+    for f in 0..2 {
+        for s in 0..2 {
+            let want = wa * a[f][s] + wb * b[f][s];
+            assert!((got[f][s] - want).abs() < 1e-9, "{f}{s}");
+        }
+    }
+}
+
 #[test]
 fn slot_isolated_zone_consumes_its_own_generation() {
     let r = sane_trace(&[("AT", fr_mix())], vec![]);
@@ -506,12 +518,10 @@ fn slot_fully_importing_zone() {
     assert!(z.footprint_local[0][1].is_nan() && z.impact_local.is_nan());
     let zde = r.zones[de].as_ref().unwrap();
     let zfr = r.zones[fr].as_ref().unwrap();
-    for f in 0..2 {
-        for s in 0..2 {
-            let want = 0.75 * zde.footprint_local[f][s] + 0.25 * zfr.footprint_local[f][s];
-            assert!((z.footprint_global[f][s] - want).abs() < 1e-9);
-        }
-    }
+    assert_footprints_mix(
+        &z.footprint_global,
+        [(0.75, &zde.footprint_local), (0.25, &zfr.footprint_local)],
+    );
     let want_impact = 0.75 * zde.impact_local + 0.25 * zfr.impact_local;
     assert!((z.impact_global - want_impact).abs() < 1e-12);
     assert!((r.x_at(ch, de) - 3000.0).abs() < 1e-9 && (r.x_at(ch, fr) - 1000.0).abs() < 1e-9);
@@ -542,14 +552,14 @@ fn slot_external_source_gets_the_average_mix() {
     let zfr = r.zones[fr].as_ref().unwrap();
     assert!(zde.repaired && !zde.external && !zfr.repaired);
     // Substitute footprint: generation-weighted mean of the local footprints of zones with data.
-    for f in 0..2 {
-        for s in 0..2 {
-            let want = (zde.generation * zde.footprint_local[f][s]
-                + zfr.generation * zfr.footprint_local[f][s])
-                / (zde.generation + zfr.generation);
-            assert!((zpl.footprint_local[f][s] - want).abs() < 1e-9, "{f}{s}");
-        }
-    }
+    let generation = zde.generation + zfr.generation;
+    assert_footprints_mix(
+        &zpl.footprint_local,
+        [
+            (zde.generation / generation, &zde.footprint_local),
+            (zfr.generation / generation, &zfr.footprint_local),
+        ],
+    );
     // PL's column of X adds up to its exports, all consumed in DE and FR.
     let col: f64 = (0..r.n()).map(|i| r.x_at(i, pl)).sum();
     assert!((col - 2000.0).abs() < 1e-9 && r.x_at(de, pl) > 0.0 && r.x_at(fr, pl) > 0.0);

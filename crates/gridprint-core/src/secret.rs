@@ -1,8 +1,10 @@
 //! [`Secret`]: a value that must never show in `Debug` output or logs (passwords, registration
-//! codes, tokens, API keys and the hashes they are stored as). Its `Debug` prints `<redacted>`, so
-//! the access records here and the token service's bodies (gridprint-api) that hold one derive
-//! `Debug` and stay safe to log; it serializes as the value itself, for the one answer that hands a
-//! new token or key to its owner. The client's counterpart is `gridprint_client::token::Secret`.
+//! codes, tokens, API keys and the hashes they are stored as, provider credentials). Its `Debug`
+//! prints `<redacted>`, so the access records (gridprint-store, which re-exports it), the token
+//! service's bodies (gridprint-api) and the provider credentials (gridprint-ingest) that hold one
+//! derive `Debug` and stay safe to log; it serializes as the value itself, for the one answer that
+//! hands a new token or key to its owner. It lives here, in the crate all of them depend on, so that
+//! one type serves them all. The client's counterpart is `gridprint_client::token::Secret`.
 
 use serde::{Deserialize, Serialize};
 
