@@ -16,8 +16,9 @@ use gridprint_core::slot::Slot;
 use std::fmt::Write;
 use std::sync::Arc;
 
-/// Bytes of keys and tags the memo holds at most (when the response cache is on).
-pub const MEMO_BYTES: usize = 8 << 20;
+/// Bytes of keys and tags the memo holds at most (when the response cache is on): some thousands
+/// of requests; a flood of distinct ones only turns it over.
+pub const MEMO_BYTES: usize = 2 << 20;
 
 /// What a request's full reading produced, kept under its [`key`].
 #[derive(Debug)]
@@ -30,7 +31,8 @@ pub struct Tagged {
     pub changing: String,
     /// The `Gridprint-Ignored` header value, when something was ignored.
     pub ignored: Option<HeaderValue>,
-    /// Bytes of the key and the strings above, against [`MEMO_BYTES`].
+    /// Bytes of the key (held twice by the cache: its map and its recency order), the strings
+    /// above and the entry, against [`MEMO_BYTES`].
     weight: usize,
 }
 
@@ -43,7 +45,7 @@ impl Tagged {
         changing: String,
         ignored: Option<HeaderValue>,
     ) -> Arc<Tagged> {
-        let weight = key.len()
+        let weight = 2 * key.len()
             + etag.len()
             + changing.len()
             + ignored.as_ref().map_or(0, |v| v.len())
