@@ -374,7 +374,13 @@ pub(crate) async fn answer<E: EndpointDef>(
         now,
     );
     let changing = changing_key(&etag, cache.data_version(), now);
-    if let Some(key) = memo_key {
+    let kept = cached(state, format, &if_none_match, &etag, gzip, false)
+        .or_else(|| cached_changing(state, format, &changing, gzip, false));
+    // Kept in the memo from its second sending on (its answer kept already): a flood of distinct
+    // requests, each answered once, leaves the memo alone.
+    if let Some(key) = memo_key
+        && kept.is_some()
+    {
         let seen = Tagged::new(
             &key,
             format,
@@ -384,8 +390,6 @@ pub(crate) async fn answer<E: EndpointDef>(
         );
         state.inner.tag_memo.insert(key, seen);
     }
-    let kept = cached(state, format, &if_none_match, &etag, gzip, false)
-        .or_else(|| cached_changing(state, format, &changing, gzip, false));
     let st = state.clone();
     let render_it = move || {
         // A request that waited for the bounded pool may find its answer kept meanwhile by an

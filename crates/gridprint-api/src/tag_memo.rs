@@ -6,7 +6,8 @@
 //!
 //! Everything the tag, the format and the header depend on is in the key (the parse reads "now" only
 //! by its slot), so a hit names what the full path in [`crate::data`] would compute; a miss, or a
-//! body evicted since, takes the full path, which fills the memo again. Errors are never kept.
+//! body evicted since, takes the full path, which fills the memo again once the answer is kept (a
+//! request answered once, as in a flood of distinct windows, is not memoized). Errors are never kept.
 //! Bounded by bytes and entries like the response cache ([`crate::response_cache::ResponseCache`]).
 
 use crate::format::Format;
