@@ -30,6 +30,20 @@ impl RangeArgs {
             .map(|s| Ok(Slot::containing(parse_timestamp(s).context("--from")?)))
             .transpose()
     }
+
+    /// The exclusive end of the range, if `--to` is given: the slot boundary at `--to`, or else the
+    /// end of the slot holding it (a slot that starts before `--to` is in the range).
+    pub fn end(&self) -> anyhow::Result<Option<Slot>> {
+        self.to
+            .as_deref()
+            .map(|s| {
+                let t = parse_timestamp(s).context("--to")?;
+                Ok(Slot::from_unix_exact(t.unix_timestamp())
+                    .filter(|_| t.nanosecond() == 0)
+                    .unwrap_or(Slot::containing(t).offset(1)))
+            })
+            .transpose()
+    }
 }
 
 #[derive(Debug, Args)]
@@ -96,13 +110,8 @@ pub fn run(g: &ServerArgs, args: &ComputeArgs) -> anyhow::Result<()> {
             return Ok(());
         }
     };
-    let end = match &args.range.to {
-        Some(s) => {
-            let t = parse_timestamp(s).context("--to")?;
-            Slot::from_unix_exact(t.unix_timestamp())
-                .filter(|_| t.nanosecond() == 0)
-                .unwrap_or(Slot::containing(t).offset(1))
-        }
+    let end = match args.range.end()? {
+        Some(end) => end,
         None => extent.map(|e| e.end).unwrap_or(start.offset(1)),
     };
     anyhow::ensure!(end > start, "--to must be after --from");
@@ -120,4 +129,33 @@ pub fn run(g: &ServerArgs, args: &ComputeArgs) -> anyhow::Result<()> {
         compute_with_progress(&*store, &reference, &range, now)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RangeArgs;
+    use gridprint_core::slot::{Slot, parse_timestamp};
+
+    fn end(to: &str) -> Slot {
+        let args = RangeArgs {
+            from: None,
+            to: Some(to.to_string()),
+        };
+        args.end().unwrap().unwrap()
+    }
+
+    #[test]
+    fn to_is_an_exclusive_end_rounded_up_to_a_slot_boundary() {
+        let noon = Slot::containing(parse_timestamp("2024-06-15T12:00:00Z").unwrap());
+        // On a boundary: the slot starting there is out.
+        assert_eq!(end("2024-06-15T12:00:00Z"), noon);
+        // Inside a slot: that slot is in (it starts before --to).
+        assert_eq!(end("2024-06-15T12:07:00Z"), noon.offset(1));
+        assert_eq!(end("2024-06-15T12:00:00.5Z"), noon.offset(1));
+        let bad = RangeArgs {
+            from: None,
+            to: Some("noon".into()),
+        };
+        assert!(format!("{:#}", bad.end().unwrap_err()).contains("--to"));
+    }
 }

@@ -10,11 +10,11 @@
 use crate::cmd::compute::RangeArgs;
 use crate::cmd::ingest::{parse_flag_duration, parse_zones};
 use crate::open::ServerArgs;
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::Args;
 use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
-use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange, parse_timestamp};
+use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_pipeline::forecast::{Backtest, ForecastConfig, LevelAdjust, backtest};
 use gridprint_pipeline::series::group;
 use std::time::Duration;
@@ -64,10 +64,7 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
         bail!("no inputs stored: import or ingest history first (e.g. gridprint import --demo)");
     };
     let start = args.range.start()?.unwrap_or(extent.start);
-    let end = match &args.range.to {
-        Some(s) => Slot::containing(parse_timestamp(s).context("--to")?),
-        None => extent.end,
-    };
+    let end = args.range.end()?.unwrap_or(extent.end);
     anyhow::ensure!(end > start, "--to must be after --from");
     let range = SlotRange::new(start, end);
     let days = range.days().count() as i64;
