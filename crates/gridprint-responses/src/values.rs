@@ -114,16 +114,22 @@ impl<'de> Deserialize<'de> for Values {
     }
 }
 
+/// Bytes copied per point by [`write_points`]: the longest point it assembles (`,["…Z",` and 24
+/// bytes of number and `]`, 50 bytes).
+const POINT_COPY: usize = 50;
+
 /// Appends `[["2024-06-15T12:00:00Z",123.45],…]`: each point's slot start and its value rounded by
 /// [`round2`] (`null` when not finite), byte for byte what serde_json writes for them. A point is
 /// assembled on the stack (its number right-aligned, the 25 bytes before it copied in front) and
-/// appended at once: one copy a point instead of one per piece.
+/// appended at once: one copy of a fixed [`POINT_COPY`] bytes, the spare ones cut off again, which
+/// the compiler writes as a few vector moves instead of a `memcpy` call per point.
 fn write_points(out: &mut Vec<u8>, points: &[Point]) {
     out.reserve(2 + 34 * points.len());
     let mut stamps = StampWriter::default();
     let mut head = *b",[\"0000-00-00T00:00:00Z\",";
-    // `head`, the number right-aligned in the 24 bytes after it, `]`.
-    let mut line = [0u8; 25 + 24 + 1];
+    // `head`, the number right-aligned in the 24 bytes after it, `]`; then room for a fixed-size
+    // copy from any start.
+    let mut line = [0u8; 25 + 24 + 1 + POINT_COPY];
     line[49] = b']';
     out.push(b'[');
     for (i, p) in points.iter().enumerate() {
@@ -132,7 +138,13 @@ fn write_points(out: &mut Vec<u8>, points: &[Point]) {
         if let (Some(stamp), Some(at)) = (stamps.stamp(p.slot), rounded_text(p.value, number)) {
             head[3..23].copy_from_slice(&stamp);
             line[at..at + 25].copy_from_slice(&head);
-            out.extend_from_slice(&line[at + skip..]);
+            let from = at + skip;
+            let len = out.len() + 50 - from;
+            let fixed: &[u8; POINT_COPY] = line[from..from + POINT_COPY]
+                .try_into()
+                .expect("POINT_COPY bytes");
+            out.extend_from_slice(fixed);
+            out.truncate(len);
             continue;
         }
         out.extend_from_slice(&head[skip..3]);
