@@ -56,6 +56,7 @@ done
 bin="$(realpath "$bin")"
 [ -x "$bin" ] || { echo "$bin is not an executable" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
 dir="${ABUSE_DIR:-${CARGO_TARGET_DIR:-$root/target}/abuse-load}"
 mkdir -p "$dir"
 synth="${SYNTH_YEAR:-}"
@@ -100,12 +101,8 @@ trap cleanup EXIT
 
 # Grants EMAIL, registers it with the printed code when the build prints one, prints a token.
 account() {
-  local email="$1" password="abuse load password" code body
-  code="$("${gp[@]}" access grant "$email" 2>/dev/null | sed -n 's/^code: *//p' | head -1)"
-  body="{\"email\":\"$email\",\"password\":\"$password\"${code:+,\"code\":\"$code\"}}"
-  curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' -d "$body"
-  curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
-    -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token": *"\([^"]*\)".*/\1/p'
+  local email="$1"
+  token_for "$base" "$email" "abuse load password" "$(grant_code "$email" "${gp[@]}")"
 }
 
 base="http://127.0.0.1:$port"
@@ -115,11 +112,7 @@ for run in $(seq 1 "$runs"); do
   log="$dir/$tag-server-run$run.log"
   "${gp[@]}" serve "${flags[@]}" >"$log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 1200); do
-    curl -s -o /dev/null "$base/v1/status" && break
-    kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "the server exited" >&2; exit 1; }
-    sleep 0.1
-  done
+  wait_until_serving "$base" "$pid" "$log"
   attacker="$(account "attacker-$run@example.org")"
   victim="$(account "victim-$run@example.org")"
   [ -n "$attacker" ] && [ -n "$victim" ] || { echo "no token" >&2; exit 1; }

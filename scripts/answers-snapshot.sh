@@ -26,26 +26,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A free port chosen by the kernel.
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+. "$root/scripts/lib/server.sh"
+port="$(free_port)"
 db="sqlite://$work/demo.db"
 email="snapshot@example.org"
 password="snapshot password 123"
 
 "$bin" --database "$db" --log warn import --demo >/dev/null 2>&1
-code=$("$bin" --database "$db" --log warn access grant "$email" | sed -n 's/^code: //p')
+code="$(grant_code "$email" "$bin" --database "$db" --log warn)"
 GRIDPRINT_RATE_LIMIT_PER_SECOND=0 "$bin" --database "$db" --log warn serve --listen "127.0.0.1:$port" \
   --check-providers false >"$work/server.log" 2>&1 &
 server_pid=$!
 base="http://127.0.0.1:$port"
-for _ in $(seq 1 300); do
-  curl -sf "$base/v1/status" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}"
-token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
+wait_until_serving "$base" "$server_pid" "$work/server.log" 300
+token="$(token_for "$base" "$email" "$password" "$code")"
 [ -n "$token" ] || { echo "no token" >&2; cat "$work/server.log" >&2; exit 1; }
 # Wait until the data cache is loaded (data routes answer 503 before).
 for _ in $(seq 1 300); do

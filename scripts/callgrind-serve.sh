@@ -19,7 +19,9 @@ db="${2:?database}"
 n="${3:?number of requests}"
 query="${4:-zone=DE&start=2025-06-01T00:00Z&end=2025-06-02T00:00Z}"
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
+port="$(free_port)"
 work="$(mktemp -d)"
 pid=""
 cleanup() {
@@ -31,20 +33,13 @@ trap cleanup EXIT
 email="callgrind@example.org"
 password="callgrind password 123"
 gp=("$bin" --database "sqlite://$db" --log warn)
-code="$("${gp[@]}" access grant "$email" 2>/dev/null | sed -n 's/^code: *//p' | head -1)"
+code="$(grant_code "$email" "${gp[@]}")"
 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "${gp[@]}" serve --listen "127.0.0.1:$port" \
   --rate-limit-per-second 1000000 --rate-limit-burst 1000000 --check-providers false >"$work/server.log" 2>&1 &
 pid=$!
 base="http://127.0.0.1:$port"
-for _ in $(seq 1 3000); do
-  curl -s -o /dev/null "$base/v1/status" && break
-  kill -0 "$pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-  sleep 0.2
-done
-body="{\"email\":\"$email\",\"password\":\"$password\"${code:+,\"code\":\"$code\"}}"
-curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' -d "$body"
-token="$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token": *"\([^"]*\)".*/\1/p')"
+wait_until_serving "$base" "$pid" "$work/server.log" 6000   # valgrind starts slowly
+token="$(token_for "$base" "$email" "$password" "$code")"
 [ -n "$token" ] || { echo "no token" >&2; exit 1; }
 for _ in $(seq 1 3000); do
   [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$base/v1/footprints?$query")" = 200 ] && break

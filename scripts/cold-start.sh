@@ -13,7 +13,8 @@ bin="${1:?usage: cold-start.sh BIN SQLITE_FILE POSTGRES_URL [ROUNDS]}"
 sqlite="${2:?SQLITE_FILE}"
 postgres="${3:?POSTGRES_URL}"
 rounds="${4:-3}"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib/server.sh"
+port="$(free_port)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 for i in $(seq 1 "$rounds"); do

@@ -62,6 +62,7 @@ while [ $# -gt 0 ]; do
 done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 bench_dir="${BENCH_DIR:-$target_dir/load-bench}"
 mkdir -p "$bench_dir"
@@ -111,7 +112,7 @@ else
   fi
   echo "database: $(du -ch "$db"* | tail -1 | cut -f1)"
 fi
-code=$("$bin" --database "$db_url" access grant "$email" | sed -n 's/^code: //p')
+code="$(grant_code "$email" "$bin" --database "$db_url")"
 
 server_pid=""
 nginx_conf="$bench_dir/nginx.conf"
@@ -143,10 +144,7 @@ grep -q "^listening on" "$bench_dir/server.log" || { echo "server did not start"
 load_secs=$(echo "$(date +%s.%N) - $started" | bc)
 rss_loaded=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
 base="http://127.0.0.1:$port_api"
-curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}"
-token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
+token="$(token_for "$base" "$email" "$password" "$code")"
 [ -n "$token" ] || { echo "no token"; exit 1; }
 
 day_url="$base/v1/footprints?zone=DE&start=2025-06-01T00:00:00Z&end=2025-06-02T00:00:00Z"

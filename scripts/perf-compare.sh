@@ -45,6 +45,7 @@ while [ $# -gt 0 ]; do
 done
 [ "${#revs[@]}" -ge 1 ] || { echo "usage: scripts/perf-compare.sh BASE [HEAD] [--runs N] [--duration S]" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
 perf_dir="${PERF_DIR:-$root/target/perf-compare}"
 mkdir -p "$perf_dir/bin" "$perf_dir/src" "$perf_dir/data"
 base_sha="$(git -C "$root" rev-parse --short=7 "${revs[0]}^{commit}")"
@@ -150,20 +151,13 @@ measure_serving() {
   log="$perf_dir/server-$sha.log"
   local gp=("$perf_dir/bin/$sha/gridprint" --database "sqlite://$db" --log warn)
   # A registration code where the build prints one (`code: …`), none before that.
-  code="$("${gp[@]}" access grant "$email" 2>/dev/null | sed -n 's/^code: *//p' | head -1)"
+  code="$(grant_code "$email" "${gp[@]}")"
   "${gp[@]}" serve --listen "127.0.0.1:$port" --rate-limit-per-second 1000000 --rate-limit-burst 1000000 \
     --check-providers false >"$log" 2>&1 &
   pid=$!
-  local base="http://127.0.0.1:$port" body
-  for _ in $(seq 1 1200); do
-    curl -s -o /dev/null "$base/v1/status" && break
-    kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "server of $sha exited" >&2; exit 1; }
-    sleep 0.1
-  done
-  body="{\"email\":\"$email\",\"password\":\"$password\"${code:+,\"code\":\"$code\"}}"
-  curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' -d "$body"
-  token="$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
-    -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token": *"\([^"]*\)".*/\1/p')"
+  local base="http://127.0.0.1:$port"
+  wait_until_serving "$base" "$pid" "$log" || { echo "server of $sha" >&2; exit 1; }
+  token="$(token_for "$base" "$email" "$password" "$code")"
   [ -n "$token" ] || { echo "no token from $sha" >&2; kill "$pid"; exit 1; }
   local q="$base/v1/footprints?zone=DE"
   # The first data answer waits for the cache to load.

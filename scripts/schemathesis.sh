@@ -24,6 +24,7 @@ while [ $# -gt 0 ]; do
 done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 version="${SCHEMATHESIS_VERSION:-4.32.5}"
 venv="${SCHEMATHESIS_VENV:-$target_dir/schemathesis-venv}"
@@ -62,7 +63,7 @@ trap cleanup EXIT
 email="schemathesis@example.org"
 password="schemathesis password 123"
 export GRIDPRINT_LOG=warn
-code=$("$bin" --database "$db" access grant "$email" | sed -n 's/^code: //p')
+code="$(grant_code "$email" "$bin" --database "$db")"
 "$bin" --database "$db" serve --demo --listen 127.0.0.1:0 --check-providers false \
   --rate-limit-per-second 0 2>"$work/server.log" &
 server_pid=$!
@@ -74,10 +75,7 @@ done
 base=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$work/server.log" | head -1)
 [ -n "$base" ] || { echo "server did not start"; cat "$work/server.log"; exit 1; }
 echo "== server at $base"
-curl -sf -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}"
-token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
+token="$(token_for "$base" "$email" "$password" "$code")"
 [ -n "$token" ] || { echo "no token"; exit 1; }
 
 # Every check runs except these, each for a reason OpenAPI cannot express:

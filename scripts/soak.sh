@@ -30,6 +30,7 @@ while [ $# -gt 0 ]; do
 done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/scripts/lib/server.sh"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 dir="${SOAK_DIR:-$root/target/soak}"
 mkdir -p "$dir"
@@ -48,7 +49,7 @@ if [ -z "$keep_db" ] || [ ! -f "$db" ]; then
   rm -f "$db" "$db-wal" "$db-shm"
   "$synth" --database "$db"
 fi
-code=$("$bin" --database "sqlite://$db" access grant "$email" | sed -n 's/^code: //p')
+code="$(grant_code "$email" "$bin" --database "sqlite://$db")"
 
 server_pid=""
 worker_pid=""
@@ -72,10 +73,7 @@ for _ in $(seq 1 1200); do
 done
 grep -q "^listening on" "$dir/server.log" || { echo "server did not start"; exit 1; }
 base="http://127.0.0.1:$port"
-curl -s -o /dev/null -X POST "$base/token-request/register" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\",\"code\":\"$code\"}"
-token=$(curl -sf -X POST "$base/token-request/get_token" -H 'content-type: application/json' \
-  -d "{\"email\":\"$email\",\"password\":\"$password\"}" | sed -n 's/.*"access_token":"\([0-9a-f]*\)".*/\1/p')
+token="$(token_for "$base" "$email" "$password" "$code")"
 [ -n "$token" ] || { echo "no token"; exit 1; }
 rss() { awk '/VmRSS/ {print $2}' "/proc/$server_pid/status"; }
 echo "server RSS after loading: $(( $(rss) / 1024 )) MB"
