@@ -10,25 +10,19 @@ use rusqlite::{OptionalExtension, Params, Row, params};
 
 impl AccessStore for SqliteStore {
     fn grant(&self, email: &str, code_hash: Option<&str>, now: i64) -> Result<bool> {
-        let conn = self.lock();
-        let n = conn
-            .execute(
-                "INSERT INTO access_grant (email, granted_at, registration_code_hash) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-                params![email, now, code_hash],
-            )
-            .map_err(map_err)?;
+        let n = self.changed(
+            "INSERT INTO access_grant (email, granted_at, registration_code_hash) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+            params![email, now, code_hash],
+        )?;
         Ok(n == 1)
     }
 
     fn set_registration_code(&self, email: &str, code_hash: Option<&str>) -> Result<bool> {
-        let conn = self.lock();
-        let n = conn
-            .execute(
-                "UPDATE access_grant SET registration_code_hash = ?2
-                 WHERE email = ?1 AND NOT EXISTS (SELECT 1 FROM registration r WHERE r.email = ?1)",
-                params![email, code_hash],
-            )
-            .map_err(map_err)?;
+        let n = self.changed(
+            "UPDATE access_grant SET registration_code_hash = ?2
+             WHERE email = ?1 AND NOT EXISTS (SELECT 1 FROM registration r WHERE r.email = ?1)",
+            params![email, code_hash],
+        )?;
         Ok(n == 1)
     }
 
@@ -77,13 +71,12 @@ impl AccessStore for SqliteStore {
     }
 
     fn register(&self, email: &str, password_hash: &str, now: i64) -> Result<()> {
-        let conn = self.lock();
-        conn.execute(
+        self.changed(
             "INSERT INTO registration (email, password_hash, registered_at) VALUES (?1, ?2, ?3)",
             params![email, password_hash, now],
         )
         .map(|_| ())
-        .map_err(|e| registration_error(map_err(e)))
+        .map_err(registration_error)
     }
 
     fn password_hash(&self, email: &str) -> Result<Option<String>> {
@@ -95,27 +88,22 @@ impl AccessStore for SqliteStore {
     }
 
     fn insert_token(&self, t: &TokenRecord) -> Result<()> {
-        let conn = self.lock();
-        conn.execute(
+        self.changed(
             "INSERT INTO token (token_hash, email, issued_at, expires_at) VALUES (?1, ?2, ?3, ?4)",
             params![t.token_hash.expose(), t.email, t.issued_at, t.expires_at],
         )
         .map(|_| ())
-        .map_err(map_err)
     }
 
     fn set_limit(&self, email: &str, limit: Option<AccountLimit>) -> Result<bool> {
-        let conn = self.lock();
-        let n = conn
-            .execute(
-                "UPDATE access_grant SET rate_limit_per_second = ?2, rate_limit_burst = ?3 WHERE email = ?1",
-                params![
-                    email,
-                    limit.map(|l| l.rate_per_second),
-                    limit.map(|l| i64::from(l.burst))
-                ],
-            )
-            .map_err(map_err)?;
+        let n = self.changed(
+            "UPDATE access_grant SET rate_limit_per_second = ?2, rate_limit_burst = ?3 WHERE email = ?1",
+            params![
+                email,
+                limit.map(|l| l.rate_per_second),
+                limit.map(|l| i64::from(l.burst))
+            ],
+        )?;
         Ok(n == 1)
     }
 
@@ -173,11 +161,7 @@ impl AccessStore for SqliteStore {
     }
 
     fn revoke_api_key(&self, id: i64) -> Result<bool> {
-        let conn = self.lock();
-        let n = conn
-            .execute("DELETE FROM api_key WHERE id = ?1", params![id])
-            .map_err(map_err)?;
-        Ok(n == 1)
+        Ok(self.changed("DELETE FROM api_key WHERE id = ?1", params![id])? == 1)
     }
 
     fn find_api_key(&self, key_hash: &str) -> Result<Option<TokenRecord>> {
@@ -190,13 +174,11 @@ impl AccessStore for SqliteStore {
     }
 
     fn touch_api_key(&self, key_hash: &str, now: i64) -> Result<()> {
-        let conn = self.lock();
-        conn.execute(
+        self.changed(
             "UPDATE api_key SET last_used_at = ?2 WHERE key_hash = ?1",
             params![key_hash, now],
         )
         .map(|_| ())
-        .map_err(map_err)
     }
 }
 
@@ -212,6 +194,11 @@ impl SqliteStore {
         conn.query_row(sql, params, read)
             .optional()
             .map_err(map_err)
+    }
+
+    /// How many rows `sql` with `params` changed.
+    fn changed(&self, sql: &str, params: impl Params) -> Result<usize> {
+        self.lock().execute(sql, params).map_err(map_err)
     }
 
     /// Deletes the rows of `email` from `tables`, in order, in one transaction; whether the last

@@ -1,4 +1,6 @@
-//! `/footprints`: carbon and water footprints, series or aggregates.
+//! `/footprints`: carbon and water footprints, series or aggregates; and the request shape of both
+//! footprint endpoints ([`FootprintRequest`]: a base request, the footprint types and the scope,
+//! which `/footprint-share` reads over the sources' request).
 
 use super::derived::{DerivedRequest, derived_answer, derived_params};
 use super::{EndpointDef, RequestedWindow};
@@ -13,37 +15,47 @@ use time::OffsetDateTime;
 use utoipa::IntoParams;
 use utoipa::openapi::path::Parameter;
 
-/// `/footprints`: the derived request, the footprint types (carbon, water or both, in that order)
-/// and the scope.
+/// A request of the footprint endpoints: the endpoint's base request (`/footprints`: the
+/// [`DerivedRequest`]; `/footprint-share`: the sources' `PartnerRequest`), the footprint types
+/// (carbon, water or both, in that order) and the scope.
 #[derive(Debug, Clone, PartialEq, Hash)]
-pub struct FootprintsRequest {
-    pub derived: DerivedRequest,
+pub struct FootprintRequest<R> {
+    pub base: R,
     pub footprint_types: Vec<FootprintType>,
     pub scope: Scope,
 }
 
-impl RequestedWindow for FootprintsRequest {
+impl<R: RequestedWindow> RequestedWindow for FootprintRequest<R> {
     fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        self.derived.requested_window()
+        self.base.requested_window()
     }
 }
 
+/// `footprint_type` (default both) and `scope` (default life-cycle), as the footprint endpoints
+/// read them.
+pub(super) fn footprint_choice(
+    p: &QueryParams<'_>,
+) -> Result<(Vec<FootprintType>, Scope), QueryError> {
+    let types = footprint_types(p, "footprint_type")?;
+    Ok((types, scope_any(p)?.unwrap_or(Scope::LifeCycle)))
+}
+
 /// `/footprints`: one result per zone and footprint type (series or aggregate).
-pub fn footprints(cache: &DataCache, req: &FootprintsRequest) -> Footprints {
+pub fn footprints(cache: &DataCache, req: &FootprintRequest<DerivedRequest>) -> Footprints {
     let column = |footprint_type| SeriesKey::Footprint {
         footprint_type,
         scope: req.scope,
-        coverage: req.derived.coverage,
+        coverage: req.base.coverage,
     };
     let item = |zone, ft: FootprintType| FootprintResult {
         footprint_type: ft,
         scope: req.scope,
         zone,
         unit: ft.unit(),
-        coverage: req.derived.coverage,
+        coverage: req.base.coverage,
         series: Vec::new(),
     };
-    derived_answer(cache, &req.derived, &req.footprint_types, column, item).into()
+    derived_answer(cache, &req.base, &req.footprint_types, column, item).into()
 }
 
 /// `/footprints`.
@@ -67,7 +79,7 @@ pub struct FootprintParams {
 pub struct FootprintsEndpoint;
 
 impl EndpointDef for FootprintsEndpoint {
-    type Request = FootprintsRequest;
+    type Request = FootprintRequest<DerivedRequest>;
     type Response = Footprints;
     const DOCS: &'static str = "Carbon (gCO2/kWh) and water (l/kWh) footprints of consumed electricity.\n\nGlobal (traced through imports, default) or local; life-cycle (default) or operational scope.";
 
@@ -75,19 +87,22 @@ impl EndpointDef for FootprintsEndpoint {
         location_time_and::<FootprintParams>()
     }
 
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FootprintsRequest, QueryError> {
-        let (derived, (footprint_types, scope)) = derived_params(p, ctx, || {
-            let types = footprint_types(p, "footprint_type")?;
-            Ok((types, scope_any(p)?.unwrap_or(Scope::LifeCycle)))
-        })?;
-        Ok(FootprintsRequest {
-            derived,
+    fn parse(
+        p: &QueryParams<'_>,
+        ctx: &ParseContext<'_>,
+    ) -> Result<FootprintRequest<DerivedRequest>, QueryError> {
+        let (base, (footprint_types, scope)) = derived_params(p, ctx, || footprint_choice(p))?;
+        Ok(FootprintRequest {
+            base,
             footprint_types,
             scope,
         })
     }
 
-    fn answer(cache: &DataCache, req: &FootprintsRequest) -> Result<Footprints, QueryError> {
+    fn answer(
+        cache: &DataCache,
+        req: &FootprintRequest<DerivedRequest>,
+    ) -> Result<Footprints, QueryError> {
         Ok(footprints(cache, req))
     }
 }

@@ -1,45 +1,26 @@
 //! The share endpoints, computed at query time from the stored exchanges: `/flow-share`,
 //! `/mix-share`, `/footprint-share`, `/impact-share`.
 
+use super::EndpointDef;
 use super::common::{PERCENT, WATER, WATER_IMPACT_UNIT, per_zone};
 use super::common::{entries, pair, zone_series, zones_of};
 use super::flows::{PartnerEndpoint, PartnerRequest, parse_partners};
-use super::{EndpointDef, RequestedWindow};
+use super::footprints::{FootprintRequest, footprint_choice};
 use crate::cache::DataCache;
 use crate::cache::day_spans;
 use crate::describe::{Partner, sources_time_and};
 use crate::error::QueryError;
 use crate::group::{GroupEntry, Grouper};
-use crate::params::{
-    ParseContext, PartnerFilter, QueryParams, TimeWindow, ZoneSelection, footprint_types,
-    impact_type, scope_any, scope_operational,
-};
+use crate::params::{ParseContext, QueryParams, impact_type, scope_operational};
 use gridprint_core::derived::{Coverage, SeriesKey};
-use gridprint_core::reference::{FootprintType, Scope};
+use gridprint_core::reference::Scope;
 use gridprint_core::zone::{ZoneCode, ZoneIdx};
 use gridprint_responses::{DestinationBlock, OriginBlock, Point, SourceBlock, SourceEntry};
 use gridprint_responses::{
     FlowShareResult, FootprintShareResult, ImpactShareResult, MixShareResult, schema,
 };
-use time::OffsetDateTime;
 use utoipa::IntoParams;
 use utoipa::openapi::path::Parameter;
-
-/// `/footprint-share`: the sources' request, the footprint types and the scope.
-#[derive(Debug, Clone, PartialEq, Hash)]
-pub struct FootprintShareRequest {
-    pub zones: ZoneSelection,
-    pub window: TimeWindow,
-    pub partners: PartnerFilter,
-    pub footprint_types: Vec<FootprintType>,
-    pub scope: Scope,
-}
-
-impl RequestedWindow for FootprintShareRequest {
-    fn requested_window(&self) -> Option<(OffsetDateTime, OffsetDateTime)> {
-        self.window.requested
-    }
-}
 
 /// What a consumer-side share multiplies the fraction X\[i\]\[j\]/L_i by.
 #[derive(Clone, Copy)]
@@ -51,14 +32,13 @@ enum Weight<'k> {
     OriginColumn(&'k SeriesKey),
 }
 
-/// Consumer-side shares of zone `z` (docs/api.md §5): for every `Exchange { origin }` column of the zone,
-/// X\[z\]\[origin\] / L_z × weight, at the zone's computed slots. Blocks are keyed by position in key
-/// order, which is origin-code order.
+/// Consumer-side shares of zone `z` (docs/api.md §5): for every `Exchange { origin }` column of the zone
+/// whose origin `req` accepts, X\[z\]\[origin\] / L_z × weight, at the zone's computed slots in `req`'s
+/// window. Blocks are keyed by position in key order, which is origin-code order.
 fn consumer_shares(
     cache: &DataCache,
     z: ZoneIdx,
-    window: &TimeWindow,
-    partners: &PartnerFilter,
+    req: &PartnerRequest,
     weight: Weight<'_>,
 ) -> (Vec<ZoneCode>, Vec<GroupEntry<u32>>) {
     let zones = &cache.reference().zones;
@@ -72,7 +52,7 @@ fn consumer_shares(
         let SeriesKey::Exchange { origin } = key else {
             continue;
         };
-        if !partners.accepts(origin) {
+        if !req.partners.accepts(origin) {
             continue;
         }
         let origin_col = match weight {
@@ -87,7 +67,7 @@ fn consumer_shares(
         };
         let k = names.len() as u32;
         names.push(origin.clone());
-        for span in day_spans(d.days(), window.range) {
+        for span in day_spans(d.days(), req.window.range) {
             let (Some(x), Some(l)) = (d.chunk(xcol, span.pos), d.chunk(lcol, span.pos)) else {
                 continue;
             };
@@ -190,8 +170,7 @@ pub fn flow_share(cache: &DataCache, req: &PartnerRequest) -> Vec<FlowShareResul
 /// 100 · X\[zone\]\[origin\] / L_zone.
 pub fn mix_share(cache: &DataCache, req: &PartnerRequest) -> Vec<MixShareResult> {
     let group = |z| {
-        let (names, groups) =
-            consumer_shares(cache, z, &req.window, &req.partners, Weight::Percent);
+        let (names, groups) = consumer_shares(cache, z, req, Weight::Percent);
         entries(groups, |_, k, values| OriginBlock {
             origin: names[k as usize].clone(),
             values,
@@ -211,23 +190,18 @@ fn source_entries(names: &[ZoneCode], groups: Vec<GroupEntry<u32>>) -> Vec<Sourc
 /// the source's local footprint (blocks sum to the global footprint).
 pub fn footprint_share(
     cache: &DataCache,
-    req: &FootprintShareRequest,
+    req: &FootprintRequest<PartnerRequest>,
 ) -> Vec<FootprintShareResult> {
     let mut out = Vec::new();
-    for (z, code) in zones_of(cache, &req.zones) {
+    for (z, code) in zones_of(cache, &req.base.zones) {
         for &ft in &req.footprint_types {
             let local = SeriesKey::Footprint {
                 footprint_type: ft,
                 scope: req.scope,
                 coverage: Coverage::Local,
             };
-            let (names, entries) = consumer_shares(
-                cache,
-                z,
-                &req.window,
-                &req.partners,
-                Weight::OriginColumn(&local),
-            );
+            let (names, entries) =
+                consumer_shares(cache, z, &req.base, Weight::OriginColumn(&local));
             if entries.is_empty() {
                 continue;
             }
@@ -251,7 +225,7 @@ pub fn impact_share(cache: &DataCache, req: &PartnerRequest) -> Vec<ImpactShareR
     };
     let group = |z| {
         let weight = Weight::OriginColumn(&local);
-        let (names, groups) = consumer_shares(cache, z, &req.window, &req.partners, weight);
+        let (names, groups) = consumer_shares(cache, z, req, weight);
         source_entries(&names, groups)
     };
     per_zone(cache, &req.zones, group, |zone, series| ImpactShareResult {
@@ -316,7 +290,7 @@ impl PartnerEndpoint for MixShareEndpoint {
 pub struct FootprintShareEndpoint;
 
 impl EndpointDef for FootprintShareEndpoint {
-    type Request = FootprintShareRequest;
+    type Request = FootprintRequest<PartnerRequest>;
     type Response = Vec<FootprintShareResult>;
     const DOCS: &'static str = "The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).";
 
@@ -327,18 +301,11 @@ impl EndpointDef for FootprintShareEndpoint {
     fn parse(
         p: &QueryParams<'_>,
         ctx: &ParseContext<'_>,
-    ) -> Result<FootprintShareRequest, QueryError> {
-        let PartnerRequest {
-            zones,
-            window,
-            partners,
-        } = parse_partners(p, ctx, Partner::Source)?;
-        let footprint_types = footprint_types(p, "footprint_type")?;
-        let scope = scope_any(p)?.unwrap_or(Scope::LifeCycle);
-        Ok(FootprintShareRequest {
-            zones,
-            window,
-            partners,
+    ) -> Result<FootprintRequest<PartnerRequest>, QueryError> {
+        let base = parse_partners(p, ctx, Partner::Source)?;
+        let (footprint_types, scope) = footprint_choice(p)?;
+        Ok(FootprintRequest {
+            base,
             footprint_types,
             scope,
         })
@@ -346,7 +313,7 @@ impl EndpointDef for FootprintShareEndpoint {
 
     fn answer(
         cache: &DataCache,
-        req: &FootprintShareRequest,
+        req: &FootprintRequest<PartnerRequest>,
     ) -> Result<Vec<FootprintShareResult>, QueryError> {
         Ok(footprint_share(cache, req))
     }

@@ -203,18 +203,18 @@ fn accepted_forms() {
 #[test]
 fn typed_requests() {
     let req = parse::<endpoints::FootprintsEndpoint>("zone=pt");
-    assert_eq!(req.derived.zones, ZoneSelection::Zones(vec![idx("PT")]));
+    assert_eq!(req.base.zones, ZoneSelection::Zones(vec![idx("PT")]));
     assert_eq!(
         req.footprint_types,
         vec![FootprintType::Carbon, FootprintType::Water]
     );
     assert_eq!(req.scope, Scope::LifeCycle);
-    assert_eq!(req.derived.coverage, Coverage::Global);
-    assert!(!req.derived.aggregate);
+    assert_eq!(req.base.coverage, Coverage::Global);
+    assert!(!req.base.aggregate);
     // Neither start nor end: the current slot.
-    assert_eq!(req.derived.window.range.start, Slot::containing(NOW));
-    assert_eq!(req.derived.window.range.len(), 1);
-    assert_eq!(req.derived.window.requested, None);
+    assert_eq!(req.base.window.range.start, Slot::containing(NOW));
+    assert_eq!(req.base.window.range.len(), 1);
+    assert_eq!(req.base.window.requested, None);
 
     // Comma list: known zones in code order, unknown ones dropped; duplicates: the last wins.
     for (query, want) in [
@@ -254,7 +254,7 @@ fn typed_requests() {
     let req = parse::<endpoints::FootprintsEndpoint>(
         "zone=ES&use_global=FALSE&footprint_type=water&scope=operational",
     );
-    assert_eq!(req.derived.coverage, Coverage::Local);
+    assert_eq!(req.base.coverage, Coverage::Local);
     assert_eq!(req.footprint_types, vec![FootprintType::Water]);
     assert_eq!(req.scope, Scope::Operational);
 
@@ -286,12 +286,12 @@ fn lat_lon_resolve_to_zones() {
     assert!(l.len() >= 50, "{} zones with polygons", l.len());
 
     let req = parse::<endpoints::FootprintsEndpoint>("lat=40.4&lon=-3.7");
-    assert_eq!(req.derived.zones, ZoneSelection::Zones(vec![idx("ES")]));
+    assert_eq!(req.base.zones, ZoneSelection::Zones(vec![idx("ES")]));
     let req = parse::<endpoints::FootprintsEndpoint>(
         "lat=48.85&lon=2.35&start=2024-01-01&end=2024-12-31",
     );
     assert_eq!(
-        req.derived.zones,
+        req.base.zones,
         ZoneSelection::Zones(vec![idx("FR")]),
         "a point is one zone: the 366-day limit applies"
     );
