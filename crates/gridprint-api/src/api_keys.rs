@@ -11,6 +11,7 @@
 //! posts the same fields (`action` from the button pressed) and gets the page back ([`crate::page`]).
 
 use crate::error::ApiError;
+use crate::failures::{BodyTooLarge, FailedAttempts, NotJson, WrongCredentials};
 use crate::front::ClientAddr;
 use crate::page::{KeyLine, View, outcome_page};
 use crate::params::schemas;
@@ -109,12 +110,11 @@ pub struct ApiKeyRequest {
     request_body(content = ApiKeyRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The new key, the list of keys, or the revocation", body = Object),
-        (status = 400, description = "A body that is not JSON", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Unknown email or wrong password (one answer for both)", body = schemas::Problem, content_type = "application/problem+json"),
+        NotJson, WrongCredentials,
         (status = 404, description = "`revoke`: you have no key with this id", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body larger than 4 KB", body = schemas::Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
         (status = 422, description = "A field is missing, not a string, or out of range, or an unknown action", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed attempts for this email or client (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+        FailedAttempts,
     )
 )]
 pub(crate) async fn request(

@@ -9,6 +9,7 @@
 //! a route's OpenAPI operation on the parts all of them share.
 
 use crate::error::ApiError;
+use crate::failures::{RateLimited, Unavailable};
 use crate::params::schemas;
 use axum::Json;
 use axum::http::{HeaderValue, header};
@@ -56,8 +57,7 @@ pub fn respond(body: Result<Value, ApiError>) -> Response {
         (status = 200, description = "The answer", content_type = "application/json",
             headers(("Cache-Control" = String, description = "`private, no-cache`"))),
         (status = 401, description = "Missing, malformed, expired or revoked token or key", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Rate limit exceeded (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Storage unavailable or data still loading (`Retry-After`)", body = schemas::Problem, content_type = "application/problem+json"),
+        RateLimited, Unavailable,
     )
 )]
 #[allow(dead_code)]

@@ -11,6 +11,7 @@
 
 use crate::auth::AuthUser;
 use crate::error::ApiError;
+use crate::failures::{RateLimited, Unavailable};
 use crate::format::{Format, content_type, format_from, pairs_of};
 use crate::params::schemas;
 use crate::precompress;
@@ -450,8 +451,7 @@ fn with_ignored(mut resp: Response, ignored: Option<HeaderValue>) -> Response {
         (status = 401, description = "Missing, malformed, expired or revoked token (`WWW-Authenticate: Bearer`)", body = schemas::Problem, content_type = "application/problem+json"),
         (status = 404, description = "The coordinates lie in no supported zone", body = schemas::Problem, content_type = "application/problem+json"),
         (status = 422, description = "A value cannot be read (number, boolean, timestamp) or is out of range: the reference framework's list", body = schemas::ValidationError, content_type = "application/json"),
-        (status = 429, description = "Rate limit exceeded (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Storage unavailable or data still loading (`Retry-After`)", body = schemas::Problem, content_type = "application/problem+json"),
+        RateLimited, Unavailable,
     )
 )]
 #[allow(dead_code)]

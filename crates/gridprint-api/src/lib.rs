@@ -7,17 +7,18 @@
 //! Data requests touch neither the database nor files: answers come from the query service's
 //! columnar cache, which [`refresh`] keeps in step with the store; tokens are verified from memory.
 //!
-//! Modules: [`state`] (the shared state and its configuration), [`error`], [`token`] (the token
-//! service), [`api_keys`] (self-service API keys), [`auth`] and [`token_cache`] (Bearer tokens), [`brute_force`] and [`limit`] (failed
-//! attempts, rate limits), [`extract`], [`page`] (the token page), [`data`] (the `/v1` data
-//! handlers), [`electricitymaps`] (the Electricity Maps v3/v4 and CO2 Signal routes), [`watttime`]
-//! (WattTime v3, `co2_aoer`), [`compat`] (what those two share), [`status`]
-//! and [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`],
-//! [`front`] (client address behind trusted proxies, aliases, trailing slashes), [`refresh`],
-//! [`openapi`], [`docs`], [`layers`] (size limits, metrics, timeout, CORS), [`response_cache`]
-//! (rendered answers kept for reuse, and `If-None-Match`), [`precompress`] (large answers gzipped
-//! once where they are built), [`server`] (the connection loop),
-//! `testing` (feature `testing`: a clock tests can move). This file only assembles the router.
+//! Modules: [`state`] (the shared state and its configuration), [`error`], [`failures`] (the
+//! OpenAPI answers of failures several routes share), [`token`] (the token service), [`api_keys`]
+//! (self-service API keys), [`auth`] and [`token_cache`] (Bearer tokens), [`brute_force`] and
+//! [`limit`] (failed attempts, rate limits), [`extract`], [`page`] (the token page), [`data`] (the
+//! `/v1` data handlers), [`electricitymaps`] (the Electricity Maps v3/v4 and CO2 Signal routes),
+//! [`watttime`] (WattTime v3, `co2_aoer`), [`compat`] (what those two share), [`status`] and
+//! [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`], [`front`] (client address
+//! behind trusted proxies, aliases, trailing slashes), [`refresh`], [`openapi`], [`docs`],
+//! [`layers`] (size limits, metrics, timeout, CORS), [`response_cache`] (rendered answers kept for
+//! reuse, and `If-None-Match`), [`precompress`] (large answers gzipped once where they are built),
+//! [`server`] (the connection loop), `testing` (feature `testing`: a clock tests can move). This
+//! file only assembles the router.
 
 #![forbid(unsafe_code)]
 
@@ -30,6 +31,7 @@ pub mod docs;
 pub mod electricitymaps;
 pub mod error;
 pub mod extract;
+pub mod failures;
 pub mod format;
 pub mod front;
 pub mod health;

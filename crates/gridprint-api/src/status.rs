@@ -13,6 +13,7 @@
 //! background health checker; without probes they are `unknown`.
 
 use crate::error::ApiError;
+use crate::failures::ClientRateLimited;
 use crate::format::{CSV, Format, format_of};
 use crate::state::AppState;
 use axum::body::Bytes;
@@ -99,7 +100,7 @@ fn no_cache(mut resp: Response) -> Response {
                 (String = "text/csv")
             )),
         (status = 400, description = "Unknown `format`", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many requests from this client", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
+        ClientRateLimited,
     )
 )]
 pub(crate) async fn status(
@@ -133,7 +134,7 @@ pub(crate) async fn status(
         (status = 200, description = "The one key", body = std::collections::BTreeMap<String, String>,
             example = json!({"storage": "up"})),
         (status = 404, description = "Unknown component", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many requests from this client", body = crate::params::schemas::Problem, content_type = "application/problem+json"),
+        ClientRateLimited,
     )
 )]
 pub(crate) async fn status_component(

@@ -15,6 +15,9 @@
 
 use crate::auth::{TOKEN_LEN, token_hash};
 use crate::error::ApiError;
+use crate::failures::{
+    BodyTooLarge, FailedAttempts, NotJson, TokenIssueLimit, UnreadableFields, WrongCredentials,
+};
 use crate::front::ClientAddr;
 use crate::page::{View, outcome_page};
 use crate::params::schemas;
@@ -275,9 +278,7 @@ enum Operation {
         (status = 200, description = "Registered, or already registered", body = Registration),
         (status = 400, description = "Invalid email, a password of fewer than 12 or more than 1024 characters, or a body that is not JSON", body = schemas::Problem, content_type = "application/problem+json"),
         (status = 403, description = "The email has not been granted access", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body larger than 4 KB", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A field is missing or not a string, or an unsupported content type", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed attempts for this email or client (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+        BodyTooLarge, UnreadableFields, FailedAttempts,
     )
 )]
 pub(crate) async fn register(
@@ -301,11 +302,7 @@ pub(crate) async fn register(
     request_body(content = Credentials, content_type = "application/json"),
     responses(
         (status = 200, description = "A new token", body = TokenResponse),
-        (status = 400, description = "A body that is not JSON", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Unknown email or wrong password (one answer for both)", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body larger than 4 KB", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A field is missing or not a string, or an unsupported content type", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed attempts, or too many tokens issued for this account (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+        NotJson, WrongCredentials, BodyTooLarge, UnreadableFields, TokenIssueLimit,
     )
 )]
 pub(crate) async fn get_token(

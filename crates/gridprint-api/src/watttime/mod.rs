@@ -15,6 +15,7 @@ pub mod answer;
 use crate::auth::AuthUser;
 use crate::compat::{RouteDoc, respond};
 use crate::error::ApiError;
+use crate::failures::TokenIssueLimit;
 use crate::format::pairs_of;
 use crate::front::ClientAddr;
 use crate::params::schemas;
@@ -104,7 +105,7 @@ fn basic_credentials(headers: &HeaderMap) -> Result<(String, String), ApiError> 
         (status = 200, description = "A new token", body = WattTimeLogin,
             headers(("Cache-Control" = String, description = "`no-store`"))),
         (status = 401, description = "No Basic credentials, unknown email or wrong password (one answer for both)", body = schemas::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed attempts, or too many tokens issued for this account (`Retry-After` in seconds)", body = schemas::Problem, content_type = "application/problem+json"),
+        TokenIssueLimit,
     )
 )]
 pub(crate) async fn login(
