@@ -8,7 +8,9 @@
 # commit's `gridprint` and `synth_year` binaries in $PERF_DIR/bin/<sha>/ (built once, reused).
 # Each side writes its own data with its own `synth_year`; the generator is the same code in every
 # commit since 0aca2b4, so the data are identical. Then, alternating BASE and HEAD process by process
-# (BASE, HEAD, BASE, HEAD, …) so that the machine's slow and fast phases fall on both sides:
+# (BASE, HEAD, BASE, HEAD, …) for the compute rows, and with both servers up side by side and each
+# load run BASE HEAD HEAD BASE for the served rows, so that the machine's slow and fast phases fall on
+# both sides:
 #   publish    synth_year --inputs --days 14: compute and publish 14 days × 52 zones (728 zone-days),
 #              wall seconds from its "stored" line to its last "computed" line (storing not counted)
 #   first      `gridprint compute` right after it (wall seconds): the import's own compute, which
@@ -23,7 +25,9 @@
 #   rss        the server's peak RSS (VmHWM) over its run, MiB
 # Serving runs on a one-year database per side (2025 × 52 zones), written once and kept.
 # Output: one line per measure with each side's median and spread (min–max) and HEAD/BASE of the
-# medians; the raw numbers in $PERF_DIR/results-<base>-<head>.tsv.
+# medians; then, for the served rows, the median of each run's paired ratio (HEAD's two loads over
+# BASE's two) and how many runs are at or above 1; the raw numbers in
+# $PERF_DIR/results-<base>-<head>.tsv.
 # Installs Debian's wrk when missing. Client and server share the machine: quote medians and spreads.
 set -euo pipefail
 
@@ -38,7 +42,7 @@ while [ $# -gt 0 ]; do
     --duration) duration="$2"; shift 2 ;;
     --connections) connections="$2"; shift 2 ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) echo "unknown argument $1" >&2; exit 2 ;;
     *) revs+=("$1"); shift ;;
   esac
@@ -144,9 +148,10 @@ request = function()
 end
 LUA
 
-# One serving run of a side: start its server on its year database, run the loads, stop it.
-measure_serving() {
-  local sha="$1" db port=18741 pid email="perf@example.org" password="perf password 123" code log
+# Starts a side's server on its year database at PORT; sets server_pid[SHA] and server_token[SHA].
+declare -A server_pid server_token server_base
+start_server() {
+  local sha="$1" port="$2" db email="perf@example.org" password="perf password 123" code log
   db="$(year_db "$sha")"
   log="$perf_dir/server-$sha.log"
   local gp=("$perf_dir/bin/$sha/gridprint" --database "sqlite://$db" --log warn)
@@ -154,49 +159,85 @@ measure_serving() {
   code="$(grant_code "$email" "${gp[@]}")"
   "${gp[@]}" serve --listen "127.0.0.1:$port" --rate-limit-per-second 1000000 --rate-limit-burst 1000000 \
     --check-providers false >"$log" 2>&1 &
-  pid=$!
-  local base="http://127.0.0.1:$port"
+  local pid=$! base="http://127.0.0.1:$port"
+  server_pid[$sha]=$pid; server_base[$sha]=$base
   wait_until_serving "$base" "$pid" "$log" || { echo "server of $sha" >&2; exit 1; }
+  local token
   token="$(token_for "$base" "$email" "$password" "$code")"
-  [ -n "$token" ] || { echo "no token from $sha" >&2; kill "$pid"; exit 1; }
-  local q="$base/v1/footprints?zone=DE"
+  [ -n "$token" ] || { echo "no token from $sha" >&2; exit 1; }
+  server_token[$sha]=$token
   # The first data answer waits for the cache to load.
   for _ in $(seq 1 1200); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$q&start=2025-06-01T00:00Z&end=2025-06-02T00:00Z")" = 200 ] && break
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" \
+      "$base/v1/footprints?zone=DE&start=2025-06-01T00:00Z&end=2025-06-02T00:00Z")" = 200 ] && break
     sleep 0.1
   done
-  local r p
-  read -r r p < <(run_wrk "$q&start=2025-06-01T00:00Z&end=2025-06-02T00:00Z")
-  record "$sha" day_rps "$r"; record "$sha" day_p99 "$p"
-  read -r r p < <(run_wrk "$q&start=2025-06-01T00:00Z&end=2025-07-01T00:00Z")
-  record "$sha" month_rps "$r"; record "$sha" month_p99 "$p"
-  read -r r p < <(run_wrk "$base/" "$perf_dir/distinct.lua")
-  record "$sha" distinct_rps "$r"; record "$sha" distinct_p99 "$p"
-  read -r r p < <(run_wrk "$q&footprint_type=carbon&start=2025-01-01T00:00Z&end=2026-01-01T00:00Z")
-  record "$sha" year_rps "$r"; record "$sha" year_p99 "$p"
-  read -r r p < <(run_wrk "$base/v1/best-window?zone=DE&duration=120&start=2025-06-01T00:00Z&end=2025-06-08T00:00Z")
-  record "$sha" best_rps "$r"; record "$sha" best_p99 "$p"
+}
+
+stop_server() {
+  local sha="$1" pid="${server_pid[$1]}"
   record "$sha" rss_mib "$(awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$pid/status")"
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+# One load on both servers, BASE HEAD HEAD BASE (ABBA): each side's two loads are recorded as its
+# samples, and HEAD's sum over BASE's as the run's paired ratio (`NAME_pair`). The two sides' loads lie
+# seconds apart, so a slow or fast phase of the machine (they last tens of seconds here) falls on both
+# sides of a pair, and a phase that drifts during the four loads falls on both equally.
+paired_load() {
+  local name="$1" path="$2" script="${3:-}" sha r p a=() b=()
+  for sha in "$base_sha" "$head_sha" "$head_sha" "$base_sha"; do
+    token="${server_token[$sha]}"
+    read -r r p < <(run_wrk "${server_base[$sha]}$path" "$script")
+    record "$sha" "${name}_rps" "$r"; record "$sha" "${name}_p99" "$p"
+    if [ "$sha" = "$base_sha" ]; then a+=("$r"); else b+=("$r"); fi
+  done
+  record pair "${name}_pair" "$(awk -v a1="${a[0]}" -v a2="${a[1]:-}" -v b1="${b[0]}" -v b2="${b[1]:-}" \
+    'BEGIN {if (a1 != "" && a2 != "" && b1 != "" && b2 != "") printf "%.4f", (b1 + b2) / (a1 + a2)}')"
+}
+
+# One serving run: both servers up side by side (an idle server costs nothing), every load paired.
+measure_serving() {
+  start_server "$base_sha" 18741
+  start_server "$head_sha" 18742
+  local q="/v1/footprints?zone=DE"
+  paired_load day "$q&start=2025-06-01T00:00Z&end=2025-06-02T00:00Z"
+  paired_load month "$q&start=2025-06-01T00:00Z&end=2025-07-01T00:00Z"
+  paired_load distinct "/" "$perf_dir/distinct.lua"
+  paired_load year "$q&footprint_type=carbon&start=2025-01-01T00:00Z&end=2026-01-01T00:00Z"
+  paired_load best "/v1/best-window?zone=DE&duration=120&start=2025-06-01T00:00Z&end=2025-06-08T00:00Z"
+  stop_server "$base_sha"
+  stop_server "$head_sha"
 }
 
 echo "== $runs alternating runs: $base_sha (BASE) and $head_sha (HEAD); wrk -t2 -c$connections -d${duration}s"
 for i in $(seq 1 "$runs"); do
   for sha in "$base_sha" "$head_sha"; do
     measure_compute "$sha"
-    measure_serving "$sha"
   done
+  measure_serving
   echo "run $i of $runs done"
 done
 
 echo
-echo "== medians (min–max) over $runs runs; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# Median (min–max) of the values recorded for side $1 and measure $2.
+stats() {
+  awk -F'\t' -v s="$1" -v m="$2" '$1 == s && $2 == m && $3 != "" {print $3}' "$results" | sort -g |
+    awk '{a[NR]=$1} END {if (NR == 0) {print "n/a"; exit} med = (NR % 2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); printf "%g (%g–%g)\n", med, a[1], a[NR]}'
+}
+
+echo
+echo "== medians (min–max) over $runs runs ($(( runs * 2 )) loads a side for the served rows); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-14s %26s %26s %10s\n' measure "BASE $base_sha" "HEAD $head_sha" HEAD/BASE
 for m in publish first unchanged day_rps day_p99 month_rps month_p99 distinct_rps distinct_p99 year_rps year_p99 best_rps best_p99 rss_mib; do
-  stats() { awk -F'\t' -v s="$1" -v m="$m" '$1 == s && $2 == m && $3 != "" {print $3}' "$results" | sort -g |
-    awk '{a[NR]=$1} END {if (NR == 0) {print "n/a"; exit} med = (NR % 2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); printf "%g (%g–%g)\n", med, a[1], a[NR]}'; }
-  b="$(stats "$base_sha")"; h="$(stats "$head_sha")"
+  b="$(stats "$base_sha" "$m")"; h="$(stats "$head_sha" "$m")"
   ratio="$(awk -v b="${b%% *}" -v h="${h%% *}" 'BEGIN {if (b + 0 > 0 && h != "n/a") printf "%.2f", h / b; else print "n/a"}')"
   printf '%-14s %26s %26s %10s\n' "$m" "$b" "$h" "$ratio"
+done
+echo
+echo "== paired req/s, HEAD/BASE within each run (BASE HEAD HEAD BASE, seconds apart): median (min–max), runs at or above 1"
+for m in day month distinct year best; do
+  above="$(awk -F'\t' -v m="${m}_pair" '$1 == "pair" && $2 == m && $3 != "" {n++; if ($3 >= 1) k++} END {printf "%d of %d", k, n}' "$results")"
+  printf '%-14s %26s %14s\n' "$m" "$(stats pair "${m}_pair")" "$above"
 done
 echo "raw: $results"

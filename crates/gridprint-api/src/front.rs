@@ -18,7 +18,6 @@
 //! * **`/favicon.ico`**: a 16×16 icon.
 
 use crate::error::Unrouted;
-use axum::Router;
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
@@ -28,7 +27,6 @@ use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::str::FromStr;
 use std::sync::Arc;
-use tower::Layer;
 
 const FAVICON: &[u8] = include_bytes!("../assets/favicon.ico");
 
@@ -151,13 +149,12 @@ fn canonical(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// Wraps the whole router (with its state) in the front layer.
-pub(crate) fn wrap(forwarding: Forwarding, app: Router) -> Router {
-    let front = axum::middleware::from_fn_with_state(forwarding, front).layer(app);
-    Router::new().fallback_service(front)
-}
-
-async fn front(State(forwarding): State<Forwarding>, mut req: Request, next: Next) -> Response {
+/// The front layer (module documentation), outermost of the stack `crate::router_with_home` builds.
+pub(crate) async fn front(
+    State(forwarding): State<Forwarding>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let peer = req
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()

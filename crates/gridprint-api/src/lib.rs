@@ -73,6 +73,7 @@ use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware;
 use axum::routing::get;
 use std::future::Future;
+use tower::ServiceBuilder;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -135,67 +136,68 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
             state.clone(),
             limit::client_rate_limit,
         ));
-    let mut app = Router::new()
+    let routes = Router::new()
         .merge(protected)
         .merge(public)
         .route_layer(middleware::from_fn(layers::tag_route))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            layers::timeout,
-        ))
-        .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
-        .layer(middleware::from_fn(layers::record_metrics))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            layers::limit_request_size,
-        ));
-    if let Some(cors) = layers::cors(state.config()) {
-        app = app.layer(cors);
-    }
+        .with_state(state.clone());
+    // The layers every request passes, outermost first, as one tower stack around the router:
+    // `Router::layer` would box each of them again around every route, and every request would
+    // clone and box that chain once per layer (`docs/performance.md`).
     let forwarding = front::Forwarding {
         trusted: state.config().trusted_proxies.clone(),
         header: state.config().client_ip_header,
     };
-    // Outside the size limits and CORS, so their answers (414, 431, preflights) carry them too.
-    let app = app.layer(SetResponseHeaderLayer::if_not_present(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    ))
-    .layer(SetResponseHeaderLayer::if_not_present(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    ))
-    .layer(
-        TraceLayer::new_for_http()
-            .make_span_with(|req: &Request| {
-                // Path only: never headers (Authorization), query strings or bodies (passwords).
-                let id = req
-                    .headers()
-                    .get("x-request-id")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("-");
-                tracing::info_span!(REQUEST_SPAN, method = %req.method(), path = %req.uri().path(), request_id = %id)
-            })
-            .on_response(
-                |resp: &axum::response::Response,
-                 latency: std::time::Duration,
-                 _: &tracing::Span| {
-                    tracing::info!(
-                        target: ACCESS_LOG_TARGET,
-                        status = resp.status().as_u16(),
-                        latency_us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
-                        "answered"
-                    );
-                },
-            ),
-    )
-    .layer(PropagateRequestIdLayer::new(request_id.clone()))
-    .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
-    .with_state(state);
-    front::wrap(forwarding, app)
+    let app = ServiceBuilder::new()
+        .layer(middleware::from_fn_with_state(forwarding, front::front))
+        .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
+        .layer(PropagateRequestIdLayer::new(request_id))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    // Path only: never headers (Authorization), query strings or bodies (passwords).
+                    let id = req
+                        .headers()
+                        .get("x-request-id")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("-");
+                    tracing::info_span!(REQUEST_SPAN, method = %req.method(), path = %req.uri().path(), request_id = %id)
+                })
+                .on_response(
+                    |resp: &axum::response::Response,
+                     latency: std::time::Duration,
+                     _: &tracing::Span| {
+                        tracing::info!(
+                            target: ACCESS_LOG_TARGET,
+                            status = resp.status().as_u16(),
+                            latency_us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
+                            "answered"
+                        );
+                    },
+                ),
+        )
+        // Outside the size limits and CORS, so their answers (414, 431, preflights) carry them too.
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .option_layer(layers::cors(state.config()))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            layers::limit_request_size,
+        ))
+        .layer(middleware::from_fn(layers::record_metrics))
+        .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
+        .layer(middleware::from_fn_with_state(state, layers::timeout))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .service(routes);
+    Router::new().fallback_service(app)
 }
 
 /// Serves [`router`] on `listener` until `shutdown` resolves, then finishes the requests clients had
