@@ -148,24 +148,28 @@ request = function()
 end
 LUA
 
-# Starts a side's server on its year database at PORT; sets server_pid[SHA] and server_token[SHA].
+# Starts a side's server (ROLE base or head, its SHA) on its year database at PORT; sets
+# server_pid[ROLE], server_base[ROLE] and server_token[ROLE]. Keyed by role, so a commit compared
+# with itself (a check of the method) runs two servers.
 declare -A server_pid server_token server_base
+# A server still up when the script ends early (a failed start, Ctrl-C) is stopped.
+trap 'for p in "${server_pid[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 start_server() {
-  local sha="$1" port="$2" db email="perf@example.org" password="perf password 123" code log
+  local role="$1" sha="$2" port="$3" db email="perf@example.org" password="perf password 123" code log
   db="$(year_db "$sha")"
-  log="$perf_dir/server-$sha.log"
+  log="$perf_dir/server-$role-$sha.log"
   local gp=("$perf_dir/bin/$sha/gridprint" --database "sqlite://$db" --log warn)
   # A registration code where the build prints one (`code: …`), none before that.
   code="$(grant_code "$email" "${gp[@]}")"
   "${gp[@]}" serve --listen "127.0.0.1:$port" --rate-limit-per-second 1000000 --rate-limit-burst 1000000 \
     --check-providers false >"$log" 2>&1 &
   local pid=$! base="http://127.0.0.1:$port"
-  server_pid[$sha]=$pid; server_base[$sha]=$base
+  server_pid[$role]=$pid; server_base[$role]=$base
   wait_until_serving "$base" "$pid" "$log" || { echo "server of $sha" >&2; exit 1; }
   local token
   token="$(token_for "$base" "$email" "$password" "$code")"
   [ -n "$token" ] || { echo "no token from $sha" >&2; exit 1; }
-  server_token[$sha]=$token
+  server_token[$role]=$token
   # The first data answer waits for the cache to load.
   for _ in $(seq 1 1200); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" \
@@ -175,9 +179,10 @@ start_server() {
 }
 
 stop_server() {
-  local sha="$1" pid="${server_pid[$1]}"
+  local role="$1" sha="$2" pid="${server_pid[$1]}"
   record "$sha" rss_mib "$(awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$pid/status")"
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+  unset "server_pid[$role]"
 }
 
 # One load on both servers, BASE HEAD HEAD BASE (ABBA): each side's two loads are recorded as its
@@ -185,12 +190,13 @@ stop_server() {
 # seconds apart, so a slow or fast phase of the machine (they last tens of seconds here) falls on both
 # sides of a pair, and a phase that drifts during the four loads falls on both equally.
 paired_load() {
-  local name="$1" path="$2" script="${3:-}" sha r p a=() b=()
-  for sha in "$base_sha" "$head_sha" "$head_sha" "$base_sha"; do
-    token="${server_token[$sha]}"
-    read -r r p < <(run_wrk "${server_base[$sha]}$path" "$script")
+  local name="$1" path="$2" script="${3:-}" role sha r p a=() b=()
+  for role in base head head base; do
+    if [ "$role" = base ]; then sha="$base_sha"; else sha="$head_sha"; fi
+    token="${server_token[$role]}"
+    read -r r p < <(run_wrk "${server_base[$role]}$path" "$script")
     record "$sha" "${name}_rps" "$r"; record "$sha" "${name}_p99" "$p"
-    if [ "$sha" = "$base_sha" ]; then a+=("$r"); else b+=("$r"); fi
+    if [ "$role" = base ]; then a+=("$r"); else b+=("$r"); fi
   done
   record pair "${name}_pair" "$(awk -v a1="${a[0]}" -v a2="${a[1]:-}" -v b1="${b[0]}" -v b2="${b[1]:-}" \
     'BEGIN {if (a1 != "" && a2 != "" && b1 != "" && b2 != "") printf "%.4f", (b1 + b2) / (a1 + a2)}')"
@@ -198,16 +204,16 @@ paired_load() {
 
 # One serving run: both servers up side by side (an idle server costs nothing), every load paired.
 measure_serving() {
-  start_server "$base_sha" 18741
-  start_server "$head_sha" 18742
+  start_server base "$base_sha" 18741
+  start_server head "$head_sha" 18742
   local q="/v1/footprints?zone=DE"
   paired_load day "$q&start=2025-06-01T00:00Z&end=2025-06-02T00:00Z"
   paired_load month "$q&start=2025-06-01T00:00Z&end=2025-07-01T00:00Z"
   paired_load distinct "/" "$perf_dir/distinct.lua"
   paired_load year "$q&footprint_type=carbon&start=2025-01-01T00:00Z&end=2026-01-01T00:00Z"
   paired_load best "/v1/best-window?zone=DE&duration=120&start=2025-06-01T00:00Z&end=2025-06-08T00:00Z"
-  stop_server "$base_sha"
-  stop_server "$head_sha"
+  stop_server base "$base_sha"
+  stop_server head "$head_sha"
 }
 
 echo "== $runs alternating runs: $base_sha (BASE) and $head_sha (HEAD); wrk -t2 -c$connections -d${duration}s"
