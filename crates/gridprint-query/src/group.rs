@@ -4,7 +4,9 @@
 //! type and data state and datasource, partner zone, …).
 //!
 //! [`Grouper::push`] is called series by series, each in time order; a one-entry cache of the last
-//! (flags, key) makes the common case (a long run of equal flags) a single comparison per point.
+//! (flags, key) makes the common case (a long run of equal flags) a single comparison per point, and
+//! [`Grouper::with_block_capacity`] sizes each block once where the caller knows how many points a
+//! block can get (one series over a window: the window's slots), instead of growing it point by point.
 
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::Slot;
@@ -29,6 +31,8 @@ pub struct GroupEntry<K> {
 pub struct Grouper<K> {
     entries: Vec<GroupEntry<K>>,
     last: Option<(FlagPair, K, usize, usize)>,
+    /// Points each new block reserves room for.
+    block_capacity: usize,
 }
 
 impl<K: Copy + PartialEq> Default for Grouper<K> {
@@ -36,6 +40,7 @@ impl<K: Copy + PartialEq> Default for Grouper<K> {
         Grouper {
             entries: Vec::new(),
             last: None,
+            block_capacity: 0,
         }
     }
 }
@@ -45,7 +50,18 @@ impl<K: Copy + PartialEq> Grouper<K> {
         Self::default()
     }
 
-    /// Adds a point. Points of one key must be pushed in time order.
+    /// A grouper whose blocks each reserve room for `points` points when they are created: for one
+    /// series over a window, the window's number of slots (a block never gets more).
+    pub fn with_block_capacity(points: usize) -> Self {
+        Grouper {
+            block_capacity: points,
+            ..Self::default()
+        }
+    }
+
+    /// Adds a point. Points of one key must be pushed in time order. Inlined into the callers'
+    /// loops for the common case, a point of the same flags and key as the one before.
+    #[inline]
     pub fn push(&mut self, pair: FlagPair, key: K, point: Point) {
         if let Some((lp, lk, e, l)) = self.last
             && lp == pair
@@ -54,6 +70,12 @@ impl<K: Copy + PartialEq> Grouper<K> {
             self.entries[e].leaves[l].1.push(point);
             return;
         }
+        self.push_new_run(pair, key, point);
+    }
+
+    /// [`Grouper::push`] of a point whose flags or key differ from the point before: finds or
+    /// opens its entry and block.
+    fn push_new_run(&mut self, pair: FlagPair, key: K, point: Point) {
         let e = match self.entries.iter().position(|x| x.pair == pair) {
             Some(e) => e,
             None => {
@@ -70,7 +92,9 @@ impl<K: Copy + PartialEq> Grouper<K> {
         let l = match entry.leaves.iter().position(|(k, _)| *k == key) {
             Some(l) => l,
             None => {
-                entry.leaves.push((key, Vec::new()));
+                entry
+                    .leaves
+                    .push((key, Vec::with_capacity(self.block_capacity)));
                 entry.leaves.len() - 1
             }
         };

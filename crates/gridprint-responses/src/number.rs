@@ -13,9 +13,8 @@ use serde_json::ser::Formatter;
 /// `k / 100` for the integer `k` nearest `value × 100`, and its shortest form is the digits of `k`
 /// with the point before the last two (one when the last is 0): written from `k` directly.
 pub(crate) fn write_rounded(out: &mut Vec<u8>, value: f64) {
-    let mut buf = [0u8; 24];
-    if let Some(i) = rounded_text(value, &mut buf) {
-        out.extend_from_slice(&buf[i..]);
+    if let Some(k) = rounded_hundredths(value) {
+        write_hundredths_of(out, k);
         return;
     }
     let v = round2(value);
@@ -27,17 +26,13 @@ pub(crate) fn write_rounded(out: &mut Vec<u8>, value: f64) {
 }
 
 /// `x.round() as i64` (halves away from zero) for `|x| < 2^52`, without a call to `round`: the
-/// truncation is exact there and so is the fraction `x − trunc(x)`.
+/// truncation is exact there and so is the fraction `x − trunc(x)`. The step is added as the
+/// comparisons' 0 or 1, not chosen by branches: whether a value rounds up is a coin toss per point,
+/// which a branch predictor would miss half the time.
 fn round_half_away(x: f64) -> i64 {
     let t = x as i64;
     let frac = x - t as f64;
-    if frac >= 0.5 {
-        t + 1
-    } else if frac <= -0.5 {
-        t - 1
-    } else {
-        t
-    }
+    t + i64::from(frac >= 0.5) - i64::from(frac <= -0.5)
 }
 
 /// `00`..`99`.
@@ -54,52 +49,54 @@ static DIGIT_PAIRS: [[u8; 2]; 100] = {
 /// Writes `k / 100` as `int.frac`, the fraction with one digit when its last is 0 (`26.9`, `26.0`,
 /// `-0.01`).
 fn write_hundredths_of(out: &mut Vec<u8>, k: i64) {
-    let mut buf = [0u8; 24];
-    let i = hundredths_text(k, &mut buf);
-    out.extend_from_slice(&buf[i..]);
+    let mut buf = [0u8; HUNDREDTHS_MAX];
+    let n = hundredths_text(k, &mut buf);
+    out.extend_from_slice(&buf[..n]);
 }
 
-/// The text of `round2(value)` as serde_json writes it, right-aligned in `buf`: where it starts,
-/// or `None` where [`write_rounded`] takes its slow path (magnitudes of 10^13 and more, not
-/// finite).
-pub(crate) fn rounded_text(value: f64, buf: &mut [u8; 24]) -> Option<usize> {
+/// Room for any text [`hundredths_text`] writes (`|k| < 10^17`: a sign, 15 digits, the point and 2
+/// decimals).
+pub(crate) const HUNDREDTHS_MAX: usize = 24;
+
+/// The number of hundredths `k` of `round2(value)` where [`write_rounded`] writes it from `k`
+/// (`|value × 100| < 10^15`); `None` where it takes its slow path (larger magnitudes, not finite).
+pub(crate) fn rounded_hundredths(value: f64) -> Option<i64> {
     let x = value * 100.0;
-    (x.abs() < 1e15).then(|| hundredths_text(round_half_away(x), buf))
+    (x.abs() < 1e15).then(|| round_half_away(x))
 }
 
-/// The text of `k / 100` (as [`write_hundredths_of`] writes it), right-aligned in `buf`: where it
-/// starts.
-fn hundredths_text(k: i64, buf: &mut [u8; 24]) -> usize {
-    let mut i = buf.len();
+/// Writes the text of `k / 100` (as [`write_hundredths_of`] writes it) at the start of `buf`, for
+/// `|k| < 10^17`; returns its length. Digits are placed from the right, each byte stored once.
+pub(crate) fn hundredths_text(k: i64, buf: &mut [u8; HUNDREDTHS_MAX]) -> usize {
     let mut a = k.unsigned_abs();
     let frac = (a % 100) as usize;
     a /= 100;
-    if frac.is_multiple_of(10) {
-        i -= 1;
-        buf[i] = b'0' + (frac / 10) as u8;
+    let sign = usize::from(k < 0);
+    let int_digits = a.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let point = sign + int_digits;
+    let len = if frac.is_multiple_of(10) {
+        buf[point + 1] = b'0' + (frac / 10) as u8;
+        point + 2
     } else {
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[frac]);
-    }
-    i -= 1;
-    buf[i] = b'.';
+        buf[point + 1..point + 3].copy_from_slice(&DIGIT_PAIRS[frac]);
+        point + 3
+    };
+    buf[point] = b'.';
+    let mut i = point;
     while a >= 100 {
         i -= 2;
         buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[(a % 100) as usize]);
         a /= 100;
     }
     if a >= 10 {
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[a as usize]);
+        buf[i - 2..i].copy_from_slice(&DIGIT_PAIRS[a as usize]);
     } else {
-        i -= 1;
-        buf[i] = b'0' + a as u8;
+        buf[i - 1] = b'0' + a as u8;
     }
-    if k < 0 {
-        i -= 1;
-        buf[i] = b'-';
+    if sign == 1 {
+        buf[0] = b'-';
     }
-    i
+    len
 }
 
 /// Writes `v` (already rounded to 2 decimals) exactly as serde_json writes the `f64` (shortest

@@ -93,9 +93,9 @@ impl Default for StampWriter {
 }
 
 impl StampWriter {
-    /// The timestamp of the start of `slot` (as [`with_slot_stamp`] formats it); `None` for years
-    /// outside 0..=9999.
-    pub fn stamp(&mut self, slot: Slot) -> Option<[u8; 20]> {
+    /// Writes the timestamp of the start of `slot` (as [`with_slot_stamp`] formats it) into `dst`;
+    /// `false` (nothing written) for years outside 0..=9999.
+    pub fn put(&mut self, slot: Slot, dst: &mut [u8; 20]) -> bool {
         let day = slot.0.div_euclid(96);
         if day != self.day {
             self.day = day;
@@ -105,18 +105,21 @@ impl StampWriter {
                 p
             });
         }
-        let prefix = self.prefix?;
-        let mut stamp = [0u8; 20];
-        stamp[..11].copy_from_slice(&prefix);
-        stamp[11..].copy_from_slice(&SLOT_SUFFIX[slot.0.rem_euclid(96) as usize]);
-        Some(stamp)
+        let Some(prefix) = &self.prefix else {
+            return false;
+        };
+        dst[..11].copy_from_slice(prefix);
+        dst[11..].copy_from_slice(&SLOT_SUFFIX[slot.0.rem_euclid(96) as usize]);
+        true
     }
 
     /// Appends the timestamp of the start of `slot` (as [`with_slot_stamp`] formats it).
     pub fn write(&mut self, out: &mut Vec<u8>, slot: Slot) {
-        match self.stamp(slot) {
-            Some(stamp) => out.extend_from_slice(&stamp),
-            None => with_slot_stamp(slot, |s| out.extend_from_slice(s.as_bytes())),
+        let mut stamp = [0u8; 20];
+        if self.put(slot, &mut stamp) {
+            out.extend_from_slice(&stamp);
+        } else {
+            with_slot_stamp(slot, |s| out.extend_from_slice(s.as_bytes()));
         }
     }
 }

@@ -4,7 +4,7 @@
 //! client reads them back ([`static_str`]).
 
 pub use crate::number::round2;
-use crate::number::{rounded_text, write_rounded};
+use crate::number::{HUNDREDTHS_MAX, hundredths_text, rounded_hundredths, write_rounded};
 use crate::sink::with_sink;
 use crate::stamp::{StampWriter, with_slot_stamp};
 use gridprint_core::slot::Slot;
@@ -114,40 +114,47 @@ impl<'de> Deserialize<'de> for Values {
     }
 }
 
-/// Bytes copied per point by [`write_points`]: the longest point it assembles (`,["…Z",` and 24
-/// bytes of number and `]`, 50 bytes).
-const POINT_COPY: usize = 50;
+/// Room a point takes at most in [`write_points`]'s fast path: `,["…Z",` (25 bytes), the number
+/// ([`HUNDREDTHS_MAX`]) and `]`.
+const POINT_ROOM: usize = 25 + HUNDREDTHS_MAX + 1;
 
 /// Appends `[["2024-06-15T12:00:00Z",123.45],…]`: each point's slot start and its value rounded by
 /// [`round2`] (`null` when not finite), byte for byte what serde_json writes for them. A point is
-/// assembled on the stack (its number right-aligned, the 25 bytes before it copied in front) and
-/// appended at once: one copy of a fixed [`POINT_COPY`] bytes, the spare ones cut off again, which
-/// the compiler writes as a few vector moves instead of a `memcpy` call per point.
+/// written in place: the buffer grows by a fixed [`POINT_ROOM`] zero bytes, the separator, timestamp
+/// and number are stored into them, and the spare ones are cut off again. Each byte is stored once
+/// and never read back, and the fixed sizes let the compiler write the copies as a few vector moves.
+/// The array's `[` stands in the place of the first point's separator.
 fn write_points(out: &mut Vec<u8>, points: &[Point]) {
-    out.reserve(2 + 34 * points.len());
+    if points.is_empty() {
+        out.extend_from_slice(b"[]");
+        return;
+    }
+    out.reserve(1 + 34 * points.len());
     let mut stamps = StampWriter::default();
-    let mut head = *b",[\"0000-00-00T00:00:00Z\",";
-    // `head`, the number right-aligned in the 24 bytes after it, `]`; then room for a fixed-size
-    // copy from any start.
-    let mut line = [0u8; 25 + 24 + 1 + POINT_COPY];
-    line[49] = b']';
-    out.push(b'[');
     for (i, p) in points.iter().enumerate() {
-        let skip = usize::from(i == 0);
-        let number: &mut [u8; 24] = (&mut line[25..49]).try_into().expect("24 bytes");
-        if let (Some(stamp), Some(at)) = (stamps.stamp(p.slot), rounded_text(p.value, number)) {
-            head[3..23].copy_from_slice(&stamp);
-            line[at..at + 25].copy_from_slice(&head);
-            let from = at + skip;
-            let len = out.len() + 50 - from;
-            let fixed: &[u8; POINT_COPY] = line[from..from + POINT_COPY]
+        let separator = if i == 0 { b'[' } else { b',' };
+        let start = out.len();
+        out.extend_from_slice(&[0u8; POINT_ROOM]);
+        let room: &mut [u8; POINT_ROOM] = (&mut out[start..])
+            .try_into()
+            .expect("POINT_ROOM bytes were just added");
+        let (head, rest) = room.split_at_mut(25);
+        let stamp: &mut [u8; 20] = (&mut head[3..23]).try_into().expect("20 bytes");
+        if let Some(k) = rounded_hundredths(p.value)
+            && stamps.put(p.slot, stamp)
+        {
+            head[..3].copy_from_slice(&[separator, b'[', b'"']);
+            head[23..].copy_from_slice(b"\",");
+            let number: &mut [u8; HUNDREDTHS_MAX] = (&mut rest[..HUNDREDTHS_MAX])
                 .try_into()
-                .expect("POINT_COPY bytes");
-            out.extend_from_slice(fixed);
-            out.truncate(len);
+                .expect("HUNDREDTHS_MAX bytes");
+            let n = hundredths_text(k, number);
+            rest[n] = b']';
+            out.truncate(start + 25 + n + 1);
             continue;
         }
-        out.extend_from_slice(&head[skip..3]);
+        out.truncate(start);
+        out.extend_from_slice(&[separator, b'[', b'"']);
         stamps.write(out, p.slot);
         out.extend_from_slice(b"\",");
         write_rounded(out, p.value);

@@ -187,7 +187,7 @@ pub(super) fn flag_series(
     series: &SeriesKey,
     window: &TimeWindow,
 ) -> Vec<FlagSeries> {
-    let mut g = Grouper::new();
+    let mut g = Grouper::with_block_capacity(window.range.len());
     push_derived(&mut g, derived, series, window, keep_non_negative, ());
     g.finish(|_, _| std::cmp::Ordering::Equal)
         .into_iter()
