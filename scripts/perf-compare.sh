@@ -9,8 +9,9 @@
 # Each side writes its own data with its own `synth_year`; the generator is the same code in every
 # commit since 0aca2b4, so the data are identical. Then, alternating BASE and HEAD process by process
 # (BASE, HEAD, BASE, HEAD, …) for the compute rows, and with both servers up side by side and each
-# load run BASE HEAD HEAD BASE for the served rows, so that the machine's slow and fast phases fall on
-# both sides:
+# load run BASE HEAD HEAD BASE in odd runs and HEAD BASE BASE HEAD in even ones for the served rows,
+# so that the machine's slow and fast phases fall on both sides and neither side always holds the
+# middle places (use an even --runs):
 #   publish    synth_year --inputs --days 14: compute and publish 14 days × 52 zones (728 zone-days),
 #              wall seconds from its "stored" line to its last "computed" line (storing not counted)
 #   first      `gridprint compute` right after it (wall seconds): the import's own compute, which
@@ -185,13 +186,17 @@ stop_server() {
   unset "server_pid[$role]"
 }
 
-# One load on both servers, BASE HEAD HEAD BASE (ABBA): each side's two loads are recorded as its
-# samples, and HEAD's sum over BASE's as the run's paired ratio (`NAME_pair`). The two sides' loads lie
-# seconds apart, so a slow or fast phase of the machine (they last tens of seconds here) falls on both
-# sides of a pair, and a phase that drifts during the four loads falls on both equally.
+# One load on both servers, BASE HEAD HEAD BASE (ABBA) in odd runs, HEAD BASE BASE HEAD in even ones
+# ($run): each side's two loads are recorded as its samples, and HEAD's sum over BASE's as the run's
+# paired ratio (`NAME_pair`). The two sides' loads lie seconds apart, so a slow or fast phase of the
+# machine (they last tens of seconds here) falls on both sides of a pair, and a phase that drifts
+# during the four loads falls on both equally; swapping the order every other run keeps a cost of
+# the middle (or outer) places from landing on one side (a commit against itself measured 0.95–0.99
+# with HEAD always in the middle, seventh session).
 paired_load() {
-  local name="$1" path="$2" script="${3:-}" role sha r p a=() b=()
-  for role in base head head base; do
+  local name="$1" path="$2" script="${3:-}" role sha r p a=() b=() order=(base head head base)
+  [ $((run % 2)) -eq 1 ] || order=(head base base head)
+  for role in "${order[@]}"; do
     if [ "$role" = base ]; then sha="$base_sha"; else sha="$head_sha"; fi
     token="${server_token[$role]}"
     read -r r p < <(run_wrk "${server_base[$role]}$path" "$script")
@@ -217,12 +222,12 @@ measure_serving() {
 }
 
 echo "== $runs alternating runs: $base_sha (BASE) and $head_sha (HEAD); wrk -t2 -c$connections -d${duration}s"
-for i in $(seq 1 "$runs"); do
+for run in $(seq 1 "$runs"); do
   for sha in "$base_sha" "$head_sha"; do
     measure_compute "$sha"
   done
   measure_serving
-  echo "run $i of $runs done"
+  echo "run $run of $runs done"
 done
 
 echo
@@ -241,7 +246,7 @@ for m in publish first unchanged day_rps day_p99 month_rps month_p99 distinct_rp
   printf '%-14s %26s %26s %10s\n' "$m" "$b" "$h" "$ratio"
 done
 echo
-echo "== paired req/s, HEAD/BASE within each run (BASE HEAD HEAD BASE, seconds apart): median (min–max), runs at or above 1"
+echo "== paired req/s, HEAD/BASE within each run (BASE HEAD HEAD BASE in odd runs, HEAD BASE BASE HEAD in even ones, seconds apart): median (min–max), runs at or above 1"
 for m in day month distinct year best; do
   above="$(awk -F'\t' -v m="${m}_pair" '$1 == "pair" && $2 == m && $3 != "" {n++; if ($3 >= 1) k++} END {printf "%d of %d", k, n}' "$results")"
   printf '%-14s %26s %14s\n' "$m" "$(stats pair "${m}_pair")" "$above"
