@@ -1,6 +1,6 @@
 //! Values of a series: [`Point`]s in [`Values`], serialized as `[["2024-06-15T12:00:00Z", 123.45], …]`
-//! with the timestamp written into a stack buffer and the number rounded by [`round2`] (so a one-year
-//! answer allocates no string per point); plus the `&'static str` fields ([`StaticStr`]) and how the
+//! with the timestamp and the number rounded by [`round2`] written in place into the answer (so a
+//! one-year answer allocates no string per point); plus the `&'static str` fields ([`StaticStr`]) and how the
 //! client reads them back ([`static_str`]).
 
 pub use crate::number::round2;
