@@ -84,6 +84,12 @@ mod tests {
             slot: Slot(-719_530 * 96),
             value: 1.0,
         });
+        // A number of the fast path on a day of year -1, whose timestamp takes the slow path: the
+        // room already added for the point is cut off again before the slow path writes it.
+        values.push(Point {
+            slot: Slot(-719_531 * 96 + 5),
+            value: 12.5,
+        });
         // A series whose first number takes the slow path, and a long one over several days.
         let nan_first = vec![
             Point {

@@ -1,7 +1,7 @@
 //! Values of a series: [`Point`]s in [`Values`], serialized as `[["2024-06-15T12:00:00Z", 123.45], …]`
 //! with the timestamp and the number rounded by [`round2`] written in place into the answer (so a
-//! one-year answer allocates no string per point); plus the `&'static str` fields ([`StaticStr`]) and how the
-//! client reads them back ([`static_str`]).
+//! one-year answer allocates no string per point); plus the `&'static str` fields ([`StaticStr`])
+//! and how the client reads them back ([`static_str`]).
 
 pub use crate::number::round2;
 use crate::number::{HUNDREDTHS_MAX, hundredths_text, rounded_hundredths, write_rounded};
