@@ -21,6 +21,7 @@ use crate::http::{
     FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client, parsed_points,
 };
 use crate::request::{DataKind, FetchRequest, Target};
+use crate::skip;
 use crate::time_grid::{generation_points, push_official};
 use gridprint_core::inputs::{DATASOURCE_ELEXON, InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
@@ -130,15 +131,79 @@ fn half_hour_start(dataset: &'static str, start_time: &str) -> Result<Slot, Elex
         .ok_or_else(|| err(format!("startTime {start_time} is not on a half hour")))
 }
 
-/// Keeps `mw` as `key`'s value unless a later publication of it is already kept: when a period
-/// was published more than once, the latest `publishTime` wins (of equal ones, the later row).
-fn keep_latest<K: Ord>(latest: &mut BTreeMap<K, (String, f64)>, key: K, publish: String, mw: f64) {
-    match latest.get(&key) {
-        Some((p, _)) if *p > publish => {}
-        _ => {
-            latest.insert(key, (publish, mw));
+/// A row of one dataset: the series and period its value belongs to, and when it was published.
+trait Reading {
+    type Key: Ord;
+    /// The series and period (`dataset` names the answer in an error).
+    fn key(&self, dataset: &'static str) -> Result<Self::Key, ElexonParseError>;
+    /// MW; `None`: the row has no value.
+    fn mw(&self) -> Option<f64>;
+    fn publish_time(&self) -> &str;
+    /// The row, as an error names it.
+    fn describe(&self) -> String;
+}
+
+impl Reading for FuelRow {
+    /// (fuel type, period start).
+    type Key = (String, Slot);
+    fn key(&self, dataset: &'static str) -> Result<(String, Slot), ElexonParseError> {
+        let slot = half_hour_start(dataset, &self.start_time)?;
+        Ok((self.fuel_type.trim().to_ascii_uppercase(), slot))
+    }
+    fn mw(&self) -> Option<f64> {
+        self.generation
+    }
+    fn publish_time(&self) -> &str {
+        self.publish_time.as_deref().unwrap_or_default()
+    }
+    fn describe(&self) -> String {
+        format!("{} at {}", self.fuel_type, self.start_time)
+    }
+}
+
+impl Reading for DemandRow {
+    /// The period start.
+    type Key = Slot;
+    fn key(&self, dataset: &'static str) -> Result<Slot, ElexonParseError> {
+        half_hour_start(dataset, &self.start_time)
+    }
+    fn mw(&self) -> Option<f64> {
+        self.initial_demand_outturn
+    }
+    fn publish_time(&self) -> &str {
+        self.publish_time.as_deref().unwrap_or_default()
+    }
+    fn describe(&self) -> String {
+        self.start_time.clone()
+    }
+}
+
+/// The latest value of each key, in MW. Elexon publishes a period again when it revises it: the
+/// latest `publishTime` wins (of equal ones, the later row), and only then is the value judged
+/// (a negative latest value is skipped by the caller, never replaced by an older one). A row
+/// without a value is passed over; a value that is not a number fails the answer.
+fn latest_values<R: Reading>(
+    dataset: &'static str,
+    rows: Vec<R>,
+) -> Result<BTreeMap<R::Key, f64>, ElexonParseError> {
+    let mut latest: BTreeMap<R::Key, (&str, f64)> = BTreeMap::new();
+    for r in &rows {
+        let key = r.key(dataset)?;
+        let Some(mw) = r.mw() else { continue };
+        if !mw.is_finite() {
+            return Err(ElexonParseError {
+                dataset,
+                message: format!("{}: value is not a number", r.describe()),
+            });
+        }
+        match latest.get(&key) {
+            Some((p, _)) if *p > r.publish_time() => {}
+            _ => {
+                latest.insert(key, (r.publish_time(), mw));
+            }
         }
     }
+    Ok(latest.into_iter().map(|(k, (_, mw))| (k, mw)).collect())
 }
 
 /// Parses a FUELHH answer into generation points of `zone` within `range`.
@@ -150,39 +215,21 @@ pub fn parse_fuelhh(
     const DS: &str = "FUELHH";
     let rows: Rows<FuelRow> = Rows::read(body, DS, "FUELHH")?;
     let mut doc = ElexonDocument::default();
-    // (fuel type, period start) → (publish time, MW): the latest publication wins.
-    let mut latest: BTreeMap<(String, Slot), (String, f64)> = BTreeMap::new();
-    for r in rows.into_vec() {
-        let slot = half_hour_start(DS, &r.start_time)?;
-        let Some(mw) = r.generation else { continue };
-        if !mw.is_finite() {
-            return Err(ElexonParseError {
-                dataset: DS,
-                message: format!("{} at {}: value is not a number", r.fuel_type, r.start_time),
-            });
-        }
-        let key = (r.fuel_type.trim().to_ascii_uppercase(), slot);
-        keep_latest(&mut latest, key, r.publish_time.unwrap_or_default(), mw);
-    }
     let mut sums: BTreeMap<(ProductionType, Slot), f64> = BTreeMap::new();
-    for ((fuel, slot), (_, mw)) in latest {
+    for ((fuel, slot), mw) in latest_values(DS, rows.into_vec())? {
         let pt = match fuel_type(&fuel) {
             FuelType::Generation(pt) => pt,
             FuelType::Interconnector => {
-                *doc.skipped
-                    .entry(format!("interconnector:{fuel}"))
-                    .or_insert(0) += 1;
+                skip::count(&mut doc.skipped, format!("interconnector:{fuel}"));
                 continue;
             }
             FuelType::Unknown => {
-                *doc.skipped.entry(format!("fuel-type:{fuel}")).or_insert(0) += 1;
+                skip::count(&mut doc.skipped, format!("fuel-type:{fuel}"));
                 continue;
             }
         };
         if mw < 0.0 {
-            *doc.skipped
-                .entry(format!("negative-value:{fuel}"))
-                .or_insert(0) += 1;
+            skip::count(&mut doc.skipped, skip::negative_value(&fuel));
             continue;
         }
         *sums.entry((pt, slot)).or_insert(0.0) += mw;
@@ -200,26 +247,12 @@ pub fn parse_demand_outturn(
     const DS: &str = "demand/outturn";
     let rows: Rows<DemandRow> = Rows::read(body, DS, "demand outturn")?;
     let mut doc = ElexonDocument::default();
-    let mut latest: BTreeMap<Slot, (String, f64)> = BTreeMap::new();
-    for r in rows.into_vec() {
-        let slot = half_hour_start(DS, &r.start_time)?;
-        let Some(mw) = r.initial_demand_outturn else {
-            continue;
-        };
-        if !mw.is_finite() {
-            return Err(ElexonParseError {
-                dataset: DS,
-                message: format!("{}: value is not a number", r.start_time),
-            });
-        }
-        if mw < 0.0 {
-            *doc.skipped.entry("negative-value:INDO".into()).or_insert(0) += 1;
-            continue;
-        }
-        keep_latest(&mut latest, slot, r.publish_time.unwrap_or_default(), mw);
-    }
     let key = InputKey::Load { zone: zone.clone() };
-    for (slot, (_, mw)) in latest {
+    for (slot, mw) in latest_values(DS, rows.into_vec())? {
+        if mw < 0.0 {
+            skip::count(&mut doc.skipped, skip::negative_value("INDO"));
+            continue;
+        }
         push_official(&mut doc.points, &key, slot, 2, mw, range, DATASOURCE_ELEXON);
     }
     Ok(doc)
@@ -369,6 +402,65 @@ mod tests {
         );
         assert_eq!(fuel_type("INTFR"), FuelType::Interconnector);
         assert_eq!(fuel_type("SOLARX"), FuelType::Unknown);
+    }
+
+    fn gb() -> ZoneCode {
+        ZoneCode::parse("GB").unwrap()
+    }
+
+    fn day() -> SlotRange {
+        let s = |t| Slot::containing(parse_timestamp(t).unwrap());
+        SlotRange::new(s("2024-09-02T00:00Z"), s("2024-09-03T00:00Z"))
+    }
+
+    #[test]
+    fn latest_publication_wins_before_its_value_is_judged() {
+        // 00:00: revised to a negative value, which is skipped, not replaced by the older 21000.
+        // 00:30: the later publication wins though it comes first; of two equal ones, the later row.
+        let body = br#"{"data": [
+            {"publishTime": "2024-09-02T00:40:00Z", "startTime": "2024-09-02T00:00:00Z", "initialDemandOutturn": 21000},
+            {"publishTime": "2024-09-02T01:10:00Z", "startTime": "2024-09-02T00:00:00Z", "initialDemandOutturn": -5},
+            {"publishTime": "2024-09-02T01:10:00Z", "startTime": "2024-09-02T00:30:00Z", "initialDemandOutturn": 20500},
+            {"publishTime": "2024-09-02T01:00:00Z", "startTime": "2024-09-02T00:30:00Z", "initialDemandOutturn": 19000},
+            {"publishTime": "2024-09-02T01:10:00Z", "startTime": "2024-09-02T00:30:00Z", "initialDemandOutturn": 20600},
+            {"publishTime": "2024-09-02T01:40:00Z", "startTime": "2024-09-02T01:00:00Z", "initialDemandOutturn": null}
+        ]}"#;
+        let doc = parse_demand_outturn(body, &gb(), day()).unwrap();
+        let values: Vec<(i64, f64)> = doc.points.iter().map(|p| (p.slot.0, p.mw)).collect();
+        let half_past = Slot::containing(parse_timestamp("2024-09-02T00:30Z").unwrap()).0;
+        assert_eq!(values, vec![(half_past, 20600.0), (half_past + 1, 20600.0)]);
+        assert_eq!(doc.skipped.get("negative-value:INDO"), Some(&1));
+        assert_eq!(doc.skipped.len(), 1);
+    }
+
+    #[test]
+    fn fuel_rows_sum_per_production_type_and_skips_are_counted() {
+        let row = |fuel: &str, mw: f64| {
+            format!(
+                r#"{{"publishTime": "2024-09-02T00:35:00Z", "startTime": "2024-09-02T00:00:00Z", "fuelType": "{fuel}", "generation": {mw}}}"#
+            )
+        };
+        let rows = [
+            row("CCGT", 7000.0),
+            row("OCGT", 50.0),
+            row("INTFR", 1500.0),
+            row("SOLARX", 1.0),
+            row("WIND", -3.0),
+        ];
+        let body = format!("[{}]", rows.join(","));
+        let doc = parse_fuelhh(body.as_bytes(), &gb(), day()).unwrap();
+        assert_eq!(doc.points.len(), 2, "gas in the two slots of the period");
+        assert!(doc.points.iter().all(|p| p.mw == 7050.0));
+        let skipped: Vec<(&str, usize)> =
+            doc.skipped.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+        assert_eq!(
+            skipped,
+            vec![
+                ("fuel-type:SOLARX", 1),
+                ("interconnector:INTFR", 1),
+                ("negative-value:WIND", 1)
+            ]
+        );
     }
 
     #[test]

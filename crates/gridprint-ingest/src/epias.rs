@@ -24,6 +24,7 @@ use crate::http::{
     send_with_retries,
 };
 use crate::request::{DataKind, FetchRequest, Target};
+use crate::skip;
 use crate::time_grid::{generation_points, push_official};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
@@ -226,8 +227,21 @@ fn number(
     }
 }
 
-fn count(skipped: &mut BTreeMap<String, usize>, key: String) {
-    *skipped.entry(key).or_insert(0) += 1;
+/// The number in `field` when it can be used as MW: a missing field and a negative value are counted
+/// in `skipped` (`missing-field:…`, `negative-value:…`) and read as `None`.
+fn usable_number(
+    endpoint: &'static str,
+    item: &serde_json::Map<String, serde_json::Value>,
+    field: &str,
+    date: OffsetDateTime,
+    skipped: &mut BTreeMap<String, usize>,
+) -> Result<Option<f64>, EpiasParseError> {
+    match number(endpoint, item, field, date)? {
+        None => skip::count(skipped, format!("missing-field:{field}")),
+        Some(v) if v < 0.0 => skip::count(skipped, skip::negative_value(field)),
+        Some(v) => return Ok(Some(v)),
+    }
+    Ok(None)
 }
 
 /// Whether `total` matches the sum of the mapped fields within rounding (fields have two decimals).
@@ -250,13 +264,9 @@ pub fn parse_generation(
         let mut sums: BTreeMap<ProductionType, f64> = BTreeMap::new();
         let mut mapped = 0.0;
         for (field, pt) in FIELD_MAP {
-            match number(EP, item, field, local)? {
-                None => count(&mut doc.skipped, format!("missing-field:{field}")),
-                Some(v) if v < 0.0 => count(&mut doc.skipped, format!("negative-value:{field}")),
-                Some(v) => {
-                    mapped += v;
-                    *sums.entry(pt).or_insert(0.0) += v;
-                }
+            if let Some(v) = usable_number(EP, item, field, local, &mut doc.skipped)? {
+                mapped += v;
+                *sums.entry(pt).or_insert(0.0) += v;
             }
         }
         if let Some(total) = number(EP, item, "total", local)?
@@ -272,7 +282,7 @@ pub fn parse_generation(
             doc.total_mismatches.push(local);
         }
         if hours.insert(hour, sums).is_some() {
-            count(&mut doc.skipped, "duplicate-hour".into());
+            skip::count(&mut doc.skipped, "duplicate-hour".into());
         }
     }
     let sums = hours
@@ -293,14 +303,10 @@ pub fn parse_consumption(
     let mut hours: BTreeMap<Slot, f64> = BTreeMap::new();
     for item in items {
         let (local, hour) = item_hour(EP, item)?;
-        match number(EP, item, "consumption", local)? {
-            None => count(&mut doc.skipped, "missing-field:consumption".into()),
-            Some(v) if v < 0.0 => count(&mut doc.skipped, "negative-value:consumption".into()),
-            Some(v) => {
-                if hours.insert(hour, v).is_some() {
-                    count(&mut doc.skipped, "duplicate-hour".into());
-                }
-            }
+        if let Some(v) = usable_number(EP, item, "consumption", local, &mut doc.skipped)?
+            && hours.insert(hour, v).is_some()
+        {
+            skip::count(&mut doc.skipped, "duplicate-hour".into());
         }
     }
     let key = InputKey::Load { zone: zone.clone() };
@@ -446,6 +452,7 @@ impl EpiasClient {
     }
 
     /// Logins sent so far (each one answered or not), for tests and logs.
+    #[cfg(any(test, feature = "testing"))]
     pub fn logins(&self) -> usize {
         self.logins.load(std::sync::atomic::Ordering::Relaxed)
     }

@@ -53,6 +53,11 @@ pub fn empty_value(area: &str) -> String {
     format!("empty-value:{area}")
 }
 
+/// Counts one skipped value under `key`.
+pub fn count(skipped: &mut std::collections::BTreeMap<String, usize>, key: String) {
+    *skipped.entry(key).or_insert(0) += 1;
+}
+
 /// A negative generation or load value.
 pub fn negative_value(area: &str) -> String {
     format!("negative-value:{area}")
