@@ -1,24 +1,22 @@
 //! gridprint-api: the HTTP interface of gridprint — the token service (`/token-request`), its browser
-//! page, and the `/v1` data API — as an axum [`Router`].
+//! page, the `/v1` data API and the Electricity Maps and WattTime shapes — as an axum [`Router`].
 //!
-//! [`router`] builds the route table from an [`AppState`] ([`state`]: store, reference data, clock,
-//! config, the in-memory [`QueryService`](gridprint_query::QueryService)); [`serve`] runs it on an
-//! already-bound listener with graceful shutdown, so the binary and the tests share one code path.
-//! Data requests touch neither the database nor files: answers come from the query service's
-//! columnar cache, which [`refresh`] keeps in step with the store; tokens are verified from memory.
+//! This file only assembles the router: [`router`] builds the route table from an [`AppState`]
+//! ([`state`]: store, reference data, clock, config, the in-memory
+//! [`QueryService`](gridprint_query::QueryService)); [`serve`] runs it on an already-bound listener
+//! with graceful shutdown, so the binary and the tests share one code path. Data requests touch
+//! neither the database nor files: answers come from the query service's columnar cache, which
+//! [`refresh`] keeps in step with the store; tokens are verified from memory.
 //!
-//! Modules: [`state`] (the shared state and its configuration), [`error`], [`failures`] (the
-//! OpenAPI answers of failures several routes share), [`token`] (the token service), [`api_keys`]
-//! (self-service API keys), [`auth`] and [`token_cache`] (Bearer tokens), [`brute_force`] and
-//! [`limit`] (failed attempts, rate limits), [`extract`], [`page`] (the token page), [`data`] (the
-//! `/v1` data handlers), [`electricitymaps`] (the Electricity Maps v3/v4 and CO2 Signal routes),
-//! [`watttime`] (WattTime v3, `co2_aoer`), [`compat`] (what those two share), [`status`] and
-//! [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`], [`front`] (client address
-//! behind trusted proxies, aliases, trailing slashes), [`refresh`], [`openapi`], [`docs`],
-//! [`layers`] (size limits, metrics, timeout, CORS), [`response_cache`] (rendered answers kept for
-//! reuse, and `If-None-Match`), [`precompress`] (large answers gzipped once where they are built),
-//! [`server`] (the connection loop), `testing` (feature `testing`: a clock tests can move). This
-//! file only assembles the router.
+//! Modules: [`state`], [`error`], [`failures`] (failure answers several routes share), [`token`]
+//! and [`api_keys`] (the token service), [`auth`] and [`token_cache`] (Bearer tokens),
+//! [`brute_force`] and [`limit`] (failed attempts, rate limits), [`extract`], [`page`] (the token
+//! page), [`data`] (the `/v1` data handlers), [`electricitymaps`] (Electricity Maps v3/v4, CO2
+//! Signal), [`watttime`] (WattTime v3), [`compat`] (what those two share), [`status`] and
+//! [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`], [`front`] (client address,
+//! aliases, trailing slashes), [`refresh`], [`openapi`], [`docs`], [`layers`] (size limits,
+//! metrics, timeout, CORS), [`response_cache`] (rendered answers and `If-None-Match`),
+//! [`precompress`], [`server`] (the connection loop), `testing` (feature `testing`).
 
 #![forbid(unsafe_code)]
 
@@ -62,9 +60,8 @@ pub use error::ApiError;
 pub use front::ClientAddr;
 pub use gridprint_responses::{DemoRecording, DemoStatus};
 pub use health::{DemoFn, ProbeFn, Providers};
-pub use server::ClientLimits;
 pub use server::serve as serve_router;
-pub use state::{ApiConfig, AppState, AppStateBuilder, MAX_BODY_BYTES};
+pub use state::{ApiConfig, AppState, AppStateBuilder, ClientLimits, MAX_BODY_BYTES};
 // `data` calls it by this path.
 
 use axum::Router;
