@@ -12,7 +12,7 @@
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::failures::{RateLimited, Unavailable};
-use crate::format::{Format, content_type, format_from, pairs_of};
+use crate::format::{content_type, format_from, pairs_of};
 use crate::params::schemas;
 use crate::precompress;
 use crate::response_cache::matches_if_none_match;
@@ -33,6 +33,7 @@ use gridprint_query::endpoints::{
 };
 use gridprint_query::params::ParseContext;
 use gridprint_query::{EndpointDef, RequestedWindow};
+use gridprint_responses::Format;
 use gridprint_responses::{Answer, BodySchema};
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};

@@ -3,15 +3,10 @@
 
 use crate::error::ApiError;
 use axum::http::{HeaderMap, HeaderValue, header};
+use gridprint_responses::Format;
 
 /// Media type of CSV answers.
 pub const CSV: &str = "text/csv; charset=utf-8";
-/// The representation of an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    Json,
-    Csv,
-}
 
 /// The query pairs of a request, percent-decoded, in order.
 pub(crate) fn pairs_of(query: Option<&str>) -> Result<Vec<(String, String)>, ApiError> {

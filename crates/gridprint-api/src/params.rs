@@ -74,7 +74,7 @@ pub mod schemas {
     }
 
     /// `json` or `csv` (declared with the table's shared parameters).
-    pub use gridprint_query::describe::Format;
+    pub use gridprint_responses::Format;
 
     /// An error answer in an operation built in code: a [`Problem`] document
     /// (`application/problem+json`) with this description, as `body = schemas::Problem` declares it.

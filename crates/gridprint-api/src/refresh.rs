@@ -52,6 +52,7 @@ pub async fn load(state: &AppState) -> Result<CacheStats, StoreError> {
 /// One refresh: checks the store's version and, when it changed, reloads the cache and waits for the
 /// reload; records the storage health. A check not answered within
 /// [`ApiConfig::storage_timeout`](crate::ApiConfig) is an error (storage down).
+#[cfg(any(test, feature = "testing"))]
 pub async fn refresh_once(state: &AppState) -> Result<bool, StoreError> {
     Checker::default().check(state, true).await
 }

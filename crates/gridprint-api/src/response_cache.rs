@@ -109,6 +109,7 @@ impl<V: Clone + Weigh> ResponseCache<V> {
     }
 
     /// A cache bounded by its number of entries only.
+    #[cfg(test)]
     pub fn with_max_entries(max_entries: usize) -> ResponseCache<V> {
         ResponseCache::new(usize::MAX, max_entries)
     }
@@ -197,6 +198,7 @@ impl<V: Clone + Weigh> ResponseCache<V> {
     }
 
     /// Entries and bytes held.
+    #[cfg(any(test, feature = "testing"))]
     pub fn usage(&self) -> (usize, usize) {
         let lru = self.lru.lock().unwrap_or_else(|e| e.into_inner());
         (lru.entries.len(), lru.bytes)

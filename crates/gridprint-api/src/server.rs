@@ -19,6 +19,7 @@
 //! steps; measured in docs/reliability.md, "Faults").
 
 use crate::front::{TrustedProxies, address_key};
+use crate::state::ClientLimits;
 use axum::Router;
 use axum::extract::{ConnectInfo, Request};
 use axum::http::StatusCode;
@@ -136,20 +137,6 @@ async fn accept_failed(e: &std::io::Error) {
     }
     tracing::warn!(error = %e, "accept failed; pausing 100 ms");
     tokio::time::sleep(Duration::from_millis(100)).await;
-}
-
-/// How long a client may keep the server waiting, and how many connections it may hold
-/// ([`serve`]).
-#[derive(Debug, Clone)]
-pub struct ClientLimits {
-    /// To send its whole request head (after connecting, or after its previous answer).
-    pub header_read: Duration,
-    /// To accept more bytes of an answer while the socket's send buffer is full.
-    pub send: Duration,
-    /// Open connections per client address ([`OpenPerAddress`]); 0: no cap.
-    pub max_connections_per_address: usize,
-    /// Peers not capped: a reverse proxy carries many clients on its connections.
-    pub trusted_proxies: TrustedProxies,
 }
 
 /// The open connections of each client address (an IPv6 client by its /64,

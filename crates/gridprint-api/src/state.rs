@@ -134,10 +134,24 @@ impl Default for ApiConfig {
     }
 }
 
+/// How long a client may keep the server waiting, and how many connections it may hold
+/// ([`crate::serve_router`]).
+#[derive(Debug, Clone)]
+pub struct ClientLimits {
+    /// To send its whole request head (after connecting, or after its previous answer).
+    pub header_read: Duration,
+    /// To accept more bytes of an answer while the socket's send buffer is full.
+    pub send: Duration,
+    /// Open connections per client address (`server::OpenPerAddress`); 0: no cap.
+    pub max_connections_per_address: usize,
+    /// Peers not capped: a reverse proxy carries many clients on its connections.
+    pub trusted_proxies: TrustedProxies,
+}
+
 impl ApiConfig {
     /// The connection limits of [`crate::serve_router`].
-    pub fn client_limits(&self) -> crate::ClientLimits {
-        crate::ClientLimits {
+    pub fn client_limits(&self) -> ClientLimits {
+        ClientLimits {
             header_read: self.header_read_timeout,
             send: self.send_timeout,
             max_connections_per_address: self.max_connections_per_address,
@@ -243,6 +257,7 @@ impl AppStateBuilder {
 
     /// Serves from this query service (already loaded, or shared between states in tests) instead
     /// of a new one with an empty cache.
+    #[cfg(any(test, feature = "testing"))]
     pub fn query_service(mut self, query: Arc<QueryService>) -> Self {
         self.query = Some(query);
         self
@@ -413,6 +428,7 @@ impl AppState {
 
     /// Bytes of rendered answers now counted against the response memory budget
     /// ([`crate::response_memory`]), rounded up to KiB per answer.
+    #[cfg(any(test, feature = "testing"))]
     pub fn response_memory_in_use(&self) -> usize {
         let total = (self.inner.config.response_memory_bytes >> 10)
             .min(tokio::sync::Semaphore::MAX_PERMITS);

@@ -14,13 +14,14 @@
 
 use crate::error::ApiError;
 use crate::failures::ClientRateLimited;
-use crate::format::{CSV, Format, format_of};
+use crate::format::{CSV, format_of};
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use gridprint_query::endpoints::status::{self as status_answer, ProviderStates};
+use gridprint_responses::Format;
 use std::time::Duration;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;

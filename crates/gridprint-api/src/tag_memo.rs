@@ -10,10 +10,10 @@
 //! request answered once, as in a flood of distinct windows, is not memoized). Errors are never kept.
 //! Bounded by bytes and entries like the response cache ([`crate::response_cache::ResponseCache`]).
 
-use crate::format::Format;
 use crate::response_cache::{ResponseCache, Weigh};
 use axum::http::{HeaderMap, HeaderValue, header};
 use gridprint_core::slot::Slot;
+use gridprint_responses::Format;
 use std::fmt::Write;
 use std::sync::Arc;
 

@@ -25,6 +25,7 @@ pub use gridprint_core::production::ProductionType;
 pub use gridprint_core::reference::{FootprintType, Scope};
 pub use gridprint_core::slot::{Clock, SystemClock};
 pub use gridprint_responses as responses;
+pub use gridprint_responses::Format;
 pub use request::{
     Aggregatable, Aggregate, ApiRequest, AvailabilityQuery, BestWindowQuery, ExportsQuery,
     FactorsQuery, FlowShareQuery, FootprintShareQuery, FootprintsQuery, GenerationQuery,
@@ -56,16 +57,6 @@ pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(3600);
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// Most cached answers kept at once.
 const CACHE_CAPACITY: usize = 64;
-
-/// Format of an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Format {
-    /// `application/json` (the interface's format).
-    #[default]
-    Json,
-    /// Long-format CSV (`format=csv`, a gridprint extension).
-    Csv,
-}
 
 /// When and how often to retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +127,7 @@ impl ClientBuilder {
     /// The email and password registered with the token service.
     pub fn credentials(mut self, email: impl Into<String>, password: impl Into<String>) -> Self {
         self.email = Some(email.into());
-        self.password = Some(Secret::new(password));
+        self.password = Some(Secret::new(password.into()));
         self
     }
 

@@ -6,6 +6,7 @@
 //! A stored token is used until 30 s before its `expires_at` ([`EXPIRY_MARGIN`]). The store is a
 //! cache: a file that cannot be read or written is logged at debug level and ignored.
 
+pub use gridprint_core::secret::Secret;
 use sha2::{Digest, Sha256};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -13,27 +14,6 @@ use time::OffsetDateTime;
 
 /// A token is renewed this long before its `expires_at`.
 pub const EXPIRY_MARGIN: time::Duration = time::Duration::seconds(30);
-
-/// A string that never appears in `Debug` output (passwords, tokens).
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(s: impl Into<String>) -> Secret {
-        Secret(s.into())
-    }
-
-    /// The secret itself, for the one place that must send it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
 
 /// A Bearer token and when it expires.
 #[derive(Clone, PartialEq, Eq)]
@@ -46,7 +26,7 @@ pub struct AccessToken {
 impl AccessToken {
     pub fn new(token: impl Into<String>, expires_at: OffsetDateTime) -> AccessToken {
         AccessToken {
-            token: Secret::new(token),
+            token: Secret::new(token.into()),
             expires_at,
         }
     }
@@ -235,7 +215,7 @@ mod tests {
     #[test]
     fn debug_never_shows_secrets() {
         let t = AccessToken::new("abcdef0123", OffsetDateTime::UNIX_EPOCH);
-        let s = format!("{t:?} {:?}", Secret::new("hunter2hunter2"));
+        let s = format!("{t:?} {:?}", Secret::new("hunter2hunter2".to_string()));
         assert!(!s.contains("abcdef0123") && !s.contains("hunter2"), "{s}");
     }
 

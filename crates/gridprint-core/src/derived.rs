@@ -72,7 +72,8 @@ pub enum SeriesKey {
     /// Consumption L of the zone after flow tracing, MW.
     Consumption,
     /// MW generated in `origin` and consumed in the zone (row of X; `origin` may be the zone itself).
-    /// Stored; the four share series above are computed from it by [`share_columns`].
+    /// Stored; gridprint-query computes the four share series above from it (`endpoints/shares.rs`;
+    /// `share_columns`, feature `testing`, is the same arithmetic for the tests).
     Exchange {
         origin: ZoneCode,
     },
@@ -437,6 +438,7 @@ pub fn write_slot(
 /// footprint-share(i, j) = X\[i\]\[j\]/L_i · local_j, impact-share(i, j) = X\[i\]\[j\]/L_i ·
 /// local_impact_j.
 /// `day_of(code)` gives the same day of another zone (for its local footprints and exchanges).
+#[cfg(any(test, feature = "testing"))]
 pub fn share_columns<'a>(
     day: &DerivedDay,
     all_days: impl Iterator<Item = &'a DerivedDay>,

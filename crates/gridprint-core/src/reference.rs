@@ -120,12 +120,12 @@ pub struct Factor {
 
 /// Factor values by (footprint type, scope, production type), plus the metadata list.
 #[derive(Debug, Clone)]
-pub struct Factors {
+pub struct FactorTable {
     values: [[[f64; N_TYPES]; 2]; 2],
     list: Vec<Factor>,
 }
 
-impl Factors {
+impl FactorTable {
     /// Factor value for a type; 0 for a type without a factor (pumped storage, which never counts in
     /// generation totals).
     pub fn value(&self, ft: FootprintType, scope: Scope, pt: ProductionType) -> f64 {
@@ -291,7 +291,7 @@ fn parse_list<T: for<'de> Deserialize<'de>>(
 pub struct ReferenceData {
     pub zone_set: ZoneSet,
     pub zones: Zones,
-    pub factors: Factors,
+    pub factors: FactorTable,
     pub aware: Aware,
     /// Zone polygons as GeoJSON text; the API builds its spatial index from it at start-up.
     pub geojson: String,
@@ -435,7 +435,7 @@ impl ReferenceData {
         Ok(ReferenceData {
             zone_set: files.zone_set,
             zones,
-            factors: Factors { values, list },
+            factors: FactorTable { values, list },
             aware: Aware { monthly },
             geojson: files.geojson.1.clone(),
         })

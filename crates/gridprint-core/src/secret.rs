@@ -4,7 +4,7 @@
 //! service's bodies (gridprint-api) and the provider credentials (gridprint-ingest) that hold one
 //! derive `Debug` and stay safe to log; it serializes as the value itself, for the one answer that
 //! hands a new token or key to its owner. It lives here, in the crate all of them depend on, so that
-//! one type serves them all. The client's counterpart is `gridprint_client::token::Secret`.
+//! one type serves them all, the client (`gridprint_client::Secret`) too.
 
 use serde::{Deserialize, Serialize};
 

@@ -210,7 +210,7 @@ pub const ZONE_PARTS: [Part; 8] = {
 
 /// One kept answer.
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub struct KeptAnswer {
     pub body: Bytes,
     /// The body compressed with gzip when it is large ([`precompress`]): a day of every zone is
     /// about 1.4 MB, compressed once here rather than by the compression layer on every request.
@@ -221,7 +221,7 @@ pub struct Entry {
     pub etag: String,
 }
 
-impl Weigh for Entry {
+impl Weigh for KeptAnswer {
     fn weight(&self) -> usize {
         self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len) + self.etag.len()
     }
@@ -231,7 +231,7 @@ impl Weigh for Entry {
 pub(crate) struct Dash {
     /// Per client address, through the API's limiter.
     quota: Quota,
-    cache: ResponseCache<Entry>,
+    cache: ResponseCache<KeptAnswer>,
     history_days: Option<u32>,
 }
 
@@ -462,18 +462,18 @@ async fn cached(
     dash: &Dash,
     key: String,
     build: impl FnOnce(AppState) -> Result<(Vec<u8>, bool), ApiError> + Send + 'static,
-) -> Result<Entry, ApiError> {
+) -> Result<KeptAnswer, ApiError> {
     let key = format!("{}|{key}", state.query().cache().data_version());
     if let Some(e) = dash.cache.get(&key) {
         return Ok(e);
     }
     let s = state.clone();
     let entry = state
-        .on_bounded_pool(move || -> Result<Entry, ApiError> {
+        .on_bounded_pool(move || -> Result<KeptAnswer, ApiError> {
             let (body, is_final) = build(s)?;
             let gzip = (body.len() >= precompress::PRECOMPRESS_MIN_BYTES)
                 .then(|| precompress::gzip(&body));
-            Ok(Entry {
+            Ok(KeptAnswer {
                 etag: etag_of(&body),
                 body: Bytes::from(body),
                 gzip,
@@ -492,7 +492,7 @@ async fn cached(
 
 fn respond(
     state: &AppState,
-    entry: Entry,
+    entry: KeptAnswer,
     headers: &HeaderMap,
     content_type: &'static str,
 ) -> Response {

@@ -25,6 +25,7 @@ impl Series {
     }
 
     /// A series from values starting at `start`.
+    #[cfg(test)]
     pub fn from_values(start: Slot, values: Vec<Option<f64>>) -> Series {
         Series { start, values }
     }

@@ -4,9 +4,9 @@
 //! endpoint's order. Parameters of one endpoint only are declared in that endpoint's module
 //! (crate::endpoints); the rules that read them are in crate::params and docs/api.md §2.
 
-use gridprint_responses::schema;
+use gridprint_responses::{Format, schema};
+use utoipa::IntoParams;
 use utoipa::openapi::path::Parameter;
-use utoipa::{IntoParams, ToSchema};
 
 /// The OpenAPI parameters of one `IntoParams` struct (all of them are query parameters).
 pub fn params_of<P: IntoParams>() -> Vec<Parameter> {
@@ -38,14 +38,6 @@ pub fn location_partner_time(partner: Partner) -> Vec<Parameter> {
 /// `/footprint-share` and `/impact-share`).
 pub fn sources_time_and<P: IntoParams>() -> Vec<Parameter> {
     [location_partner_time(Partner::Source), params_of::<P>()].concat()
-}
-
-/// `json` or `csv`.
-#[derive(Debug, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    Json,
-    Csv,
 }
 
 /// `format`: the representation (JSON by default; also chosen by `Accept: text/csv`).

@@ -185,6 +185,7 @@ impl RateLimit {
 
     /// Like [`RateLimit::local`], reading the time from `now` (time since any fixed origin) instead
     /// of the monotonic clock: tests move it to check limits over minutes without waiting.
+    #[cfg(any(test, feature = "testing"))]
     pub fn local_with_clock(
         rate: f64,
         burst: u32,
@@ -230,6 +231,7 @@ impl RateLimit {
     }
 
     /// Keys the local state currently tracks (idle ones go at the next sweep).
+    #[cfg(test)]
     pub fn tracked_keys(&self) -> usize {
         self.local.all().iter().map(|l| l.len()).sum()
     }

@@ -7,7 +7,7 @@
 //! - [`values`]: points and their compact `[[timestamp, number], …]` form;
 //! - [`rows`]: the row-walking trait [`Rows`] (CSV columns and rows, point counts, finality) and
 //!   [`Answer`], any endpoint's whole answer;
-//! - [`body`]: [`BodySchema`], an answer type as an OpenAPI response body;
+//! - [`body`]: [`BodySchema`], an answer type as an OpenAPI response body; [`Format`]: JSON or CSV;
 //! - [`json`]: the fast JSON writer of answers; [`schema`]: OpenAPI schemas the structs point to;
 //!   `stamp`: slot timestamps without allocation; `number`: rounding and writing numbers; `sink`:
 //!   the buffer an answer is written into.
@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod body;
+mod format;
 pub mod items;
 pub mod json;
 mod number;
@@ -27,6 +28,7 @@ pub mod stamp;
 pub mod values;
 
 pub use body::{BodySchema, NamedSchemas};
+pub use format::Format;
 pub use items::{
     AggregateTail, AnswerSchema, AvailabilityResult, BestWindow, DemoRecording, DemoStatus,
     DerivedItem, DestinationBlock, ExportBlock, ExportsEntry, ExportsResult, FactorAggregate,

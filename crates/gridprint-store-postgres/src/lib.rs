@@ -215,7 +215,9 @@ impl PgStore {
         result
     }
 
-    /// Runs `f` with a dedicated connection (for advisory locks held by the worker, LISTEN, …).
+    /// Runs `f` with a dedicated connection (feature `testing`: the conformance tests read the
+    /// database directly with it).
+    #[cfg(any(test, feature = "testing"))]
     pub fn with_connection<T>(
         &self,
         f: impl FnOnce(&mut postgres::Client) -> Result<T>,

@@ -11,7 +11,7 @@ mod progress;
 
 use clap::{CommandFactory, FromArgMatches};
 use cli::{Cli, Command};
-use cmd::{access, compute, forecast_eval, import, ingest, query, serve, worker};
+use cmd::{access, compute, forecast_eval, import, ingest, migrate, query, serve, worker};
 use open::{OnServer, ServerArgs};
 use std::process::ExitCode;
 
@@ -46,9 +46,7 @@ fn main() -> ExitCode {
         Command::Ingest(OnServer { server: s, args }) => ingest::run(&server(s), args),
         Command::Worker(OnServer { server: s, args }) => worker::run(&server(s), args),
         Command::ForecastEval(OnServer { server: s, args }) => forecast_eval::run(&server(s), args),
-        Command::Migrate(s) => open::open_store(&server(s)).map(|s| {
-            println!("database {} is up to date", s.describe());
-        }),
+        Command::Migrate(s) => migrate::run(&server(s)),
         Command::Query(args) => match ServerArgs::first_given(&matches) {
             Some(flag) => Err(anyhow::anyhow!(
                 "{flag} is an option of the server commands; `gridprint query` asks a server over \

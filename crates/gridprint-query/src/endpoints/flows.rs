@@ -1,5 +1,5 @@
 //! `/imports` and `/exports`: physical flows into and out of a zone, per partner zone; and what every
-//! endpoint of a zone and its partner zones shares ([`PartnerRequest`], [`PartnerEndpoint`]).
+//! endpoint of a zone and its partner zones shares ([`PartnerRequest`], [`PartnerEndpointDef`]).
 
 use super::common::{MW, entries, raw_groups, zone_series};
 use super::{EndpointDef, RequestedWindow};
@@ -88,7 +88,7 @@ where
 /// `/flow-share`, `/mix-share`): the side decides its parameters ([`location_partner_time`]) and
 /// how its request is read ([`parse_partners`]), so it gives only the side, its OpenAPI text and
 /// its answer; [`EndpointDef`] follows.
-pub trait PartnerEndpoint {
+pub trait PartnerEndpointDef {
     /// Which partner location the endpoint reads (`source_*`, `destination_*` or `origin_*`).
     const PARTNER: Partner;
     /// As [`EndpointDef::DOCS`].
@@ -99,10 +99,10 @@ pub trait PartnerEndpoint {
     fn answer(cache: &DataCache, req: &PartnerRequest) -> Self::Response;
 }
 
-impl<E: PartnerEndpoint> EndpointDef for E {
+impl<E: PartnerEndpointDef> EndpointDef for E {
     type Request = PartnerRequest;
-    type Response = <E as PartnerEndpoint>::Response;
-    const DOCS: &'static str = <E as PartnerEndpoint>::DOCS;
+    type Response = <E as PartnerEndpointDef>::Response;
+    const DOCS: &'static str = <E as PartnerEndpointDef>::DOCS;
 
     fn parameters() -> Vec<Parameter> {
         location_partner_time(E::PARTNER)
@@ -115,15 +115,15 @@ impl<E: PartnerEndpoint> EndpointDef for E {
     fn answer(
         cache: &DataCache,
         req: &PartnerRequest,
-    ) -> Result<<E as PartnerEndpoint>::Response, QueryError> {
-        Ok(<E as PartnerEndpoint>::answer(cache, req))
+    ) -> Result<<E as PartnerEndpointDef>::Response, QueryError> {
+        Ok(<E as PartnerEndpointDef>::answer(cache, req))
     }
 }
 
 /// `/imports`: location, `source_*` location, time.
 pub struct ImportsEndpoint;
 
-impl PartnerEndpoint for ImportsEndpoint {
+impl PartnerEndpointDef for ImportsEndpoint {
     const PARTNER: Partner = Partner::Source;
     const DOCS: &'static str = "Physical flows into the zone (MW), per source zone.";
     type Response = Vec<ImportsResult>;
@@ -137,7 +137,7 @@ impl PartnerEndpoint for ImportsEndpoint {
 /// `/exports`: location, `destination_*` location, time.
 pub struct ExportsEndpoint;
 
-impl PartnerEndpoint for ExportsEndpoint {
+impl PartnerEndpointDef for ExportsEndpoint {
     const PARTNER: Partner = Partner::Destination;
     const DOCS: &'static str = "Physical flows out of the zone (MW), per destination zone.";
     type Response = Vec<ExportsResult>;

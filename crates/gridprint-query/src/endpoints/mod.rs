@@ -2,7 +2,7 @@
 //! OpenAPI document lists them, how it reads them and how it answers from the cache.
 //!
 //! Every endpoint is a unit struct `XxxEndpoint` implementing [`EndpointDef`] (the flow and share
-//! endpoints of one partner side through [`flows::PartnerEndpoint`]); the HTTP layer routes
+//! endpoints of one partner side through [`flows::PartnerEndpointDef`]); the HTTP layer routes
 //! each path to one of them (gridprint-api `data.rs`, `data_router`: one line per path), and
 //! [`crate::service::QueryService::query`] answers one by its type. The rules the answers follow
 //! are in docs/api.md §2–§6; the pieces the modules share are in [`common`].

@@ -4,7 +4,7 @@
 use super::EndpointDef;
 use super::common::{PERCENT, WATER, WATER_IMPACT_UNIT, per_zone};
 use super::common::{entries, pair, zone_series, zones_of};
-use super::flows::{PartnerEndpoint, PartnerRequest, parse_partners};
+use super::flows::{PartnerEndpointDef, PartnerRequest, parse_partners};
 use super::footprints::{FootprintRequest, footprint_choice};
 use crate::cache::DataCache;
 use crate::cache::day_spans;
@@ -260,7 +260,7 @@ pub struct ImpactShareParams {
 /// `/flow-share`: location, `destination_*` location, time.
 pub struct FlowShareEndpoint;
 
-impl PartnerEndpoint for FlowShareEndpoint {
+impl PartnerEndpointDef for FlowShareEndpoint {
     const PARTNER: Partner = Partner::Destination;
     const DOCS: &'static str =
         "Where the zone's generation is consumed: % per destination zone (itself included).";
@@ -274,7 +274,7 @@ impl PartnerEndpoint for FlowShareEndpoint {
 /// `/mix-share`: location, `origin_*` location, time.
 pub struct MixShareEndpoint;
 
-impl PartnerEndpoint for MixShareEndpoint {
+impl PartnerEndpointDef for MixShareEndpoint {
     const PARTNER: Partner = Partner::Origin;
     const DOCS: &'static str =
         "Where the zone's consumption is generated: % per origin zone (itself included).";

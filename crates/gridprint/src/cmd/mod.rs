@@ -12,6 +12,7 @@ pub mod demo;
 pub mod forecast_eval;
 pub mod import;
 pub mod ingest;
+pub mod migrate;
 pub mod query;
 pub mod serve;
 pub mod worker;
