@@ -30,11 +30,7 @@ def module_doc_lines(lines: list[str]) -> int:
         stripped = line.strip()
         if stripped.startswith("//!"):
             n += 1
-        elif stripped == "" and n:
-            continue
-        elif stripped == "":
-            continue
-        else:
+        elif stripped:
             break
     return n
 

@@ -62,7 +62,6 @@ pub use gridprint_responses::{DemoRecording, DemoStatus};
 pub use health::{DemoFn, ProbeFn, Providers};
 pub use server::serve as serve_router;
 pub use state::{ApiConfig, AppState, AppStateBuilder, ClientLimits, MAX_BODY_BYTES};
-// `data` calls it by this path.
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};

@@ -28,7 +28,7 @@ impl Accumulator {
     /// Counts `n` skipped source values under `reason` (a key from [`crate::skip`]).
     pub(crate) fn skip(&mut self, reason: String, n: usize) {
         if n > 0 {
-            *self.skipped.entry(reason).or_insert(0) += n;
+            skip::add(&mut self.skipped, reason, n);
         }
     }
 

@@ -6,6 +6,7 @@
 //! summed. Documents read separately (the morning and afternoon File Library extracts, one API
 //! response per border) are combined with [`ParsedDocument::merge`].
 
+use crate::skip;
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::slot::Slot;
 use std::collections::BTreeMap;
@@ -64,7 +65,7 @@ impl ParsedDocument {
             _ => DocumentKind::Mixed,
         };
         for (key, n) in other.skipped {
-            *self.skipped.entry(key).or_insert(0) += n;
+            skip::add(&mut self.skipped, key, n);
         }
         if other.points.is_empty() {
             return;

@@ -220,16 +220,16 @@ pub fn parse_fuelhh(
         let pt = match fuel_type(&fuel) {
             FuelType::Generation(pt) => pt,
             FuelType::Interconnector => {
-                skip::count(&mut doc.skipped, format!("interconnector:{fuel}"));
+                skip::add(&mut doc.skipped, format!("interconnector:{fuel}"), 1);
                 continue;
             }
             FuelType::Unknown => {
-                skip::count(&mut doc.skipped, format!("fuel-type:{fuel}"));
+                skip::add(&mut doc.skipped, format!("fuel-type:{fuel}"), 1);
                 continue;
             }
         };
         if mw < 0.0 {
-            skip::count(&mut doc.skipped, skip::negative_value(&fuel));
+            skip::add(&mut doc.skipped, skip::negative_value(&fuel), 1);
             continue;
         }
         *sums.entry((pt, slot)).or_insert(0.0) += mw;
@@ -250,7 +250,7 @@ pub fn parse_demand_outturn(
     let key = InputKey::Load { zone: zone.clone() };
     for (slot, mw) in latest_values(DS, rows.into_vec())? {
         if mw < 0.0 {
-            skip::count(&mut doc.skipped, skip::negative_value("INDO"));
+            skip::add(&mut doc.skipped, skip::negative_value("INDO"), 1);
             continue;
         }
         push_official(&mut doc.points, &key, slot, 2, mw, range, DATASOURCE_ELEXON);

@@ -237,8 +237,8 @@ fn usable_number(
     skipped: &mut BTreeMap<String, usize>,
 ) -> Result<Option<f64>, EpiasParseError> {
     match number(endpoint, item, field, date)? {
-        None => skip::count(skipped, format!("missing-field:{field}")),
-        Some(v) if v < 0.0 => skip::count(skipped, skip::negative_value(field)),
+        None => skip::add(skipped, format!("missing-field:{field}"), 1),
+        Some(v) if v < 0.0 => skip::add(skipped, skip::negative_value(field), 1),
         Some(v) => return Ok(Some(v)),
     }
     Ok(None)
@@ -282,7 +282,7 @@ pub fn parse_generation(
             doc.total_mismatches.push(local);
         }
         if hours.insert(hour, sums).is_some() {
-            skip::count(&mut doc.skipped, "duplicate-hour".into());
+            skip::add(&mut doc.skipped, "duplicate-hour".into(), 1);
         }
     }
     let sums = hours
@@ -306,7 +306,7 @@ pub fn parse_consumption(
         if let Some(v) = usable_number(EP, item, "consumption", local, &mut doc.skipped)?
             && hours.insert(hour, v).is_some()
         {
-            skip::count(&mut doc.skipped, "duplicate-hour".into());
+            skip::add(&mut doc.skipped, "duplicate-hour".into(), 1);
         }
     }
     let key = InputKey::Load { zone: zone.clone() };

@@ -53,9 +53,9 @@ pub fn empty_value(area: &str) -> String {
     format!("empty-value:{area}")
 }
 
-/// Counts one skipped value under `key`.
-pub fn count(skipped: &mut std::collections::BTreeMap<String, usize>, key: String) {
-    *skipped.entry(key).or_insert(0) += 1;
+/// Counts `n` more skipped values under `key`.
+pub fn add(skipped: &mut std::collections::BTreeMap<String, usize>, key: String, n: usize) {
+    *skipped.entry(key).or_insert(0) += n;
 }
 
 /// A negative generation or load value.
