@@ -31,6 +31,17 @@ impl<R: RequestedWindow> RequestedWindow for FootprintRequest<R> {
     }
 }
 
+impl<R> FootprintRequest<R> {
+    /// `base` with the `footprint_type` and `scope` that [`footprint_choice`] read.
+    pub(super) fn new(base: R, (footprint_types, scope): (Vec<FootprintType>, Scope)) -> Self {
+        FootprintRequest {
+            base,
+            footprint_types,
+            scope,
+        }
+    }
+}
+
 /// `footprint_type` (default both) and `scope` (default life-cycle), as the footprint endpoints
 /// read them.
 pub(super) fn footprint_choice(
@@ -91,12 +102,8 @@ impl EndpointDef for FootprintsEndpoint {
         p: &QueryParams<'_>,
         ctx: &ParseContext<'_>,
     ) -> Result<FootprintRequest<DerivedRequest>, QueryError> {
-        let (base, (footprint_types, scope)) = derived_params(p, ctx, || footprint_choice(p))?;
-        Ok(FootprintRequest {
-            base,
-            footprint_types,
-            scope,
-        })
+        let (base, choice) = derived_params(p, ctx, || footprint_choice(p))?;
+        Ok(FootprintRequest::new(base, choice))
     }
 
     fn answer(

@@ -303,12 +303,7 @@ impl EndpointDef for FootprintShareEndpoint {
         ctx: &ParseContext<'_>,
     ) -> Result<FootprintRequest<PartnerRequest>, QueryError> {
         let base = parse_partners(p, ctx, Partner::Source)?;
-        let (footprint_types, scope) = footprint_choice(p)?;
-        Ok(FootprintRequest {
-            base,
-            footprint_types,
-            scope,
-        })
+        Ok(FootprintRequest::new(base, footprint_choice(p)?))
     }
 
     fn answer(
