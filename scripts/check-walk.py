@@ -23,7 +23,7 @@ PATH_RE = re.compile(r"crates/[\w./-]+\.rs")
 CODE_RE = re.compile(r"`([^`]+)`")
 WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 HEADER_RE = re.compile(r"^[A-Z][A-Za-z]*(-[A-Z][A-Za-z]*)+$")
-KEYWORDS = {"crate", "impl", "for", "self", "super", "use", "fn", "pub", "mod", "routes"}
+KEYWORDS = {"crate", "impl", "for", "self", "super", "use", "fn", "pub", "mod"}
 
 
 def steps(text: str) -> list[tuple[str, str]]:
@@ -35,7 +35,7 @@ def steps(text: str) -> list[tuple[str, str]]:
     for paragraph in re.split(r"\n\s*\n", body):
         for chunk in re.split(r"\n(?=\d+\. )", paragraph.strip()):
             if PATH_RE.search(chunk):
-                label = chunk.split(" ", 1)[0] if chunk[0].isdigit() else "client paragraph"
+                label = chunk.split(".", 1)[0] if chunk[0].isdigit() else "client paragraph"
                 found.append((label, chunk))
     return found
 
