@@ -81,20 +81,19 @@ fn scale_at(series: &Series, slot: Slot) -> Option<f64> {
 }
 
 /// Estimates every slot of `target` that lies in a fillable gap of `series` (official values only).
-/// The series must span the history the profile needs (7 days before `target`) and end where
-/// provider data could end (the current slot): a trailing gap is filled up to the series' end.
+/// The series must span the history the profile needs (7 days before `target`).
 ///
 /// - A gap between two official values and at most 2 hours long: linear interpolation
 ///   ([`DATASOURCE_LINEAR`]).
 /// - A gap between two official values and up to 7 days long: the [`profile`] of the same slots,
 ///   scaled so it meets the official value at both ends — the scale moves linearly from the ratio
 ///   at the left edge to the ratio at the right edge ([`DATASOURCE_PROFILE`]).
-/// - After the last official value (the provider has not published yet), up to 7 days: the same
-///   profile, scaled at the left edge, the scale fading back to 1 over 24 hours.
 ///
-/// Scales are clamped to [0.5, 2] so a single odd value cannot blow the profile up, and a profile
-/// that has no history falls back to the linear interpolation (interior gaps) or to holding the
-/// last value (trailing gaps).
+/// After the last official value nothing is estimated here: the hours the provider has not
+/// published yet are the forecast model's ([`crate::forecast::forecast_series`], one method for
+/// them and the days ahead). Scales are clamped to [0.5, 2] so a single odd value cannot blow the
+/// profile up between two official values, and a profile without history falls back to the
+/// linear interpolation.
 pub fn estimate_gaps(series: &Series, target: SlotRange) -> Vec<Estimate> {
     let mut out = Vec::new();
     let n = series.values.len();
@@ -149,23 +148,9 @@ pub fn estimate_gaps(series: &Series, target: SlotRange) -> Vec<Estimate> {
                     });
                 }
             }
-        } else {
-            // Trailing gap: the provider has not published (yet).
-            let limit = gap_start.offset(PROFILE_MAX_GAP_SLOTS as i64);
-            let scale = scale_at(series, left).unwrap_or(1.0);
-            for s in fill.iter().take_while(|s| *s < limit) {
-                let fade = (1.0 - (s.0 - left.0) as f64 / SLOTS_PER_DAY as f64).max(0.0);
-                let mw = match profile(series, s) {
-                    Some(p) => p * (1.0 + (scale - 1.0) * fade),
-                    None => y_left,
-                };
-                out.push(Estimate {
-                    slot: s,
-                    mw: mw.max(0.0),
-                    method: Method::Profile,
-                });
-            }
         }
+        // A trailing gap (the provider has not published yet) is the forecast's: it starts
+        // from the last official value (crate::forecast::model).
     }
     out
 }
@@ -204,10 +189,10 @@ const FILL_BATCH_DAYS: i64 = 7;
 /// Runs the estimators over the stored inputs of `ranges` (zones of the reference zone set) and
 /// stores the estimates at `now`; returns how many points were inserted or updated. Each batch
 /// looks [`PROFILE_DAYS`] back for the profile and up to 7 days ahead (never past `now`) for the
-/// official value that closes a gap. Only gaps between two official values are filled here: after
-/// a series' last official value nothing is estimated (stored history does not end because the
-/// provider is late; the worker's cycle fills the recent trailing gap), so such a slot stays a hole
-/// that aggregates count as `missing`.
+/// official value that closes a gap. Only gaps between two official values are filled
+/// ([`estimate_gaps`]): after a series' last official value nothing is estimated (stored history
+/// does not end because the provider is late; the worker's forecast fills the recent trailing
+/// gap), so such a slot stays a hole that aggregates count as `missing`.
 pub fn fill_stored_gaps(
     store: &dyn Store,
     reference: &ReferenceData,
@@ -248,13 +233,7 @@ pub fn fill_stored_gaps_from(
                 .map(|s| &s.point)
                 .filter(|p| reference.zones.index_of(p.key.zone()).is_some());
             let known: Vec<&InputPoint> = known.collect();
-            let mut last_official: std::collections::HashMap<&InputKey, Slot> = Default::default();
-            for p in known.iter().filter(|p| p.state == DataState::Official) {
-                let e = last_official.entry(&p.key).or_insert(p.slot);
-                *e = (*e).max(p.slot);
-            }
-            let mut estimates = estimate_points(known.iter().copied(), history, target);
-            estimates.retain(|e| last_official.get(&e.key).is_some_and(|l| e.slot < *l));
+            let estimates = estimate_points(known.iter().copied(), history, target);
             if !estimates.is_empty() {
                 let s = inputs.upsert(&estimates, now.unix_timestamp())?;
                 changed += s.inserted + s.updated;
@@ -314,20 +293,11 @@ mod tests {
     }
 
     #[test]
-    fn trailing_gap_is_filled_up_to_the_end_and_not_beyond_seven_days() {
+    fn trailing_gaps_are_left_to_the_forecast() {
         let mut v = daily(2, |i| i as f64);
         v.extend(std::iter::repeat_n(None, 10));
         let s = Series::from_values(Slot(0), v);
-        let e = estimate_gaps(&s, s.range());
-        assert_eq!(e.len(), 10);
-        assert_eq!(e[0].slot, Slot(2 * D as i64));
-        // Profile = previous days' same slot = slot index.
-        assert!((e[3].mw - 3.0).abs() < 1e-9, "{:?}", e[3]);
-
-        let mut v = daily(1, |_| 5.0);
-        v.extend(std::iter::repeat_n(None, 8 * D));
-        let s = Series::from_values(Slot(0), v);
-        assert_eq!(estimate_gaps(&s, s.range()).len(), PROFILE_MAX_GAP_SLOTS);
+        assert!(estimate_gaps(&s, s.range()).is_empty());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! data".
 
 use crate::estimate;
-use crate::forecast::{self, ForecastConfig, LevelAdjust};
+use crate::forecast::{self, ForecastConfig, SeriesClass};
 use crate::series::group;
 use futures_util::StreamExt as _;
 use gridprint_compute::ComputeSummary;
@@ -235,10 +235,12 @@ impl Worker {
     ///    series of every configured provider, a few requests at a time, and store what came back
     ///    in one transaction. A failed request (outage, refusal, malformed answer) is counted and
     ///    logged; the affected series simply lack provider data.
-    /// 3. **Estimate** the gaps of every series in the window from its official values of the last
-    ///    8 days.
-    /// 4. **Forecast** every series with recent history from `current` to the horizon (96 h by
-    ///    default), from its official and estimated values.
+    /// 3. **Estimate** the interior gaps of every series in the window (between two official
+    ///    values) from its official values of the history loaded.
+    /// 4. **Forecast** every series with recent history from the slot after its last value to the
+    ///    horizon (96 h by default) with the one model ([`forecast::forecast_series`]): the values
+    ///    before `current` (hours the provider has not published yet) are stored as estimates, the
+    ///    rest as forecasts.
     /// 5. Store estimates and forecasts in one transaction (the store never lets them replace
     ///    better data) and **recompute** from the start of the window (or `B`, whichever is
     ///    earlier) to the horizon.
@@ -332,28 +334,32 @@ impl Worker {
                         .collect();
                     let mut out =
                         estimate::estimate_points(points.iter().copied(), history, window);
-                    // The forecast's history: official values and estimates, not the flows taken
-                    // as 0 MW because nothing reported them.
-                    let with_estimates = group(
+                    // The model's history: official values and the interior gaps' estimates, not
+                    // the flows taken as 0 MW because nothing reported them. From each series'
+                    // last value it estimates the hours not published yet and forecasts the rest.
+                    let known = group(
                         points
                             .iter()
                             .copied()
                             .filter(|p| p.datasource != DATASOURCE_ASSUMED_ZERO)
+                            .filter(|p| p.datasource != forecast::DATASOURCE)
                             .chain(out.iter()),
                         history,
                         |p| p.state != DataState::Missing,
                     );
-                    let n_est = out.len();
-                    for (key, series) in &with_estimates {
+                    let until = current.offset(cfg.horizon_slots as i64);
+                    for (key, series) in &known {
                         let fc = forecast::forecast_series(
                             series,
                             current,
-                            LevelAdjust::for_key(key),
+                            until,
+                            SeriesClass::of(key),
                             &cfg,
                         );
-                        out.extend(forecast::to_points(key, &fc));
+                        out.extend(forecast::to_points(key, &fc, current));
                     }
-                    let n_fc = out.len() - n_est;
+                    let n_fc = out.iter().filter(|p| p.state == DataState::Missing).count();
+                    let n_est = out.len() - n_fc;
                     Ok((out, n_est, n_fc))
                 },
             )

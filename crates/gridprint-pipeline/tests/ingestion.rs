@@ -21,7 +21,8 @@ use gridprint_ingest::http::{FetchError, FetchRetry};
 use gridprint_ingest::replay::{Replay, ReplayResponder};
 use gridprint_ingest::request::{DataKind, FetchRequest, Target};
 use gridprint_pipeline::backfill::{self, BackfillOptions, BackfillReport};
-use gridprint_pipeline::forecast::{Backtest, ForecastConfig, LevelAdjust, backtest};
+use gridprint_pipeline::forecast::fit::{Backtest, backtest};
+use gridprint_pipeline::forecast::{ForecastConfig, SeriesClass};
 use gridprint_pipeline::series::{Series, group};
 use gridprint_store::{SharedStore, StoredInput};
 use std::collections::BTreeMap;
@@ -786,12 +787,12 @@ fn series_of(files: &[&str]) -> BTreeMap<InputKey, Series> {
 }
 
 /// Origins every 6 hours from one day into the data, as far as the horizon fits.
-fn run_backtest(s: &Series, adjust: LevelAdjust, horizon: usize) -> Backtest {
+fn run_backtest(s: &Series, class: SeriesClass, horizon: usize) -> Backtest {
     let r = s.range();
     let origins = (r.start.offset(SLOTS_PER_DAY).0..=r.end.0 - horizon as i64)
         .step_by(24)
         .map(Slot);
-    backtest(s, adjust, &ForecastConfig::default(), origins, horizon)
+    backtest(s, class, &ForecastConfig::default(), origins, 0, horizon)
 }
 
 #[test]
@@ -799,31 +800,12 @@ fn forecast_beats_seasonal_naive_on_the_belgian_load_week() {
     let series = series_of(&["A65_A16_BE_2024-01-15to21_PT15M_A03.xml"]);
     let (key, s) = series.iter().next().unwrap();
     for horizon in [96, 288] {
-        let b = run_backtest(s, LevelAdjust::for_key(key), horizon);
+        let b = run_backtest(s, SeriesClass::of(key), horizon);
         eprintln!("BE load h={horizon}: {b:?}");
         assert!(b.model.n > 1000);
         assert!(
             b.model.mae < b.naive.mae,
             "BE load, {horizon} slots ahead: {b:?}"
         );
-    }
-}
-
-#[test]
-fn forecast_beats_seasonal_naive_on_the_de_nl_flows_week() {
-    let series = series_of(&[
-        "A11_DE-LU-to-NL_2024-09-02to08_PT15M_A03.xml",
-        "A11_NL-to-DE-LU_2024-09-02to08_PT15M_A03.xml",
-    ]);
-    assert_eq!(series.len(), 2);
-    for (key, s) in &series {
-        for horizon in [96, 288] {
-            let b = run_backtest(s, LevelAdjust::for_key(key), horizon);
-            eprintln!("{key:?} h={horizon}: {b:?}");
-            assert!(
-                b.model.mae < b.naive.mae,
-                "{key:?}, {horizon} slots ahead: {b:?}"
-            );
-        }
     }
 }

@@ -147,7 +147,7 @@ fn nl_states(store: &SharedStore, s: Slot) -> Vec<(DataState, String)> {
 }
 
 /// The datasource of forecast inputs (docs/methodology.md).
-const FORECAST_DATASOURCE: &str = "wattnet-hybrid-estimation:gridprint-seasonal-blend";
+const FORECAST_DATASOURCE: &str = "wattnet-hybrid-estimation:gridprint-anchored-profile";
 /// The datasource of inputs estimated for past slots without provider data.
 const ESTIMATE_DATASOURCE: &str = "wattnet-hybrid-estimation:gridprint-profile";
 

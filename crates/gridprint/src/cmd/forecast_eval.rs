@@ -1,137 +1,321 @@
-//! `gridprint forecast-eval`: backtest the forecast on stored history and print its errors beside the
-//! seasonal-naive baseline (the same slot on the last known day).
-//!
-//! Every stored series (generation per type, load, flows) with official data in the range is
-//! replayed from origins every `--every` (default 6 h), starting one day into its data, forecasting
-//! `--horizon` ahead (default 24 h) from the official values before the origin only. Both models are
-//! scored on the same points: MAE in MW, and MAPE over the points whose actual value is at least
-//! 1 MW (flows are often zero, which makes their MAPE large and unstable; read their MAE).
+//! `gridprint forecast-eval`: the forecast's yardstick on stored history. For origins every
+//! `--every` over `--from`..`--to`, each forecast is made from only the official values published
+//! before `origin − --lag`, and the flow-traced carbon footprint (life-cycle) it gives is scored
+//! against the one traced from what happened, beside persistence, per zone and horizon band
+//! (`gridprint_pipeline::forecast::eval` has the measures). `--fit` instead searches each class's
+//! parameters on the range (`gridprint_pipeline::forecast::fit`) and prints them. Results and the
+//! benchmark that runs both: docs/forecast.md, `scripts/forecast-bench.sh`.
 
 use crate::cmd::compute::RangeArgs;
 use crate::cmd::ingest::{parse_flag_duration, parse_zones};
 use crate::open::ServerArgs;
-use anyhow::bail;
+use anyhow::{bail, ensure};
 use clap::Args;
 use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange};
-use gridprint_pipeline::forecast::{Backtest, ForecastConfig, LevelAdjust, backtest};
-use gridprint_pipeline::series::group;
-use std::time::Duration;
+use gridprint_pipeline::forecast::eval::{BANDS, EvalOptions, Truth, ZoneScore, evaluate};
+use gridprint_pipeline::forecast::fit::{descend, fit_class};
+use gridprint_core::reference::ReferenceData;
+use gridprint_pipeline::forecast::{ForecastConfig, SeriesClass};
+use gridprint_pipeline::series::Series;
+use gridprint_store::Store;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
-/// Longest range evaluated in one run (everything is loaded into memory).
-const MAX_DAYS: i64 = 92;
+/// Days of history loaded before the first origin: the longest profile (28 days) plus a day.
+const HISTORY_DAYS: i64 = 29;
+/// Longest range scored in one run (the series are held in memory: about 1 MB per series-year).
+const MAX_DAYS: i64 = 400;
+/// Slots each fitted forecast is scored over (48 h, the bands the targets name).
+const FIT_HORIZON_SLOTS: usize = 192;
 
 #[derive(Debug, Args)]
 pub struct ForecastEvalArgs {
-    // The history to replay.
+    // The origins' range: each origin is in it, and so is its whole horizon (96 h).
     #[command(flatten)]
     pub range: RangeArgs,
-    /// Only these zones (comma-separated; flows count for both ends).
+    /// Only these zones' series (comma-separated; flows count for both ends). Footprints are
+    /// traced from them alone.
     #[arg(long, env = "GRIDPRINT_ZONES", value_delimiter = ',')]
     pub zones: Vec<String>,
-    /// How far ahead each forecast is scored.
-    #[arg(long, env = "GRIDPRINT_EVAL_HORIZON", default_value = "24h", value_parser = parse_flag_duration)]
-    pub horizon: Duration,
-    /// Time between two forecast origins.
-    #[arg(long, env = "GRIDPRINT_EVAL_EVERY", default_value = "6h", value_parser = parse_flag_duration)]
+    /// Time between two forecast origins (not a whole number of days, so that origins fall at
+    /// every hour of the day).
+    #[arg(long, env = "GRIDPRINT_EVAL_EVERY", default_value = "31h", value_parser = parse_flag_duration)]
     pub every: Duration,
+    /// Provider lag: the data of the last `--lag` before an origin is not published yet there.
+    #[arg(long, env = "GRIDPRINT_EVAL_LAG", default_value = "1h", value_parser = parse_flag_duration)]
+    pub lag: Duration,
+    /// Search each class's parameters on the range instead of scoring (prints them).
+    #[arg(long, env = "GRIDPRINT_EVAL_FIT")]
+    pub fit: bool,
 }
 
-fn name(key: &InputKey) -> String {
-    match key {
-        InputKey::Generation {
-            zone,
-            production_type,
-        } => format!("generation {zone} {}", production_type.as_str()),
-        InputKey::Load { zone } => format!("load {zone}"),
-        InputKey::Flow { from, to } => format!("flow {from}->{to}"),
-    }
+fn slots(d: Duration) -> i64 {
+    d.as_secs() as i64 / SLOT_SECONDS
 }
 
-fn pct(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.2} %")
-    } else {
-        "-".into()
+/// The official values of every series over `range`, read a week at a time.
+fn load_series(
+    store: &dyn Store,
+    range: SlotRange,
+    keep: impl Fn(&InputKey) -> bool,
+) -> anyhow::Result<BTreeMap<InputKey, Series>> {
+    let mut out: BTreeMap<InputKey, Series> = BTreeMap::new();
+    let bar = ProgressBar::new(range.len() as u64 / SLOTS_PER_DAY as u64);
+    bar.set_style(ProgressStyle::with_template("loading {bar:40} {pos}/{len} days")?);
+    let mut start = range.start;
+    while start < range.end {
+        let end = start.offset(7 * SLOTS_PER_DAY).min(range.end);
+        for s in store.inputs_in_range(SlotRange::new(start, end))? {
+            let p = s.point;
+            if p.state != DataState::Official || !p.mw.is_finite() || !keep(&p.key) {
+                continue;
+            }
+            out.entry(p.key)
+                .or_insert_with(|| Series::empty(range))
+                .set(p.slot, Some(p.mw));
+        }
+        bar.set_position((end.0 - range.start.0) as u64 / SLOTS_PER_DAY as u64);
+        start = end;
     }
+    bar.finish_and_clear();
+    Ok(out)
 }
 
 pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     let Some(extent) = store.input_extent()? else {
         bail!("no inputs stored: import or ingest history first (e.g. gridprint import --demo)");
     };
-    let start = args.range.start()?.unwrap_or(extent.start);
+    let start = args.range.start()?.unwrap_or(extent.start.offset(HISTORY_DAYS * SLOTS_PER_DAY));
     let end = args.range.end()?.unwrap_or(extent.end);
-    anyhow::ensure!(end > start, "--to must be after --from");
-    let range = SlotRange::new(start, end);
-    let days = range.days().count() as i64;
-    if days > MAX_DAYS {
-        bail!(
-            "{days} days of history to replay; pass --from/--to spanning at most {MAX_DAYS} days"
-        );
-    }
+    ensure!(end > start, "--to must be after --from");
+    let days = (end.0 - start.0) / SLOTS_PER_DAY;
+    ensure!(
+        days <= MAX_DAYS,
+        "{days} days of origins; pass --from/--to spanning at most {MAX_DAYS} days"
+    );
+    let (every, lag) = (slots(args.every), slots(args.lag));
+    ensure!(every >= 1, "--every must be at least 15 minutes");
+    ensure!(lag >= 0, "--lag must not be negative");
+    let opts = EvalOptions {
+        lag_slots: lag,
+        ..EvalOptions::default()
+    };
+    let horizon = if args.fit {
+        FIT_HORIZON_SLOTS as i64
+    } else {
+        opts.horizon_slots
+    };
+    // Origins on whole hours, each with its whole horizon inside the range.
+    let first = Slot(start.0 + (4 - start.0.rem_euclid(4)) % 4);
+    let origins: Vec<Slot> = (first.0..=end.0 - horizon).step_by(every as usize).map(Slot).collect();
+    ensure!(
+        !origins.is_empty(),
+        "the range is shorter than one horizon ({} h): nothing to score",
+        horizon / 4
+    );
     let only = parse_zones(&reference, &args.zones)?;
-    let horizon = (args.horizon.as_secs() as i64 / SLOT_SECONDS).max(1) as usize;
-    let every = (args.every.as_secs() as i64 / SLOT_SECONDS).max(1) as usize;
-    let points = store.inputs_in_range(range)?;
-    let series = group(points.iter().map(|s| &s.point), range, |p| {
-        p.state == DataState::Official
-            && match (&only, &p.key) {
-                (None, _) => true,
-                (Some(o), InputKey::Flow { from, to }) => o.contains(from) || o.contains(to),
-                (Some(o), k) => o.contains(k.zone()),
-            }
-    });
-    let cfg = ForecastConfig::default();
+    let keep = |k: &InputKey| match (&only, k) {
+        (None, _) => true,
+        (Some(o), InputKey::Flow { from, to }) => o.contains(from) || o.contains(to),
+        (Some(o), k) => o.contains(k.zone()),
+    };
+    let loaded = SlotRange::new(start.offset(-HISTORY_DAYS * SLOTS_PER_DAY), end);
+    let series = load_series(store.as_ref(), loaded, keep)?;
+    ensure!(!series.is_empty(), "no official inputs stored in the range");
+    if args.fit {
+        print_fit(&reference, &series, &origins, &opts, lag);
+    } else {
+        let truth = Truth::new(&reference, &series, &origins, &opts);
+        let bar = ProgressBar::new(origins.len() as u64);
+        bar.set_style(ProgressStyle::with_template("forecasting {bar:40} {pos}/{len} origins ({eta} left)")?);
+        let scores = evaluate(
+            &reference,
+            &series,
+            &truth,
+            &origins,
+            &ForecastConfig::default(),
+            &opts,
+            &|| bar.inc(1),
+        );
+        bar.finish_and_clear();
+        print_scores(&scores, &origins, lag);
+    }
+    eprintln!("forecast-eval took {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Passes of the footprint descent after the per-series grid.
+const DESCENT_PASSES: usize = 2;
+
+/// The fit: first each class's grid on its own series (MW), then the coordinate descent on the
+/// footprint from there; prints both and the parameters to put in `ForecastConfig::default`.
+fn print_fit(
+    reference: &ReferenceData,
+    series: &BTreeMap<InputKey, Series>,
+    origins: &[Slot],
+    opts: &EvalOptions,
+    lag: i64,
+) {
     println!(
-        "forecast {} vs seasonal naive (same slot, last known day); horizon {} h, origins every {} h",
-        gridprint_pipeline::forecast::METHOD,
-        horizon as f64 / 4.0,
-        every as f64 / 4.0
+        "fit over {} origins, lag {} min; 1. each class on its own series, scored 0-{} h, MAE in MW per point",
+        origins.len(),
+        lag * 15,
+        FIT_HORIZON_SLOTS / 4
     );
-    println!(
-        "{:<40} {:>7} {:>7} {:>11} {:>11} {:>10} {:>10}",
-        "series", "origins", "points", "MAE model", "MAE naive", "MAPE model", "MAPE naive"
-    );
-    let (mut wins, mut scored) = (0, 0);
-    let (mut sum_model, mut sum_naive) = (0.0, 0.0);
-    for (key, s) in &series {
-        let Some(first) = s.values.iter().position(Option::is_some) else {
+    println!();
+    println!("| class | series | days | day decay | other day type | week | half-life (h) | MAE | seasonal-naive MAE |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut cfg = ForecastConfig::default();
+    for class in SeriesClass::ALL {
+        let of: Vec<&Series> = series
+            .iter()
+            .filter(|(k, _)| SeriesClass::of(k) == class)
+            .map(|(_, s)| s)
+            .collect();
+        let Some(f) = fit_class(&of, class, origins, lag, FIT_HORIZON_SLOTS) else {
+            println!("| {} | {} | - | - | - | - | - | - | - |", class.as_str(), of.len());
             continue;
         };
-        let first = s.start.offset(first as i64 + SLOTS_PER_DAY);
-        let origins = (first.0..end.0).step_by(every).map(Slot);
-        let b: Backtest = backtest(s, LevelAdjust::for_key(key), &cfg, origins, horizon);
-        if b.model.n == 0 {
-            continue;
-        }
-        scored += 1;
-        wins += (b.model.mae < b.naive.mae) as usize;
-        sum_model += b.model.mae * b.model.n as f64;
-        sum_naive += b.naive.mae * b.naive.n as f64;
+        let p = f.params;
+        cfg.classes[class.index()] = p;
         println!(
-            "{:<40} {:>7} {:>7} {:>8.1} MW {:>8.1} MW {:>10} {:>10}",
-            name(key),
-            b.origins,
-            b.model.n,
-            b.model.mae,
-            b.naive.mae,
-            pct(b.model.mape),
-            pct(b.naive.mape)
+            "| {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
+            class.as_str(),
+            of.len(),
+            p.days,
+            p.day_decay,
+            p.other_day_type_weight,
+            p.week_weight,
+            p.half_life_slots / 4.0,
+            f.mae,
+            f.naive_mae
         );
     }
-    if scored == 0 {
-        println!(
-            "no series has more than a day of official data in the range: nothing to evaluate"
-        );
-        return Ok(());
-    }
-    println!(
-        "model beats seasonal naive on {wins} of {scored} series; total absolute error model/naive = {:.3}",
-        sum_model / sum_naive
+    println!();
+    let steps = (DESCENT_PASSES * SeriesClass::ALL.len() * 6) as u64;
+    let bar = ProgressBar::new(steps);
+    bar.set_style(
+        ProgressStyle::with_template("descending {bar:40} {pos}/{len} {msg} ({eta} left)")
+            .expect("valid template"),
     );
-    Ok(())
+    let (cfg, best) = descend(reference, series, origins, opts, cfg, DESCENT_PASSES, &|c, name, o| {
+        eprintln!("descent: {} {name}: objective {o:.3}", c.as_str());
+        bar.inc(1);
+        bar.set_message(format!("{} {name}: {o:.2} %", c.as_str()));
+    });
+    bar.finish_and_clear();
+    println!(
+        "2. coordinate descent on the footprint ({DESCENT_PASSES} passes), from the grid's parameters: objective (mean 0-48 h carbon-footprint MAPE, plus 10 x any first-hour excess over the value held) {best:.2}"
+    );
+    println!();
+    println!("| class | days | day decay | other day type | week | half-life (h) | fade shape |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for class in SeriesClass::ALL {
+        let p = cfg.class(class);
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            class.as_str(),
+            p.days,
+            p.day_decay,
+            p.other_day_type_weight,
+            p.week_weight,
+            p.half_life_slots / 4.0,
+            p.fade_shape
+        );
+    }
+}
+
+fn num(v: f64, digits: usize) -> String {
+    if v.is_finite() { format!("{v:.digits$}") } else { "-".into() }
+}
+
+/// The mean over zones of `f` (finite values only).
+fn mean_of(scores: &[ZoneScore], f: impl Fn(&ZoneScore) -> f64) -> f64 {
+    let v: Vec<f64> = scores.iter().map(f).filter(|v| v.is_finite()).collect();
+    if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 }
+}
+
+fn print_scores(scores: &[ZoneScore], origins: &[Slot], lag: i64) {
+    let (first, last) = (origins[0], origins[origins.len() - 1]);
+    println!(
+        "carbon footprint (global, life-cycle) forecast: {} origins from {} to {}, lag {} min; model {} against persistence (the same slot on the last known day)",
+        origins.len(),
+        first.start(),
+        last.start(),
+        lag * 15,
+        gridprint_pipeline::forecast::METHOD
+    );
+    println!();
+    let bands: Vec<&str> = BANDS.iter().map(|b| b.0).collect();
+    println!(
+        "| zone | origins | first hour MAPE % (held) | {} MAPE % (persistence) | MAE g/kWh 0-24 h (persistence) | rank corr. 0-24 h (persistence) | 3 h regret % (persistence) |",
+        bands.join(" | ")
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let row = |name: &str, origins: String, v: [f64; 14]| {
+        println!(
+            "| {name} | {origins} | {} ({}) | {} ({}) | {} ({}) | {} ({}) | {} ({}) | {} ({}) | {} ({}) |",
+            num(v[0], 1),
+            num(v[1], 1),
+            num(v[2], 1),
+            num(v[3], 1),
+            num(v[4], 1),
+            num(v[5], 1),
+            num(v[6], 1),
+            num(v[7], 1),
+            num(v[8], 1),
+            num(v[9], 1),
+            num(v[10], 2),
+            num(v[11], 2),
+            num(v[12], 1),
+            num(v[13], 1),
+        );
+    };
+    let values = |z: &ZoneScore| -> [f64; 14] {
+        [
+            z.first_hour.mape,
+            z.first_hour_held.mape,
+            z.model[0].mape,
+            z.persistence[0].mape,
+            z.model[1].mape,
+            z.persistence[1].mape,
+            z.model[2].mape,
+            z.persistence[2].mape,
+            z.model[0].mae,
+            z.persistence[0].mae,
+            z.rank.0,
+            z.rank.1,
+            z.regret.0,
+            z.regret.1,
+        ]
+    };
+    for z in scores {
+        row(z.zone.as_str(), z.origins.to_string(), values(z));
+    }
+    let mut mean = [0.0; 14];
+    for (i, m) in mean.iter_mut().enumerate() {
+        *m = mean_of(scores, |z| values(z)[i]);
+    }
+    row("**mean**", String::new(), mean);
+    let worse: Vec<&str> = scores
+        .iter()
+        .filter(|z| z.first_hour.mape > z.first_hour_held.mape)
+        .map(|z| z.zone.as_str())
+        .collect();
+    println!();
+    println!(
+        "0-24 h MAPE {:.1} % against persistence {:.1} % ({:+.0} %); first hour worse than the last value held in {} of {} zones{}",
+        mean[2],
+        mean[3],
+        100.0 * (mean[2] / mean[3] - 1.0),
+        worse.len(),
+        scores.len(),
+        if worse.is_empty() { String::new() } else { format!(" ({})", worse.join(", ")) }
+    );
 }
