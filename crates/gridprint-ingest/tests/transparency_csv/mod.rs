@@ -582,3 +582,25 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// A real export with a few bytes overwritten parses or fails with an error, never a panic, and
+    /// what it accepts is finite and non-negative.
+    #[test]
+    fn damaged_fixtures_parse_or_fail_cleanly(
+        which in 0..4usize,
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+    ) {
+        let name = [GENERATION, WIND_SOLAR, SCHEDULED, LOAD][which];
+        let mut bytes = std::fs::read(format!("{DIR}/{name}")).unwrap();
+        for (at, byte) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+        }
+        if let Ok(export) = transparency_csv::parse(name, &bytes, zones()) {
+            let actual = export.actuals.iter().flat_map(|d| &d.points).map(|p| p.mw);
+            let forecast = export.forecasts.iter().map(|p| p.mw);
+            prop_assert!(actual.chain(forecast).all(|mw| mw.is_finite() && mw >= 0.0));
+        }
+    }
+}
