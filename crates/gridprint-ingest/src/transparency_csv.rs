@@ -268,6 +268,7 @@ enum Cell {
     Value(f64),
 }
 
+/// Reads a value cell; an error is a message naming what it holds.
 fn read_cell(text: &str) -> Result<Cell, String> {
     if text.eq_ignore_ascii_case("n/e") {
         return Ok(Cell::NoSeries);
