@@ -6,6 +6,8 @@
 //! the API serves. Storage and HTTP live in other crates and depend on this one, never the reverse.
 //! `testing` (feature `testing`): a deterministic random number generator for benchmarks and tests.
 //! [`secret::Secret`] keeps passwords, tokens and keys out of `Debug` output in every crate above.
+//! [`tso_forecast`]: the TSOs' own forecasts, kept apart from the actual inputs, with the deadlines
+//! of their publication.
 
 pub mod best_window;
 pub mod derived;
@@ -18,6 +20,7 @@ pub mod secret;
 pub mod slot;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tso_forecast;
 pub mod zone;
 
 pub use production::ProductionType;

@@ -1,6 +1,6 @@
 //! The one error type of the parsers: why a provider document was rejected, with enough context
-//! (document root, TimeSeries, Period and Point, or CSV line and column) to find the problem in the
-//! file.
+//! (document root, TimeSeries, Period and Point, or CSV file, line and column) to find the problem
+//! in the file.
 //!
 //! A parser either returns every point of a document or this error and nothing: a half-read document
 //! would look like complete data with gaps.
@@ -53,6 +53,17 @@ pub enum ParseError {
     /// A File Library row that cannot be read; `line` is 1-based and counts the header.
     #[error("File Library CSV line {line}: {column}: {message}")]
     InvalidRow {
+        line: u64,
+        column: String,
+        message: String,
+    },
+
+    /// A Transparency Platform website export ("Export Data" CSV) that cannot be read: `file` is
+    /// the name the caller gave, `line` is 1-based (1 is the header), `column` the header's name of
+    /// the field, or `(header)` and `(row)` for the whole line.
+    #[error("Transparency Platform export {file}, line {line}: {column}: {message}")]
+    InvalidExport {
+        file: String,
         line: u64,
         column: String,
         message: String,

@@ -130,17 +130,24 @@ impl Layout {
         if let Some(c) = flows() {
             return Ok(Layout::Flows(c));
         }
-        let mut header = headers.iter().collect::<Vec<_>>().join(", ");
-        if header.len() > 300 {
-            let cut = (0..=300)
-                .rev()
-                .find(|&i| header.is_char_boundary(i))
-                .unwrap_or(0);
-            header.truncate(cut);
-            header.push('…');
-        }
-        Err(ParseError::UnknownCsvHeader { header })
+        Err(ParseError::UnknownCsvHeader {
+            header: header_text(headers),
+        })
     }
+}
+
+/// A CSV header for an error message: its names joined by `, `, cut after 300 bytes.
+pub(crate) fn header_text(headers: &csv::StringRecord) -> String {
+    let mut header = headers.iter().collect::<Vec<_>>().join(", ");
+    if header.len() > 300 {
+        let cut = (0..=300)
+            .rev()
+            .find(|&i| header.is_char_boundary(i))
+            .unwrap_or(0);
+        header.truncate(cut);
+        header.push('…');
+    }
+    header
 }
 
 /// Preference of an area type: lower is better.

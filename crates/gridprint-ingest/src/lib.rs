@@ -6,7 +6,9 @@
 //!   Library extracts ([`file_library`]); [`detect_and_parse`] sniffs which one a payload is. Both
 //!   produce a [`ParsedDocument`] that also counts, per reason and area, the values skipped
 //!   ([`skip`]), so nothing is dropped silently; an invalid document yields a [`ParseError`] naming
-//!   the series or row and the field, and no points at all.
+//!   the series or row and the field, and no points at all. The website's "Export Data" CSV files
+//!   ([`transparency_csv`]) also carry the TSOs' own forecasts, returned apart from the actual
+//!   points; callers name [`transparency_csv::parse`], [`detect_and_parse`] does not sniff them.
 //! - **Provider clients**: ENTSO-E's REST API ([`entsoe_api`]), Elexon for Great Britain
 //!   ([`elexon`]) and EPIAS for Türkiye ([`epias`]) behind one [`fetch::Fetcher`], sharing retries
 //!   and request budgets ([`http`]), with the requests they answer ([`request`]); and cached
@@ -25,6 +27,7 @@ mod error;
 pub mod file_library;
 pub mod skip;
 mod time_grid;
+pub mod transparency_csv;
 
 pub mod elexon;
 pub mod entsoe_api;

@@ -3,17 +3,18 @@
 //! `reason:detail`, the detail being the provider's own identifier (an EIC code, a psrType, a File
 //! Library production type name; `OUT->IN` for flows), so an operator can search the file for it.
 //! Counts are source values: decoded positions of a TimeSeries (after A03 runs are expanded, before
-//! hourly values are spread over 15-minute slots) or rows of a File Library extract.
+//! hourly values are spread over 15-minute slots), rows of a File Library extract or value cells of
+//! a website export (`transparency_csv`, whose area is written `BZN|DK1`).
 //!
 //! | key | meaning |
 //! |---|---|
 //! | `not-a-zone:<EIC>` | the area is not a gridprint zone (German control areas, IT/NO/SE/DK country totals…) |
-//! | `consumption:<EIC>` | an A75 consumption series (`outBiddingZone_Domain`), e.g. pumping |
+//! | `consumption:<EIC>` | an A75 consumption series (`outBiddingZone_Domain`), e.g. pumping, or an export's `Actual Consumption` value |
 //! | `psr-type:<code>` | a psrType gridprint does not report (B25 energy storage…) |
-//! | `production-type:<name>` | a File Library production type name gridprint does not know |
+//! | `production-type:<name>` | a File Library (or website export) production type name gridprint does not know |
 //! | `area-type:<code>` | a File Library AreaTypeCode other than BZN, CTY or CTA |
 //! | `superseded-<TYPE>:<area>` | File Library rows of a less preferred area type (BZN > CTY > CTA) for a zone or border that has better rows in the same file |
-//! | `empty-value:<area>` | a File Library row without a value |
+//! | `empty-value:<area>` | a File Library row without a value, an export's `N/A` or empty cell |
 //! | `negative-value:<area>` | a negative generation or load value (negative flows are an error) |
 //! | `internal-flow:<area>` | a flow whose both ends are the same zone |
 //! | `duplicate:<area>` | a second value for the same series and slot (the later value is kept) |

@@ -11,6 +11,7 @@ use gridprint_core::production::ProductionType;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{SLOT_SECONDS, Slot, SlotRange, parse_timestamp};
 use gridprint_core::zone::ZoneCode;
+use time::OffsetDateTime;
 
 /// The resolutions gridprint accepts from ENTSO-E.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +45,13 @@ impl Resolution {
     pub(crate) fn seconds(self) -> i64 {
         self.slots() * SLOT_SECONDS
     }
+
+    /// The resolution of an interval `seconds` long (a market time unit written as start and end).
+    pub(crate) fn from_seconds(seconds: i64) -> Option<Resolution> {
+        [Resolution::Min15, Resolution::Min30, Resolution::Min60]
+            .into_iter()
+            .find(|r| r.seconds() == seconds)
+    }
 }
 
 /// Explains what resolutions are accepted, for error messages.
@@ -53,11 +61,34 @@ pub(crate) const RESOLUTIONS_ACCEPTED: &str = "expected PT15M, PT30M or PT60M";
 /// times are UTC). The error is a message for the caller to put in context.
 pub(crate) fn slot_at(s: &str) -> Result<Slot, String> {
     let t = parse_timestamp(s).map_err(|e| e.to_string())?;
+    slot_starting_at(t, s)
+}
+
+/// The slot that starts at `t` (written `s` in the source), if one does.
+pub(crate) fn slot_starting_at(t: OffsetDateTime, s: &str) -> Result<Slot, String> {
     if t.nanosecond() != 0 {
         return Err(format!("'{s}' is not on a 15-minute boundary"));
     }
     Slot::from_unix_exact(t.unix_timestamp())
         .ok_or_else(|| format!("'{s}' is not on a 15-minute boundary"))
+}
+
+/// The first slot and the resolution of the interval `[start, end)` (written `s` in the source): it
+/// must start on a slot and last 15, 30 or 60 minutes.
+pub(crate) fn interval_at(
+    start: OffsetDateTime,
+    end: OffsetDateTime,
+    s: &str,
+) -> Result<(Slot, Resolution), String> {
+    let first = slot_starting_at(start, s)?;
+    let seconds = (end - start).whole_seconds();
+    let resolution = Resolution::from_seconds(seconds).ok_or_else(|| {
+        format!(
+            "'{s}' lasts {} minutes: expected 15, 30 or 60",
+            seconds as f64 / 60.0
+        )
+    })?;
+    Ok((first, resolution))
 }
 
 /// Pushes an official value of `key` that holds for the `slots` 15-minute slots from `first`: one

@@ -1,6 +1,7 @@
 //! Parser tests against the real ENTSO-E fixtures in `data/fixtures/` (ENTSO-E Transparency Platform
 //! data, recorded by ENTSOE.jl, entsoe-api-client and EcoDynElec, all MIT) and small inline documents
-//! for the error cases the fixtures do not cover.
+//! for the error cases the fixtures do not cover. The website exports (`transparency_csv`, CC BY
+//! 4.0) are tested in `transparency_csv/`.
 
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
@@ -15,6 +16,8 @@ use gridprint_ingest::{
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
+
+mod transparency_csv;
 
 const API_DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
