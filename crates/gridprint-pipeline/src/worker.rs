@@ -38,8 +38,6 @@ pub const STANDBY_POLL: Duration = Duration::from_secs(5);
 pub struct WorkerConfig {
     /// Slots of recent data fetched each cycle (default 24 h).
     pub window_slots: i64,
-    /// Days of history loaded for the estimator and the forecast (default 8: a week plus a day).
-    pub history_days: i64,
     /// The forecast's parameters, horizon included.
     pub forecast: ForecastConfig,
     /// Requests under way at once.
@@ -54,7 +52,6 @@ impl Default for WorkerConfig {
     fn default() -> Self {
         WorkerConfig {
             window_slots: SLOTS_PER_DAY,
-            history_days: 8,
             forecast: ForecastConfig::default(),
             concurrency: 4,
             zones: None,
@@ -224,6 +221,14 @@ impl Worker {
         .map_err(|e| WorkerError::Compute(e.to_string()))
     }
 
+    /// Days of history loaded for the estimator and the forecast: the model's longest profile
+    /// ([`ForecastConfig::history_days`]), and at least the estimator's week plus the window.
+    fn history_days(&self) -> i64 {
+        self.config.forecast.history_days().max(
+            estimate::PROFILE_DAYS + (self.config.window_slots + SLOTS_PER_DAY - 1) / SLOTS_PER_DAY,
+        )
+    }
+
     /// Runs one cycle at `now`, with `current = floor15(now)` and the freeze boundary
     /// `B = current − 4 h`:
     ///
@@ -310,7 +315,7 @@ impl Worker {
 
         // 3 + 4. Estimate and forecast from the stored history.
         let history = SlotRange::new(
-            current.offset(-self.config.history_days * SLOTS_PER_DAY),
+            current.offset(-self.history_days() * SLOTS_PER_DAY),
             current,
         );
         let window = SlotRange::new(current.offset(-self.config.window_slots), current);

@@ -93,7 +93,10 @@ fn a_future_equal_to_the_profile_scores_zero_error() {
     let be = ZoneCode::parse("BE").unwrap();
     let mut series = BTreeMap::new();
     for (t, f) in [
-        (ProductionType::Gas, (|i: i64| 2000.0 + 10.0 * (i % SLOTS_PER_DAY) as f64) as fn(i64) -> f64),
+        (
+            ProductionType::Gas,
+            (|i: i64| 2000.0 + 10.0 * (i % SLOTS_PER_DAY) as f64) as fn(i64) -> f64,
+        ),
         (ProductionType::Nuclear, |_| 4000.0),
     ] {
         let mut s = Series::empty(range);

@@ -146,10 +146,9 @@ fn nl_states(store: &SharedStore, s: Slot) -> Vec<(DataState, String)> {
     v
 }
 
-/// The datasource of forecast inputs (docs/methodology.md).
-const FORECAST_DATASOURCE: &str = "wattnet-hybrid-estimation:gridprint-anchored-profile";
-/// The datasource of inputs estimated for past slots without provider data.
-const ESTIMATE_DATASOURCE: &str = "wattnet-hybrid-estimation:gridprint-profile";
+/// The datasource of the forecast model's inputs (docs/methodology.md §6): the forecast, and the
+/// past slots after a series' last provider value, which the same model estimates.
+const MODEL_DATASOURCE: &str = "wattnet-hybrid-estimation:gridprint-anchored-profile";
 
 /// Every generation point of NL in slot `s` has this `state` and `datasource`.
 fn assert_nl_inputs(store: &SharedStore, s: Slot, state: DataState, datasource: &str) {
@@ -204,7 +203,7 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     publish(&server, &[nl_generation_day_before()]).await;
     let r = cycle_at(&w, "2024-09-02T00:05Z").await;
     assert!(r.fetched_points > 0 && r.forecast > 0, "{r}");
-    assert_nl_inputs(&store, s, DataState::Missing, FORECAST_DATASOURCE);
+    assert_nl_inputs(&store, s, DataState::Missing, MODEL_DATASOURCE);
     let (status, valid, frozen, g_forecast) = nl_slot(&store, s);
     assert_eq!((status, valid, frozen), (ZoneStatus::Missing, false, false));
     assert!(g_forecast > 1000.0, "forecast generation {g_forecast}");
@@ -215,7 +214,7 @@ async fn a_slot_goes_forecast_estimated_official_then_frozen() {
     // 07:00 — still nothing new published: the slot, now past, is estimated.
     let r = cycle_at(&w, "2024-09-02T07:00Z").await;
     assert!(r.estimated > 0, "{r}");
-    assert_nl_inputs(&store, s, DataState::Estimated, ESTIMATE_DATASOURCE);
+    assert_nl_inputs(&store, s, DataState::Estimated, MODEL_DATASOURCE);
     // Its flags are those of NL's tail (docs/methodology.md, "Now and the forecast in one series"):
     // every slot after the last complete one reads like the forecast after it, so that a window
     // starting now is one series; the input states above still say estimated.
@@ -310,7 +309,7 @@ async fn a_provider_outage_is_survived() {
     // tail, one run of flags with the forecast (docs/methodology.md, "Now and the forecast in one
     // series").
     let past = Slot::containing(t("2024-09-03T01:00Z"));
-    assert_nl_inputs(&store, past, DataState::Estimated, ESTIMATE_DATASOURCE);
+    assert_nl_inputs(&store, past, DataState::Estimated, MODEL_DATASOURCE);
     let (status, valid, _, g) = nl_slot(&store, past);
     assert_eq!((status, valid), (ZoneStatus::Missing, false));
     assert!(g > 1000.0);

@@ -7,16 +7,16 @@
 //! absolute error summed over every series of the class and every origin (so the large series,
 //! which move the footprint most, weigh most). The grid is [`PROFILE_GRID`] × [`HALF_LIVES`].
 
+use super::eval::{EvalOptions, Truth, ZoneScore, evaluate};
 use super::model::{
     ClassParams, ForecastConfig, SeriesClass, anomaly, combine, forecast_series, profile,
 };
-use super::eval::{EvalOptions, Truth, ZoneScore, evaluate};
 use crate::series::Series;
 use gridprint_core::inputs::InputKey;
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot};
-use std::collections::BTreeMap;
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
+use std::collections::BTreeMap;
 
 /// Errors of a model over a backtest.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -170,6 +170,7 @@ pub fn fit_class(
                 week_weight: week,
                 half_life_slots: 1.0,
                 fade_shape: 1.0,
+                profile_follow: 1.0,
             };
             let mut abs = [0.0; HALF_LIVES.len()];
             let (mut naive, mut n) = (0.0, 0usize);
@@ -189,7 +190,7 @@ pub fn fit_class(
                         let h = (i - last.0) as f64;
                         for (k, hl) in HALF_LIVES.iter().enumerate() {
                             let v = match p {
-                                Some(b) => combine(b, a, 0.5f64.powf(h / hl)), // fade_shape 1
+                                Some(b) => combine(b, a, 0.5f64.powf(h / hl), 1.0),
                                 None => s.get(last).unwrap_or(0.0),
                             };
                             abs[k] += (y - v).abs();
@@ -226,20 +227,29 @@ pub fn fit_class(
 }
 
 /// Sets one parameter of a class.
-type Setter = fn(&mut ClassParams, f64);
+pub type Setter = fn(&mut ClassParams, f64);
 
 /// The parameters [`descend`] moves, with the values it tries for each.
-const PARAMETERS: [(&str, &[f64], Setter); 6] = [
+pub const PARAMETERS: [(&str, &[f64], Setter); 7] = [
     ("days", &[7.0, 14.0, 21.0, 28.0], |p, v| p.days = v as i64),
-    ("day_decay", &[0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0], |p, v| {
-        p.day_decay = v
-    }),
+    (
+        "day_decay",
+        &[0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0],
+        |p, v| p.day_decay = v,
+    ),
     ("other_day_type_weight", &[0.1, 0.3, 0.5, 1.0], |p, v| {
         p.other_day_type_weight = v
     }),
-    ("week_weight", &[0.0, 0.1, 0.2, 0.3, 0.5], |p, v| p.week_weight = v),
+    ("week_weight", &[0.0, 0.1, 0.2, 0.3, 0.5], |p, v| {
+        p.week_weight = v
+    }),
     ("half_life_slots", &HALF_LIVES, |p, v| p.half_life_slots = v),
-    ("fade_shape", &[0.7, 1.0, 1.5, 2.0, 3.0], |p, v| p.fade_shape = v),
+    ("fade_shape", &[0.7, 1.0, 1.5, 2.0, 3.0], |p, v| {
+        p.fade_shape = v
+    }),
+    ("profile_follow", &[0.0, 0.25, 0.5, 0.75, 1.0], |p, v| {
+        p.profile_follow = v
+    }),
 ];
 
 /// Weight of the first-hour penalty in [`objective`].
@@ -281,7 +291,15 @@ pub fn descend(
 ) -> (ForecastConfig, f64) {
     let truth = Truth::new(reference, series, origins, opts);
     let score = |cfg: &ForecastConfig| {
-        objective(&evaluate(reference, series, &truth, origins, cfg, opts, &|| {}))
+        objective(&evaluate(
+            reference,
+            series,
+            &truth,
+            origins,
+            cfg,
+            opts,
+            &|| {},
+        ))
     };
     let mut cfg = start;
     let mut best = score(&cfg);
@@ -320,7 +338,10 @@ mod tests {
 
     #[test]
     fn backtest_counts_the_same_points_for_both() {
-        let s = Series::from_values(Slot(0), (0..4 * D).map(|i| Some((i % D) as f64 + 10.0)).collect());
+        let s = Series::from_values(
+            Slot(0),
+            (0..4 * D).map(|i| Some((i % D) as f64 + 10.0)).collect(),
+        );
         let b = backtest(
             &s,
             SeriesClass::Load,

@@ -125,6 +125,10 @@ pub struct ClassParams {
     /// Shape of the fade: the anomaly is weighted `2^(−(h / half-life)^shape)` `h` slots after the
     /// last observation (1: exponential; 2: it holds for the first hours, then drops faster).
     pub fade_shape: f64,
+    /// How much of the profile's own change since the last observation the anchored part follows
+    /// (additive classes): 1 moves the last value with the daily shape, 0 holds it and only blends
+    /// towards the profile as the anomaly fades.
+    pub profile_follow: f64,
 }
 
 impl ClassParams {
@@ -148,29 +152,36 @@ impl ForecastConfig {
     pub fn class(&self, class: SeriesClass) -> &ClassParams {
         &self.classes[class.index()]
     }
+
+    /// Days of history the model reads before its last known value: the longest profile, plus
+    /// the day a forecast reaches back from the lag hours.
+    pub fn history_days(&self) -> i64 {
+        self.classes.iter().map(|c| c.days).max().unwrap_or(0) + 1
+    }
 }
 
 impl Default for ForecastConfig {
     /// Fitted on 2022-01-01..2022-07-01 of the real recordings (19 countries' generation, 21
     /// countries' flows): `scripts/forecast-bench.sh` runs the fit; docs/forecast.md has the table.
     fn default() -> Self {
-        let p = |days, day_decay, other, week, half_life, fade_shape| ClassParams {
+        let p = |days, day_decay, other, week, half_life, fade_shape, follow| ClassParams {
             days,
             day_decay,
             other_day_type_weight: other,
             week_weight: week,
             half_life_slots: half_life,
             fade_shape,
+            profile_follow: follow,
         };
         ForecastConfig {
             classes: [
-                p(14, 0.8, 0.1, 0.0, 32.0, 2.0),  // solar
-                p(28, 1.0, 1.0, 0.0, 64.0, 1.0),  // wind
-                p(28, 0.3, 0.1, 0.3, 32.0, 0.7),  // hydro
-                p(28, 0.7, 0.1, 0.1, 256.0, 0.7), // fossil
-                p(28, 0.5, 1.0, 0.0, 768.0, 2.0), // steady
-                p(14, 0.6, 0.1, 0.3, 32.0, 1.0),  // load (not in the recordings: not fitted)
-                p(28, 0.3, 1.0, 0.2, 16.0, 0.7),  // flow
+                p(14, 0.8, 1.0, 0.0, 16.0, 1.5, 1.0),   // solar
+                p(28, 1.0, 1.0, 0.0, 64.0, 1.0, 0.5),   // wind
+                p(28, 0.5, 0.3, 0.2, 64.0, 0.7, 1.0),   // hydro
+                p(21, 0.7, 0.1, 0.2, 256.0, 0.7, 0.75), // fossil
+                p(28, 0.3, 1.0, 0.0, 256.0, 0.7, 0.5),  // steady
+                p(14, 0.6, 0.1, 0.3, 32.0, 1.0, 1.0),   // load (not in the recordings: not fitted)
+                p(28, 0.5, 1.0, 0.2, 32.0, 1.0, 0.5),   // flow
             ],
             horizon_slots: DEFAULT_HORIZON_SLOTS,
         }
@@ -220,8 +231,8 @@ pub fn profile(history: &Series, t: Slot, known_before: Slot, p: &ClassParams) -
 /// How far the last observation stands from the profile.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Anomaly {
-    /// Observed minus profile, MW.
-    Added(f64),
+    /// The last observation and the profile there, MW.
+    Added { observed: f64, profile: f64 },
     /// Observed over profile, both shrunk towards each other by a prior (solar).
     Scaled(f64),
 }
@@ -236,7 +247,10 @@ pub fn anomaly(history: &Series, last: Slot, class: SeriesClass, p: &ClassParams
     let y = history.get(last).unwrap_or(0.0);
     let base = profile(history, last, last, p).unwrap_or(y);
     if !class.scaled() {
-        return Anomaly::Added(y - base);
+        return Anomaly::Added {
+            observed: y,
+            profile: base,
+        };
     }
     let (mut s, mut n) = (0.0, 0usize);
     for i in 0..SLOTS_PER_DAY {
@@ -249,11 +263,14 @@ pub fn anomaly(history: &Series, last: Slot, class: SeriesClass, p: &ClassParams
     Anomaly::Scaled((y + c) / (base + c))
 }
 
-/// The model's value at `t` from a profile value, the anomaly and its fade (1 at the anchor,
-/// halving every half-life).
-pub fn combine(base: f64, anomaly: Anomaly, fade: f64) -> f64 {
+/// The model's value at `t` from the profile there, the anomaly, its fade (1 at the anchor,
+/// halving every half-life) and [`ClassParams::profile_follow`]:
+/// `fade · (observed + follow · (base − profile)) + (1 − fade) · base` for additive classes.
+pub fn combine(base: f64, anomaly: Anomaly, fade: f64, follow: f64) -> f64 {
     let v = match anomaly {
-        Anomaly::Added(a) => base + a * fade,
+        Anomaly::Added { observed, profile } => {
+            fade * (observed + follow * (base - profile)) + (1.0 - fade) * base
+        }
         Anomaly::Scaled(r) => base * (1.0 + (r - 1.0) * fade),
     };
     v.max(0.0)
@@ -265,7 +282,8 @@ pub fn combine(base: f64, anomaly: Anomaly, fade: f64) -> f64 {
 ///
 /// For a slot `t`, `h` slots after the last known slot `l`:
 /// `value = profile(t) + (y(l) − profile(l)) · fade(h)` ([`profile`], [`anomaly`],
-/// [`ClassParams::fade`]); solar scales instead: `profile(t) · (1 + (r − 1) · fade(h))` with `r`
+/// [`ClassParams::fade`]), less the part `(1 − follow) · fade(h) · (profile(t) − profile(l))` of
+/// the profile's own change that [`ClassParams::profile_follow`] leaves out ([`combine`]); solar scales instead: `profile(t) · (1 + (r − 1) · fade(h))` with `r`
 /// the regularised ratio of `y(l)` to `profile(l)`. Where the profile has no history, the last value
 /// is held. Values are floored at zero (every input is a non-negative power). At `h = 1` the value
 /// is the last observation moved by the profile's own change from `l` to `t`, which is what
@@ -290,7 +308,7 @@ pub fn forecast_series(
         .map(|i| {
             let t = Slot(i);
             let v = match profile(history, t, known_before, p) {
-                Some(base) => combine(base, a, p.fade((i - last.0) as f64)),
+                Some(base) => combine(base, a, p.fade((i - last.0) as f64), p.profile_follow),
                 None => y_last,
             };
             (t, v)
@@ -333,7 +351,8 @@ mod tests {
 
     #[test]
     fn repeats_a_pure_daily_cycle() {
-        let shape = |i: i64| 100.0 + 50.0 * ((i % D) as f64 / D as f64 * std::f64::consts::TAU).sin();
+        let shape =
+            |i: i64| 100.0 + 50.0 * ((i % D) as f64 / D as f64 * std::f64::consts::TAU).sin();
         let s = series(15, shape);
         let cfg = ForecastConfig::default();
         for class in SeriesClass::ALL {
@@ -360,6 +379,7 @@ mod tests {
             week_weight: 0.0,
             half_life_slots: 16.0,
             fade_shape: 1.0,
+            profile_follow: 1.0,
         };
         let fc = forecast_series(&s, Slot(15 * D), Slot(18 * D), SeriesClass::Wind, &cfg);
         assert!(fc[0].1 > 290.0, "{:?}", fc[0]);
@@ -406,7 +426,13 @@ mod tests {
             s.set(Slot(i), None);
         }
         let cfg = ForecastConfig::default();
-        let fc = forecast_series(&s, Slot(14 * D + 55), Slot(15 * D), SeriesClass::Solar, &cfg);
+        let fc = forecast_series(
+            &s,
+            Slot(14 * D + 55),
+            Slot(15 * D),
+            SeriesClass::Solar,
+            &cfg,
+        );
         let night = fc.iter().find(|(t, _)| t.0 % D == 80).unwrap();
         assert_eq!(night.1, 0.0);
         assert!(fc[0].1 > 1.3 * sun(14 * D + 55), "{:?}", fc[0]);

@@ -13,10 +13,10 @@ use anyhow::{bail, ensure};
 use clap::Args;
 use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
+use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_pipeline::forecast::eval::{BANDS, EvalOptions, Truth, ZoneScore, evaluate};
-use gridprint_pipeline::forecast::fit::{descend, fit_class};
-use gridprint_core::reference::ReferenceData;
+use gridprint_pipeline::forecast::fit::{PARAMETERS, descend, fit_class};
 use gridprint_pipeline::forecast::{ForecastConfig, SeriesClass};
 use gridprint_pipeline::series::Series;
 use gridprint_store::Store;
@@ -24,8 +24,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// Days of history loaded before the first origin: the longest profile (28 days) plus a day.
-const HISTORY_DAYS: i64 = 29;
 /// Longest range scored in one run (the series are held in memory: about 1 MB per series-year).
 const MAX_DAYS: i64 = 400;
 /// Slots each fitted forecast is scored over (48 h, the bands the targets name).
@@ -64,7 +62,9 @@ fn load_series(
 ) -> anyhow::Result<BTreeMap<InputKey, Series>> {
     let mut out: BTreeMap<InputKey, Series> = BTreeMap::new();
     let bar = ProgressBar::new(range.len() as u64 / SLOTS_PER_DAY as u64);
-    bar.set_style(ProgressStyle::with_template("loading {bar:40} {pos}/{len} days")?);
+    bar.set_style(ProgressStyle::with_template(
+        "loading {bar:40} {pos}/{len} days",
+    )?);
     let mut start = range.start;
     while start < range.end {
         let end = start.offset(7 * SLOTS_PER_DAY).min(range.end);
@@ -91,7 +91,12 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     let Some(extent) = store.input_extent()? else {
         bail!("no inputs stored: import or ingest history first (e.g. gridprint import --demo)");
     };
-    let start = args.range.start()?.unwrap_or(extent.start.offset(HISTORY_DAYS * SLOTS_PER_DAY));
+    // History loaded before the first origin: what the model reads (its longest profile).
+    let history_days = ForecastConfig::default().history_days();
+    let start = args
+        .range
+        .start()?
+        .unwrap_or(extent.start.offset(history_days * SLOTS_PER_DAY));
     let end = args.range.end()?.unwrap_or(extent.end);
     ensure!(end > start, "--to must be after --from");
     let days = (end.0 - start.0) / SLOTS_PER_DAY;
@@ -113,7 +118,10 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     };
     // Origins on whole hours, each with its whole horizon inside the range.
     let first = Slot(start.0 + (4 - start.0.rem_euclid(4)) % 4);
-    let origins: Vec<Slot> = (first.0..=end.0 - horizon).step_by(every as usize).map(Slot).collect();
+    let origins: Vec<Slot> = (first.0..=end.0 - horizon)
+        .step_by(every as usize)
+        .map(Slot)
+        .collect();
     ensure!(
         !origins.is_empty(),
         "the range is shorter than one horizon ({} h): nothing to score",
@@ -125,7 +133,7 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
         (Some(o), InputKey::Flow { from, to }) => o.contains(from) || o.contains(to),
         (Some(o), k) => o.contains(k.zone()),
     };
-    let loaded = SlotRange::new(start.offset(-HISTORY_DAYS * SLOTS_PER_DAY), end);
+    let loaded = SlotRange::new(start.offset(-history_days * SLOTS_PER_DAY), end);
     let series = load_series(store.as_ref(), loaded, keep)?;
     ensure!(!series.is_empty(), "no official inputs stored in the range");
     if args.fit {
@@ -133,7 +141,9 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     } else {
         let truth = Truth::new(&reference, &series, &origins, &opts);
         let bar = ProgressBar::new(origins.len() as u64);
-        bar.set_style(ProgressStyle::with_template("forecasting {bar:40} {pos}/{len} origins ({eta} left)")?);
+        bar.set_style(ProgressStyle::with_template(
+            "forecasting {bar:40} {pos}/{len} origins ({eta} left)",
+        )?);
         let scores = evaluate(
             &reference,
             &series,
@@ -146,7 +156,10 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
         bar.finish_and_clear();
         print_scores(&scores, &origins, lag);
     }
-    eprintln!("forecast-eval took {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "forecast-eval took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
@@ -169,7 +182,9 @@ fn print_fit(
         FIT_HORIZON_SLOTS / 4
     );
     println!();
-    println!("| class | series | days | day decay | other day type | week | half-life (h) | MAE | seasonal-naive MAE |");
+    println!(
+        "| class | series | days | day decay | other day type | week | half-life (h) | MAE | seasonal-naive MAE |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut cfg = ForecastConfig::default();
     for class in SeriesClass::ALL {
@@ -179,7 +194,11 @@ fn print_fit(
             .map(|(_, s)| s)
             .collect();
         let Some(f) = fit_class(&of, class, origins, lag, FIT_HORIZON_SLOTS) else {
-            println!("| {} | {} | - | - | - | - | - | - | - |", class.as_str(), of.len());
+            println!(
+                "| {} | {} | - | - | - | - | - | - | - |",
+                class.as_str(),
+                of.len()
+            );
             continue;
         };
         let p = f.params;
@@ -198,47 +217,70 @@ fn print_fit(
         );
     }
     println!();
-    let steps = (DESCENT_PASSES * SeriesClass::ALL.len() * 6) as u64;
+    let present = SeriesClass::ALL
+        .iter()
+        .filter(|c| series.keys().any(|k| SeriesClass::of(k) == **c))
+        .count();
+    let steps = (DESCENT_PASSES * present * PARAMETERS.len()) as u64;
     let bar = ProgressBar::new(steps);
     bar.set_style(
         ProgressStyle::with_template("descending {bar:40} {pos}/{len} {msg} ({eta} left)")
             .expect("valid template"),
     );
-    let (cfg, best) = descend(reference, series, origins, opts, cfg, DESCENT_PASSES, &|c, name, o| {
-        eprintln!("descent: {} {name}: objective {o:.3}", c.as_str());
-        bar.inc(1);
-        bar.set_message(format!("{} {name}: {o:.2} %", c.as_str()));
-    });
+    let (cfg, best) = descend(
+        reference,
+        series,
+        origins,
+        opts,
+        cfg,
+        DESCENT_PASSES,
+        &|c, name, o| {
+            eprintln!("descent: {} {name}: objective {o:.3}", c.as_str());
+            bar.inc(1);
+            bar.set_message(format!("{} {name}: {o:.2} %", c.as_str()));
+        },
+    );
     bar.finish_and_clear();
     println!(
         "2. coordinate descent on the footprint ({DESCENT_PASSES} passes), from the grid's parameters: objective (mean 0-48 h carbon-footprint MAPE, plus 10 x any first-hour excess over the value held) {best:.2}"
     );
     println!();
-    println!("| class | days | day decay | other day type | week | half-life (h) | fade shape |");
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| class | days | day decay | other day type | week | half-life (h) | fade shape | profile follow |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for class in SeriesClass::ALL {
         let p = cfg.class(class);
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             class.as_str(),
             p.days,
             p.day_decay,
             p.other_day_type_weight,
             p.week_weight,
             p.half_life_slots / 4.0,
-            p.fade_shape
+            p.fade_shape,
+            p.profile_follow
         );
     }
 }
 
 fn num(v: f64, digits: usize) -> String {
-    if v.is_finite() { format!("{v:.digits$}") } else { "-".into() }
+    if v.is_finite() {
+        format!("{v:.digits$}")
+    } else {
+        "-".into()
+    }
 }
 
 /// The mean over zones of `f` (finite values only).
 fn mean_of(scores: &[ZoneScore], f: impl Fn(&ZoneScore) -> f64) -> f64 {
     let v: Vec<f64> = scores.iter().map(f).filter(|v| v.is_finite()).collect();
-    if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 }
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
 }
 
 fn print_scores(scores: &[ZoneScore], origins: &[Slot], lag: i64) {
@@ -316,6 +358,10 @@ fn print_scores(scores: &[ZoneScore], origins: &[Slot], lag: i64) {
         100.0 * (mean[2] / mean[3] - 1.0),
         worse.len(),
         scores.len(),
-        if worse.is_empty() { String::new() } else { format!(" ({})", worse.join(", ")) }
+        if worse.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", worse.join(", "))
+        }
     );
 }
