@@ -20,18 +20,11 @@ fn score(
     reference: &ReferenceData,
     series: &BTreeMap<InputKey, Series>,
     origins: &[Slot],
+    cfg: &ForecastConfig,
 ) -> Vec<ZoneScore> {
     let opts = EvalOptions::default();
     let truth = Truth::new(reference, series, origins, &opts);
-    evaluate(
-        reference,
-        series,
-        &truth,
-        origins,
-        &ForecastConfig::default(),
-        &opts,
-        &|| {},
-    )
+    evaluate(reference, series, &truth, origins, cfg, &opts, &|| {})
 }
 
 #[test]
@@ -58,7 +51,7 @@ fn on_real_weeks_the_model_beats_persistence_and_the_last_value_held() {
         .step_by(28)
         .map(Slot)
         .collect();
-    let scores = score(&reference, &series, &origins);
+    let scores = score(&reference, &series, &origins, &ForecastConfig::default());
     let zones: Vec<&str> = scores.iter().map(|z| z.zone.as_str()).collect();
     // NL has flows but no generation: it has no footprint of its own to score.
     assert_eq!(zones, ["BE", "FR"]);
@@ -86,8 +79,8 @@ fn on_real_weeks_the_model_beats_persistence_and_the_last_value_held() {
 
 #[test]
 fn a_future_equal_to_the_profile_scores_zero_error() {
-    // BE with a fixed daily cycle of gas and steady nuclear: the model knows the future exactly,
-    // and so does persistence.
+    // BE with a fixed daily cycle of gas and steady nuclear: a model that follows the profile's
+    // whole change knows the future exactly, and so does persistence.
     let reference = ReferenceData::embedded(ZoneSet::Selected2026);
     let range = SlotRange::new(Slot(0), Slot(40 * SLOTS_PER_DAY));
     let be = ZoneCode::parse("BE").unwrap();
@@ -112,7 +105,11 @@ fn a_future_equal_to_the_profile_scores_zero_error() {
         );
     }
     let origins: Vec<Slot> = (30..35).map(|d| Slot(d * SLOTS_PER_DAY + 13 * 4)).collect();
-    let scores = score(&reference, &series, &origins);
+    let mut cfg = ForecastConfig::default();
+    for c in &mut cfg.classes {
+        c.profile_follow = 1.0;
+    }
+    let scores = score(&reference, &series, &origins, &cfg);
     assert_eq!(scores.len(), 1);
     let z = &scores[0];
     for b in 0..3 {

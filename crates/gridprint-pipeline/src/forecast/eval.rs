@@ -9,7 +9,7 @@
 //! scores per zone and horizon band; `gridprint forecast-eval` prints them and docs/forecast.md
 //! quotes them.
 
-use super::fit::{ErrorSums, Errors};
+use super::errors::{ErrorSums, Errors};
 use super::model::{ForecastConfig, SeriesClass, forecast_series};
 use crate::series::Series;
 use gridprint_compute::gather_slot_inputs;

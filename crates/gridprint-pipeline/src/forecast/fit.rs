@@ -7,6 +7,7 @@
 //! absolute error summed over every series of the class and every origin (so the large series,
 //! which move the footprint most, weigh most). The grid is [`PROFILE_GRID`] × [`HALF_LIVES`].
 
+use super::errors::{ErrorSums, Errors};
 use super::eval::{EvalOptions, Truth, ZoneScore, evaluate};
 use super::model::{
     ClassParams, ForecastConfig, SeriesClass, anomaly, combine, forecast_series, profile,
@@ -17,60 +18,6 @@ use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot};
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use std::collections::BTreeMap;
-
-/// Errors of a model over a backtest.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Errors {
-    /// Points compared.
-    pub n: usize,
-    /// Mean absolute error (MW for inputs, g/kWh for footprints).
-    pub mae: f64,
-    /// Mean absolute percentage error over points whose actual value is at least 1, in %.
-    pub mape: f64,
-    /// Points counted in the MAPE.
-    pub n_mape: usize,
-}
-
-/// Running sums behind [`Errors`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ErrorSums {
-    n: usize,
-    abs: f64,
-    pct: f64,
-    n_pct: usize,
-}
-
-impl ErrorSums {
-    /// Adds one compared point.
-    pub fn add(&mut self, actual: f64, predicted: f64) {
-        let e = (actual - predicted).abs();
-        self.n += 1;
-        self.abs += e;
-        if actual.abs() >= 1.0 {
-            self.pct += e / actual.abs();
-            self.n_pct += 1;
-        }
-    }
-
-    /// Adds another set of sums.
-    pub fn merge(&mut self, other: &ErrorSums) {
-        self.n += other.n;
-        self.abs += other.abs;
-        self.pct += other.pct;
-        self.n_pct += other.n_pct;
-    }
-
-    /// The errors so far (NaN where nothing was compared).
-    pub fn finish(&self) -> Errors {
-        let mean = |s: f64, n: usize| if n > 0 { s / n as f64 } else { f64::NAN };
-        Errors {
-            n: self.n,
-            mae: mean(self.abs, self.n),
-            mape: 100.0 * mean(self.pct, self.n_pct),
-            n_mape: self.n_pct,
-        }
-    }
-}
 
 /// The seasonal-naive baseline: the value at the same time of day on the last day known before
 /// `known_before`.

@@ -7,9 +7,11 @@
 //! The worker stores its values before the current slot as estimates ([`DataState::Estimated`]) and
 //! from the current slot on as forecasts ([`DataState::Missing`]: they stand in for data that does
 //! not exist yet) — [`to_points`]. [`eval`] is the yardstick on the footprint itself (what
-//! `gridprint forecast-eval` prints), [`fit`] the per-series backtest and the parameter search.
+//! `gridprint forecast-eval` prints), [`fit`] the per-series backtest and the parameter search,
+//! [`errors`] the measures both use.
 //! docs/forecast.md has the measured accuracy, docs/methodology.md the method.
 
+pub mod errors;
 pub mod eval;
 pub mod fit;
 pub mod model;

@@ -353,15 +353,41 @@ mod tests {
     fn repeats_a_pure_daily_cycle() {
         let shape =
             |i: i64| 100.0 + 50.0 * ((i % D) as f64 / D as f64 * std::f64::consts::TAU).sin();
-        let s = series(15, shape);
-        let cfg = ForecastConfig::default();
+        let s = series(29, shape);
+        // Following the whole profile change, every class repeats the cycle exactly.
+        let mut follow = ForecastConfig::default();
+        for c in &mut follow.classes {
+            c.profile_follow = 1.0;
+        }
         for class in SeriesClass::ALL {
-            let fc = forecast_series(&s, Slot(15 * D), Slot(15 * D + 96 * 4), class, &cfg);
+            let fc = forecast_series(&s, Slot(29 * D), Slot(29 * D + 96 * 4), class, &follow);
             assert_eq!(fc.len(), 96 * 4);
             for (t, v) in fc {
                 assert!((v - shape(t.0)).abs() < 1e-6, "{class:?} {t:?}: {v}");
             }
         }
+    }
+
+    #[test]
+    fn the_fade_halves_at_the_half_life_and_combine_moves_from_the_anchor_to_the_profile() {
+        for class in SeriesClass::ALL {
+            let p = ForecastConfig::default().classes[class.index()];
+            assert_eq!(p.fade(0.0), 1.0);
+            assert!((p.fade(p.half_life_slots) - 0.5).abs() < 1e-12, "{class:?}");
+            assert!(p.fade(10.0) > p.fade(20.0), "{class:?}");
+        }
+        let a = Anomaly::Added {
+            observed: 300.0,
+            profile: 100.0,
+        };
+        // Fully anchored: the observation plus the followed share of the profile's change.
+        assert_eq!(combine(150.0, a, 1.0, 0.0), 300.0);
+        assert_eq!(combine(150.0, a, 1.0, 1.0), 350.0);
+        assert_eq!(combine(150.0, a, 1.0, 0.5), 325.0);
+        // Faded: the profile.
+        assert_eq!(combine(150.0, a, 0.0, 0.5), 150.0);
+        assert_eq!(combine(0.0, Anomaly::Scaled(1.5), 1.0, 1.0), 0.0);
+        assert_eq!(combine(100.0, Anomaly::Scaled(1.5), 0.5, 1.0), 125.0);
     }
 
     #[test]
