@@ -593,3 +593,60 @@ fn database_passwords_never_appear_in_errors() {
         );
     }
 }
+
+#[test]
+fn forecast_eval_scores_the_real_slice_and_refuses_what_it_cannot_score() {
+    let (_dir, db) = temp_db();
+    // Nothing stored yet: a sentence saying what to do.
+    let empty = run(&db, &["forecast-eval"]);
+    assert!(!empty.status.success());
+    assert!(
+        String::from_utf8_lossy(&empty.stderr).contains("import or ingest history first"),
+        "{}",
+        String::from_utf8_lossy(&empty.stderr)
+    );
+    ok(
+        &db,
+        &[
+            "import",
+            "--no-compute",
+            fixtures().join("recordings-2022-slice").to_str().unwrap(),
+        ],
+    );
+    // Origins every 7 h over three days of the two real weeks: one row per zone with generation,
+    // and the mean.
+    let out = ok(
+        &db,
+        &[
+            "forecast-eval",
+            "--from",
+            "2022-10-08T00:00:00Z",
+            "--to",
+            "2022-10-15T00:00:00Z",
+            "--every",
+            "7h",
+        ],
+    );
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows.len(), 4, "{out}"); // header, BE, FR, mean
+    assert!(rows[1].starts_with("| BE | 11 |"), "{out}");
+    assert!(rows[2].starts_with("| FR | 11 |"), "{out}");
+    assert!(rows[3].starts_with("| **mean** |"), "{out}");
+    // A range shorter than one horizon (96 h) has nothing to score.
+    let short = run(
+        &db,
+        &[
+            "forecast-eval",
+            "--from",
+            "2022-10-12T00:00:00Z",
+            "--to",
+            "2022-10-15T00:00:00Z",
+        ],
+    );
+    assert!(!short.status.success());
+    assert!(
+        String::from_utf8_lossy(&short.stderr).contains("shorter than one horizon"),
+        "{}",
+        String::from_utf8_lossy(&short.stderr)
+    );
+}

@@ -14,7 +14,7 @@ use clap::Args;
 use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
 use gridprint_core::reference::ReferenceData;
-use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange, format_timestamp};
 use gridprint_pipeline::forecast::eval::{BANDS, EvalOptions, Truth, ZoneScore, evaluate};
 use gridprint_pipeline::forecast::fit::{PARAMETERS, descend, fit_class};
 use gridprint_pipeline::forecast::{ForecastConfig, SeriesClass};
@@ -288,15 +288,18 @@ fn print_scores(scores: &[ZoneScore], origins: &[Slot], lag: i64) {
     println!(
         "carbon footprint (global, life-cycle) forecast: {} origins from {} to {}, lag {} min; model {} against persistence (the same slot on the last known day)",
         origins.len(),
-        first.start(),
-        last.start(),
+        format_timestamp(first.start()),
+        format_timestamp(last.start()),
         lag * 15,
         gridprint_pipeline::forecast::METHOD
     );
     println!();
-    let bands: Vec<&str> = BANDS.iter().map(|b| b.0).collect();
+    let bands: Vec<String> = BANDS
+        .iter()
+        .map(|b| format!("{} MAPE % (persistence)", b.0))
+        .collect();
     println!(
-        "| zone | origins | first hour MAPE % (held) | {} MAPE % (persistence) | MAE g/kWh 0-24 h (persistence) | rank corr. 0-24 h (persistence) | 3 h regret % (persistence) |",
+        "| zone | origins | first hour MAPE % (held) | {} | MAE g/kWh 0-24 h (persistence) | rank corr. 0-24 h (persistence) | 3 h regret % (persistence) |",
         bands.join(" | ")
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
