@@ -191,9 +191,9 @@ pub const PARAMETERS: [(&str, &[f64], Setter); 7] = [
         p.week_weight = v
     }),
     ("half_life_slots", &HALF_LIVES, |p, v| p.half_life_slots = v),
-    ("fade_shape", &[0.7, 1.0, 1.5, 2.0, 3.0], |p, v| {
-        p.fade_shape = v
-    }),
+    // No shape below 1: an anomaly never fades faster at first than exponentially, so the first
+    // hours stay on the last observation.
+    ("fade_shape", &[1.0, 1.5, 2.0, 3.0], |p, v| p.fade_shape = v),
     ("profile_follow", &[0.0, 0.25, 0.5, 0.75, 1.0], |p, v| {
         p.profile_follow = v
     }),
