@@ -16,10 +16,7 @@ pub mod eval;
 pub mod fit;
 pub mod model;
 
-pub use model::{
-    ClassParams, DEFAULT_HORIZON_SLOTS, ForecastConfig, SLOTS_PER_WEEK, SeriesClass,
-    forecast_series,
-};
+pub use model::{DEFAULT_HORIZON_SLOTS, ForecastConfig, SeriesClass, forecast_series};
 
 use gridprint_core::inputs::{InputKey, InputPoint, is_estimation_datasource};
 use gridprint_core::quality::DataState;
