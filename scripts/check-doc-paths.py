@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when README.md or docs/*.md name a `crates/…` path that does not exist.
+"""Fails when README.md or docs/*.md name a `crates/…` path that does not exist, or when
+docs/README.md (the index of docs/) does not link a page of docs/.
 
 Every token that starts with `crates/` (also inside `../crates/…` links) is taken as a path from
 the repository's root, up to the first character that cannot be part of one; trailing `.`, `:`
@@ -40,12 +41,18 @@ def main() -> int:
                 path = clean(m.group(0))
                 if path != "crates/" and not exists(path):
                     missing.append(f"{doc.relative_to(ROOT)}:{n}: {path}")
+    index = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\(([\w.-]+\.md)\)", index))
+    unindexed = [d.name for d in docs[1:] if d.name != "README.md" and d.name not in linked]
     for entry in missing:
         print(entry)
+    for name in unindexed:
+        print(f"docs/README.md: no link to docs/{name} (one line: what a reader finds there)")
     if missing:
         print(f"{len(missing)} path(s) named in README.md or docs/*.md do not exist", file=sys.stderr)
-        return 1
-    return 0
+    if unindexed:
+        print(f"{len(unindexed)} page(s) of docs/ missing from docs/README.md", file=sys.stderr)
+    return 1 if missing or unindexed else 0
 
 
 if __name__ == "__main__":
