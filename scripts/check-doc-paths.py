@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when README.md or docs/*.md name a `crates/…` path that does not exist, when
-docs/README.md (the index of docs/) does not link a page of docs/, or when the dependency picture of
+"""Fails when README.md or docs/*.md name a `crates/…` path that does not exist or link a
+relative path that does not exist, when docs/README.md (the index of docs/) does not link a page of docs/, or when the dependency picture of
 docs/architecture.md ("The crates and their dependencies") does not list every crate of crates/ with
 exactly the workspace crates its Cargo.toml's `[dependencies]` name.
 
@@ -19,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+LINK_RE = re.compile(r"\]\(([^)#\s:]+)(?:#[^)]*)?\)")
 TOKEN_RE = re.compile(r"(?<![\w.-])crates/[\w./*<>{}…-]*")
 PLACEHOLDER_RE = re.compile(r"<[^<>/]*>|\{[^{}/]*\}|…|\bNAME\b")
 
@@ -81,6 +82,9 @@ def main() -> int:
                 path = clean(m.group(0))
                 if path != "crates/" and not exists(path):
                     missing.append(f"{doc.relative_to(ROOT)}:{n}: {path}")
+            for m in LINK_RE.finditer(line):
+                if not (doc.parent / m.group(1)).exists():
+                    missing.append(f"{doc.relative_to(ROOT)}:{n}: link to {m.group(1)}")
     index = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
     linked = set(re.findall(r"\]\(([\w.-]+\.md)\)", index))
     unindexed = [d.name for d in docs[1:] if d.name != "README.md" and d.name not in linked]
