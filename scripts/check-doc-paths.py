@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Fails when README.md or docs/*.md name a `crates/…` path that does not exist or link a
-relative path that does not exist, when docs/README.md (the index of docs/) does not link a page of docs/, or when the dependency picture of
-docs/architecture.md ("The crates and their dependencies") does not list every crate of crates/ with
-exactly the workspace crates its Cargo.toml's `[dependencies]` name.
+relative path that does not exist, when docs/README.md (the index of docs/) does not link a page
+of docs/, or when the dependency picture of docs/architecture.md ("The crates and their
+dependencies") does not list every crate of crates/ with exactly the workspace crates its
+Cargo.toml's `[dependencies]` name.
 
 Every token that starts with `crates/` (also inside `../crates/…` links) is taken as a path from
 the repository's root, up to the first character that cannot be part of one; trailing `.`, `:`
 and a `:LINE` suffix are dropped. `*` is a glob, and a placeholder for a name (`NAME`, `<name>`,
 `{name}`, `…`) stands for any name: the path exists when something matches.
 
-    scripts/check-doc-paths.py          # lists each missing path with where it is named; exit 1 if any
+    scripts/check-doc-paths.py          # lists each break with where it is; exit 1 if any
 """
 
 import re
