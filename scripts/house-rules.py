@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when the Rust code under crates/ breaks a house rule of docs/architecture.md ("Reading the code").
+"""Fails when the Rust code under crates/ breaks a house rule of docs/architecture.md ("Naming and house rules").
 
 - A module doc (the `//!` lines a file opens with) runs to at most 20 lines: what, why, where next.
 - No glob import of a module (`use crate::x::*;`, `use super::*;`) outside test code (tests/,

@@ -17,7 +17,7 @@ from gridprint_client.models.footprint_type import FootprintType
 
 url, email, code = sys.argv[1:]
 password = "generated " + secrets.token_hex(8)
-# A day the demo data covers (docs: README "Demo").
+# A day the demo data covers (docs/usage.md, "What the demo holds").
 WINDOW = {"zone": "DE", "start": "2017-02-01T00:00:00Z", "end": "2017-02-02T00:00:00Z"}
 
 public = Client(base_url=url, raise_on_unexpected_status=True)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs every shell command of README.md's "Usage" section (its "Serving" and "Access" parts
-included) as written, in order, on a fresh HOME, with the repository as the working directory, and
-fails on the first one that does not succeed (issue #29: a newcomer follows README literally).
+"""Runs every shell command of README.md's "A first query" section, then every one of
+docs/usage.md's "First steps" section (its "Serving" and "Access" parts included), as written, in
+order, each page on a fresh HOME with the repository as the working directory, and fails on the
+first one that does not succeed: a newcomer follows them literally.
 
 What it changes, and only that:
 - the port: 127.0.0.1:8000 / 0.0.0.0:8000 → a free port of 127.0.0.1, 127.0.0.1:9100 → another;
@@ -41,12 +42,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def usage_blocks(readme: str) -> list[tuple[str, list[str]]]:
-    """The ```sh blocks of the Usage section, each with its subsection, as logical command lines."""
-    section = readme.split("\n## Usage\n", 1)[1]
+# The pages and sections run, in order: (page, `## ` heading).
+SECTIONS = [("README.md", "A first query"), ("docs/usage.md", "First steps")]
+
+
+def section_blocks(page: str, title: str) -> list[tuple[str, list[str]]]:
+    """The ```sh blocks of a page's `## title` section, each with its subsection, as logical command lines."""
+    section = page.split(f"\n## {title}\n", 1)[1]
     section = re.split(r"\n## ", section, maxsplit=1)[0]
     blocks = []
-    heading = "Usage"
+    heading = title
     for part in re.split(r"(\n### [^\n]*\n)", section):
         if part.startswith("\n### "):
             heading = part.strip()[4:]
@@ -187,21 +192,29 @@ def main() -> int:
     if not binary.is_file():
         print(f"no gridprint binary at {binary} (cargo build, or set GRIDPRINT_BIN)", file=sys.stderr)
         return 1
-    blocks = usage_blocks((ROOT / "README.md").read_text())
-    if not blocks or not any(cmds for _, cmds in blocks):
-        print("README.md's Usage section has no sh block", file=sys.stderr)
-        return 1
-    work = Path(tempfile.mkdtemp(prefix="gridprint-readme-"))
-    h = Harness(binary, work)
-    try:
-        for heading, commands in blocks:
-            print(f"== {heading}")
-            for c in commands:
-                h.run(c)
-    finally:
-        h.stop_server()
-        shutil.rmtree(work, ignore_errors=True)
-    print(f"{h.ran} passed, 0 failed")
+    ran = 0
+    for name, title in SECTIONS:
+        page = (ROOT / name).read_text()
+        if f"\n## {title}\n" not in page:
+            print(f"{name} has no \"{title}\" section", file=sys.stderr)
+            return 1
+        blocks = section_blocks(page, title)
+        if not any(cmds for _, cmds in blocks):
+            print(f"{name}'s \"{title}\" section has no sh block", file=sys.stderr)
+            return 1
+        work = Path(tempfile.mkdtemp(prefix="gridprint-readme-"))
+        h = Harness(binary, work)
+        try:
+            print(f"=== {name}, \"{title}\"")
+            for heading, commands in blocks:
+                print(f"== {heading}")
+                for c in commands:
+                    h.run(c)
+        finally:
+            h.stop_server()
+            shutil.rmtree(work, ignore_errors=True)
+        ran += h.ran
+    print(f"{ran} passed, 0 failed")
     return 0
 
 

@@ -1862,24 +1862,27 @@ async fn availability_matches_a_scan_of_the_endpoints(kind: Kind) {
 }
 
 /// Issue #13: every example of a data endpoint over a past window returns data on the demo set —
-/// README's `curl` examples, the `gridprint query` examples of `--help` (read from the source of
-/// the command) and each data path's OpenAPI parameter examples (the docs page). Examples without a
-/// window ask for the current slot: they need live data and are exempt (counted, not run).
+/// the `curl` examples of README and docs/usage.md, the `gridprint query` examples of `--help`
+/// (read from the source of the command) and each data path's OpenAPI parameter examples (the
+/// docs page). Examples without a window ask for the current slot: they need live data and are
+/// exempt (counted, not run).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn examples_over_a_past_window_return_data_on_the_demo() {
     let app = demo_env(Kind::Sqlite).app;
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     let mut examples: Vec<(String, String)> = Vec::new(); // (where, path and query)
-    // README: every URL of the local server.
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
-    for (n, line) in readme.lines().enumerate() {
-        for part in line.split("127.0.0.1:8000").skip(1) {
-            let url: String = part
-                .chars()
-                .take_while(|c| !matches!(c, '"' | '\'' | ' ' | '`'))
-                .collect();
-            if url.starts_with("/v1/") {
-                examples.push((format!("README.md:{}", n + 1), url));
+    // README and docs/usage.md: every URL of the local server.
+    for doc in ["README.md", "docs/usage.md"] {
+        let text = std::fs::read_to_string(format!("{root}/{doc}")).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for part in line.split("127.0.0.1:8000").skip(1) {
+                let url: String = part
+                    .chars()
+                    .take_while(|c| !matches!(c, '"' | '\'' | ' ' | '`'))
+                    .collect();
+                if url.starts_with("/v1/") {
+                    examples.push((format!("{doc}:{}", n + 1), url));
+                }
             }
         }
     }

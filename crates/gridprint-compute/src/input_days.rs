@@ -2,14 +2,14 @@
 //! and keeps up to [`InputDays::MAX_DAYS`] of them (the oldest go first), so that the gap
 //! estimators of a compute (`gridprint_pipeline::estimate::fill_stored_gaps_from`, whose batches
 //! overlap by two weeks of history) and the compute itself ([`crate::compute_publish`]) read
-//! each day once instead of up to four times (issue #31: on a compute where nothing changed, these
-//! reads were most of the work).
+//! each day once instead of up to four times (on a compute where nothing changed, reading the
+//! inputs is most of the work).
 //!
 //! The days kept are what the store holds: a run that writes inputs (estimates, flows assumed 0 MW)
-//! tells [`InputDays::stored`] what it wrote, which applies it to the days kept as the store did. A write by another process is seen by the days read after it, as before
-//! (a compute never saw a write made after it read a batch); the window in which it goes unseen
-//! is now the run rather than one batch. Twenty-one days are the span one estimator batch read at
-//! once, so memory stays what the estimators used before.
+//! tells [`InputDays::stored`] what it wrote, which applies it to the days kept as the store did.
+//! A write by another process is seen by the days read after it (a compute never sees a write made
+//! after it read a day): the window in which it goes unseen is the run. Twenty-one days are the span
+//! one estimator batch reads, so memory stays that of one batch.
 
 use gridprint_core::inputs::InputPoint;
 use gridprint_core::slot::{Slot, SlotRange};

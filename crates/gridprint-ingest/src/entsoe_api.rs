@@ -12,7 +12,8 @@
 //! acknowledgement "no matching data" — under 200 or 400 — is an empty answer; any other
 //! acknowledgement is a refusal; a document we cannot parse is logged with the request (token
 //! redacted) and gives an error, so nothing of it is stored. A token the platform refuses (401/403)
-//! is remembered by the client and its clones: no further request is sent with it (issue #28).
+//! is remembered by the client and its clones: no further request is sent with it, so a wrong or
+//! revoked token costs the platform one refused request, not one per zone and document type.
 //!
 //! The security token lives in an [`EntsoeToken`], whose `Debug` and `Display` print `***`; it is only
 //! ever written into the query string of the outgoing request, never into a log line or an error.

@@ -1,6 +1,6 @@
 //! Türkiye's generation and consumption from the EPIAS Transparency Platform 2.0
 //! ("electricity-service", JSON, a free account needed). Which endpoints are read, how their fields
-//! map to production types and how the account is used: README, "EPIAS (Türkiye)".
+//! map to production types and how the account is used: docs/providers.md, "EPIAS (Türkiye)".
 //!
 //! **Authentication.** A login (`POST {auth_url}/cas/v1/tickets`) answers a ticket-granting ticket
 //! (TGT) that every data request carries in a `TGT` header. The client caches one per process

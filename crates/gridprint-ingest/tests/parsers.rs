@@ -23,7 +23,7 @@ const API_DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../data/fixtures/entsoe-api"
 );
-/// Documents that must be refused (kept apart so that README's import of the fixture folders succeeds).
+/// Documents that must be refused (kept apart so that docs/usage.md's import of the fixture folders succeeds).
 const INVALID_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/fixtures/invalid");
 const FILE_LIBRARY_DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

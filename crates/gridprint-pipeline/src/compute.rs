@@ -6,7 +6,8 @@
 //! once unless the estimators wrote to it. A run that saw every input write settles the final days
 //! it covered (`gridprint_store::InputStore::settle_days`); the next run skips a settled day whose
 //! inputs, and whose neighbours' within the estimators' reach, did not change since: a compute
-//! right after an import costs a few queries (issue #31, docs/performance.md).
+//! right after an import costs a few queries (docs/usage.md, "Settled days"; its time:
+//! docs/performance.md).
 
 use crate::estimate::{PROFILE_DAYS, PROFILE_MAX_GAP_SLOTS, fill_stored_gaps_from};
 use crate::observer::Observer;

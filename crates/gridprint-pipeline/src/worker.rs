@@ -6,8 +6,8 @@
 //! forecast, store and recompute). It returns a [`CycleReport`] whose `Display` is the one log line
 //! the worker writes per cycle. [`Worker::run`] repeats cycles on an interval with an injected
 //! [`Clock`] until cancelled; a cycle that fails (the database is down) is logged and the next one
-//! runs as usual. What the operator sets (interval, window, horizon, providers) is in README, "Live
-//! data".
+//! runs as usual. What the operator sets (interval, window, horizon, providers) is in
+//! docs/providers.md.
 
 use crate::estimate;
 use crate::forecast::{self, ForecastConfig, SeriesClass};

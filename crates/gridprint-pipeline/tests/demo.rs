@@ -1,4 +1,4 @@
-//! The demo replayed onto the present (issue #30, item 5): each series' most recent recording of a
+//! The demo replayed onto the present (docs/usage.md, "What the demo holds"): each series' most recent recording of a
 //! day or more moved by whole days (a week-long one by whole weeks, keeping the weekday), provider
 //! data up to an hour before now, then the worker's own cycle (estimates, 96 h forecast, compute),
 //! again after every quarter-hour.

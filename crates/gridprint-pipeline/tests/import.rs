@@ -1,5 +1,5 @@
 //! The import orchestration: parse every file, store all points in one transaction, compute and
-//! publish exactly the days they touch; a bad file stores nothing. Settled days (issue #31): a
+//! publish exactly the days they touch; a bad file stores nothing. Settled days: a
 //! compute that saw every input write settles the final days it covered, and the next compute
 //! skips them until their inputs change, or those of a neighbour within the estimators' reach; a
 //! write by another process during a run settles nothing.

@@ -1,8 +1,9 @@
 //! [`QueryService`]: the reference data, the polygon index and the swappable cache, and
 //! [`QueryService::query`], which reads one request of an endpoint type from the query pairs and
-//! answers it (a [`QueryResponse`] or a [`QueryError`]). Callers that hold a path rather than a type
-//! (the dashboard, tests, benches) come here; the HTTP layer reads the request itself
-//! ([`parse`]) so it can size and tag it before answering (gridprint-api `data.rs`).
+//! answers it (a [`QueryResponse`] or a [`QueryError`]). Callers outside HTTP name the endpoint
+//! type and hand over the pairs (`query::<FootprintsEndpoint>`: the dashboard, tests, benches); the
+//! HTTP layer (gridprint-api's `/v1` routes) reads the request itself ([`parse`]) so it can size
+//! and tag it before answering.
 //!
 //! Everything here is synchronous and reads memory only.
 

@@ -258,7 +258,7 @@ impl InputStore for PgStore {
         // primary key orders them, instead of in the hash map's order scattered over every page the
         // batch fills. A day's read (the cache load reads day by day) then touches ~70 heap pages
         // instead of ~450 with the estimator's multi-day batches, and a replica's cold start on a
-        // year of data comes closer to SQLite's (docs/performance.md, the cold-start row).
+        // year of data comes closer to SQLite's (docs/performance.md, "Replica cold start").
         let mut in_key_order: Vec<_> = latest.into_iter().collect();
         in_key_order.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut c = self.conn()?;

@@ -44,7 +44,7 @@ fn read_only_replica() {
 
 /// A batch of inputs lands in the heap in primary-key order, whatever order the caller gives: each
 /// day's rows then share a few pages, so the cache load's day-by-day reads touch few pages (rows in
-/// hash-map order made a cold start on a year of data 1.7× slower; docs/performance.md).
+/// hash-map order made a cold start on a year of data 2.0× SQLite's; docs/performance.md).
 #[test]
 fn inputs_are_written_in_key_order() {
     use gridprint_core::inputs::{InputKey, InputPoint};

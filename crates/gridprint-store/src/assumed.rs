@@ -2,9 +2,9 @@
 //!
 //! A compute takes a border with no flow in a slot as 0 MW and stores that point as an estimate
 //! (`gridprint_compute`, [`DATASOURCE_ASSUMED_ZERO`]). Stored one row per slot in `input_point`,
-//! those rows fell between the provider rows of every slot they belonged to, so a publication
-//! rewrote nearly every page of its days' inputs (issue #31). Both stores now keep them in table
-//! `assumed_flow` (migration 0009): `upsert_inputs` sends each such point here ([`is_assumed`],
+//! such rows would fall between the provider rows of every slot (the key is slot first), so a
+//! publication would rewrite nearly every page of its days' inputs. Both stores keep them in table
+//! `assumed_flow` (migration 0009) instead: `upsert_inputs` sends each such point here ([`is_assumed`],
 //! [`plan_batch`]) and `inputs_in_range` gives them back as points ([`merge`]).
 //!
 //! The rule: a row of `input_point` at the same key hides the assumed bit (provider data and

@@ -18,8 +18,8 @@ use std::process::ExitCode;
 /// jemalloc (with its background purging threads) instead of glibc's malloc: under load without the
 /// response cache, glibc's per-thread arenas kept the per-request buffers of one-year answers and
 /// the server's RSS grew from 361 to 550 MiB; with jemalloc the RSS returns to its size after
-/// loading (`scripts/load-bench.sh`, README). Its options are set when it is built, in
-/// `.cargo/config.toml`: freed pages go back to the OS within about a second.
+/// loading (measured with `scripts/load-bench.sh --response-cache-mb 0`). Its options are set when
+/// it is built, in `.cargo/config.toml`: freed pages go back to the OS within about a second.
 #[global_allocator]
 static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -1,4 +1,4 @@
-//! `serve --demo` on a fresh database answers for "now" (issue #30, item 5): the bundled documents
+//! `serve --demo` on a fresh database answers for "now" (docs/usage.md, "What the demo holds"): the bundled documents
 //! replayed onto the last days up to an hour ago, then the worker's estimates and 96-hour forecast,
 //! marked as a replay in the start-up lines, `/v1/status` and the dashboard's meta. The replay and
 //! its quarter-hourly steps are gridprint_pipeline::demo (its tests: crates/gridprint-pipeline/

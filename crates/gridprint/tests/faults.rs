@@ -1,4 +1,4 @@
-//! Faults and secrets with the real binary (issue 8): what each test does and what it measured is
+//! Faults and secrets with the real binary: what each test does and what it measured is
 //! in docs/reliability.md, "Secrets in logs" and "Faults".
 //!
 //! - the whole access flow at `GRIDPRINT_LOG=debug` logs neither the password, nor the token, nor

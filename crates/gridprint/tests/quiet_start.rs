@@ -1,4 +1,4 @@
-//! A quiet offline start (issue #29): `serve --demo` with every provider URL at a dead loopback
+//! A quiet offline start: `serve --demo` with every provider URL at a dead loopback
 //! port, as on a machine without internet, logs no warning: providers without credentials are not
 //! configured (never contacted, `unknown` in `/v1/status`). A configured provider that cannot be
 //! reached is logged once, when its state changes. The serve side is `src/cmd/serve.rs`

@@ -285,7 +285,7 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
     if epias && args.providers.epias_credentials().is_none() {
         bail!(
             "no EPIAS account: set GRIDPRINT_EPIAS_USERNAME and GRIDPRINT_EPIAS_PASSWORD (a free account of the \
-             EPIAS Transparency Platform, see README, Live data)"
+             EPIAS Transparency Platform, see docs/providers.md)"
         );
     }
     let opts = BackfillOptions {
