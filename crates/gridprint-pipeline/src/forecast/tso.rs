@@ -42,13 +42,14 @@ pub struct BlendWeights {
 }
 
 impl Default for BlendWeights {
-    /// Measured on 2023-01-30..2023-07-01 of DK1 and DK2 (origins every 31 h; least squares per
-    /// class and bucket, clamped to 0..1): `scripts/forecast-bench.sh --dk --fit`.
+    /// Measured on 2023-01-30..2023-07-01 of DK1 and DK2 (115 origins every 31 h, lag 1 h; least
+    /// squares per class and bucket on the MW, clamped to 0..1): `scripts/forecast-bench.sh --dk
+    /// --fit`; docs/forecast.md has the table.
     fn default() -> Self {
         BlendWeights {
-            solar: [0.15, 0.4, 0.55, 0.7, 0.8, 0.85, 0.85],
-            wind: [0.15, 0.4, 0.55, 0.7, 0.8, 0.85, 0.85],
-            load: [0.15, 0.4, 0.55, 0.7, 0.8, 0.85, 0.85],
+            solar: [0.18, 0.32, 0.59, 0.79, 0.82, 0.74, 0.73],
+            wind: [0.15, 0.30, 0.55, 0.89, 1.00, 1.00, 1.00],
+            load: [0.66, 0.84, 0.91, 0.95, 0.97, 0.96, 0.89],
         }
     }
 }
