@@ -316,6 +316,66 @@ fn a_malformed_website_export_row_stores_nothing() {
     }
 }
 
+/// `forecast-eval --tso --local` on a real week of DK1 (data/fixtures/transparency-csv-week): a row
+/// with the model with the TSO's forecasts, without them and persistence; `--tso --fit` prints the
+/// measured weights; without stored TSO forecasts `--tso` says what to import.
+#[test]
+fn forecast_eval_scores_the_tso_blend_on_a_real_week() {
+    let (_dir, db) = temp_db();
+    let week = fixtures().join("transparency-csv-week");
+    let range = [
+        "--from",
+        "2023-09-02T00:00:00Z",
+        "--to",
+        "2023-09-08T00:00:00Z",
+        "--every",
+        "5h",
+        "--local",
+    ];
+    ok(
+        &db,
+        &[
+            "import",
+            "--no-compute",
+            week.join("actual-generation-per-type_DK1_2023-09-01to07.csv")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    let none = run(&db, &[&["forecast-eval", "--tso"][..], &range].concat());
+    assert!(!none.status.success());
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("no TSO day-ahead forecasts stored"),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
+    ok(&db, &["import", "--no-compute", week.to_str().unwrap()]);
+    let out = ok(&db, &[&["forecast-eval", "--tso"][..], &range].concat());
+    assert!(out.contains("local carbon footprint"), "{out}");
+    let dk1: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("| DK1 | 10 |"))
+        .collect();
+    assert_eq!(dk1.len(), 1, "{out}");
+    // Each measure: with the TSO's forecasts (without them) (persistence).
+    let cells: Vec<&str> = dk1[0].split(" | ").collect();
+    assert_eq!(cells[2].matches('(').count(), 2, "{out}");
+    assert_ne!(
+        cells[2].split(' ').next(),
+        cells[2]
+            .split(' ')
+            .nth(1)
+            .map(|s| s.trim_matches(['(', ')'])),
+        "the blend moved the forecast: {out}"
+    );
+    let fit = ok(
+        &db,
+        &[&["forecast-eval", "--tso", "--fit"][..], &range].concat(),
+    );
+    assert!(fit.contains("| wind | 8-16 |"), "{fit}");
+    assert!(fit.contains("BlendWeights { solar: ["), "{fit}");
+}
+
 #[test]
 fn demo_import_computes_real_data() {
     let (_dir, db) = temp_db();
