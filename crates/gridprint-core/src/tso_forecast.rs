@@ -10,9 +10,9 @@
 //! forecasts at an origin may use only the values whose deadline lies before it. Deadlines are
 //! Brussels local times; [`brussels_offset`] is the EU summer-time rule (exact from 1996 on).
 //!
-//! Read by `gridprint_ingest::transparency_csv`; where next: a store for these points and a
-//! forecast that uses them (neither exists yet). A second caller of Brussels local time should move
-//! [`brussels_offset`] next to the slot code in `slot.rs`.
+//! Read by `gridprint_ingest::transparency_csv`, stored with their publication time by
+//! `gridprint_store::tso`. A second caller of Brussels local time should move [`brussels_offset`]
+//! next to the slot code in `slot.rs`.
 
 use crate::inputs::InputKey;
 use crate::production::ProductionType;

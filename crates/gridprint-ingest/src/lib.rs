@@ -8,7 +8,7 @@
 //!   ([`skip`]), so nothing is dropped silently; an invalid document yields a [`ParseError`] naming
 //!   the series or row and the field, and no points at all. The website's "Export Data" CSV files
 //!   ([`transparency_csv`]) also carry the TSOs' own forecasts, returned apart from the actual
-//!   points; callers name [`transparency_csv::parse`], [`detect_and_parse`] does not sniff them.
+//!   points; [`detect_format`] knows them, callers then name [`transparency_csv::parse`].
 //! - **Provider clients**: ENTSO-E's REST API ([`entsoe_api`]), Elexon for Great Britain
 //!   ([`elexon`]) and EPIAS for Türkiye ([`epias`]) behind one [`fetch::Fetcher`], sharing retries
 //!   and request budgets ([`http`]), with the requests they answer ([`request`]); and cached
@@ -54,11 +54,16 @@ pub enum InputFormat {
     EntsoeXml,
     /// An ENTSO-E File Library extract (tab-separated CSV with a header line).
     FileLibraryCsv,
+    /// A Transparency Platform website export (comma-separated, quoted; [`transparency_csv`]).
+    /// It carries TSO forecasts beside actual values, so [`detect_and_parse`] refuses it: read it
+    /// with [`transparency_csv::parse`].
+    TransparencyExport,
 }
 
 /// Guesses the format of a payload from its first bytes: XML starts with `<` (after an optional
 /// byte-order mark and whitespace); a File Library extract starts with a tab-separated header line
-/// naming a `DateTime` column. `None` when it is neither.
+/// naming a `DateTime` column; a website export with the quoted first column of one of its views
+/// ([`transparency_csv::EXPORT_FIRST_COLUMNS`]). `None` when it is none of them.
 pub fn detect_format(bytes: &[u8]) -> Option<InputFormat> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
@@ -71,6 +76,12 @@ pub fn detect_format(bytes: &[u8]) -> Option<InputFormat> {
         .position(|&b| b == b'\n')
         .unwrap_or(bytes.len());
     let header = &bytes[..line_end];
+    if transparency_csv::EXPORT_FIRST_COLUMNS
+        .iter()
+        .any(|c| header.starts_with(format!("\"{c}\",").as_bytes()))
+    {
+        return Some(InputFormat::TransparencyExport);
+    }
     let has_tab = header.contains(&b'\t');
     let names_datetime = header
         .split(|&b| b == b'\t')
@@ -86,6 +97,11 @@ pub fn detect_and_parse(bytes: &[u8], zones: &Zones) -> Result<ParsedDocument, P
     match detect_format(bytes) {
         Some(InputFormat::EntsoeXml) => entsoe_xml::parse(bytes, zones),
         Some(InputFormat::FileLibraryCsv) => file_library::parse(bytes, zones),
+        Some(InputFormat::TransparencyExport) => Err(ParseError::UnrecognisedFormat(
+            "a Transparency Platform website export: its forecasts are read apart \
+             (transparency_csv::parse)"
+                .into(),
+        )),
         None => {
             let head: String = String::from_utf8_lossy(&bytes[..bytes.len().min(40)])
                 .chars()

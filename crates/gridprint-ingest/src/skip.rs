@@ -10,14 +10,14 @@
 //! |---|---|
 //! | `not-a-zone:<EIC>` | the area is not a gridprint zone (German control areas, IT/NO/SE/DK country totals…) |
 //! | `consumption:<EIC>` | an A75 consumption series (`outBiddingZone_Domain`), e.g. pumping, or an export's `Actual Consumption` value |
-//! | `psr-type:<code>` | a psrType gridprint does not report (B25 energy storage…) |
-//! | `production-type:<name>` | a File Library (or website export) production type name gridprint does not know |
+//! | `psr-type:<code>` / `production-type:<name>` | a psrType, or a File Library (or website export) production type name, gridprint does not report (B25 energy storage…) |
 //! | `area-type:<code>` | a File Library AreaTypeCode other than BZN, CTY or CTA |
 //! | `superseded-<TYPE>:<area>` | File Library rows of a less preferred area type (BZN > CTY > CTA) for a zone or border that has better rows in the same file |
 //! | `empty-value:<area>` | a File Library row without a value, an export's `N/A` or empty cell |
 //! | `negative-value:<area>` | a negative generation or load value (negative flows are an error) |
 //! | `internal-flow:<area>` | a flow whose both ends are the same zone |
 //! | `duplicate:<area>` | a second value for the same series and slot (the later value is kept) |
+//! | `no-publication-time:<zone>` | a TSO forecast whose publication time is unknown (an export's `Current` forecast: only its last version is exported), not stored |
 
 /// The area is not one of our zones.
 pub fn not_a_zone(eic: &str) -> String {
@@ -52,6 +52,11 @@ pub fn superseded(area_type: &str, area: &str) -> String {
 /// A row without a value.
 pub fn empty_value(area: &str) -> String {
     format!("empty-value:{area}")
+}
+
+/// A TSO forecast without a known publication time.
+pub fn no_publication_time(zone: &str) -> String {
+    format!("no-publication-time:{zone}")
 }
 
 /// Counts `n` more skipped values under `key`.

@@ -14,9 +14,9 @@
 //! Actual generation and actual load become a [`ParsedDocument`] like the API's A75 and A65; the
 //! forecasts (day-ahead, intraday and current wind and solar, day-ahead load, scheduled generation
 //! and consumption) stay apart. The whole file is read before anything is returned: a bad row is a
-//! [`ParseError::InvalidExport`] naming the file and line, and no points. Where next: the import
-//! and a store for the forecasts (not wired yet); their publication times are in
-//! [`gridprint_core::tso_forecast::PublicationDeadlines`].
+//! [`ParseError::InvalidExport`] naming the file and line, and no points. `gridprint import` reads
+//! these files (`gridprint_pipeline::import`), stamping each forecast with its publication time
+//! from [`gridprint_core::tso_forecast::PublicationDeadlines`].
 
 use crate::accumulate::Accumulator;
 use crate::document::{DocumentKind, ParsedDocument};
@@ -49,6 +49,9 @@ pub enum ExportView {
     /// Forecast [MW] - BZN|<zone>`, `Actual Total Load [MW] - BZN|<zone>`.
     TotalLoad,
 }
+
+/// The first column's name of each view's header (`gridprint_ingest::detect_format` sniffs it).
+pub const EXPORT_FIRST_COLUMNS: [&str; 4] = ["Area", "MTU (UTC)", "MTU", "Time (UTC)"];
 
 /// What one export holds.
 #[derive(Debug, Clone, PartialEq)]

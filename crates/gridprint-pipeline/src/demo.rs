@@ -326,7 +326,9 @@ pub fn replay_start(now: OffsetDateTime) -> Slot {
 
 /// The bundled documents' points (parsed as `import --demo` parses them).
 fn bundled_points(reference: &ReferenceData) -> Result<Vec<InputPoint>, PipelineError> {
-    Ok(parse_files(reference, &bundled_files(), &mut ())?.points)
+    Ok(parse_files(reference, &bundled_files(), &mut ())?
+        .document
+        .points)
 }
 
 /// The official points `store` holds in `range`, in MW by key and slot: what the demo's recorded

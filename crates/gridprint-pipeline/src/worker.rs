@@ -1,6 +1,7 @@
 //! The live ingestion worker: every interval, fetch the recent window from the providers, estimate
-//! gaps ([`crate::estimate`]), extend the forecast ([`crate::forecast`]) and recompute every slot
-//! that is not final.
+//! gaps ([`crate::estimate`]), extend the forecast ([`crate::forecast`], blended with the stored
+//! TSO forecasts where they cover a slot: [`crate::forecast::tso`]) and recompute every slot that
+//! is not final.
 //!
 //! One cycle is [`Worker::run_cycle`] (its documentation has the steps: seal, fetch, estimate,
 //! forecast, store and recompute). It returns a [`CycleReport`] whose `Display` is the one log line
@@ -10,11 +11,11 @@
 //! docs/providers.md.
 
 use crate::estimate;
-use crate::forecast::{self, ForecastConfig, SeriesClass};
+use crate::forecast::{self, ForecastConfig, SeriesClass, tso};
 use crate::series::group;
 use futures_util::StreamExt as _;
 use gridprint_compute::ComputeSummary;
-use gridprint_core::inputs::{DATASOURCE_ASSUMED_ZERO, InputPoint};
+use gridprint_core::inputs::{DATASOURCE_ASSUMED_ZERO, InputKey, InputPoint};
 use gridprint_core::quality::{DataState, freeze_boundary};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{Clock, SLOTS_PER_DAY, Slot, SlotRange};
@@ -25,7 +26,7 @@ use gridprint_ingest::request::{DataKind, FetchRequest, targets, whole_hours};
 use gridprint_store::{LeaderLease, SharedStore, StoreError, UpsertSummary};
 use std::collections::BTreeSet;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
@@ -72,6 +73,8 @@ pub struct CycleReport {
     pub stored: UpsertSummary,
     pub estimated: usize,
     pub forecast: usize,
+    /// Of the estimated and forecast values, those blended with a TSO forecast.
+    pub tso_blended: usize,
     pub derived: UpsertSummary,
     pub sealed: ComputeSummary,
     pub computed: ComputeSummary,
@@ -86,7 +89,7 @@ impl fmt::Display for CycleReport {
             .unwrap_or_default();
         write!(
             f,
-            "cycle {now}: {} requests ({} failed), {} points fetched ({} new, {} changed), {} estimated, {} forecast, {} zone-slots computed ({} frozen kept), {} zone-days published, {:.1} s",
+            "cycle {now}: {} requests ({} failed), {} points fetched ({} new, {} changed), {} estimated, {} forecast{}, {} zone-slots computed ({} frozen kept), {} zone-days published, {:.1} s",
             self.requests,
             self.failed,
             self.fetched_points,
@@ -94,6 +97,10 @@ impl fmt::Display for CycleReport {
             self.stored.updated,
             self.estimated,
             self.forecast,
+            match self.tso_blended {
+                0 => String::new(),
+                n => format!(" ({n} with TSO forecasts)"),
+            },
             self.computed.computed,
             self.computed.frozen_kept,
             self.computed.days_published + self.sealed.days_published,
@@ -133,6 +140,58 @@ pub struct Worker {
     reference: Arc<ReferenceData>,
     fetcher: Fetcher,
     config: WorkerConfig,
+    /// Which TSO forecasts the last cycles fell back from, so that each fallback is logged once.
+    tso_fallback: Arc<Mutex<TsoFallback>>,
+}
+
+/// The TSO forecasts the forecast falls back from to the model alone: a series whose TSO forecast
+/// does not cover the current slot (missing, or published late), a read of them that failed, and
+/// malformed values. Each is logged when it starts and when it ends, not every cycle.
+#[derive(Debug, Default)]
+pub struct TsoFallback {
+    /// Series with TSO forecasts in the cycle's range but none for the current slot.
+    uncovered: BTreeSet<InputKey>,
+    read_failed: bool,
+    malformed: bool,
+}
+
+impl TsoFallback {
+    /// Records one cycle's state and logs what changed.
+    fn update(
+        &mut self,
+        uncovered: BTreeSet<InputKey>,
+        read_error: Option<&StoreError>,
+        malformed: usize,
+    ) {
+        match (read_error, self.read_failed) {
+            (Some(e), false) => tracing::warn!(
+                error = %e,
+                "cannot read the TSO forecasts: forecasting with the model alone until they can be read"
+            ),
+            (None, true) => tracing::info!("TSO forecasts readable again"),
+            _ => {}
+        }
+        self.read_failed = read_error.is_some();
+        if read_error.is_some() {
+            return;
+        }
+        match (malformed > 0, self.malformed) {
+            (true, false) => tracing::warn!(
+                values = malformed,
+                "malformed TSO forecast values (not a finite, non-negative power): the model's values stand there"
+            ),
+            (false, true) => tracing::info!("no malformed TSO forecast values any more"),
+            _ => {}
+        }
+        self.malformed = malformed > 0;
+        for key in uncovered.difference(&self.uncovered) {
+            tracing::warn!(series = ?key, "no TSO forecast published for the current slot (missing or late): the model alone forecasts it");
+        }
+        for key in self.uncovered.difference(&uncovered) {
+            tracing::info!(series = ?key, "TSO forecast back for the current slot");
+        }
+        self.uncovered = uncovered;
+    }
 }
 
 /// Whether `lease` is still held, asked off the async workers: a store's check may block on its
@@ -162,6 +221,7 @@ impl Worker {
             reference,
             fetcher,
             config,
+            tso_fallback: Arc::default(),
         }
     }
 
@@ -321,9 +381,13 @@ impl Worker {
         let window = SlotRange::new(current.offset(-self.config.window_slots), current);
         let cfg = self.config.forecast;
         let only = self.config.zones.clone();
-        let (derived, n_est, n_fc) = self
+        let fallback = self.tso_fallback.clone();
+        let published_before = now.unix_timestamp();
+        let (derived, n_est, n_fc, n_tso) = self
             .blocking(
-                move |store, reference| -> Result<(Vec<InputPoint>, usize, usize), StoreError> {
+                move |store,
+                      reference|
+                      -> Result<(Vec<InputPoint>, usize, usize, usize), StoreError> {
                     let stored = store.inputs_in_range(history)?;
                     let points: Vec<&InputPoint> = stored
                         .iter()
@@ -331,7 +395,7 @@ impl Worker {
                         .filter(|p| reference.zones.index_of(p.key.zone()).is_some())
                         .filter(|p| match (&only, &p.key) {
                             (None, _) => true,
-                            (Some(o), gridprint_core::inputs::InputKey::Flow { from, to }) => {
+                            (Some(o), InputKey::Flow { from, to }) => {
                                 o.contains(from) || o.contains(to)
                             }
                             (Some(o), k) => o.contains(k.zone()),
@@ -348,29 +412,60 @@ impl Worker {
                             .copied()
                             .filter(|p| p.datasource != DATASOURCE_ASSUMED_ZERO)
                             .filter(|p| p.datasource != forecast::DATASOURCE)
+                            .filter(|p| p.datasource != tso::DATASOURCE)
                             .chain(out.iter()),
                         history,
                         |p| p.state != DataState::Missing,
                     );
                     let until = current.offset(cfg.horizon_slots as i64);
+                    // The TSO forecasts published by now; any failure to read them leaves the
+                    // model alone (logged once), never a failed cycle.
+                    let tso_range = SlotRange::new(window.start, until);
+                    let read = store.tso_forecasts_in_range(tso_range, published_before);
+                    let (tso_series, malformed) = match &read {
+                        Ok(rows) => tso::series_of(rows, tso_range),
+                        Err(_) => Default::default(),
+                    };
+                    let uncovered = tso_series
+                        .iter()
+                        .filter(|(_, s)| s.get(current).is_none())
+                        .map(|(k, _)| k.clone())
+                        .collect();
+                    fallback.lock().unwrap_or_else(|p| p.into_inner()).update(
+                        uncovered,
+                        read.as_ref().err(),
+                        malformed,
+                    );
+                    let weights = tso::BlendWeights::default();
+                    let mut n_tso = 0;
                     for (key, series) in &known {
-                        let fc = forecast::forecast_series(
-                            series,
-                            current,
-                            until,
-                            SeriesClass::of(key),
-                            &cfg,
-                        );
-                        out.extend(forecast::to_points(key, &fc, current));
+                        let class = SeriesClass::of(key);
+                        let fc = forecast::forecast_series(series, current, until, class, &cfg);
+                        let mut points = forecast::to_points(key, &fc, current);
+                        if let (Some(t), Some(last)) =
+                            (tso_series.get(key), series.last_before(current))
+                        {
+                            for (p, (_, mw, blended)) in
+                                points.iter_mut().zip(tso::blend(&fc, t, last, class, &weights))
+                            {
+                                if blended {
+                                    p.mw = mw;
+                                    p.datasource = tso::DATASOURCE.to_string();
+                                    n_tso += 1;
+                                }
+                            }
+                        }
+                        out.extend(points);
                     }
                     let n_fc = out.iter().filter(|p| p.state == DataState::Missing).count();
                     let n_est = out.len() - n_fc;
-                    Ok((out, n_est, n_fc))
+                    Ok((out, n_est, n_fc, n_tso))
                 },
             )
             .await??;
         report.estimated = n_est;
         report.forecast = n_fc;
+        report.tso_blended = n_tso;
         if !derived.is_empty() {
             report.derived = self
                 .blocking(move |store, _| store.upsert_inputs(&derived, updated_at))

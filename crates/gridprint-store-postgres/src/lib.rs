@@ -17,11 +17,11 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::ZoneCode;
-use gridprint_store::assumed;
 use gridprint_store::{
-    DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store,
-    StoreError, StoredInput, UpsertSummary, storable_columns,
+    DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, PublishedForecast,
+    Result, Store, StoreError, StoredInput, StoredTsoForecast, UpsertSummary, storable_columns,
 };
+use gridprint_store::{assumed, tso};
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
 use postgres::{Config, GenericClient, NoTls};
@@ -42,6 +42,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_estimation_datasource.sql"),
     include_str!("../migrations/0008_input_day.sql"),
     include_str!("../migrations/0009_assumed_flow.sql"),
+    include_str!("../migrations/0010_tso_forecast.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).
@@ -425,6 +426,105 @@ impl InputStore for PgStore {
 
     fn input_revision(&self) -> Result<i64> {
         meta_value(&mut *self.conn()?, "input_revision")
+    }
+
+    fn upsert_tso_forecasts(
+        &self,
+        forecasts: &[PublishedForecast],
+        updated_at: i64,
+    ) -> Result<UpsertSummary> {
+        let rows = tso::last_per_row(forecasts)?;
+        if rows.is_empty() {
+            return Ok(UpsertSummary::default());
+        }
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(map_err)?;
+        tx.batch_execute(
+            "CREATE TEMP TABLE IF NOT EXISTS tso_incoming
+               (slot BIGINT, kind SMALLINT, zone TEXT, other TEXT, forecast SMALLINT,
+                mw DOUBLE PRECISION, published_at BIGINT)
+               ON COMMIT DELETE ROWS",
+        )
+        .map_err(map_err)?;
+        {
+            let sink = tx
+                .copy_in("COPY tso_incoming (slot, kind, zone, other, forecast, mw, published_at) FROM STDIN BINARY")
+                .map_err(map_err)?;
+            let mut w = BinaryCopyInWriter::new(
+                sink,
+                &[
+                    Type::INT8,
+                    Type::INT2,
+                    Type::TEXT,
+                    Type::TEXT,
+                    Type::INT2,
+                    Type::FLOAT8,
+                    Type::INT8,
+                ],
+            );
+            for f in &rows {
+                let (slot, kind, zone, other, forecast) = tso::storable(f)?;
+                w.write(&[
+                    &slot,
+                    &kind,
+                    &zone,
+                    &other,
+                    &forecast,
+                    &f.point.mw,
+                    &f.published_at,
+                ])
+                .map_err(map_err)?;
+            }
+            w.finish().map_err(map_err)?;
+        }
+        // Insert, or update where gridprint_store::tso::write_changes says so.
+        let changed = tx
+            .query(
+                "INSERT INTO tso_forecast AS t (slot, kind, zone, other, forecast, mw, published_at, updated_at)
+                 SELECT slot, kind, zone, other, forecast, mw, published_at, $1 FROM tso_incoming
+                 ON CONFLICT (slot, kind, zone, other, forecast) DO UPDATE SET
+                   mw = excluded.mw, published_at = excluded.published_at, updated_at = excluded.updated_at
+                 WHERE (t.mw <> excluded.mw AND t.published_at <= excluded.published_at)
+                    OR (t.mw = excluded.mw AND t.published_at > excluded.published_at)
+                 RETURNING (xmax = 0) AS inserted",
+                &[&updated_at],
+            )
+            .map_err(map_err)?;
+        tx.commit().map_err(map_err)?;
+        let inserted = changed.iter().filter(|r| r.get::<_, bool>(0)).count();
+        let updated = changed.len() - inserted;
+        Ok(UpsertSummary {
+            inserted,
+            updated,
+            unchanged: forecasts.len() - inserted - updated,
+        })
+    }
+
+    fn tso_forecasts_in_range(
+        &self,
+        range: SlotRange,
+        published_before: i64,
+    ) -> Result<Vec<StoredTsoForecast>> {
+        let rows = self.rows(
+            "SELECT slot, kind, zone, other, forecast, mw, published_at, updated_at
+             FROM tso_forecast WHERE slot >= $1 AND slot < $2 AND published_at < $3
+             ORDER BY slot, kind, zone COLLATE \"C\", other COLLATE \"C\", forecast",
+            &[&range.start.0, &range.end.0, &published_before],
+        )?;
+        rows.iter()
+            .map(|r| {
+                tso::from_row(
+                    r.get(0),
+                    r.get(1),
+                    r.get(2),
+                    r.get(3),
+                    r.get(4),
+                    r.get(5),
+                    r.get(6),
+                    r.get(7),
+                )
+            })
+            .collect()
     }
 
     fn day_revisions(&self, days: std::ops::Range<i64>) -> Result<Vec<DayRevision>> {

@@ -11,11 +11,11 @@ use gridprint_core::inputs::InputPoint;
 use gridprint_core::quality::DataState;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::ZoneCode;
-use gridprint_store::assumed;
 use gridprint_store::{
-    DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, Result, Store,
-    StoreError, StoredInput, UpsertSummary, storable_columns,
+    DayChange, DayRevision, DerivedChanges, DerivedStore, InputStore, KeyParser, PublishedForecast,
+    Result, Store, StoreError, StoredInput, StoredTsoForecast, UpsertSummary, storable_columns,
 };
+use gridprint_store::{assumed, tso};
 use rusqlite::{Connection, OpenFlags, params};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -31,6 +31,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_estimation_datasource.sql"),
     include_str!("../migrations/0008_input_day.sql"),
     include_str!("../migrations/0009_assumed_flow.sql"),
+    include_str!("../migrations/0010_tso_forecast.sql"),
 ];
 
 /// First and last input slot. Two subqueries, not `SELECT MIN(slot), MAX(slot)`: SQLite answers a
@@ -369,6 +370,94 @@ impl InputStore for SqliteStore {
             (Some(a), Some(b)) => Some(SlotRange::new(Slot(a), Slot(b + 1))),
             _ => None,
         })
+    }
+
+    fn upsert_tso_forecasts(
+        &self,
+        forecasts: &[PublishedForecast],
+        updated_at: i64,
+    ) -> Result<UpsertSummary> {
+        let rows = tso::last_per_row(forecasts)?;
+        let mut conn = self.lock();
+        let tx = conn.transaction().map_err(map_err)?;
+        let mut summary = UpsertSummary::default();
+        {
+            // Insert a new row; else update where gridprint_store::tso::write_changes says so.
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO tso_forecast (slot, kind, zone, other, forecast, mw, published_at, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                     ON CONFLICT (slot, kind, zone, other, forecast) DO NOTHING",
+                )
+                .map_err(map_err)?;
+            let mut update = tx
+                .prepare_cached(
+                    "UPDATE tso_forecast SET mw = ?6, published_at = ?7, updated_at = ?8
+                     WHERE slot = ?1 AND kind = ?2 AND zone = ?3 AND other = ?4 AND forecast = ?5
+                       AND ((mw <> ?6 AND published_at <= ?7) OR (mw = ?6 AND published_at > ?7))",
+                )
+                .map_err(map_err)?;
+            for f in rows {
+                let (slot, kind, zone, other, forecast) = tso::storable(f)?;
+                let row = params![
+                    slot,
+                    kind,
+                    zone,
+                    other,
+                    forecast,
+                    f.point.mw,
+                    f.published_at,
+                    updated_at
+                ];
+                if insert.execute(row).map_err(map_err)? == 1 {
+                    summary.inserted += 1;
+                } else if update.execute(row).map_err(map_err)? == 1 {
+                    summary.updated += 1;
+                }
+            }
+        }
+        tx.commit().map_err(map_err)?;
+        summary.unchanged = forecasts.len() - summary.inserted - summary.updated;
+        Ok(summary)
+    }
+
+    fn tso_forecasts_in_range(
+        &self,
+        range: SlotRange,
+        published_before: i64,
+    ) -> Result<Vec<StoredTsoForecast>> {
+        let conn = self.lock();
+        let mut st = conn
+            .prepare_cached(
+                "SELECT slot, kind, zone, other, forecast, mw, published_at, updated_at
+                 FROM tso_forecast WHERE slot >= ?1 AND slot < ?2 AND published_at < ?3
+                 ORDER BY slot, kind, zone, other, forecast",
+            )
+            .map_err(map_err)?;
+        let mut rows = st
+            .query(params![range.start.0, range.end.0, published_before])
+            .map_err(map_err)?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(map_err)? {
+            let text = |i: usize| -> Result<&str> {
+                r.get_ref(i)
+                    .map_err(map_err)?
+                    .as_str()
+                    .map_err(|e| StoreError::Corrupt(format!("tso_forecast column {i}: {e}")))
+            };
+            let int = |i: usize| r.get::<_, i64>(i).map_err(map_err);
+            out.push(tso::from_row(
+                int(0)?,
+                int(1)? as i16,
+                text(2)?,
+                text(3)?,
+                int(4)? as i16,
+                r.get::<_, f64>(5).map_err(map_err)?,
+                int(6)?,
+                int(7)?,
+            )?);
+        }
+        Ok(out)
     }
 
     fn next_input_day(&self, day: i64) -> Result<Option<i64>> {

@@ -2,12 +2,13 @@
 //! against a fresh, empty database.
 
 use crate::test_points::{assumed_point as assumed, flow_point, z};
-use crate::{Secret, Store, TokenRecord};
+use crate::{PublishedForecast, Secret, Store, TokenRecord};
 use gridprint_core::derived::{DerivedDay, SeriesKey, SlotFlags};
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::{DataState, ZoneStatus};
 use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastPoint, TsoForecastSeries};
 
 fn gen_point(zone: &str, slot: i64, mw: f64, state: DataState, ds: &str) -> InputPoint {
     InputPoint {
@@ -90,6 +91,9 @@ pub fn read_only(writable: &dyn Store, read_only: &dyn Store) {
     ro(read_only.register("ro@example.org", "$argon2id$x", 3));
     ro(read_only.replace_derived_days(&[]));
     ro(read_only.settle_days(&[1], 1));
+    ro(read_only
+        .upsert_tso_forecasts(&[tso_point("SI", 7000, 1.0, 1)], 2)
+        .map(|_| ()));
 }
 
 /// Runs every check; panics with a message on the first failure.
@@ -98,6 +102,7 @@ pub fn run_all(store: &dyn Store) {
     quality_never_degrades(store);
     input_day_revisions(store);
     assumed_flows(store);
+    tso_forecasts(store);
     derived_days_roundtrip(store);
     derived_change_log(store);
     access_lifecycle(store);
@@ -297,6 +302,135 @@ pub fn assumed_flows(store: &dyn Store) {
         got,
         vec![(real[1].clone(), 1), (arrived, 7), (zeros[3].clone(), 5)]
     );
+}
+
+/// A day-ahead wind forecast of `zone`.
+fn tso_point(zone: &str, slot: i64, mw: f64, published_at: i64) -> PublishedForecast {
+    PublishedForecast {
+        point: TsoForecastPoint {
+            series: TsoForecastSeries::Generation {
+                zone: z(zone),
+                production_type: ProductionType::WindOnshore,
+            },
+            kind: TsoForecastKind::DayAhead,
+            slot: Slot(slot),
+            mw,
+        },
+        published_at,
+    }
+}
+
+/// TSO forecasts (`crate::tso`) read back with their publication time, ordered by slot, series and
+/// kind, only those published before the time asked; they never show among the inputs nor move
+/// the input revision; rewriting changes nothing; a later revision replaces a value, an older one
+/// does not; a bad value stores nothing of its batch.
+pub fn tso_forecasts(store: &dyn Store) {
+    let s0 = 3000 * 96;
+    let range = SlotRange::new(Slot(s0), Slot(s0 + 96));
+    let (r0, extent) = (
+        store.input_revision().unwrap(),
+        store.input_extent().unwrap(),
+    );
+    let load = PublishedForecast {
+        point: TsoForecastPoint {
+            series: TsoForecastSeries::Load { zone: z("DK1") },
+            kind: TsoForecastKind::DayAhead,
+            slot: Slot(s0),
+            mw: 2500.0,
+        },
+        published_at: 90,
+    };
+    let mut intraday = tso_point("DK1", s0, 700.0, 200);
+    intraday.point.kind = TsoForecastKind::Intraday;
+    let scheduled = PublishedForecast {
+        point: TsoForecastPoint {
+            series: TsoForecastSeries::ScheduledGeneration { zone: z("DK2") },
+            kind: TsoForecastKind::DayAhead,
+            slot: Slot(s0 + 1),
+            mw: 0.0,
+        },
+        published_at: 100,
+    };
+    let written = vec![
+        tso_point("DK1", s0 + 1, 650.5, 100),
+        intraday.clone(),
+        load.clone(),
+        tso_point("DK1", s0, 600.0, 100),
+        scheduled.clone(),
+        tso_point("DK2", s0, 300.0, 100),
+    ];
+    let s = store.upsert_tso_forecasts(&written, 10).unwrap();
+    assert_eq!((s.inserted, s.updated, s.unchanged), (6, 0, 0));
+    let s = store.upsert_tso_forecasts(&written, 11).unwrap();
+    assert_eq!(
+        (s.inserted, s.updated, s.unchanged),
+        (0, 0, 6),
+        "a rewrite changes nothing"
+    );
+    let read = |published_before: i64| -> Vec<(PublishedForecast, i64)> {
+        store
+            .tso_forecasts_in_range(range, published_before)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.forecast, s.updated_at))
+            .collect()
+    };
+    let all = vec![
+        (tso_point("DK1", s0, 600.0, 100), 10),
+        (intraday.clone(), 10),
+        (tso_point("DK2", s0, 300.0, 100), 10),
+        (load.clone(), 10),
+        (tso_point("DK1", s0 + 1, 650.5, 100), 10),
+        (scheduled.clone(), 10),
+    ];
+    assert_eq!(read(i64::MAX), all);
+    assert_eq!(
+        read(101),
+        [&all[..1], &all[2..]].concat(),
+        "the intraday value, published at 200, is not known at 101"
+    );
+    assert_eq!(read(100), vec![all[3].clone()], "before 100: only the load");
+    assert!(
+        store
+            .tso_forecasts_in_range(SlotRange::new(Slot(s0 + 2), Slot(s0 + 96)), i64::MAX)
+            .unwrap()
+            .is_empty()
+    );
+    // Never among the inputs, never a change of the inputs.
+    assert!(store.inputs_in_range(range).unwrap().is_empty());
+    assert_eq!(store.input_revision().unwrap(), r0);
+    assert_eq!(store.input_extent().unwrap(), extent);
+
+    // Revisions: a later publication of another value replaces it, an older one does not; the same
+    // value seen published earlier moves the time back.
+    let s = store
+        .upsert_tso_forecasts(
+            &[
+                tso_point("DK1", s0, 610.0, 150),
+                tso_point("DK2", s0, 999.0, 50),
+                tso_point("DK1", s0 + 1, 650.5, 80),
+            ],
+            12,
+        )
+        .unwrap();
+    assert_eq!((s.inserted, s.updated, s.unchanged), (0, 2, 1));
+    let got = read(i64::MAX);
+    assert_eq!(got[0], (tso_point("DK1", s0, 610.0, 150), 12));
+    assert_eq!(got[2], (tso_point("DK2", s0, 300.0, 100), 10));
+    assert_eq!(got[4], (tso_point("DK1", s0 + 1, 650.5, 80), 12));
+
+    // A value that is no power fails the whole batch.
+    let bad = store.upsert_tso_forecasts(
+        &[
+            tso_point("DK1", s0 + 5, 1.0, 100),
+            tso_point("DK1", s0 + 6, f64::NAN, 100),
+        ],
+        13,
+    );
+    assert!(bad.is_err(), "{bad:?}");
+    let bad = store.upsert_tso_forecasts(&[tso_point("DK1", s0 + 7, -1.0, 100)], 13);
+    assert!(bad.is_err(), "{bad:?}");
+    assert_eq!(read(i64::MAX).len(), 6, "nothing of a failed batch stored");
 }
 
 /// A forecast never replaces an estimate, an estimate never replaces provider data; better data

@@ -1,6 +1,7 @@
 //! gridprint-store: what gridprint keeps, independent of the database that keeps it.
 //!
-//! The [`Store`] trait groups raw inputs ([`InputStore`]), derived outputs ([`DerivedStore`]) and access
+//! The [`Store`] trait groups raw inputs ([`InputStore`], with the TSOs' forecasts kept apart:
+//! [`tso`]), derived outputs ([`DerivedStore`]) and access
 //! control ([`AccessStore`]). Backends (SQLite embedded, PostgreSQL for scale-out) implement it and run
 //! the same conformance suite (module `conformance`, feature `testing`), so the engine, importers, worker and API never name a driver.
 //! Methods are synchronous: callers on async runtimes use `spawn_blocking`; the API's hot paths are
@@ -13,9 +14,11 @@ pub mod assumed;
 pub mod conformance;
 #[cfg(any(test, feature = "testing"))]
 mod test_points;
+pub mod tso;
 
 pub use access::{AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, TokenRecord};
 pub use gridprint_core::secret::Secret;
+pub use tso::{PublishedForecast, StoredTsoForecast};
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::{InputKey, InputPoint};
@@ -99,6 +102,37 @@ pub trait InputStore {
     fn settle_days(&self, days: &[i64], revision: i64) -> Result<()> {
         let _ = (days, revision);
         Ok(())
+    }
+
+    /// Stores TSO forecasts ([`tso`]) in one transaction, apart from the actual inputs: no input
+    /// point, input revision or day changes. Per row, [`tso::write_changes`] decides (a later
+    /// revision replaces a value, an older publication never does); a value that is not finite and
+    /// non-negative fails the whole call. `inserted` counts new rows, `updated` changed ones. The
+    /// default (a store that keeps none) refuses.
+    fn upsert_tso_forecasts(
+        &self,
+        forecasts: &[PublishedForecast],
+        updated_at: i64,
+    ) -> Result<UpsertSummary> {
+        let _ = updated_at;
+        if forecasts.is_empty() {
+            return Ok(UpsertSummary::default());
+        }
+        Err(StoreError::Other(
+            "this store keeps no TSO forecasts".into(),
+        ))
+    }
+
+    /// The stored TSO forecasts of every zone whose slot lies in `range` and that were published
+    /// before `published_before` (Unix seconds, exclusive), ordered by slot, series and kind. The
+    /// default (a store that keeps none) has none.
+    fn tso_forecasts_in_range(
+        &self,
+        range: SlotRange,
+        published_before: i64,
+    ) -> Result<Vec<StoredTsoForecast>> {
+        let _ = (range, published_before);
+        Ok(Vec::new())
     }
 }
 

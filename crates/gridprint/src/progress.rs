@@ -83,6 +83,22 @@ impl Observer for Bars {
             r.stored.updated,
             r.stored.unchanged
         );
+        if r.forecasts > 0 || !r.forecasts_skipped.is_empty() {
+            eprintln!(
+                "TSO forecasts: {} values, stored apart from the points ({} new, {} changed, {} unchanged)",
+                r.forecasts,
+                r.forecasts_stored.inserted,
+                r.forecasts_stored.updated,
+                r.forecasts_stored.unchanged
+            );
+            let skipped: usize = r.forecasts_skipped.values().sum();
+            if skipped > 0 {
+                eprintln!("skipped {skipped} forecast values:");
+                for (k, v) in &r.forecasts_skipped {
+                    eprintln!("  {v:>7}  {k}");
+                }
+            }
+        }
         let skipped = r.document.skipped_total();
         if skipped > 0 {
             if self.skip_details {

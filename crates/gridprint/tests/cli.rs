@@ -219,6 +219,163 @@ fn an_invalid_document_stores_nothing() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/file.xml"));
 }
 
+/// The Transparency Platform website's exports (real two-day cuts, ENTSO-E Transparency Platform,
+/// CC BY 4.0): actual generation and load become inputs, the TSOs' forecasts are stored apart with
+/// their publication deadline, the `Current` forecast (no publication time) is counted, not stored;
+/// a re-import changes nothing.
+#[test]
+fn website_exports_import_actuals_as_inputs_and_forecasts_apart() {
+    let (_dir, db) = temp_db();
+    let folder = fixtures().join("transparency-csv");
+    let out = ok(&db, &["import", folder.to_str().unwrap()]);
+    assert!(out.contains("imported 4 files"), "{out}");
+    assert!(out.contains("TSO forecasts:"), "{out}");
+    assert!(out.contains("no-publication-time:DK1"), "{out}");
+    let one = |sql: &str| sqlite_rows(&db, sql).join(",");
+    // DK1 onshore wind, day-ahead, 25 March 2023 00:00 UTC: 1704 MW, due by 18:00 Brussels (CET)
+    // the day before.
+    let wind = "FROM tso_forecast WHERE slot = 1679702400 / 900 AND kind = 0 AND zone = 'DK1' \
+                AND other = 'wind_onshore'";
+    assert_eq!(
+        one(&format!(
+            "SELECT mw || ' ' || published_at {wind} AND forecast = 0"
+        )),
+        format!("Text(\"1704.0 {}\")", 1679677200)
+    );
+    assert_eq!(
+        one(&format!("SELECT COUNT(*) {wind}")),
+        "Integer(1)",
+        "the intraday value is N/A there, the current one is not stored"
+    );
+    // DK1 load, 28 October 2023 00:00 UTC: forecast 2116 MW due by 10:00 Brussels (CEST) the day
+    // before; the actual 2168 MW is an input.
+    assert_eq!(
+        one(
+            "SELECT mw || ' ' || published_at FROM tso_forecast WHERE slot = 1698451200 / 900 \
+             AND kind = 1 AND zone = 'DK1'"
+        ),
+        format!("Text(\"2116.0 {}\")", 1698393600)
+    );
+    assert_eq!(
+        one(
+            "SELECT mw FROM input_point WHERE slot = 1698451200 / 900 AND kind = 1 AND zone = 'DK1'"
+        ),
+        "Real(2168.0)"
+    );
+    // Forecasts never among the inputs: no input of the days the wind and solar export covers
+    // (the generation export holds 10-11 April).
+    assert_eq!(
+        one(
+            "SELECT COUNT(*) FROM input_point WHERE slot >= 1679702400 / 900 \
+             AND slot < 1679702400 / 900 + 2 * 96"
+        ),
+        "Integer(0)"
+    );
+    assert!(
+        one("SELECT COUNT(*) FROM input_point WHERE kind = 0 AND zone = 'DK1'") != "Integer(0)"
+    );
+    let again = ok(&db, &["import", folder.to_str().unwrap()]);
+    assert!(again.contains("0 new, 0 changed"), "{again}");
+    assert!(
+        again.contains("TSO forecasts:") && again.matches("(0 new, 0 changed").count() == 2,
+        "{again}"
+    );
+}
+
+/// A malformed row of a website export fails the import, naming the file and line, and nothing of
+/// any file is stored: neither inputs nor forecasts.
+#[test]
+fn a_malformed_website_export_row_stores_nothing() {
+    let (dir, db) = temp_db();
+    let folder = dir.path().join("exports");
+    std::fs::create_dir(&folder).unwrap();
+    let source = fixtures().join("transparency-csv");
+    for name in [
+        "actual-generation-per-type_DK1_2023-04-10to11.csv",
+        "wind-solar-forecasts_DK1_2023-03-25to26.csv",
+    ] {
+        std::fs::copy(source.join(name), folder.join(name)).unwrap();
+    }
+    let load = std::fs::read_to_string(source.join("total-load_DK1_2023-10-28to29.csv")).unwrap();
+    let broken = load.replacen("\"2106\",\"2194\"", "\"2106\",\"21x94\"", 1);
+    assert_ne!(broken, load);
+    std::fs::write(folder.join("z-total-load.csv"), broken).unwrap();
+    let out = run(&db, &["import", folder.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("z-total-load.csv") && err.contains("line 3") && err.contains("21x94"),
+        "the error names the file, line and value: {err}"
+    );
+    for table in ["input_point", "tso_forecast"] {
+        assert_eq!(
+            sqlite_rows(&db, &format!("SELECT COUNT(*) FROM {table}")),
+            vec!["Integer(0)"],
+            "{table}"
+        );
+    }
+}
+
+/// `forecast-eval --tso --local` on a real week of DK1 (data/fixtures/transparency-csv-week): a row
+/// with the model with the TSO's forecasts, without them and persistence; `--tso --fit` prints the
+/// measured weights; without stored TSO forecasts `--tso` says what to import.
+#[test]
+fn forecast_eval_scores_the_tso_blend_on_a_real_week() {
+    let (_dir, db) = temp_db();
+    let week = fixtures().join("transparency-csv-week");
+    let range = [
+        "--from",
+        "2023-09-02T00:00:00Z",
+        "--to",
+        "2023-09-08T00:00:00Z",
+        "--every",
+        "5h",
+        "--local",
+    ];
+    ok(
+        &db,
+        &[
+            "import",
+            "--no-compute",
+            week.join("actual-generation-per-type_DK1_2023-09-01to07.csv")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    let none = run(&db, &[&["forecast-eval", "--tso"][..], &range].concat());
+    assert!(!none.status.success());
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("no TSO day-ahead forecasts stored"),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
+    ok(&db, &["import", "--no-compute", week.to_str().unwrap()]);
+    let out = ok(&db, &[&["forecast-eval", "--tso"][..], &range].concat());
+    assert!(out.contains("local carbon footprint"), "{out}");
+    let dk1: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("| DK1 | 10 |"))
+        .collect();
+    assert_eq!(dk1.len(), 1, "{out}");
+    // Each measure: with the TSO's forecasts (without them) (persistence).
+    let cells: Vec<&str> = dk1[0].split(" | ").collect();
+    assert_eq!(cells[2].matches('(').count(), 2, "{out}");
+    assert_ne!(
+        cells[2].split(' ').next(),
+        cells[2]
+            .split(' ')
+            .nth(1)
+            .map(|s| s.trim_matches(['(', ')'])),
+        "the blend moved the forecast: {out}"
+    );
+    let fit = ok(
+        &db,
+        &[&["forecast-eval", "--tso", "--fit"][..], &range].concat(),
+    );
+    assert!(fit.contains("| wind | 8-16 |"), "{fit}");
+    assert!(fit.contains("BlendWeights { solar: ["), "{fit}");
+}
+
 #[test]
 fn demo_import_computes_real_data() {
     let (_dir, db) = temp_db();

@@ -604,3 +604,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn every_view_is_sniffed_as_a_website_export_and_refused_by_detect_and_parse() {
+    use gridprint_ingest::{InputFormat, detect_and_parse, detect_format};
+    for name in [GENERATION, WIND_SOLAR, SCHEDULED, LOAD] {
+        let bytes = std::fs::read(format!("{DIR}/{name}")).unwrap();
+        assert_eq!(
+            detect_format(&bytes),
+            Some(InputFormat::TransparencyExport),
+            "{name}"
+        );
+        assert!(
+            matches!(
+                detect_and_parse(&bytes, zones()),
+                Err(ParseError::UnrecognisedFormat(_))
+            ),
+            "{name}: its forecasts would be lost"
+        );
+    }
+    assert_eq!(detect_format(b"\"Areas\",\"MTU\"\n"), None);
+}

@@ -6,11 +6,13 @@
 //! the compute does (`gather_slot_inputs`, `trace_slot`), and the footprints are compared with
 //! those traced from what really happened. Beside the model: persistence (the same slot on the
 //! last known day) and, for the first hour, the last known footprint held. [`evaluate`] returns the
-//! scores per zone and horizon band; `gridprint forecast-eval` prints them and docs/forecast.md
-//! quotes them.
+//! scores per zone and horizon band ([`evaluate_with`] also blends in the TSOs' forecasts, and
+//! [`Footprint::Local`] scores the zone's own generation); `gridprint forecast-eval` prints them
+//! and docs/forecast.md quotes them.
 
 use super::errors::{ErrorSums, Errors};
 use super::model::{ForecastConfig, SeriesClass, forecast_series};
+use super::tso::{BlendWeights, Published, blend};
 use crate::series::Series;
 use gridprint_compute::gather_slot_inputs;
 use gridprint_core::engine::trace_slot;
@@ -34,6 +36,16 @@ const FIRST_HOUR: i64 = 4;
 /// Slots of the job placed by the regret measure (3 hours).
 pub const JOB_SLOTS: usize = 12;
 
+/// Which carbon footprint (life-cycle) is scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Footprint {
+    /// Flow-traced: what a zone consumes.
+    #[default]
+    Global,
+    /// Of the zone's own generation (data without flows).
+    Local,
+}
+
 /// How the replay is run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EvalOptions {
@@ -41,6 +53,8 @@ pub struct EvalOptions {
     pub lag_slots: i64,
     /// Slots scored after each origin (the last band's end at most).
     pub horizon_slots: i64,
+    /// The footprint scored.
+    pub footprint: Footprint,
 }
 
 impl Default for EvalOptions {
@@ -48,8 +62,16 @@ impl Default for EvalOptions {
         EvalOptions {
             lag_slots: 4,
             horizon_slots: BANDS[2].2,
+            footprint: Footprint::Global,
         }
     }
+}
+
+/// The TSO forecasts a replay blends in ([`super::tso`]): per actual series, the values with
+/// their publication times, and the weights.
+pub struct TsoInputs<'a> {
+    pub series: &'a BTreeMap<InputKey, Published>,
+    pub weights: &'a BlendWeights,
 }
 
 /// One zone's scores.
@@ -80,6 +102,16 @@ pub fn traced_footprints(
     range: SlotRange,
     points: &[StoredInput],
 ) -> Vec<Vec<f64>> {
+    footprints(reference, range, points, Footprint::Global)
+}
+
+/// [`traced_footprints`], of the footprint asked for.
+pub fn footprints(
+    reference: &ReferenceData,
+    range: SlotRange,
+    points: &[StoredInput],
+    footprint: Footprint,
+) -> Vec<Vec<f64>> {
     let refs: Vec<&StoredInput> = points.iter().collect();
     let inputs = gather_slot_inputs(reference, range, &refs);
     let (c, s) = (FootprintType::Carbon.index(), Scope::LifeCycle.index());
@@ -89,7 +121,12 @@ pub fn traced_footprints(
             trace_slot(reference, si)
                 .zones
                 .iter()
-                .map(|z| z.as_ref().map_or(f64::NAN, |z| z.footprint_global[c][s]))
+                .map(|z| {
+                    z.as_ref().map_or(f64::NAN, |z| match footprint {
+                        Footprint::Global => z.footprint_global[c][s],
+                        Footprint::Local => z.footprint_local[c][s],
+                    })
+                })
                 .collect()
         })
         .collect()
@@ -209,7 +246,12 @@ impl Truth {
         while day < range.end {
             let end = day.offset(7 * SLOTS_PER_DAY).min(range.end);
             let r = SlotRange::new(day, end);
-            footprints.extend(traced_footprints(reference, r, &recorded(series, r)));
+            footprints.extend(self::footprints(
+                reference,
+                r,
+                &recorded(series, r),
+                opts.footprint,
+            ));
             day = end;
         }
         Truth { range, footprints }
@@ -239,6 +281,22 @@ pub fn evaluate(
     opts: &EvalOptions,
     progress: &(dyn Fn() + Sync),
 ) -> Vec<ZoneScore> {
+    evaluate_with(reference, series, truth, origins, cfg, opts, None, progress)
+}
+
+/// [`evaluate`], blending in the TSO forecasts `tso` published before each origin
+/// ([`super::tso::blend`]) when given.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_with(
+    reference: &ReferenceData,
+    series: &BTreeMap<InputKey, Series>,
+    truth: &Truth,
+    origins: &[Slot],
+    cfg: &ForecastConfig,
+    opts: &EvalOptions,
+    tso: Option<&TsoInputs<'_>>,
+    progress: &(dyn Fn() + Sync),
+) -> Vec<ZoneScore> {
     let n = reference.zones.len();
     let horizon = opts.horizon_slots;
     let truth_at = |t: Slot, z: usize| truth.at(t, z);
@@ -249,13 +307,24 @@ pub fn evaluate(
             let range = SlotRange::new(t0, t0.offset(horizon));
             let mut points = Vec::new();
             for (key, s) in series {
-                for (t, v) in forecast_series(s, known, range.end, SeriesClass::of(key), cfg) {
+                let class = SeriesClass::of(key);
+                let mut fc = forecast_series(s, known, range.end, class, cfg);
+                if let (Some(tso), Some(last)) = (tso, s.last_before(known))
+                    && let Some(p) = tso.series.get(key)
+                {
+                    let known_tso = p.known_at(t0, SlotRange::new(last, range.end));
+                    fc = blend(&fc, &known_tso, last, class, tso.weights)
+                        .into_iter()
+                        .map(|(t, v, _)| (t, v))
+                        .collect();
+                }
+                for (t, v) in fc {
                     if t >= t0 {
                         points.push(stored(key, t, v));
                     }
                 }
             }
-            let fc = traced_footprints(reference, range, &points);
+            let fc = footprints(reference, range, &points, opts.footprint);
             let mut sums = vec![ZoneSums::default(); n];
             for (z, zs) in sums.iter_mut().enumerate() {
                 let held = truth_at(known.offset(-1), z);

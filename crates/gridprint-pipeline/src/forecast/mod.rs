@@ -8,13 +8,15 @@
 //! from the current slot on as forecasts ([`DataState::Missing`]: they stand in for data that does
 //! not exist yet) — [`to_points`]. [`eval`] is the yardstick on the footprint itself (what
 //! `gridprint forecast-eval` prints), [`fit`] the per-series backtest and the parameter search,
-//! [`errors`] the measures both use.
+//! [`errors`] the measures both use. [`tso`] blends the TSOs' own day-ahead forecasts in where they
+//! cover a slot.
 //! docs/forecast.md has the measured accuracy, docs/methodology.md the method.
 
 pub mod errors;
 pub mod eval;
 pub mod fit;
 pub mod model;
+pub mod tso;
 
 pub use model::{DEFAULT_HORIZON_SLOTS, ForecastConfig, SeriesClass, forecast_series};
 

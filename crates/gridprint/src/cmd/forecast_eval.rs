@@ -15,8 +15,13 @@ use gridprint_core::inputs::InputKey;
 use gridprint_core::quality::DataState;
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange, format_timestamp};
-use gridprint_pipeline::forecast::eval::{BANDS, EvalOptions, Truth, ZoneScore, evaluate};
+use gridprint_pipeline::forecast::eval::{
+    BANDS, EvalOptions, Footprint, Truth, TsoInputs, ZoneScore, evaluate, evaluate_with,
+};
 use gridprint_pipeline::forecast::fit::{PARAMETERS, descend, fit_class};
+use gridprint_pipeline::forecast::tso::{
+    BlendWeights, LEAD_BUCKETS, Published, WeightSamples, blend_key, collect_samples, fit_weights,
+};
 use gridprint_pipeline::forecast::{ForecastConfig, SeriesClass};
 use gridprint_pipeline::series::Series;
 use gridprint_store::Store;
@@ -45,9 +50,18 @@ pub struct ForecastEvalArgs {
     /// Provider lag: the data of the last `--lag` before an origin is not published yet there.
     #[arg(long, env = "GRIDPRINT_EVAL_LAG", default_value = "1h", value_parser = parse_flag_duration)]
     pub lag: Duration,
-    /// Search each class's parameters on the range instead of scoring (prints them).
+    /// Search each class's parameters on the range instead of scoring (prints them); with
+    /// `--tso`, measure the blend's weights instead.
     #[arg(long, env = "GRIDPRINT_EVAL_FIT")]
     pub fit: bool,
+    /// Blend in the stored TSO day-ahead forecasts (each origin uses the values published before
+    /// it) and score the forecast with them against the same model without them and persistence.
+    #[arg(long, env = "GRIDPRINT_EVAL_TSO")]
+    pub tso: bool,
+    /// Score the local carbon footprint (the zone's own generation) instead of the flow-traced
+    /// one: for data without flows.
+    #[arg(long, env = "GRIDPRINT_EVAL_LOCAL")]
+    pub local: bool,
 }
 
 fn slots(d: Duration) -> i64 {
@@ -109,9 +123,14 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     ensure!(lag >= 0, "--lag must not be negative");
     let opts = EvalOptions {
         lag_slots: lag,
+        footprint: if args.local {
+            Footprint::Local
+        } else {
+            Footprint::Global
+        },
         ..EvalOptions::default()
     };
-    let horizon = if args.fit {
+    let horizon = if args.fit && !args.tso {
         FIT_HORIZON_SLOTS as i64
     } else {
         opts.horizon_slots
@@ -136,7 +155,46 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     let loaded = SlotRange::new(start.offset(-history_days * SLOTS_PER_DAY), end);
     let series = load_series(store.as_ref(), loaded, keep)?;
     ensure!(!series.is_empty(), "no official inputs stored in the range");
-    if args.fit {
+    if args.tso {
+        let tso = load_tso(store.as_ref(), loaded, keep)?;
+        ensure!(
+            !tso.is_empty(),
+            "no TSO day-ahead forecasts stored in the range: import the Transparency Platform's exports first"
+        );
+        if args.fit {
+            let samples = collect_samples(
+                &series,
+                &tso,
+                &origins,
+                &ForecastConfig::default(),
+                lag,
+                opts.horizon_slots,
+            );
+            print_weights(&samples, origins.len(), lag);
+        } else {
+            let truth = Truth::new(&reference, &series, &origins, &opts);
+            let weights = BlendWeights::default();
+            let inputs = TsoInputs {
+                series: &tso,
+                weights: &weights,
+            };
+            let run = |tso: Option<&TsoInputs<'_>>| {
+                evaluate_with(
+                    &reference,
+                    &series,
+                    &truth,
+                    &origins,
+                    &ForecastConfig::default(),
+                    &opts,
+                    tso,
+                    &|| {},
+                )
+            };
+            let with = run(Some(&inputs));
+            let without = run(None);
+            print_tso_scores(&with, &without, &origins, lag, args.local);
+        }
+    } else if args.fit {
         print_fit(&reference, &series, &origins, &opts, lag);
     } else {
         let truth = Truth::new(&reference, &series, &origins, &opts);
@@ -161,6 +219,155 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The stored TSO forecasts the blend reads, with their publication times, over `range`.
+fn load_tso(
+    store: &dyn Store,
+    range: SlotRange,
+    keep: impl Fn(&InputKey) -> bool,
+) -> anyhow::Result<BTreeMap<InputKey, Published>> {
+    let mut out: BTreeMap<InputKey, Published> = BTreeMap::new();
+    let mut start = range.start;
+    while start < range.end {
+        let end = start.offset(7 * SLOTS_PER_DAY).min(range.end);
+        for f in store.tso_forecasts_in_range(SlotRange::new(start, end), i64::MAX)? {
+            let Some(key) = blend_key(&f).filter(|k| keep(k)) else {
+                continue;
+            };
+            let p = &f.forecast;
+            out.entry(key)
+                .or_insert_with(|| Published::empty(range))
+                .set(p.point.slot, p.point.mw, p.published_at);
+        }
+        start = end;
+    }
+    Ok(out)
+}
+
+/// The blend's measured weights and each bucket's errors, and the weights to put in
+/// `BlendWeights::default`.
+fn print_weights(samples: &WeightSamples, origins: usize, lag: i64) {
+    let (weights, fits) = fit_weights(samples, BlendWeights::default());
+    println!(
+        "TSO blend weights over {origins} origins, lag {} min: least squares per class and hours after the last known value; MAE in MW",
+        lag * 15
+    );
+    println!();
+    println!(
+        "| class | hours after the last value | samples | weight of the TSO | MAE model | MAE TSO | MAE blend |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|");
+    for f in &fits {
+        let from = LEAD_BUCKETS[f.bucket] / 4;
+        let to = LEAD_BUCKETS
+            .get(f.bucket + 1)
+            .map_or("…".to_string(), |b| (b / 4).to_string());
+        println!(
+            "| {} | {from}-{to} | {} | {:.2} | {:.1} | {:.1} | {:.1} |",
+            f.class.as_str(),
+            f.n,
+            f.weight,
+            f.model_mae,
+            f.tso_mae,
+            f.blend_mae
+        );
+    }
+    let list = |w: &[f64; 7]| {
+        w.iter()
+            .map(|v| format!("{v:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!();
+    println!(
+        "BlendWeights {{ solar: [{}], wind: [{}], load: [{}] }}",
+        list(&weights.solar),
+        list(&weights.wind),
+        list(&weights.load)
+    );
+}
+
+/// The scores with the TSO forecasts beside the same model without them and persistence.
+fn print_tso_scores(
+    with: &[ZoneScore],
+    without: &[ZoneScore],
+    origins: &[Slot],
+    lag: i64,
+    local: bool,
+) {
+    let (first, last) = (origins[0], origins[origins.len() - 1]);
+    println!(
+        "{} carbon footprint (life-cycle) forecast: {} origins from {} to {}, lag {} min; model {} with the TSOs' day-ahead forecasts published before each origin (the same model without them) (persistence)",
+        if local { "local" } else { "flow-traced" },
+        origins.len(),
+        format_timestamp(first.start()),
+        format_timestamp(last.start()),
+        lag * 15,
+        gridprint_pipeline::forecast::METHOD
+    );
+    println!();
+    println!(
+        "| zone | origins | 0-24 h MAPE % | 24-48 h MAPE % | MAE g/kWh 0-24 h | rank corr. 0-24 h | 3 h regret % | first hour MAPE % (held) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let three =
+        |a: f64, b: f64, c: f64, d: usize| format!("{} ({}) ({})", num(a, d), num(b, d), num(c, d));
+    for (w, o) in with.iter().zip(without) {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} ({}) |",
+            w.zone.as_str(),
+            w.origins,
+            three(w.model[0].mape, o.model[0].mape, w.persistence[0].mape, 1),
+            three(w.model[1].mape, o.model[1].mape, w.persistence[1].mape, 1),
+            three(w.model[0].mae, o.model[0].mae, w.persistence[0].mae, 1),
+            three(w.rank.0, o.rank.0, w.rank.1, 2),
+            three(w.regret.0, o.regret.0, w.regret.1, 1),
+            num(w.first_hour.mape, 1),
+            num(w.first_hour_held.mape, 1),
+        );
+    }
+    let m = |v: &[ZoneScore], f: &dyn Fn(&ZoneScore) -> f64| mean_of(v, f);
+    let (mw, mo, mp) = (
+        m(with, &|z| z.model[0].mape),
+        m(without, &|z| z.model[0].mape),
+        m(with, &|z| z.persistence[0].mape),
+    );
+    println!(
+        "| **mean** | | {} | {} | {} | {} | {} | {} ({}) |",
+        three(mw, mo, mp, 1),
+        three(
+            m(with, &|z| z.model[1].mape),
+            m(without, &|z| z.model[1].mape),
+            m(with, &|z| z.persistence[1].mape),
+            1
+        ),
+        three(
+            m(with, &|z| z.model[0].mae),
+            m(without, &|z| z.model[0].mae),
+            m(with, &|z| z.persistence[0].mae),
+            1
+        ),
+        three(
+            m(with, &|z| z.rank.0),
+            m(without, &|z| z.rank.0),
+            m(with, &|z| z.rank.1),
+            2
+        ),
+        three(
+            m(with, &|z| z.regret.0),
+            m(without, &|z| z.regret.0),
+            m(with, &|z| z.regret.1),
+            1
+        ),
+        num(m(with, &|z| z.first_hour.mape), 1),
+        num(m(with, &|z| z.first_hour_held.mape), 1),
+    );
+    println!();
+    println!(
+        "0-24 h MAPE with the TSO forecasts {mw:.1} %, without them {mo:.1} % ({:+.0} %), persistence {mp:.1} %",
+        100.0 * (mw / mo - 1.0)
+    );
 }
 
 /// Passes of the footprint descent after the per-series grid.

@@ -1,5 +1,6 @@
-//! `gridprint import`: read provider files (ENTSO-E XML, File Library CSV) or the bundled demo set into
-//! the store in one transaction, report what was skipped, then compute the imported days
+//! `gridprint import`: read provider files (ENTSO-E XML, File Library CSV, the Transparency
+//! Platform website's CSV exports, whose TSO forecasts are stored apart) or the bundled demo set
+//! into the store in one transaction, report what was skipped, then compute the imported days
 //! ([`gridprint_pipeline::import_and_compute`] does the work). `--demo` also replays the demo set
 //! onto the present and runs one worker cycle ([`crate::cmd::demo`]).
 
