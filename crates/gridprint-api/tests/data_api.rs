@@ -1710,6 +1710,9 @@ impl gridprint_store::AccessStore for Flaky {
     }
 }
 
+/// No forecast archive (the defaults: nothing kept).
+impl gridprint_store::ForecastStore for Flaky {}
+
 impl Store for Flaky {
     fn try_lead(&self) -> gridprint_store::Result<Option<Box<dyn gridprint_store::LeaderLease>>> {
         self.check()?;

@@ -9,6 +9,7 @@
 //! `schema_migrations`.
 
 mod access;
+mod forecast;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -42,6 +43,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_estimation_datasource.sql"),
     include_str!("../migrations/0008_input_day.sql"),
     include_str!("../migrations/0009_assumed_flow.sql"),
+    // 0010 is another branch's; the list is applied in its order.
+    include_str!("../migrations/0011_forecast_archive.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).

@@ -5,6 +5,7 @@
 //! `migrations/` and are applied in order at open, tracked with SQLite's `user_version`.
 
 mod access;
+mod forecast;
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::InputPoint;
@@ -31,6 +32,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_estimation_datasource.sql"),
     include_str!("../migrations/0008_input_day.sql"),
     include_str!("../migrations/0009_assumed_flow.sql"),
+    // 0010 is another branch's; the list is applied in its order.
+    include_str!("../migrations/0011_forecast_archive.sql"),
 ];
 
 /// First and last input slot. Two subqueries, not `SELECT MIN(slot), MAX(slot)`: SQLite answers a
