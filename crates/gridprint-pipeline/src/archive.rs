@@ -1,4 +1,4 @@
-//! The worker's forecast archive and its published accuracy (issue #46, items 4 and 5).
+//! The worker's forecast archive and its published accuracy.
 //!
 //! At most once an hour ([`ARCHIVE_EVERY_SLOTS`]; the first cycle of an hour after the last
 //! archived origin) a worker cycle keeps what it issued: per zone, the carbon footprint it

@@ -1,4 +1,4 @@
-//! The forecast archive and the published accuracy (issue #46, items 4 and 5): what the worker
+//! The forecast archive and the published accuracy: what the worker
 //! issued, kept for a configurable period, and how it did against what happened.
 //!
 //! - [`ArchivedForecast`]: one zone's forecast as one worker cycle issued it — its origin (the
@@ -150,10 +150,10 @@ pub trait ForecastStore {
     }
 }
 
-/// Quantum of archived footprints: 0.01 gCO2/kWh.
-pub const FOOTPRINT_QUANTUM: f64 = 0.01;
-/// Quantum of archived inputs: 0.1 MW.
-pub const INPUT_QUANTUM: f64 = 0.1;
+/// Archived footprints are kept in hundredths of a gCO2/kWh.
+pub const FOOTPRINT_SCALE: f64 = 100.0;
+/// Archived inputs are kept in tenths of a MW.
+pub const INPUT_SCALE: f64 = 10.0;
 /// The version byte that opens every packed column.
 const FORMAT: u8 = 1;
 
@@ -222,7 +222,7 @@ impl Reader<'_> {
         Ok(s)
     }
 
-    fn values(&mut self, quantum: f64) -> Result<Vec<f64>> {
+    fn values(&mut self, scale: f64) -> Result<Vec<f64>> {
         let n = self.count()?;
         let mut out = Vec::with_capacity(n);
         let mut prev = 0i64;
@@ -233,7 +233,8 @@ impl Reader<'_> {
                     prev = prev
                         .checked_add(unzigzag(code - 1))
                         .ok_or_else(|| self.corrupt("value out of range"))?;
-                    out.push(prev as f64 * quantum);
+                    // Divided, not multiplied by the quantum: the nearest double of the decimal.
+                    out.push(prev as f64 / scale);
                 }
             }
         }
@@ -249,14 +250,14 @@ impl Reader<'_> {
     }
 }
 
-/// Appends `values` rounded to `quantum`: their count, then per value 0 for NaN, else 1 + the
-/// zigzag of its difference (in quanta) to the previous value that had one, as a varint.
-pub fn pack_values(out: &mut Vec<u8>, values: &[f64], quantum: f64) {
+/// Appends `values` rounded to `1 / scale`: their count, then per value 0 for NaN, else 1 + the
+/// zigzag of its difference (in those units) to the previous value that had one, as a varint.
+pub fn pack_values(out: &mut Vec<u8>, values: &[f64], scale: f64) {
     put_varint(out, values.len() as u64);
     let mut prev = 0i64;
     for v in values {
         if v.is_finite() {
-            let q = (v / quantum).round() as i64;
+            let q = (v * scale).round() as i64;
             put_varint(out, zigzag(q - prev) + 1);
             prev = q;
         } else {
@@ -268,7 +269,7 @@ pub fn pack_values(out: &mut Vec<u8>, values: &[f64], quantum: f64) {
 /// The packed footprints of a forecast (`ArchivedForecast::footprints`).
 pub fn pack_footprints(footprints: &[f64]) -> Vec<u8> {
     let mut out = vec![FORMAT];
-    pack_values(&mut out, footprints, FOOTPRINT_QUANTUM);
+    pack_values(&mut out, footprints, FOOTPRINT_SCALE);
     out
 }
 
@@ -278,7 +279,7 @@ pub fn unpack_footprints(bytes: &[u8]) -> Result<Vec<f64>> {
     if r.byte()? != FORMAT {
         return Err(r.corrupt("unknown format"));
     }
-    let values = r.values(FOOTPRINT_QUANTUM)?;
+    let values = r.values(FOOTPRINT_SCALE)?;
     r.done()?;
     Ok(values)
 }
@@ -295,7 +296,7 @@ pub fn pack_inputs(inputs: &[ArchivedSeries], origin: Slot) -> Vec<u8> {
         put_varint(&mut out, other.len() as u64);
         out.extend_from_slice(other.as_bytes());
         put_varint(&mut out, zigzag(origin.0 - s.last_known.0));
-        pack_values(&mut out, &s.mw, INPUT_QUANTUM);
+        pack_values(&mut out, &s.mw, INPUT_SCALE);
     }
     out
 }
@@ -315,7 +316,7 @@ pub fn unpack_inputs(bytes: &[u8], zone: &ZoneCode, origin: Slot) -> Result<Vec<
         out.push(ArchivedSeries {
             key,
             last_known: Slot(origin.0 - back),
-            mw: r.values(INPUT_QUANTUM)?,
+            mw: r.values(INPUT_SCALE)?,
         });
     }
     r.done()?;
