@@ -517,6 +517,32 @@ try {
     assert.ok(nowZones?.size, `data at the slot "Now" goes to (${nowT})`);
     const nowZone = ['FR', 'DE', 'ES', 'PL'].find((z) => nowZones.has(z)) ?? [...nowZones.keys()][0];
     await check({ kind: kindOfStatus(nowZones.get(nowZone).status), t: nowT, zone: nowZone }, 'now');
+    {
+      step('live state: the forecast\'s typical error, a band on the forecast and the figures in plain words');
+      // The archive synth_recent wrote is 10 % high: the worker measured a MAPE of 10 % wherever
+      // its final slots are complete (the truth; the synthetic state repairs the others' flows).
+      const all = await (await fetch(`${live}/v1/forecast-accuracy`, { headers: { Authorization: `Bearer ${tokens[live]}` } })).json();
+      const measured = all.filter((a) => a.window_days === 30 && a.horizon_from_hours === 0 && a.enough_data);
+      assert.ok(measured.length > 0, 'some zone has enough forecasts compared');
+      for (const a of measured) assert.ok(Math.abs(a.mape_percent - 10) < 0.05, `the known error comes out in ${a.zone}: ${a.mape_percent}`);
+      const day = measured[0];
+      const accZone = day.zone;
+      await page.locator(`#rank button[data-zone="${accZone}"]`).click();
+      const words = page.locator('#panel [data-accuracy]');
+      await words.waitFor();
+      await page.locator('#panel [data-chart="hist"] canvas').first().waitFor();
+      const text = await words.innerText();
+      assert.match(text, /^How far off the forecast has been \(the \d+ forecasts of the last 30 days/, text);
+      assert.ok(text.includes(`the next 24 h typically ±${day.mae.toFixed(1)} gCO2/kWh (${day.mape_percent.toFixed(1)} %)`), text);
+      assert.ok(text.includes('shaded band'), text);
+      const banded = Number(await page.locator('#panel [data-chart="hist"]').getAttribute('data-error-band'));
+      assert.ok(banded > 0, `the band covers forecast slots: ${banded}`);
+      await assertNoRawFlags(page, PAGE_TEXT, 'accuracy');
+      await page.screenshot({ path: join(shots, 'dashboard-live-accuracy.png') });
+      console.log(`  ${accZone}: ${text}`);
+      await page.keyboard.press('Escape');
+      await page.locator('#panel').waitFor({ state: 'hidden' });
+    }
     const seen = new Set();
     await page.locator('#slider').focus();
     for (let i = Math.max(0, nowSlot - 4); i <= Math.min(95, nowSlot + 4); i++) {

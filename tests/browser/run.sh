@@ -5,8 +5,9 @@
 # then (1) grants an email on a throw-away SQLite database, starts the server on a free port and runs
 # token_page.mjs against it; (2) serves the demo data three times from one database — `--dashboard
 # public`, `login` and `off` — and a live state (synthetic provider data up to an hour ago, then one
-# offline worker cycle: estimates, forecast; the synth_recent example, as tests/cats/run.sh) and runs
-# dashboard.mjs (map, panel, CSV, docs page, modes, limits, plain words on the live state).
+# offline worker cycle: estimates, forecast, the accuracy of a synthetic forecast archive; the
+# synth_recent example, as tests/cats/run.sh) and runs dashboard.mjs (map, panel, CSV, docs page,
+# modes, limits, plain words and the forecast's typical error on the live state).
 # Screenshots go to target/browser-screenshots/ (SCREENSHOT_DIR). Exits non-zero on any failure;
 # the servers are always stopped.
 set -euo pipefail
@@ -139,8 +140,9 @@ login_url="$started_url"
 GRIDPRINT_DASHBOARD=off start_server off --database "$demo_db" serve
 off_url="$started_url"
 
-# A live state: provider data for every zone up to an hour ago, then the worker's cycle offline.
-"$synth" --database "$tmp/live.db" --days 2 >/dev/null
+# A live state: provider data for every zone up to an hour ago and a forecast archive of the last
+# 52 hours whose error is known (10 % high), then the worker's cycle offline (which measures it).
+"$synth" --database "$tmp/live.db" --days 3 --archive-hours 52 >/dev/null 2>&1
 "$bin" --database "sqlite://$tmp/live.db" --log warn worker --once --no-entsoe --no-elexon 2>"$tmp/live-worker.log"
 live_code="$("$bin" --database "sqlite://$tmp/live.db" access grant "$email" | sed -n 's/^code: //p')"
 start_server live --database "sqlite://$tmp/live.db" serve

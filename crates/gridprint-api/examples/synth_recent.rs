@@ -6,9 +6,12 @@
 //! deployment would. The CATS compatibility test (`tests/cats/run.sh`) starts from this state.
 //! `--zone DE --from T` writes only the points of one zone (its generation and load, the flows of
 //! its borders) from `T`: provider data of some inputs reaching further than the others.
+//! `--archive-hours N` also archives, for every zone, a forecast issued at each hour of the `N`
+//! hours before `--until` whose every footprint is the one traced from these inputs plus 10 %: a
+//! forecast archive whose error is known (MAPE 10 %), which the worker's next cycle measures.
 //!
 //! ```sh
-//! cargo run -p gridprint-api --example synth_recent -- --database /tmp/recent.db [--days 9] [--until 2026-11-26T06:00Z] [--zone DE --from 2026-11-26T05:00Z]
+//! cargo run -p gridprint-api --example synth_recent -- --database /tmp/recent.db [--days 9] [--until 2026-11-26T06:00Z] [--zone DE --from 2026-11-26T05:00Z] [--archive-hours 48]
 //! ```
 
 use gridprint_compute::synthetic::inputs_of_slot;
@@ -26,8 +29,9 @@ fn main() {
     let mut until = None;
     let mut from = None;
     let mut only: Option<ZoneCode> = None;
+    let mut archive_hours: i64 = 0;
     let mut it = std::env::args().skip(1);
-    let usage = "usage: synth_recent --database PATH [--days N] [--until TIMESTAMP] [--zone CODE] [--from TIMESTAMP]";
+    let usage = "usage: synth_recent --database PATH [--days N] [--until TIMESTAMP] [--zone CODE] [--from TIMESTAMP] [--archive-hours N]";
     while let Some(a) = it.next() {
         match a.as_str() {
             "--database" => database = it.next(),
@@ -35,6 +39,9 @@ fn main() {
             "--until" => until = Some(parse_timestamp(&it.next().expect(usage)).expect("--until")),
             "--from" => from = Some(parse_timestamp(&it.next().expect(usage)).expect("--from")),
             "--zone" => only = Some(ZoneCode::parse(&it.next().expect(usage)).expect("--zone")),
+            "--archive-hours" => {
+                archive_hours = it.next().and_then(|v| v.parse().ok()).expect(usage)
+            }
             _ => {
                 eprintln!("{usage}");
                 std::process::exit(2);
@@ -74,5 +81,49 @@ fn main() {
         reference.zones.len(),
         start.start(),
         end.start()
+    );
+    if archive_hours > 0 {
+        archive(&store, &reference, end, archive_hours, now.unix_timestamp());
+    }
+}
+
+/// Archives a forecast of every zone issued at each hour of the `hours` before `end`: the footprints
+/// traced from the synthetic inputs (the same function, so the worker publishes the same values)
+/// over 96 hours from the issue, plus 10 %.
+fn archive(store: &SqliteStore, reference: &ReferenceData, end: Slot, hours: i64, now: i64) {
+    use gridprint_store::ForecastStore as _;
+    use gridprint_store::{ArchivedForecast, StoredInput};
+    let first = end.offset(-4 * hours);
+    let range = gridprint_core::slot::SlotRange::new(first, end.offset(384));
+    let points: Vec<StoredInput> = range
+        .iter()
+        .flat_map(|s| inputs_of_slot(reference, s, true))
+        .map(|point| StoredInput {
+            point,
+            updated_at: now,
+        })
+        .collect();
+    let traced = gridprint_pipeline::forecast::eval::traced_footprints(reference, range, &points);
+    let mut forecasts = Vec::new();
+    for h in 0..hours {
+        let origin = first.offset(4 * h);
+        let at = (origin.0 - first.0) as usize;
+        for (z, zone) in reference.zones.iter().enumerate() {
+            forecasts.push(ArchivedForecast {
+                zone: zone.code.clone(),
+                origin,
+                issued_at: origin.unix(),
+                known_until: origin.offset(-4),
+                footprints: (0..384).map(|i| traced[at + i][z] * 1.1).collect(),
+                inputs: Vec::new(),
+            });
+        }
+    }
+    store.archive_forecasts(&forecasts).expect("archive");
+    eprintln!(
+        "archived {} forecasts ({} zones, one an hour from {})",
+        forecasts.len(),
+        reference.zones.len(),
+        first.start()
     );
 }

@@ -28,8 +28,8 @@ use gridprint_query::describe::FormatParam;
 use gridprint_query::endpoints::{
     AvailabilityEndpoint, BestWindowEndpoint, EnvironmentalScoreEndpoint, ExportsEndpoint,
     FactorsEndpoint, FlowShareEndpoint, FootprintShareEndpoint, FootprintsEndpoint,
-    GenerationEndpoint, GreenScoreEndpoint, ImpactShareEndpoint, ImpactsEndpoint, ImportsEndpoint,
-    LoadEndpoint, MixEndpoint, MixShareEndpoint, ZonesEndpoint,
+    ForecastAccuracyEndpoint, GenerationEndpoint, GreenScoreEndpoint, ImpactShareEndpoint,
+    ImpactsEndpoint, ImportsEndpoint, LoadEndpoint, MixEndpoint, MixShareEndpoint, ZonesEndpoint,
 };
 use gridprint_query::params::ParseContext;
 use gridprint_query::{EndpointDef, RequestedWindow};
@@ -553,6 +553,7 @@ pub fn data_router() -> OpenApiRouter<AppState> {
         .routes(route::<FactorsEndpoint>("/v1/factors"))
         .routes(route::<BestWindowEndpoint>("/v1/best-window"))
         .routes(route::<AvailabilityEndpoint>("/v1/availability"))
+        .routes(route::<ForecastAccuracyEndpoint>("/v1/forecast-accuracy"))
 }
 
 /// The data paths under `/v1/` that [`data_router`] serves, in the order of the OpenAPI document,

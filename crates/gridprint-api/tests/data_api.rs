@@ -1710,6 +1710,47 @@ impl gridprint_store::AccessStore for Flaky {
     }
 }
 
+impl gridprint_store::ForecastStore for Flaky {
+    fn archive_forecasts(
+        &self,
+        forecasts: &[gridprint_store::ArchivedForecast],
+    ) -> gridprint_store::Result<()> {
+        self.check()?;
+        self.inner().archive_forecasts(forecasts)
+    }
+    fn archived_forecasts(
+        &self,
+        query: &gridprint_store::ArchiveQuery,
+    ) -> gridprint_store::Result<Vec<gridprint_store::ArchivedForecast>> {
+        self.check()?;
+        self.inner().archived_forecasts(query)
+    }
+    fn latest_archived_origin(
+        &self,
+    ) -> gridprint_store::Result<Option<gridprint_core::slot::Slot>> {
+        self.check()?;
+        self.inner().latest_archived_origin()
+    }
+    fn prune_forecast_archive(
+        &self,
+        before: gridprint_core::slot::Slot,
+    ) -> gridprint_store::Result<usize> {
+        self.check()?;
+        self.inner().prune_forecast_archive(before)
+    }
+    fn replace_forecast_accuracy(
+        &self,
+        rows: &[gridprint_store::AccuracyRow],
+    ) -> gridprint_store::Result<()> {
+        self.check()?;
+        self.inner().replace_forecast_accuracy(rows)
+    }
+    fn forecast_accuracy(&self) -> gridprint_store::Result<Vec<gridprint_store::AccuracyRow>> {
+        self.check()?;
+        self.inner().forecast_accuracy()
+    }
+}
+
 impl Store for Flaky {
     fn try_lead(&self) -> gridprint_store::Result<Option<Box<dyn gridprint_store::LeaderLease>>> {
         self.check()?;
@@ -2210,6 +2251,180 @@ async fn watttime_routes(kind: Kind) {
     }
 }
 
+/// The forecast archive over HTTP: `/v3/forecast/historical` answers each `generated_at` with the
+/// archived forecast in force then (the latest issued at most two hours before), without a
+/// warning; the times the archive does not cover answer as without it, with a warning counting
+/// them. `/v1/forecast-accuracy` serves the accuracy the worker stored, six items per zone, the
+/// figures only where enough forecasts were compared, and says so in plain words elsewhere.
+async fn forecast_archive_and_accuracy_over_http(kind: Kind) {
+    use gridprint_core::slot::Slot;
+    use gridprint_core::zone::ZoneCode;
+    use gridprint_store::forecast::Measures;
+    use gridprint_store::{AccuracyRow, ArchivedForecast};
+    let (env, db) = empty_env(kind).await;
+    let app = &env.app;
+    env.clock.set(datetime!(2024-06-15 12:05:00 UTC));
+    let at = |t: time::OffsetDateTime| Slot::containing(t);
+    let issued = |origin: Slot, base: f64| ArchivedForecast {
+        zone: ZoneCode::parse("DE").unwrap(),
+        origin,
+        issued_at: origin.unix() + 30,
+        known_until: origin.offset(-4),
+        footprints: (0..384).map(|h| base + h as f64).collect(),
+        inputs: Vec::new(),
+    };
+    let ten = at(datetime!(2024-06-15 10:00:00 UTC));
+    let store = db.store.clone();
+    blocking(move || {
+        store
+            .archive_forecasts(&[issued(ten, 100.0), issued(ten.offset(4), 200.0)])
+            .unwrap();
+        let row = |window_days, band_from_h, forecasts| AccuracyRow {
+            zone: ZoneCode::parse("DE").unwrap(),
+            window_days,
+            band_from_h,
+            band_to_h: [24, 48, 96][(band_from_h / 24).min(2) as usize],
+            computed_at: 1_718_452_800,
+            first_origin: Some(ten.offset(-96 * 20)),
+            last_origin: Some(ten),
+            forecasts,
+            points: forecasts * 80,
+            ranked: forecasts - 20,
+            model: Measures {
+                mape: Some(12.345),
+                mae: Some(30.0),
+                rank: Some(0.6),
+                regret: Some(7.5),
+            },
+            persistence: Measures {
+                mape: Some(16.0),
+                mae: Some(41.0),
+                rank: Some(0.4),
+                regret: Some(11.0),
+            },
+        };
+        store
+            .replace_forecast_accuracy(&[row(7, 0, 160), row(30, 0, 10)])
+            .unwrap();
+        let back = store
+            .archived_forecasts(&gridprint_store::ArchiveQuery {
+                origins: gridprint_core::slot::SlotRange::new(ten.offset(-8), ten.offset(7)),
+                zone: ZoneCode::parse("DE"),
+                inputs: false,
+            })
+            .unwrap();
+        assert_eq!(back.len(), 2, "both issues archived");
+    });
+    gridprint_api::refresh::refresh_once(&env.state)
+        .await
+        .unwrap();
+
+    let lbs = |v: f64| v * 2.20462;
+    let uri = "/v3/forecast/historical?region=DE&start=2024-06-15T10:00:00Z&end=2024-06-15T11:30:00Z&horizon_hours=1";
+    let v = get_ok(app, uri).await;
+    assert_eq!(v["meta"]["warnings"], json!([]), "{v}");
+    let runs = v["data"].as_array().unwrap();
+    assert_eq!(runs.len(), 7);
+    let values = |i: usize| -> Vec<f64> {
+        runs[i]["forecast"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["value"].as_f64().unwrap())
+            .collect()
+    };
+    // 10:00 and 10:45: the forecast issued at 10:00, from generated_at on; 11:00: the next one.
+    assert_eq!(runs[0]["generated_at"], "2024-06-15T10:00:00+00:00");
+    // (Compared to a part in 10^12: the JSON reader may land a unit of the last place off.)
+    let same = |got: Vec<f64>, want: [f64; 4]| {
+        assert_eq!(got.len(), 4);
+        for (g, w) in got.iter().zip(want.map(lbs)) {
+            assert!((g - w).abs() < 1e-12 * w, "{got:?} {want:?}");
+        }
+    };
+    same(values(0), [100.0, 101.0, 102.0, 103.0]);
+    assert_eq!(
+        runs[3]["forecast"][0]["point_time"],
+        "2024-06-15T10:45:00+00:00"
+    );
+    same(values(3), [103.0, 104.0, 105.0, 106.0]);
+    same(values(4), [200.0, 201.0, 202.0, 203.0]);
+    // Before the archive starts: as without one (nothing held now here), with a warning.
+    let uri = "/v3/forecast/historical?region=DE&start=2024-06-15T09:30:00Z&end=2024-06-15T10:15:00Z&horizon_hours=1";
+    let v = get_ok(app, uri).await;
+    let w = &v["meta"]["warnings"][0];
+    assert_eq!(w["type"], "gridprint-no-forecast-archive");
+    assert!(
+        w["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 of the 4 generated_at"),
+        "{w}"
+    );
+    assert_eq!(v["data"][0]["forecast"], json!([]));
+    assert_eq!(v["data"][2]["forecast"].as_array().unwrap().len(), 4);
+    // generated_at after now: none.
+    let uri = "/v3/forecast/historical?region=DE&start=2024-06-15T13:30:00Z&end=2024-06-15T13:30:00Z&horizon_hours=1";
+    let v = get_ok(app, uri).await;
+    assert_eq!(v["data"], json!([]), "after now: no generated_at");
+
+    // The accuracy: six items per zone.
+    let v = get_ok(app, "/v1/forecast-accuracy?zone=DE").await;
+    let items = v.as_array().unwrap();
+    assert_eq!(items.len(), 6);
+    let week = &items[0];
+    assert_eq!(
+        (
+            &week["window_days"],
+            &week["horizon_from_hours"],
+            &week["horizon_to_hours"]
+        ),
+        (&json!(7), &json!(0), &json!(24))
+    );
+    assert_eq!(week["enough_data"], true);
+    assert_eq!(week["mape_percent"], 12.35);
+    assert_eq!(week["persistence_mae"], 41.0);
+    assert_eq!(week["rank_correlation"], 0.6);
+    assert_eq!(week["unit"], "gCO2/kWh");
+    assert_eq!(week["first_forecast"], "2024-05-26T10:00:00Z");
+    assert!(
+        week["note"].as_str().unwrap().starts_with(
+            "Over the last 7 days the forecast for the next 24 hours was off by 12.3 % on average"
+        ),
+        "{week}"
+    );
+    // 10 forecasts compared over 30 days: too few, said in plain words.
+    let month = &items[3];
+    assert_eq!(
+        (&month["window_days"], &month["enough_data"]),
+        (&json!(30), &json!(false))
+    );
+    assert_eq!(month["mape_percent"], Value::Null);
+    assert_eq!(month["forecasts"], 10);
+    assert!(
+        month["note"]
+            .as_str()
+            .unwrap()
+            .contains("Too little archived yet")
+    );
+    // A zone without archived forecasts: six items, each saying so.
+    let fr = get_ok(app, "/v1/forecast-accuracy?zone=FR").await;
+    assert_eq!(fr.as_array().unwrap().len(), 6);
+    assert!(fr.as_array().unwrap().iter().all(|i| {
+        i["enough_data"] == false
+            && i["note"]
+                .as_str()
+                .unwrap()
+                .starts_with("Too little archived yet: no forecast")
+    }));
+    // CSV: one row per item.
+    let r = get(app, "/v1/forecast-accuracy.csv?zone=DE").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.text().lines().count(), 7);
+    drop(env);
+    drop(db);
+}
+
 /// Writes, for each case `f`, the tests `sqlite::f` and `postgres::f`, which run `f(Kind::Sqlite)` and
 /// `f(Kind::Postgres)` on a multi-threaded runtime.
 macro_rules! on_both_backends {
@@ -2242,6 +2457,7 @@ on_both_backends!(
     over_a_real_socket,
     availability_matches_a_scan_of_the_endpoints,
     watttime_routes,
+    forecast_archive_and_accuracy_over_http,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -2325,7 +2541,7 @@ fn openapi_describes_every_route_limits_and_score() {
         .filter(|(p, item)| item["get"]["tags"][0] == "data" && !p.ends_with(".csv"))
         .map(|(p, _)| p.clone())
         .collect();
-    assert_eq!(data_ops.len(), 17, "{data_ops:?}");
+    assert_eq!(data_ops.len(), 18, "{data_ops:?}");
     for p in data_ops {
         let twin = &s["paths"][format!("{p}.csv")]["get"];
         let content = twin["responses"]["200"]["content"].as_object().unwrap();

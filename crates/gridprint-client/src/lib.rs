@@ -28,9 +28,9 @@ pub use gridprint_responses as responses;
 pub use gridprint_responses::Format;
 pub use request::{
     Aggregatable, Aggregate, ApiRequest, AvailabilityQuery, BestWindowQuery, ExportsQuery,
-    FactorsQuery, FlowShareQuery, FootprintShareQuery, FootprintsQuery, GenerationQuery,
-    ImpactShareQuery, ImpactType, ImpactsQuery, ImportsQuery, LoadQuery, Location, Metric,
-    MixQuery, MixShareQuery, Period, ScoreQuery, StatusRequest, ZonesQuery,
+    FactorsQuery, FlowShareQuery, FootprintShareQuery, FootprintsQuery, ForecastAccuracyQuery,
+    GenerationQuery, ImpactShareQuery, ImpactType, ImpactsQuery, ImportsQuery, LoadQuery, Location,
+    Metric, MixQuery, MixShareQuery, Period, ScoreQuery, StatusRequest, ZonesQuery,
 };
 pub use token::{AccessToken, FileTokenStore, Secret, TokenKey, TokenStore};
 

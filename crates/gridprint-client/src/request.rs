@@ -621,6 +621,25 @@ impl ApiRequest for AvailabilityQuery {
     }
 }
 
+/// `/forecast-accuracy`: how far off the forecast has been, per zone, over the forecasts of the
+/// last 7 and 30 days, per horizon band, beside persistence.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ForecastAccuracyQuery {
+    /// `None`: every zone.
+    pub location: Option<Location>,
+}
+
+impl ApiRequest for ForecastAccuracyQuery {
+    fn path(&self) -> &'static str {
+        "forecast-accuracy"
+    }
+    fn query(&self) -> Vec<(String, String)> {
+        let mut q = Vec::new();
+        push_location(&mut q, "", &self.location);
+        q
+    }
+}
+
 /// The public `/status` endpoint and its sub-paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StatusRequest {

@@ -4,15 +4,16 @@
 
 use crate::request::{
     Aggregate, ApiRequest, AvailabilityQuery, BestWindowQuery, ExportsQuery, FactorsQuery,
-    FlowShareQuery, FootprintShareQuery, FootprintsQuery, GenerationQuery, ImpactShareQuery,
-    ImpactsQuery, ImportsQuery, LoadQuery, MixQuery, MixShareQuery, ScoreQuery, ZonesQuery,
+    FlowShareQuery, FootprintShareQuery, FootprintsQuery, ForecastAccuracyQuery, GenerationQuery,
+    ImpactShareQuery, ImpactsQuery, ImportsQuery, LoadQuery, MixQuery, MixShareQuery, ScoreQuery,
+    ZonesQuery,
 };
 use crate::{Client, Result};
 use gridprint_responses::{
     AvailabilityResult, BestWindow, ExportsResult, FactorAggregate, FactorResult, FlowShareResult,
-    FootprintAggregate, FootprintResult, FootprintShareResult, GenerationResult, ImpactAggregate,
-    ImpactResult, ImpactShareResult, ImportsResult, LoadResult, MixResult, MixShareResult,
-    ScoreAggregate, ScoreResult, ZoneInfo,
+    FootprintAggregate, FootprintResult, FootprintShareResult, ForecastAccuracy, GenerationResult,
+    ImpactAggregate, ImpactResult, ImpactShareResult, ImportsResult, LoadResult, MixResult,
+    MixShareResult, ScoreAggregate, ScoreResult, ZoneInfo,
 };
 
 impl Client {
@@ -130,6 +131,15 @@ impl Client {
     /// `/availability`: which zones and time ranges hold data: the time ranges held per
     /// zone, input and for the outputs, as runs of one state, and the forecast's end.
     pub async fn availability(&self, r: &AvailabilityQuery) -> Result<Vec<AvailabilityResult>> {
+        self.get(r).await
+    }
+
+    /// `/forecast-accuracy`: how far off the forecast has been, per zone, over the forecasts of
+    /// the last 7 and 30 days, per horizon band, beside persistence.
+    pub async fn forecast_accuracy(
+        &self,
+        r: &ForecastAccuracyQuery,
+    ) -> Result<Vec<ForecastAccuracy>> {
         self.get(r).await
     }
 }

@@ -198,6 +198,9 @@ impl AccessStore for SyntheticInputs {
     }
 }
 
+/// No forecast archive (the defaults: nothing kept).
+impl gridprint_store::ForecastStore for SyntheticInputs {}
+
 impl Store for SyntheticInputs {
     fn try_lead(&self) -> Result<Option<Box<dyn LeaderLease>>> {
         self.inner.try_lead()

@@ -1,5 +1,6 @@
 // The zone panel: production mix (stacked), footprint over past days + forecast, marked by what
-// each value rests on (provider data, estimated, forecast: data.KINDS),
+// each value rests on (provider data, estimated, forecast: data.KINDS), the forecast's typical
+// error (a band on the carbon forecast, the figures of /v1/forecast-accuracy in plain words),
 // imports/exports by neighbour, mix-share, the lowest-footprint window, CSV downloads.
 import { METRICS } from './map.js';
 
@@ -13,6 +14,18 @@ const STACK_ORDER = ['nuclear', 'hydro_river', 'hydro_reservoir', 'hydro_pumped_
 const WINDOWS = [[4, '1 h'], [8, '2 h'], [12, '3 h'], [16, '4 h'], [24, '6 h'], [32, '8 h']];
 const cssVar = (n) => getComputedStyle(document.documentElement).getPropertyValue(n).trim();
 const hhmm = (ms) => new Date(ms).toISOString().slice(11, 16);
+const BANDS = [[0, 24, 'the next 24 h'], [24, 48, '1–2 days ahead'], [48, 96, '2–4 days ahead']];
+
+/** The accuracy items of a zone's /v1/forecast-accuracy answer for the window shown: 30 days when
+ * its first band has enough forecasts compared, else 7; `{ window, bands: [item per BANDS] }`. */
+function accuracyOf(items) {
+  const pick = (w) => BANDS.map(([from]) => items.find((a) => a.window_days === w && a.horizon_from_hours === from));
+  for (const w of [30, 7]) {
+    const bands = pick(w);
+    if (bands[0]?.enough_data) return { window: w, bands };
+  }
+  return { window: null, bands: pick(7) };
+}
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
 /** uPlot (a classic script defining the global `uPlot`) and its stylesheet, loaded once. */
@@ -89,6 +102,7 @@ export class ZonePanel {
     // Footprint history: 6 days before … 4 after, per footprint type, coverage and scope.
     const h0 = t0 - 6 * data.DAY_MS, n = 11 * 96;
     this.h0 = h0;
+    this.accuracy = accuracyOf(p['forecast-accuracy'] ?? []);
     this.hist = new Map();
     for (const [name, answer] of Object.entries(p)) {
       if (!name.startsWith('footprints:')) continue;
@@ -115,6 +129,7 @@ export class ZonePanel {
       <div class="chart" data-chart="mix"></div>
       <h3 data-hist-title></h3>
       <div class="chart" data-chart="hist"></div>
+      <p class="accuracy" data-accuracy aria-live="polite"></p>
       <div class="best">
         <label>Lowest-footprint window of <select data-win>${WINDOWS.map(([n, l]) => `<option value="${n}"${n === this.winLen ? ' selected' : ''}>${l}</option>`).join('')}</select></label>
         <p data-best aria-live="polite"></p>
@@ -202,6 +217,17 @@ export class ZonePanel {
     const measured = Array.from(s.v, (v, i) => (kind[i] === 'provider' || kind[i] === 'estimated' ? v : null));
     const forecast = Array.from(s.v, (v, i) => (kind[i] === 'forecast' ? v : null));
     const estimated = Array.from(s.v, (v, i) => (kind[i] === 'estimated' ? v : null));
+    // The typical error (MAE of the horizon band) around the carbon forecast it was measured on.
+    const acc = this.accuracy, measuredOn = key === 'carbon:global:life-cycle';
+    const maeAt = (i) => {
+      const h = (xs[i] - now) / 3600;
+      const b = acc.bands[h < 24 ? 0 : h < 48 ? 1 : 2];
+      return b?.enough_data && b.mae != null ? b.mae : null;
+    };
+    const band = measuredOn && acc.window != null;
+    const upper = Array.from(s.v, (v, i) => (band && forecast[i] != null && maeAt(i) != null ? v + maeAt(i) : null));
+    const lower = Array.from(s.v, (v, i) => (band && forecast[i] != null && maeAt(i) != null ? Math.max(0, v - maeAt(i)) : null));
+    this.renderAccuracy(measuredOn);
     this.histData = { xs, s, now };
     // The axis covers the data held (with the chosen day), not empty days around it.
     let first = s.v.findIndex((v) => !Number.isNaN(v)), last = s.v.findLastIndex((v) => !Number.isNaN(v));
@@ -213,20 +239,44 @@ export class ZonePanel {
       series: [{ value: (u, v) => (v == null ? '' : new Date(v * 1000).toISOString().slice(5, 16).replace('T', ' ')) },
         { label: 'Provider data', stroke: cssVar('--accent'), width: 1.6, points: { show: false }, spanGaps: false },
         { label: 'Estimated', stroke: cssVar('--warn'), width: 0, points: { show: true, size: 3, fill: cssVar('--warn') } },
-        { label: 'Forecast', stroke: cssVar('--fc'), width: 1.6, dash: [5, 4], points: { show: false } }],
+        { label: 'Forecast', stroke: cssVar('--fc'), width: 1.6, dash: [5, 4], points: { show: false } },
+        { label: 'Typical error (upper)', stroke: 'transparent', width: 0, points: { show: false } },
+        { label: 'Typical error (lower)', stroke: 'transparent', width: 0, points: { show: false } }],
+      bands: [{ series: [4, 5], fill: cssVar('--fc-band') }],
       hooks: { drawClear: [(u) => this.shadeHist(u)], draw: [(u) => this.marker(u, true)] },
     };
-    this.histChart = new uPlot(opts, [xs, measured, estimated, forecast], el);
+    this.histChart = new uPlot(opts, [xs, measured, estimated, forecast, upper, lower], el);
+    el.dataset.errorBand = String(upper.filter((v) => v != null).length);
     this.charts.push(this.histChart);
     const legend = document.createElement('ul');
     legend.className = 'key';
     const { KINDS } = this.ctx.data;
     for (const [cls, label, title] of [['k-ok', KINDS.provider.label, KINDS.provider.title], ['k-preview', KINDS.estimated.label, KINDS.estimated.title],
-      ['k-fc', KINDS.forecast.label, KINDS.forecast.title], ['k-best', 'Lowest window', 'The lowest-average window of the chosen length']]) {
+      ['k-fc', KINDS.forecast.label, KINDS.forecast.title], ...(band ? [['k-err', 'Typical error', 'The forecast ± its mean absolute error over the forecasts of the last days (see below)']] : []),
+      ['k-best', 'Lowest window', 'The lowest-average window of the chosen length']]) {
       const li = document.createElement('li'); const i = document.createElement('i'); i.className = cls; li.append(i, label); li.title = title; legend.append(li);
     }
     el.append(legend);
     this.renderBest(s);
+  }
+
+  /** The forecast's typical error in plain words (from /v1/forecast-accuracy). */
+  renderAccuracy(measuredOn) {
+    const p = this.el.querySelector('[data-accuracy]');
+    const { window, bands } = this.accuracy;
+    if (!bands[0]) { p.textContent = ''; return; }
+    if (window == null) { p.textContent = `How far off the forecast has been: ${bands[0].note}`; return; }
+    const n = (v, d = 1) => (v == null ? '–' : v.toFixed(d));
+    const parts = BANDS.map(([, , words], i) => {
+      const b = bands[i];
+      return b?.enough_data ? `${words} typically ±${n(b.mae)} ${b.unit} (${n(b.mape_percent)} %)` : `${words} not measured yet`;
+    });
+    const persistence = BANDS.map((_, i) => bands[i]?.persistence_mape_percent).filter((v) => v != null).map((v) => `${n(v)} %`);
+    const b0 = bands[0];
+    p.innerHTML = `<b>How far off the forecast has been</b> (the ${b0.forecasts} forecasts of the last ${window} days, carbon footprint, global, life-cycle): ${esc(parts.join('; '))}.`
+      + (persistence.length ? ` Repeating the last known day would have been off by ${esc(persistence.join(', '))}.` : '')
+      + (b0.rank_correlation != null ? ` Within a day it orders the hours as they happened with a rank correlation of ${n(b0.rank_correlation, 2)}, and a 3-hour job placed on it emits ${n(b0.regret_percent)} % more than at the truly best time.` : '')
+      + (measuredOn ? ' The shaded band around the forecast is ± that typical error.' : ' (The band is drawn on the carbon footprint, global, life-cycle.)');
   }
 
   renderBest(s) {

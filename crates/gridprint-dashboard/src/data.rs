@@ -8,7 +8,8 @@
 //!   and local, life-cycle and operational), water impacts, scores and border flows of that UTC
 //!   day, in one answer, so scrubbing the day never waits on the network.
 //! - `GET /dashboard/api/zone?zone=Z&date=D`: one zone's generation, imports, exports and mix-share
-//!   of the day, and its footprints from 6 days before to 4 days after (the forecast).
+//!   of the day, its footprints from 6 days before to 4 days after (the forecast) and the
+//!   forecast's published accuracy.
 //! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one of those zone series as CSV, byte for byte
 //!   the `/v1` CSV answer for the same zone and window.
 //!
@@ -29,8 +30,8 @@ use gridprint_api::response_cache::{ResponseCache, Weigh, etag_of, matches_if_no
 use gridprint_api::{ApiError, AppState, ClientAddr};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
 use gridprint_query::endpoints::{
-    ExportsEndpoint, FootprintsEndpoint, GenerationEndpoint, GreenScoreEndpoint, ImpactsEndpoint,
-    ImportsEndpoint, MixShareEndpoint, ZonesEndpoint,
+    ExportsEndpoint, FootprintsEndpoint, ForecastAccuracyEndpoint, GenerationEndpoint,
+    GreenScoreEndpoint, ImpactsEndpoint, ImportsEndpoint, MixShareEndpoint, ZonesEndpoint,
 };
 use gridprint_query::{QueryError, QueryResponse, QueryService};
 use gridprint_ratelimit::Quota;
@@ -175,8 +176,10 @@ pub const DAY_PARTS: [Part; 9] = {
     ]
 };
 
-/// What the zone panel needs, for one zone.
-pub const ZONE_PARTS: [Part; 8] = {
+/// What the zone panel needs, for one zone: the day's production and flows, the footprint history
+/// and forecast, and how far off the forecast has been (`/v1/forecast-accuracy` takes no window:
+/// it ignores the day's `start` and `end`).
+pub const ZONE_PARTS: [Part; 9] = {
     let f = footprint_parts(HISTORY);
     [
         part(
@@ -205,6 +208,13 @@ pub const ZONE_PARTS: [Part; 8] = {
         f[1],
         f[2],
         f[3],
+        part(
+            "forecast-accuracy",
+            "forecast-accuracy",
+            QueryService::query::<ForecastAccuracyEndpoint>,
+            "",
+            DAY,
+        ),
     ]
 };
 

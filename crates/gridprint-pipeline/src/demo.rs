@@ -424,6 +424,21 @@ impl LiveDemo {
         })
     }
 
+    /// The same live demo with its worker keeping issued forecasts `days` days
+    /// ([`WorkerConfig::archive_days`]; `serve --demo --forecast-archive-days`).
+    pub fn archive_days(self, days: i64) -> LiveDemo {
+        let worker = Worker::new(
+            self.store.clone(),
+            self.reference.clone(),
+            Fetcher::default(),
+            WorkerConfig {
+                archive_days: days,
+                ..WorkerConfig::default()
+            },
+        );
+        LiveDemo { worker, ..self }
+    }
+
     /// What is replayed.
     pub fn replay(&self) -> &DemoReplay {
         &self.replay

@@ -7,7 +7,8 @@
 //! test suites share; [`compute`] recomputes what is stored (the days that hold inputs, or a range).
 //! Live ingestion lives here too: resumable backfills ([`backfill`]), gap estimation ([`estimate`])
 //! and the forecast ([`forecast`]) as pure functions over one [`series::Series`], and the worker
-//! cycle that fetches, estimates, forecasts and recomputes ([`worker`]). With the `testing` feature,
+//! cycle that fetches, estimates, forecasts, recomputes and archives what it forecast ([`worker`],
+//! [`archive`]). With the `testing` feature,
 //! `testing` imports fixture files for tests.
 //!
 //! Dependencies point inward: the binary uses this crate; this crate uses ingest, compute and the
@@ -15,6 +16,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod archive;
 pub mod backfill;
 pub mod compute;
 pub mod days;

@@ -1,15 +1,16 @@
 //! The live ingestion worker: every interval, fetch the recent window from the providers, estimate
 //! gaps ([`crate::estimate`]), extend the forecast ([`crate::forecast`], blended with the stored
-//! TSO forecasts where they cover a slot: [`crate::forecast::tso`]) and recompute every slot that
-//! is not final.
+//! TSO forecasts where they cover a slot: [`crate::forecast::tso`]), recompute every slot that is
+//! not final and, once an hour, archive what was forecast ([`crate::archive`]).
 //!
 //! One cycle is [`Worker::run_cycle`] (its documentation has the steps: seal, fetch, estimate,
-//! forecast, store and recompute). It returns a [`CycleReport`] whose `Display` is the one log line
-//! the worker writes per cycle. [`Worker::run`] repeats cycles on an interval with an injected
-//! [`Clock`] until cancelled; a cycle that fails (the database is down) is logged and the next one
-//! runs as usual. What the operator sets (interval, window, horizon, providers) is in
+//! forecast, store, recompute and archive). It returns a [`CycleReport`] whose `Display` is the
+//! one log line the worker writes per cycle. [`Worker::run`] repeats cycles on an interval with an
+//! injected [`Clock`] until cancelled; a cycle that fails (the database is down) is logged and the
+//! next one runs as usual. What the operator sets (interval, window, horizon, providers) is in
 //! docs/providers.md.
 
+use crate::archive;
 use crate::estimate;
 use crate::forecast::{self, ForecastConfig, SeriesClass, tso};
 use crate::series::group;
@@ -24,12 +25,16 @@ use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::FetchError;
 use gridprint_ingest::request::{DataKind, FetchRequest, targets, whole_hours};
 use gridprint_store::{LeaderLease, SharedStore, StoreError, UpsertSummary};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
+
+/// What the cycle's forecasting step returns: the points to store, how many are estimates,
+/// forecasts and TSO-blended values, and each forecast series' last known slot.
+type Forecast = (Vec<InputPoint>, usize, usize, usize, BTreeMap<InputKey, Slot>);
 
 /// How often a standby worker asks for the lease.
 pub const STANDBY_POLL: Duration = Duration::from_secs(5);
@@ -47,6 +52,9 @@ pub struct WorkerConfig {
     pub zones: Option<Vec<ZoneCode>>,
     /// Slots already final re-sealed each cycle (default 2 days: covers a worker that was down).
     pub seal_slots: i64,
+    /// Days an issued forecast stays in the archive (default 30; 0: nothing is archived and no
+    /// accuracy is published) — [`crate::archive`].
+    pub archive_days: i64,
 }
 
 impl Default for WorkerConfig {
@@ -57,6 +65,7 @@ impl Default for WorkerConfig {
             concurrency: 4,
             zones: None,
             seal_slots: 2 * SLOTS_PER_DAY,
+            archive_days: archive::DEFAULT_ARCHIVE_DAYS,
         }
     }
 }
@@ -78,6 +87,8 @@ pub struct CycleReport {
     pub derived: UpsertSummary,
     pub sealed: ComputeSummary,
     pub computed: ComputeSummary,
+    /// What the archive step did, when the cycle archived its forecast (at most hourly).
+    pub archive: Option<archive::ArchiveReport>,
     pub elapsed: Duration,
 }
 
@@ -117,6 +128,13 @@ impl fmt::Display for CycleReport {
             if self.failed_series.len() > 8 {
                 write!(f, " and {} more", self.failed_series.len() - 8)?;
             }
+        }
+        if let Some(a) = &self.archive {
+            write!(
+                f,
+                "; forecast archived for {} zones ({} old ones dropped), accuracy of {} zones published",
+                a.archived, a.pruned, a.measured
+            )?;
         }
         Ok(())
     }
@@ -309,6 +327,10 @@ impl Worker {
     /// 5. Store estimates and forecasts in one transaction (the store never lets them replace
     ///    better data) and **recompute** from the start of the window (or `B`, whichever is
     ///    earlier) to the horizon.
+    /// 6. **Archive** what was issued (at most once an hour: [`crate::archive`]): per zone, the
+    ///    footprints just published from `current` over the horizon and the forecast inputs; drop
+    ///    what is older than `archive_days`, and publish the accuracy of the archived forecasts
+    ///    against the actuals. A failure here is logged and does not fail the cycle.
     pub async fn run_cycle(&self, now: OffsetDateTime) -> Result<CycleReport, WorkerError> {
         let started = std::time::Instant::now();
         let mut report = CycleReport {
@@ -373,6 +395,14 @@ impl Worker {
                 .await??;
         }
 
+        // Whether this cycle archives what it issues (step 6).
+        let archiving = self.config.archive_days > 0
+            && archive::due(
+                self.blocking(|store, _| store.latest_archived_origin())
+                    .await??,
+                current,
+            );
+
         // 3 + 4. Estimate and forecast from the stored history.
         let history = SlotRange::new(
             current.offset(-self.history_days() * SLOTS_PER_DAY),
@@ -383,11 +413,11 @@ impl Worker {
         let only = self.config.zones.clone();
         let fallback = self.tso_fallback.clone();
         let published_before = now.unix_timestamp();
-        let (derived, n_est, n_fc, n_tso) = self
+        let (derived, n_est, n_fc, n_tso, anchors) = self
             .blocking(
                 move |store,
                       reference|
-                      -> Result<(Vec<InputPoint>, usize, usize, usize), StoreError> {
+                      -> Result<Forecast, StoreError> {
                     let stored = store.inputs_in_range(history)?;
                     let points: Vec<&InputPoint> = stored
                         .iter()
@@ -438,9 +468,13 @@ impl Worker {
                     );
                     let weights = tso::BlendWeights::default();
                     let mut n_tso = 0;
+                    let mut anchors = BTreeMap::new();
                     for (key, series) in &known {
                         let class = SeriesClass::of(key);
                         let fc = forecast::forecast_series(series, current, until, class, &cfg);
+                        if let Some((first, _)) = fc.first() {
+                            anchors.insert(key.clone(), first.offset(-1));
+                        }
                         let mut points = forecast::to_points(key, &fc, current);
                         if let (Some(t), Some(last)) =
                             (tso_series.get(key), series.last_before(current))
@@ -459,13 +493,16 @@ impl Worker {
                     }
                     let n_fc = out.iter().filter(|p| p.state == DataState::Missing).count();
                     let n_est = out.len() - n_fc;
-                    Ok((out, n_est, n_fc, n_tso))
+                    Ok((out, n_est, n_fc, n_tso, anchors))
                 },
             )
             .await??;
         report.estimated = n_est;
         report.forecast = n_fc;
         report.tso_blended = n_tso;
+        let horizon = self.config.forecast.horizon_slots;
+        let issued =
+            archiving.then(|| archive::issued_inputs(&derived, &anchors, current, horizon));
         if !derived.is_empty() {
             report.derived = self
                 .blocking(move |store, _| store.upsert_inputs(&derived, updated_at))
@@ -478,6 +515,37 @@ impl Worker {
         report.computed = self
             .compute(vec![SlotRange::new(from, horizon_end)], now)
             .await?;
+
+        // 6. Archive what was issued, drop what is too old, publish the accuracy.
+        if let Some(inputs) = issued {
+            let zones: Vec<ZoneCode> = match &self.config.zones {
+                Some(only) => only.clone(),
+                None => self
+                    .reference
+                    .zones
+                    .iter()
+                    .map(|z| z.code.clone())
+                    .collect(),
+            };
+            let keep = self.config.archive_days;
+            let done = self
+                .blocking(move |store, _| {
+                    let forecasts = archive::issued_forecasts(
+                        &*store, &zones, inputs, current, horizon, updated_at,
+                    )?;
+                    archive::archive_and_measure(&*store, &forecasts, now, keep)
+                })
+                .await;
+            match done {
+                Ok(Ok(r)) => report.archive = Some(r),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "forecast not archived; the next cycle tries again")
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "forecast not archived; the next cycle tries again")
+                }
+            }
+        }
         report.elapsed = started.elapsed();
         Ok(report)
     }

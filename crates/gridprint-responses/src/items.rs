@@ -755,6 +755,84 @@ pub struct BestWindow {
     pub duration_rounded_up: bool,
 }
 
+/// Item of `/forecast-accuracy`: how far off the forecasts gridprint issued for one zone were, over
+/// the forecasts of the last `window_days` days, `horizon_from_hours` to `horizon_to_hours` after
+/// they were issued (docs/methodology.md §9). The footprint measured is the carbon footprint,
+/// global, life-cycle; the truth is the published value once final and complete.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "zone": "FR", "footprint_type": "carbon", "scope": "life-cycle", "unit": "gCO2/kWh",
+    "window_days": 30, "horizon_from_hours": 0, "horizon_to_hours": 24, "enough_data": true,
+    "forecasts": 701, "points": 65012, "complete_forecasts": 690,
+    "first_forecast": "2026-11-06T12:00:00Z", "last_forecast": "2026-12-06T07:00:00Z",
+    "computed_at": "2026-12-06T12:00:41Z",
+    "mape_percent": 11.8, "mae": 8.4, "rank_correlation": 0.56, "regret_percent": 5.9,
+    "persistence_mape_percent": 15.0, "persistence_mae": 10.7,
+    "persistence_rank_correlation": 0.43, "persistence_regret_percent": 8.6,
+    "note": "Over the last 30 days the forecast for the next 24 hours was off by 11.8 % on average (8.4 gCO2/kWh); the same time on the last known day would have been off by 15 %."
+}))]
+pub struct ForecastAccuracy {
+    #[schema(value_type = String)]
+    pub zone: ZoneCode,
+    /// Always `carbon`.
+    #[schema(value_type = schema::FootprintType)]
+    pub footprint_type: FootprintType,
+    /// Always `life-cycle` (global coverage).
+    #[schema(value_type = schema::Scope)]
+    pub scope: Scope,
+    #[serde(deserialize_with = "static_str")]
+    #[schema(value_type = String)]
+    pub unit: StaticStr,
+    /// The forecasts measured were issued in the last `window_days` days (7 or 30).
+    pub window_days: u32,
+    /// The hours after issue measured: 0–24, 24–48 or 48–96.
+    pub horizon_from_hours: u32,
+    pub horizon_to_hours: u32,
+    /// Whether enough forecasts have been compared with what happened for the figures to be
+    /// published (at least 24); without it every figure is `null` and `note` says what is missing.
+    pub enough_data: bool,
+    /// Forecasts (one issued per hour) with at least one quarter-hour of the band compared.
+    pub forecasts: u64,
+    /// Quarter-hours compared.
+    pub points: u64,
+    /// Forecasts whose whole band has happened (rank correlation and regret are over these).
+    pub complete_forecasts: u64,
+    /// When the first and last forecast measured were issued (UTC).
+    #[schema(format = DateTime)]
+    pub first_forecast: Option<String>,
+    #[schema(format = DateTime)]
+    pub last_forecast: Option<String>,
+    /// When the worker computed these figures (UTC); `null`: never.
+    #[schema(format = DateTime)]
+    pub computed_at: Option<String>,
+    /// Mean absolute percentage error of the forecast, in %.
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub mape_percent: Option<f64>,
+    /// Mean absolute error of the forecast, in `unit`.
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub mae: Option<f64>,
+    /// Mean Spearman rank correlation between forecast and truth within the band (1: the forecast
+    /// orders the quarter-hours as they happened).
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub rank_correlation: Option<f64>,
+    /// How much more, in %, a 3-hour job emits when started where the forecast's 3-hour mean is
+    /// lowest within the band rather than where it truly was.
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub regret_percent: Option<f64>,
+    /// The same four figures for persistence: the footprint at the same time on the last day known
+    /// when the forecast was issued.
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub persistence_mape_percent: Option<f64>,
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub persistence_mae: Option<f64>,
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub persistence_rank_correlation: Option<f64>,
+    #[serde(serialize_with = "serialize_round2_opt")]
+    pub persistence_regret_percent: Option<f64>,
+    /// The figures in plain words, or what is missing for them.
+    pub note: String,
+}
+
 /// Item of `/footprint-share`: the blocks of a slot sum to the zone's global footprint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct FootprintShareResult {

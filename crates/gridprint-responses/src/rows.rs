@@ -11,10 +11,10 @@
 use crate::items::{
     AvailabilityResult, BestWindow, ExportsEntry, ExportsResult, FactorAggregate, FactorResult,
     FlagSeries, FlowShareEntry, FlowShareResult, FootprintAggregate, FootprintResult,
-    FootprintShareResult, GenerationEntry, GenerationResult, ImpactAggregate, ImpactResult,
-    ImpactShareResult, ImportsEntry, ImportsResult, LoadEntry, LoadResult, MixShareEntry,
-    MixShareResult, ScoreAggregate, ScoreResult, SeriesOrAggregates, SourceEntry, StatusResponse,
-    ZoneInfo,
+    FootprintShareResult, ForecastAccuracy, GenerationEntry, GenerationResult, ImpactAggregate,
+    ImpactResult, ImpactShareResult, ImportsEntry, ImportsResult, LoadEntry, LoadResult,
+    MixShareEntry, MixShareResult, ScoreAggregate, ScoreResult, SeriesOrAggregates, SourceEntry,
+    StatusResponse, ZoneInfo,
 };
 use crate::values::{Values, round2};
 use gridprint_core::quality::{DataState, ZoneStatus};
@@ -793,6 +793,71 @@ impl Rows for BestWindow {
             bool_str(self.forecast),
             &self.duration_minutes.to_string(),
             bool_str(self.duration_rounded_up),
+        ]);
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        false
+    }
+}
+
+/// One row per zone, window and band. The figures change with every hour's computation: never
+/// final.
+impl Rows for ForecastAccuracy {
+    const COLUMNS: &'static [&'static str] = &[
+        "zone",
+        "footprint_type",
+        "scope",
+        "unit",
+        "window_days",
+        "horizon_from_hours",
+        "horizon_to_hours",
+        "enough_data",
+        "forecasts",
+        "points",
+        "complete_forecasts",
+        "first_forecast",
+        "last_forecast",
+        "computed_at",
+        "mape_percent",
+        "mae",
+        "rank_correlation",
+        "regret_percent",
+        "persistence_mape_percent",
+        "persistence_mae",
+        "persistence_rank_correlation",
+        "persistence_regret_percent",
+        "note",
+    ];
+    fn rows(&self, out: &mut dyn RowSink) {
+        let opt = |v: Option<f64>| v.map(|v| round2(v).to_string()).unwrap_or_default();
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        out.row(&[
+            self.zone.as_str(),
+            self.footprint_type.as_str(),
+            self.scope.as_str(),
+            self.unit,
+            &self.window_days.to_string(),
+            &self.horizon_from_hours.to_string(),
+            &self.horizon_to_hours.to_string(),
+            bool_str(self.enough_data),
+            &self.forecasts.to_string(),
+            &self.points.to_string(),
+            &self.complete_forecasts.to_string(),
+            &text(&self.first_forecast),
+            &text(&self.last_forecast),
+            &text(&self.computed_at),
+            &opt(self.mape_percent),
+            &opt(self.mae),
+            &opt(self.rank_correlation),
+            &opt(self.regret_percent),
+            &opt(self.persistence_mape_percent),
+            &opt(self.persistence_mae),
+            &opt(self.persistence_rank_correlation),
+            &opt(self.persistence_regret_percent),
+            &self.note,
         ]);
     }
     fn points(&self) -> usize {

@@ -9,6 +9,7 @@
 //! `schema_migrations`.
 
 mod access;
+mod forecast;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -43,6 +44,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0008_input_day.sql"),
     include_str!("../migrations/0009_assumed_flow.sql"),
     include_str!("../migrations/0010_tso_forecast.sql"),
+    include_str!("../migrations/0011_forecast_archive.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).

@@ -5,6 +5,7 @@
 //! `migrations/` and are applied in order at open, tracked with SQLite's `user_version`.
 
 mod access;
+mod forecast;
 
 use gridprint_core::derived::DerivedDay;
 use gridprint_core::inputs::InputPoint;
@@ -32,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0008_input_day.sql"),
     include_str!("../migrations/0009_assumed_flow.sql"),
     include_str!("../migrations/0010_tso_forecast.sql"),
+    include_str!("../migrations/0011_forecast_archive.sql"),
 ];
 
 /// First and last input slot. Two subqueries, not `SELECT MIN(slot), MAX(slot)`: SQLite answers a

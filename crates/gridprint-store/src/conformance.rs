@@ -94,6 +94,7 @@ pub fn read_only(writable: &dyn Store, read_only: &dyn Store) {
     ro(read_only
         .upsert_tso_forecasts(&[tso_point("SI", 7000, 1.0, 1)], 2)
         .map(|_| ()));
+    ro(read_only.archive_forecasts(&[archived("SI", 7000, 1.0)]));
 }
 
 /// Runs every check; panics with a message on the first failure.
@@ -107,6 +108,8 @@ pub fn run_all(store: &dyn Store) {
     derived_change_log(store);
     access_lifecycle(store);
     api_keys(store);
+    forecast_archive(store);
+    forecast_accuracy(store);
     store.ping().expect("ping");
 }
 
@@ -755,4 +758,184 @@ pub fn api_keys(store: &dyn Store) {
         store.list_api_keys(Some(e)).unwrap().is_empty(),
         "revoke drops keys"
     );
+}
+
+/// A forecast of `zone` issued at `origin`: footprints `base + h` (one NaN), a wind series, the
+/// load and an export.
+fn archived(zone: &str, origin: i64, base: f64) -> crate::ArchivedForecast {
+    use crate::ArchivedSeries;
+    let o = Slot(origin);
+    let mut footprints: Vec<f64> = (0..384).map(|h| base + h as f64 * 0.25).collect();
+    footprints[7] = f64::NAN;
+    let inputs = vec![
+        ArchivedSeries {
+            key: InputKey::Generation {
+                zone: z(zone),
+                production_type: ProductionType::WindOnshore,
+            },
+            last_known: o.offset(-5),
+            mw: (0..384).map(|h| 1000.0 + h as f64).collect(),
+        },
+        ArchivedSeries {
+            key: InputKey::Load { zone: z(zone) },
+            last_known: o.offset(-4),
+            mw: vec![5000.5; 384],
+        },
+        ArchivedSeries {
+            key: InputKey::Flow {
+                from: z(zone),
+                to: z("AT"),
+            },
+            last_known: o.offset(-8),
+            mw: vec![12.3, f64::NAN, 0.0],
+        },
+    ];
+    crate::ArchivedForecast {
+        zone: z(zone),
+        origin: o,
+        issued_at: origin * 900 + 42,
+        known_until: crate::forecast::known_until(&inputs, o),
+        footprints,
+        inputs,
+    }
+}
+
+/// The forecast archive: issued forecasts come back as stored (to their quanta), by origin range
+/// and zone, with or without their inputs; a second issue of a zone and origin replaces the first;
+/// pruning drops exactly the forecasts issued before the cut.
+pub fn forecast_archive(store: &dyn Store) {
+    use crate::ArchiveQuery;
+    let all = |from: i64, to: i64, zone: Option<&str>, inputs: bool| {
+        store
+            .archived_forecasts(&ArchiveQuery {
+                origins: SlotRange::new(Slot(from), Slot(to)),
+                zone: zone.map(z),
+                inputs,
+            })
+            .unwrap()
+    };
+    assert_eq!(store.latest_archived_origin().unwrap(), None);
+    assert!(all(0, i64::MAX, None, true).is_empty());
+    let first = [
+        archived("DE", 80_000, 300.0),
+        archived("FR", 80_000, 50.0),
+        archived("DE", 80_004, 310.0),
+    ];
+    store.archive_forecasts(&first).unwrap();
+    store
+        .archive_forecasts(&[archived("FR", 80_008, 60.0)])
+        .unwrap();
+    assert_eq!(store.latest_archived_origin().unwrap(), Some(Slot(80_008)));
+    let got = all(80_000, 80_009, None, true);
+    let order: Vec<(i64, &str)> = got.iter().map(|f| (f.origin.0, f.zone.as_str())).collect();
+    assert_eq!(
+        order,
+        [
+            (80_000, "DE"),
+            (80_000, "FR"),
+            (80_004, "DE"),
+            (80_008, "FR")
+        ]
+    );
+    let want = archived("DE", 80_004, 310.0);
+    let back = &got[2];
+    assert_eq!(back.issued_at, want.issued_at);
+    assert_eq!(back.footprints.len(), 384);
+    assert!(back.footprints[7].is_nan());
+    for (a, b) in want.footprints.iter().zip(&back.footprints) {
+        assert!(a.is_nan() || (a - b).abs() < 1e-6, "{a} {b}");
+    }
+    assert_eq!(back.inputs.len(), 3);
+    for (a, b) in want.inputs.iter().zip(&back.inputs) {
+        assert_eq!((&a.key, a.last_known), (&b.key, b.last_known));
+        for (x, y) in a.mw.iter().zip(&b.mw) {
+            assert!(x.is_nan() && y.is_nan() || (x - y).abs() < 1e-6, "{x} {y}");
+        }
+    }
+    assert_eq!(back.known_until, Slot(80_001));
+    // One zone, without inputs; the end of the range is excluded.
+    let de = all(80_000, 80_008, Some("DE"), false);
+    assert_eq!(de.len(), 2);
+    assert!(
+        de.iter()
+            .all(|f| f.inputs.is_empty() && f.footprints.len() == 384)
+    );
+    // A second issue of the same zone and origin replaces the first.
+    store
+        .archive_forecasts(&[archived("DE", 80_004, 400.0)])
+        .unwrap();
+    let again = all(80_004, 80_005, Some("DE"), false);
+    assert_eq!(again.len(), 1);
+    assert!((again[0].footprints[0] - 400.0).abs() < 1e-9);
+    // Pruning drops what was issued before the cut, nothing else.
+    assert_eq!(store.prune_forecast_archive(Slot(80_004)).unwrap(), 2);
+    assert_eq!(store.prune_forecast_archive(Slot(80_004)).unwrap(), 0);
+    let left: Vec<i64> = all(0, i64::MAX, None, false)
+        .iter()
+        .map(|f| f.origin.0)
+        .collect();
+    assert_eq!(left, [80_004, 80_008]);
+    assert_eq!(store.prune_forecast_archive(Slot(i64::MAX)).unwrap(), 2);
+    assert_eq!(store.latest_archived_origin().unwrap(), None);
+}
+
+/// The published accuracy: replaced as a whole, read back ordered by (zone, window, band), absent
+/// measures kept absent; each replacement bumps the data version (serving replicas reload it).
+pub fn forecast_accuracy(store: &dyn Store) {
+    use crate::forecast::{AccuracyRow, Measures};
+    let row = |zone: &str, window_days: i64, from: i64, to: i64, mape: Option<f64>| AccuracyRow {
+        zone: z(zone),
+        window_days,
+        band_from_h: from,
+        band_to_h: to,
+        computed_at: 1_700_000_000,
+        first_origin: mape.map(|_| Slot(80_000)),
+        last_origin: mape.map(|_| Slot(80_100)),
+        forecasts: if mape.is_some() { 26 } else { 0 },
+        points: if mape.is_some() { 2496 } else { 0 },
+        ranked: 3,
+        model: Measures {
+            mape,
+            mae: mape.map(|m| m * 3.0),
+            rank: Some(-0.25),
+            regret: None,
+        },
+        persistence: Measures {
+            mape: Some(20.5),
+            mae: None,
+            rank: None,
+            regret: Some(7.125),
+        },
+    };
+    assert!(store.forecast_accuracy().unwrap().is_empty());
+    let v0 = store.data_version().unwrap();
+    let rows = vec![
+        row("FR", 7, 0, 24, Some(9.5)),
+        row("DE", 30, 24, 48, None),
+        row("DE", 7, 48, 96, Some(12.25)),
+        row("DE", 7, 0, 24, Some(11.0)),
+    ];
+    store.replace_forecast_accuracy(&rows).unwrap();
+    let v1 = store.data_version().unwrap();
+    assert!(v1 > v0, "the data version moves");
+    let back = store.forecast_accuracy().unwrap();
+    assert_eq!(
+        back,
+        vec![
+            rows[3].clone(),
+            rows[2].clone(),
+            rows[1].clone(),
+            rows[0].clone()
+        ]
+    );
+    store
+        .replace_forecast_accuracy(&[row("AT", 30, 0, 24, Some(1.0))])
+        .unwrap();
+    assert!(store.data_version().unwrap() > v1);
+    assert_eq!(
+        store.forecast_accuracy().unwrap(),
+        vec![row("AT", 30, 0, 24, Some(1.0))]
+    );
+    store.replace_forecast_accuracy(&[]).unwrap();
+    assert!(store.forecast_accuracy().unwrap().is_empty());
 }

@@ -1,9 +1,10 @@
 //! gridprint-store: what gridprint keeps, independent of the database that keeps it.
 //!
 //! The [`Store`] trait groups raw inputs ([`InputStore`], with the TSOs' forecasts kept apart:
-//! [`tso`]), derived outputs ([`DerivedStore`]) and access
-//! control ([`AccessStore`]). Backends (SQLite embedded, PostgreSQL for scale-out) implement it and run
-//! the same conformance suite (module `conformance`, feature `testing`), so the engine, importers, worker and API never name a driver.
+//! [`tso`]), derived outputs ([`DerivedStore`]), access control ([`AccessStore`]) and the forecast
+//! archive with its accuracy ([`ForecastStore`]). Backends (SQLite embedded, PostgreSQL for
+//! scale-out) implement it and run the same conformance suite (module `conformance`, feature
+//! `testing`), so the engine, importers, worker and API never name a driver.
 //! Methods are synchronous: callers on async runtimes use `spawn_blocking`; the API's hot paths are
 //! served from memory and do not touch the store per request. [`Secret`] keeps the hashes of tokens
 //! and keys (and the token service's passwords and tokens) out of `Debug` output.
@@ -12,11 +13,13 @@ pub mod access;
 pub mod assumed;
 #[cfg(feature = "testing")]
 pub mod conformance;
+pub mod forecast;
 #[cfg(any(test, feature = "testing"))]
 mod test_points;
 pub mod tso;
 
 pub use access::{AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, TokenRecord};
+pub use forecast::{AccuracyRow, ArchiveQuery, ArchivedForecast, ArchivedSeries, ForecastStore};
 pub use gridprint_core::secret::Secret;
 pub use tso::{PublishedForecast, StoredTsoForecast};
 
@@ -381,7 +384,7 @@ pub trait LeaderLease: Send {
 }
 
 /// Everything gridprint keeps.
-pub trait Store: InputStore + DerivedStore + AccessStore + Send + Sync {
+pub trait Store: InputStore + DerivedStore + AccessStore + ForecastStore + Send + Sync {
     /// Tries to become the one leader `worker` of this database; `None` while another process leads.
     fn try_lead(&self) -> Result<Option<Box<dyn LeaderLease>>>;
 

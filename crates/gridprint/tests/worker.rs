@@ -72,6 +72,11 @@ async fn publish(server: &MockServer, docs: &[String]) {
 }
 
 fn worker(server: &MockServer, store: &SharedStore) -> Worker {
+    worker_keeping(server, store, WorkerConfig::default().archive_days)
+}
+
+/// [`worker`], keeping issued forecasts `archive_days` days.
+fn worker_keeping(server: &MockServer, store: &SharedStore, archive_days: i64) -> Worker {
     let retry = FetchRetry {
         max_retries: 1,
         min_delay: Duration::from_millis(5),
@@ -91,6 +96,7 @@ fn worker(server: &MockServer, store: &SharedStore) -> Worker {
     .unwrap();
     let config = WorkerConfig {
         zones: Some(vec![nl()]),
+        archive_days,
         ..WorkerConfig::default()
     };
     Worker::new(
@@ -315,6 +321,114 @@ async fn a_provider_outage_is_survived() {
     assert!(g > 1000.0);
     let ahead = Slot::containing(t("2024-09-04T12:00Z"));
     assert_eq!(nl_slot(&store, ahead).0, ZoneStatus::Missing);
+}
+
+/// Issue #46 items 4 and 5: the first cycle of each hour archives what it issued (the footprints
+/// it published from its current slot over the horizon, and the inputs it forecast), the others
+/// do not; issued forecasts older than the period kept are dropped; and the accuracy of the
+/// archived forecasts against the actuals that came in since is published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issued_forecasts_are_archived_hourly_pruned_and_measured() {
+    use gridprint_store::ArchiveQuery;
+    let server = MockServer::start().await;
+    let store = store();
+    let w = worker_keeping(&server, &store, 1);
+    let archived = |store: &SharedStore| {
+        store
+            .archived_forecasts(&ArchiveQuery {
+                origins: SlotRange::new(Slot(0), Slot(i64::MAX)),
+                zone: Some(nl()),
+                inputs: true,
+            })
+            .unwrap()
+    };
+    // At 06:05 the provider has published the day before only (up to 22:00). NL's borders
+    // report (stored directly: the mock provider serves generation only), so that NL's slots with
+    // provider generation are complete.
+    report_nl_borders(
+        &store,
+        SlotRange::new(
+            Slot::containing(t("2024-08-31T22:00Z")),
+            Slot::containing(t("2024-09-03T00:00Z")),
+        ),
+    );
+    publish(&server, &[nl_generation_day_before()]).await;
+    let r = cycle_at(&w, "2024-09-02T06:05Z").await;
+    let a = r.archive.expect("the first cycle archives");
+    assert_eq!(a.archived, 1, "NL only (--zones NL)");
+    assert!(
+        r.to_string().contains("forecast archived for 1 zones"),
+        "{r}"
+    );
+    let got = archived(&store);
+    assert_eq!(got.len(), 1);
+    let f = &got[0];
+    let origin = Slot::containing(t("2024-09-02T06:00Z"));
+    assert_eq!(f.origin, origin);
+    assert_eq!(f.footprints.len(), 384, "96 hours of footprints");
+    assert!(f.footprints.iter().all(|v| v.is_finite() && *v > 0.0));
+    // The footprint archived is the one published.
+    let day = nl_day(&store, origin);
+    let published = day
+        .value(
+            &gridprint_pipeline::forecast::accuracy::FOOTPRINT,
+            origin.index_in_day(),
+        )
+        .unwrap();
+    assert!((f.footprints[0] - f64::from(published)).abs() < 0.006);
+    // Its inputs: NL's generation series, each from the provider's last value (21:45 the day
+    // before) on, and its exports (reported up to now); persistence counts from the slot after
+    // the generation's last value.
+    let generation: Vec<_> = f
+        .inputs
+        .iter()
+        .filter(|s| matches!(s.key, InputKey::Generation { .. }))
+        .collect();
+    assert!(generation.len() >= 5, "{:?}", generation.len());
+    assert!(f.inputs.iter().all(|s| s.key.zone() == &nl()));
+    let last = Slot::containing(t("2024-09-01T21:45Z"));
+    assert!(generation.iter().all(|s| s.last_known == last));
+    assert!(
+        f.inputs
+            .iter()
+            .any(|s| matches!(s.key, InputKey::Flow { .. }) && s.last_known == origin.offset(-1))
+    );
+    assert_eq!(f.known_until, last.offset(1));
+    assert!(f.inputs.iter().all(|s| s.mw.len() == 384));
+
+    // Within the hour nothing more is archived; the next hour is. At 13:00 the provider has
+    // published the day up to then.
+    assert!(cycle_at(&w, "2024-09-02T06:35Z").await.archive.is_none());
+    publish(&server, &[nl_generation()]).await;
+    assert!(cycle_at(&w, "2024-09-02T13:00Z").await.archive.is_some());
+
+    // At 18:00 the provider data from 09:00 to 13:00 is final and complete (sealed before this
+    // cycle's fetch): the forecast of 06:00 is compared with it, beside persistence (the day
+    // before). The slots before 09:00 were sealed at 13:00 before the provider's data came in:
+    // they hold gridprint's estimates, not what happened, and are not counted.
+    let r = cycle_at(&w, "2024-09-02T18:00Z").await;
+    assert_eq!(r.archive.unwrap().measured, 1);
+    let rows = store.forecast_accuracy().unwrap();
+    assert_eq!(rows.len(), 6, "NL: 2 windows × 3 bands");
+    let first = &rows[0];
+    assert_eq!(
+        (first.window_days, first.band_from_h, first.band_to_h),
+        (7, 0, 24)
+    );
+    assert_eq!(first.forecasts, 1);
+    assert_eq!(first.points, 16, "09:00 to 13:00");
+    assert_eq!(first.first_origin, Some(origin));
+    let mape = first.model.mape.unwrap();
+    assert!((0.0..100.0).contains(&mape), "{mape}");
+    assert!(first.persistence.mape.is_some());
+    assert_eq!(first.ranked, 0, "no forecast's first day has happened yet");
+    assert_eq!(rows[2].points, 0, "nothing 48 hours ahead has happened yet");
+
+    // Two days later the forecasts of the 2nd are older than the day kept: dropped.
+    let r = cycle_at(&w, "2024-09-04T12:00Z").await;
+    assert_eq!(r.archive.unwrap().pruned, 3);
+    let left: Vec<Slot> = archived(&store).iter().map(|f| f.origin).collect();
+    assert_eq!(left, [Slot::containing(t("2024-09-04T12:00Z"))]);
 }
 
 #[test]

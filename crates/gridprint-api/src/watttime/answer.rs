@@ -2,16 +2,21 @@
 //! `lbs_co2_per_mwh`. Every value is a `/v1/footprints` point (carbon, global coverage,
 //! life-cycle scope, the 2 decimals `/v1` writes) times [`LBS_PER_MWH_PER_G_PER_KWH`]; nothing is
 //! computed a second time. Regions are gridprint's zone codes ([`region`]); points are 15-minute
-//! slots (`data_point_period_seconds: 900`). gridprint keeps no archive of past forecasts, so a
-//! historical forecast holds the values gridprint holds now (said in each answer's `warnings`).
+//! slots (`data_point_period_seconds: 900`). A historical forecast is the one the worker archived
+//! (`gridprint_store::ForecastStore`, one an hour): for each `generated_at`, the forecast in force
+//! then, read from the store on the request; where the archive holds none, the values gridprint
+//! holds now (said in the answer's `warnings`).
 
 use crate::compat::{CarbonAsk, is_served, locate, number, timestamp};
 use crate::error::ApiError;
 use crate::state::AppState;
 use gridprint_core::quality::ZoneStatus;
-use gridprint_core::slot::{Slot, format_at_offset};
+use gridprint_core::slot::{Slot, SlotRange, format_at_offset};
+use gridprint_core::zone::ZoneCode;
 use gridprint_query::params::QueryParams;
 use gridprint_query::{DataCache, QueryService};
+use gridprint_responses::round2;
+use gridprint_store::{ArchiveQuery, ArchivedForecast};
 use serde::Serialize;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime, UtcOffset};
@@ -31,6 +36,9 @@ pub const PERIOD_SECONDS: i64 = 900;
 pub const MAX_HISTORICAL_DAYS: i64 = 32;
 /// Longest `/v3/forecast/historical` window (of `generated_at`, both ends included).
 pub const MAX_FORECAST_HISTORICAL_DAYS: i64 = 1;
+/// An archived forecast stands for the `generated_at` times up to this many slots after its issue
+/// (the worker archives one an hour; two hours leave room for a late cycle).
+pub const ARCHIVE_IN_FORCE_SLOTS: i64 = 8;
 /// Longest forecast horizon: gridprint's forecast reaches 96 hours ahead.
 pub const MAX_HORIZON_HOURS: i64 = crate::electricitymaps::carbon::MAX_HORIZON_HOURS;
 
@@ -290,8 +298,12 @@ fn point(t: OffsetDateTime, value: f64, status: ZoneStatus, marker: bool) -> Wat
     }
 }
 
-/// The JSON body of a route's answer.
-pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Result<Value, ApiError> {
+/// The JSON body of a route's answer (`/v3/forecast/historical` reads the forecast archive).
+pub async fn answer(
+    kind: Kind,
+    state: &AppState,
+    pairs: &[(String, String)],
+) -> Result<Value, ApiError> {
     let p = QueryParams::new(pairs);
     check_signal(&p)?;
     let svc = state.query();
@@ -301,8 +313,40 @@ pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Resul
         Kind::MyAccess => Ok(my_access(&cache)),
         Kind::Forecast => forecast(&p, &data_ask(state, &p, svc, &cache)?),
         Kind::Historical => historical(&p, &data_ask(state, &p, svc, &cache)?),
-        Kind::ForecastHistorical => forecast_historical(&p, &data_ask(state, &p, svc, &cache)?),
+        Kind::ForecastHistorical => {
+            let ask = data_ask(state, &p, svc, &cache)?;
+            let generated = generated_at(&p, ask.now)?;
+            let archive = archived(state, &cache, &ask.code, generated).await?;
+            forecast_historical(&p, &ask, generated, &archive)
+        }
     }
+}
+
+/// The archived forecasts of zone `code` that may be in force at a `generated_at` of
+/// `(first, last)` (none for a country code or an empty window), read off the async workers.
+async fn archived(
+    state: &AppState,
+    cache: &DataCache,
+    code: &str,
+    (first, last): (OffsetDateTime, OffsetDateTime),
+) -> Result<Vec<ArchivedForecast>, ApiError> {
+    let zone = ZoneCode::parse(code).filter(|z| cache.reference().zones.index_of(z).is_some());
+    let (Some(zone), true) = (zone, first <= last) else {
+        return Ok(Vec::new());
+    };
+    let query = ArchiveQuery {
+        origins: SlotRange::new(
+            Slot::containing(first).offset(-ARCHIVE_IN_FORCE_SLOTS),
+            Slot::containing(last).offset(1),
+        ),
+        zone: Some(zone),
+        inputs: false,
+    };
+    let store = state.store().clone();
+    tokio::task::spawn_blocking(move || store.archived_forecasts(&query))
+        .await
+        .map_err(|e| ApiError::internal(format!("archive read failed: {e}")))?
+        .map_err(ApiError::from)
 }
 
 /// The footprint question of a data route: data available (503), gridprint's model, a served
@@ -435,41 +479,87 @@ fn historical(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiErro
     }))
 }
 
-/// `/v3/forecast/historical`: for every slot start from `start` to `end` (both included, not
-/// after the current slot), the points of the following `horizon_hours` as gridprint holds them
-/// now.
-fn forecast_historical(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiError> {
+/// `/v3/forecast/historical`'s `generated_at` times: the first and last slot start from `start`
+/// to `end` (both included, at most a day apart, not after the current slot); first > last when
+/// there is none.
+fn generated_at(
+    p: &QueryParams<'_>,
+    now: OffsetDateTime,
+) -> Result<(OffsetDateTime, OffsetDateTime), ApiError> {
     let (start, end) = window(
         p,
         MAX_FORECAST_HISTORICAL_DAYS,
         "/v3/forecast/historical covers at most 1 day from start to end",
     )?;
+    Ok((ceil_slot(start), Slot::containing(end.min(now)).start()))
+}
+
+/// `/v3/forecast/historical`: for every slot start `g` from `first` to `last` (`generated`), the
+/// points of the following `horizon_hours` of the forecast in force at `g` — the latest of
+/// `archive` issued at or before `g`, at most [`ARCHIVE_IN_FORCE_SLOTS`] before it (its points
+/// end where it ends, at most an hour before `g` + 96 h) — or, where the archive holds none, the
+/// values gridprint holds now, with a warning naming how many.
+fn forecast_historical(
+    p: &QueryParams<'_>,
+    ask: &CarbonAsk<'_>,
+    (first, last): (OffsetDateTime, OffsetDateTime),
+    archive: &[ArchivedForecast],
+) -> Result<Value, ApiError> {
     let span = horizon(p)?;
-    let first = ceil_slot(start);
-    let last = Slot::containing(end.min(ask.now)).start();
     let mut data = Vec::new();
-    if first <= last {
-        let slots = ask.carbon_slots(first, last + span)?;
-        let mut g = first;
-        while g <= last {
-            let forecast = slots
-                .iter()
-                .filter(|(t, _, _)| *t >= g && *t < g + span)
-                .map(|(t, v, s)| point(*t, *v, *s, false))
-                .collect();
-            data.push(WattTimeForecastRun {
-                generated_at: stamp(g),
-                forecast,
-            });
-            g += Duration::seconds(PERIOD_SECONDS);
-        }
+    let mut held_now: Option<Vec<(OffsetDateTime, f64, ZoneStatus)>> = None;
+    let mut not_archived = 0usize;
+    let mut g = first;
+    while g <= last {
+        let at = Slot::containing(g);
+        let in_force = archive
+            .iter()
+            .filter(|f| f.origin <= at && at.0 - f.origin.0 <= ARCHIVE_IN_FORCE_SLOTS)
+            .max_by_key(|f| f.origin);
+        let forecast = match in_force {
+            Some(f) => {
+                let end = Slot::containing(g + span - Duration::seconds(1)).offset(1);
+                (at.0..end.0)
+                    .filter_map(|t| {
+                        let v = *f.footprints.get((t - f.origin.0) as usize)?;
+                        // To the 2 decimals /v1 writes, as every other value here.
+                        v.is_finite()
+                            .then(|| point(Slot(t).start(), round2(v), ZoneStatus::Missing, false))
+                    })
+                    .collect()
+            }
+            None => {
+                not_archived += 1;
+                if held_now.is_none() {
+                    held_now = Some(ask.carbon_slots(first, last + span)?);
+                }
+                held_now
+                    .iter()
+                    .flatten()
+                    .filter(|(t, _, _)| *t >= g && *t < g + span)
+                    .map(|(t, v, s)| point(*t, *v, *s, false))
+                    .collect()
+            }
+        };
+        data.push(WattTimeForecastRun {
+            generated_at: stamp(g),
+            forecast,
+        });
+        g += Duration::seconds(PERIOD_SECONDS);
     }
-    let warning = WattTimeWarning {
-        kind: "gridprint-no-forecast-archive",
-        message: "gridprint keeps no past forecasts: each generated_at lists the values gridprint holds now for the following horizon_hours (measured, estimated or forecast)".to_string(),
+    let warnings = if not_archived > 0 {
+        vec![WattTimeWarning {
+            kind: "gridprint-no-forecast-archive",
+            message: format!(
+                "{not_archived} of the {} generated_at times have no archived forecast (the archive keeps one an hour, for 30 days by default, from when the worker started archiving): each of those lists the values gridprint holds now for the following horizon_hours (measured, estimated or forecast)",
+                data.len()
+            ),
+        }]
+    } else {
+        Vec::new()
     };
     Ok(json!(WattTimeHistoricalForecasts {
         data,
-        meta: meta(&ask.code, true, None, vec![warning]),
+        meta: meta(&ask.code, true, None, warnings),
     }))
 }

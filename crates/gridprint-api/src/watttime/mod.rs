@@ -149,7 +149,10 @@ fn route(path: &'static str, kind: Kind) -> UtoipaMethodRouter<AppState> {
     body_schemas::<WattTimeAccess>(&mut schemas);
     let method = get(
         move |_user: AuthUser, State(state): State<AppState>, RawQuery(q): RawQuery| async move {
-            respond(pairs_of(q.as_deref()).and_then(|pairs| answer::answer(kind, &state, &pairs)))
+            respond(match pairs_of(q.as_deref()) {
+                Ok(pairs) => answer::answer(kind, &state, &pairs).await,
+                Err(e) => Err(e),
+            })
         },
     );
     (schemas, paths, method)
@@ -266,7 +269,7 @@ fn operation(path: &str, kind: Kind) -> Operation {
             WattTimeData::name(),
         ),
         Kind::ForecastHistorical => (
-            "For each 15-minute slot from start to end (at most 1 day), the following horizon_hours as gridprint holds them now (no archive of past forecasts)".into(),
+            "For each 15-minute slot from start to end (at most 1 day), the following horizon_hours of the forecast issued then (the worker's archive; where it holds none, the values gridprint holds now, said in meta.warnings)".into(),
             [region, window, horizon].concat(),
             WattTimeHistoricalForecasts::name(),
         ),

@@ -205,15 +205,95 @@ pub fn regret(forecast: &[f64], truth: &[f64]) -> Option<f64> {
     (best > 0.0).then(|| 100.0 * (mean(truth, chosen) - best) / best)
 }
 
+/// One slot of a forecast compared: what happened, the model's value and persistence's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Compared {
+    pub truth: f64,
+    pub model: f64,
+    pub persistence: f64,
+}
+
+/// The sums of one horizon band over forecasts (origins): the model's and persistence's errors
+/// over every compared slot, and per forecast whose whole band was compared, the rank correlation
+/// and the 3-hour regret. The yardstick ([`evaluate`]) and the published accuracy
+/// (`super::accuracy`) both score with it.
+#[derive(Debug, Default, Clone)]
+pub struct BandSums {
+    /// Forecasts with at least one slot compared.
+    pub forecasts: usize,
+    /// Forecasts whose every slot of the band was compared.
+    pub complete: usize,
+    pub model: ErrorSums,
+    pub persistence: ErrorSums,
+    /// Sum and count of the rank correlations (model, persistence).
+    pub rank: [(f64, usize); 2],
+    /// Sum and count of the regrets, in % (model, persistence).
+    pub regret: [(f64, usize); 2],
+}
+
+impl BandSums {
+    /// Adds one forecast's slots of the band (`None`: not compared), `band_len` slots long.
+    pub fn add_forecast(&mut self, slots: &[Option<Compared>], band_len: usize) {
+        let (mut y, mut f, mut p) = (Vec::new(), Vec::new(), Vec::new());
+        for c in slots.iter().flatten() {
+            self.model.add(c.truth, c.model);
+            self.persistence.add(c.truth, c.persistence);
+            y.push(c.truth);
+            f.push(c.model);
+            p.push(c.persistence);
+        }
+        if y.is_empty() {
+            return;
+        }
+        self.forecasts += 1;
+        // Rank and regret need the whole band.
+        if y.len() == band_len {
+            self.complete += 1;
+            for (m, pred) in [&f, &p].into_iter().enumerate() {
+                let r = spearman(pred, &y);
+                if r.is_finite() {
+                    self.rank[m].0 += r;
+                    self.rank[m].1 += 1;
+                }
+                if let Some(g) = regret(pred, &y) {
+                    self.regret[m].0 += g;
+                    self.regret[m].1 += 1;
+                }
+            }
+        }
+    }
+
+    /// Adds another set of sums.
+    pub fn merge(&mut self, other: &BandSums) {
+        self.forecasts += other.forecasts;
+        self.complete += other.complete;
+        self.model.merge(&other.model);
+        self.persistence.merge(&other.persistence);
+        for m in 0..2 {
+            self.rank[m].0 += other.rank[m].0;
+            self.rank[m].1 += other.rank[m].1;
+            self.regret[m].0 += other.regret[m].0;
+            self.regret[m].1 += other.regret[m].1;
+        }
+    }
+
+    /// The mean rank correlation of the model (0) or persistence (1); NaN without one.
+    pub fn rank(&self, m: usize) -> f64 {
+        mean(self.rank[m])
+    }
+
+    /// The mean regret of the model (0) or persistence (1), in %; NaN without one.
+    pub fn regret(&self, m: usize) -> f64 {
+        mean(self.regret[m])
+    }
+}
+
 #[derive(Default, Clone)]
 struct ZoneSums {
     origins: usize,
-    model: [ErrorSums; 3],
-    persistence: [ErrorSums; 3],
+    bands: [BandSums; 3],
     first_hour: ErrorSums,
     first_hour_held: ErrorSums,
-    rank: [(f64, usize); 2],
-    regret: [(f64, usize); 2],
 }
 
 fn mean((s, n): (f64, usize)) -> f64 {
@@ -328,47 +408,31 @@ pub fn evaluate_with(
             let mut sums = vec![ZoneSums::default(); n];
             for (z, zs) in sums.iter_mut().enumerate() {
                 let held = truth_at(known.offset(-1), z);
-                let (mut f24, mut p24, mut y24) = (Vec::new(), Vec::new(), Vec::new());
-                let mut used = false;
+                let mut compared = Vec::with_capacity(horizon as usize);
                 for h in 0..horizon {
                     let t = t0.offset(h);
                     let (y, f) = (truth_at(t, z), fc[h as usize][z]);
                     let k = ((t.0 - known.0).div_euclid(SLOTS_PER_DAY) + 1).max(1);
                     let p = truth_at(t.offset(-k * SLOTS_PER_DAY), z);
-                    if !(y.is_finite() && f.is_finite() && p.is_finite()) {
-                        continue;
+                    let c = (y.is_finite() && f.is_finite() && p.is_finite()).then_some(Compared {
+                        truth: y,
+                        model: f,
+                        persistence: p,
+                    });
+                    if let Some(c) = c
+                        && h < FIRST_HOUR
+                        && held.is_finite()
+                    {
+                        zs.first_hour.add(c.truth, c.model);
+                        zs.first_hour_held.add(c.truth, held);
                     }
-                    used = true;
-                    for (b, (_, from, to)) in BANDS.iter().enumerate() {
-                        if (*from..*to).contains(&h) {
-                            zs.model[b].add(y, f);
-                            zs.persistence[b].add(y, p);
-                        }
-                    }
-                    if h < FIRST_HOUR && held.is_finite() {
-                        zs.first_hour.add(y, f);
-                        zs.first_hour_held.add(y, held);
-                    }
-                    if h < BANDS[0].2 {
-                        f24.push(f);
-                        p24.push(p);
-                        y24.push(y);
-                    }
+                    compared.push(c);
                 }
-                zs.origins = used as usize;
-                // Rank and regret need the whole first day.
-                if y24.len() == BANDS[0].2 as usize {
-                    for (m, pred) in [&f24, &p24].into_iter().enumerate() {
-                        let r = spearman(pred, &y24);
-                        if r.is_finite() {
-                            zs.rank[m].0 += r;
-                            zs.rank[m].1 += 1;
-                        }
-                        if let Some(g) = regret(pred, &y24) {
-                            zs.regret[m].0 += g;
-                            zs.regret[m].1 += 1;
-                        }
-                    }
+                zs.origins = compared.iter().any(Option::is_some) as usize;
+                for (b, (_, from, to)) in BANDS.iter().enumerate() {
+                    let slots =
+                        &compared[(*from).min(horizon) as usize..(*to).min(horizon) as usize];
+                    zs.bands[b].add_forecast(slots, (to - from) as usize);
                 }
             }
             progress();
@@ -380,17 +444,10 @@ pub fn evaluate_with(
         for (t, s) in total.iter_mut().zip(sums) {
             t.origins += s.origins;
             for b in 0..3 {
-                t.model[b].merge(&s.model[b]);
-                t.persistence[b].merge(&s.persistence[b]);
+                t.bands[b].merge(&s.bands[b]);
             }
             t.first_hour.merge(&s.first_hour);
             t.first_hour_held.merge(&s.first_hour_held);
-            for m in 0..2 {
-                t.rank[m].0 += s.rank[m].0;
-                t.rank[m].1 += s.rank[m].1;
-                t.regret[m].0 += s.regret[m].0;
-                t.regret[m].1 += s.regret[m].1;
-            }
         }
     }
     total
@@ -400,12 +457,12 @@ pub fn evaluate_with(
         .map(|(z, t)| ZoneScore {
             zone: reference.zones.code(z).clone(),
             origins: t.origins,
-            model: t.model.map(|e| e.finish()),
-            persistence: t.persistence.map(|e| e.finish()),
+            model: t.bands.clone().map(|b| b.model.finish()),
+            persistence: t.bands.clone().map(|b| b.persistence.finish()),
             first_hour: t.first_hour.finish(),
             first_hour_held: t.first_hour_held.finish(),
-            rank: (mean(t.rank[0]), mean(t.rank[1])),
-            regret: (mean(t.regret[0]), mean(t.regret[1])),
+            rank: (t.bands[0].rank(0), t.bands[0].rank(1)),
+            regret: (t.bands[0].regret(0), t.bands[0].regret(1)),
         })
         .collect()
 }

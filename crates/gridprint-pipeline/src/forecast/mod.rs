@@ -8,10 +8,12 @@
 //! from the current slot on as forecasts ([`DataState::Missing`]: they stand in for data that does
 //! not exist yet) — [`to_points`]. [`eval`] is the yardstick on the footprint itself (what
 //! `gridprint forecast-eval` prints), [`fit`] the per-series backtest and the parameter search,
-//! [`errors`] the measures both use. [`tso`] blends the TSOs' own day-ahead forecasts in where they
-//! cover a slot.
+//! [`errors`] the measures both use, [`accuracy`] the published accuracy of the forecasts the
+//! worker issued (archived by `crate::worker`), scored with the yardstick's measures. [`tso`]
+//! blends the TSOs' own day-ahead forecasts in where they cover a slot.
 //! docs/forecast.md has the measured accuracy, docs/methodology.md the method.
 
+pub mod accuracy;
 pub mod errors;
 pub mod eval;
 pub mod fit;

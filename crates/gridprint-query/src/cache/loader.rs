@@ -9,7 +9,7 @@ use gridprint_core::derived::{DerivedDay, SeriesKey};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::SlotRange;
 use gridprint_core::zone::ZoneIdx;
-use gridprint_store::{DayChange, Result as StoreResult, Store};
+use gridprint_store::{AccuracyRow, DayChange, Result as StoreResult, Store};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
@@ -111,6 +111,9 @@ pub struct DataCache {
     /// The data version since which `shape` holds: the version of the full load, or of the
     /// incremental refresh that changed it. Entity tags take it into account.
     shape_version: i64,
+    /// The published accuracy of the forecast (`ForecastStore::forecast_accuracy`), read again
+    /// by every load and refresh (a few hundred rows; storing it bumps the data version).
+    accuracy: Arc<[AccuracyRow]>,
 }
 
 /// The fingerprint of a cache's shape (the `shape` field of [`DataCache`]).
@@ -278,7 +281,7 @@ impl DataCache {
                 add_days(store.derived_days(span.end..i64::MAX)?);
             }
         }
-        Ok(DataCache::assemble(
+        let mut cache = DataCache::assemble(
             reference,
             version,
             options,
@@ -287,7 +290,9 @@ impl DataCache {
             (inputs, series, datasources),
             day_versions,
             (0, 0),
-        ))
+        );
+        cache.accuracy = store.forecast_accuracy()?.into();
+        Ok(cache)
     }
 
     /// Puts the parts of a load or a refresh together: every column and series reads `pool`.
@@ -328,6 +333,7 @@ impl DataCache {
             incremental_updates,
             shape,
             shape_version: version.data_version,
+            accuracy: Arc::from([]),
         }
     }
 
@@ -422,6 +428,7 @@ impl DataCache {
         if new.shape == self.shape {
             new.shape_version = self.shape_version;
         }
+        new.accuracy = store.forecast_accuracy()?.into();
         Ok(Some(new))
     }
 
@@ -446,6 +453,7 @@ impl DataCache {
             incremental_updates: 0,
             shape: 0,
             shape_version: i64::MIN,
+            accuracy: Arc::from([]),
         }
     }
 
@@ -495,6 +503,11 @@ impl DataCache {
     /// The store's `data_version` the cache was built from (for ETags).
     pub fn data_version(&self) -> i64 {
         self.version.data_version
+    }
+
+    /// The published accuracy of the forecast, ordered by (zone, window, band).
+    pub fn forecast_accuracy(&self) -> &[AccuracyRow] {
+        &self.accuracy
     }
 
     /// Derived outputs of a zone.

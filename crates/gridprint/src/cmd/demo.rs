@@ -122,9 +122,9 @@ pub fn first_step(live: &LiveDemo) -> anyhow::Result<Option<StepReport>> {
 
 /// `serve --demo`'s preparation: into an empty database, the bundled documents at their recorded
 /// dates; then, on a database that holds them (this one or one an earlier `--demo` filled), the
-/// replay up to now and one worker cycle. `None` when the database holds other data: nothing is
-/// imported or replayed there.
-pub fn prepare(g: &ServerArgs) -> anyhow::Result<Option<Arc<LiveDemo>>> {
+/// replay up to now and one worker cycle, whose worker keeps issued forecasts `archive_days` days.
+/// `None` when the database holds other data: nothing is imported or replayed there.
+pub fn prepare(g: &ServerArgs, archive_days: u32) -> anyhow::Result<Option<Arc<LiveDemo>>> {
     let store = crate::open::open_store(g)?;
     let reference = crate::open::load_reference(g)?;
     if store.input_extent()?.is_none() {
@@ -138,7 +138,7 @@ pub fn prepare(g: &ServerArgs) -> anyhow::Result<Option<Arc<LiveDemo>>> {
         eprintln!("database already holds data; demo import and replay skipped");
         return Ok(None);
     }
-    let live = Arc::new(LiveDemo::new(store, reference)?);
+    let live = Arc::new(LiveDemo::new(store, reference)?.archive_days(i64::from(archive_days)));
     first_step(&live).context("replaying the demo data onto the present")?;
     Ok(Some(live))
 }

@@ -40,6 +40,11 @@ pub struct ServeArgs {
     /// quarter-hour; marked as a replay in `/v1/status` and on the dashboard).
     #[arg(long, env = "GRIDPRINT_DEMO")]
     pub demo: bool,
+    /// With `--demo`: days the replay's worker keeps each issued forecast in the forecast archive
+    /// (as `worker --forecast-archive-days`; 0: nothing is archived). Without `--demo`, `serve`
+    /// runs no worker and this is not used.
+    #[arg(long, env = "GRIDPRINT_FORECAST_ARCHIVE_DAYS", default_value_t = 30)]
+    pub forecast_archive_days: u32,
     /// Sustained requests per second allowed per account (data routes, all its tokens together,
     /// unless `gridprint access set-limit` gave it its own) and per client address (token service,
     /// status, docs); 0 disables the default limit.
@@ -319,7 +324,8 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
     config.response_cache_bytes = dashboard.api_cache_bytes(config.response_cache_bytes);
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
     let live = if args.demo {
-        crate::cmd::demo::prepare(g).context("importing the demo data")?
+        crate::cmd::demo::prepare(g, args.forecast_archive_days)
+            .context("importing the demo data")?
     } else {
         None
     };

@@ -42,6 +42,11 @@ pub struct WorkerArgs {
     /// Do not ask EPIAS (Türkiye).
     #[arg(long, env = "GRIDPRINT_NO_EPIAS")]
     pub no_epias: bool,
+    /// Days each issued forecast is kept in the forecast archive (one per hour; it answers
+    /// `/v3/forecast/historical` and the published accuracy, `/v1/forecast-accuracy`, is measured
+    /// on it). 0: nothing is archived.
+    #[arg(long, env = "GRIDPRINT_FORECAST_ARCHIVE_DAYS", default_value_t = 30)]
+    pub forecast_archive_days: u32,
     /// Run one cycle and exit (cron, tests).
     #[arg(long, env = "GRIDPRINT_WORKER_ONCE")]
     pub once: bool,
@@ -92,6 +97,7 @@ pub fn run(g: &ServerArgs, args: &WorkerArgs) -> anyhow::Result<()> {
         },
         concurrency: args.providers.concurrency,
         zones: parse_zones(&reference, &args.zones)?,
+        archive_days: i64::from(args.forecast_archive_days),
         ..WorkerConfig::default()
     };
     let worker = Worker::new(store.clone(), reference, fetcher, config);
