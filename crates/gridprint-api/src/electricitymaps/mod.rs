@@ -10,6 +10,7 @@
 //! `/v1` query service), the zone keys in [`zone_keys`]. docs/compatibility.md lists the fields,
 //! keys, granularities and what is not supported; power breakdowns are in [`power`].
 
+pub mod ask;
 pub mod carbon;
 pub mod power;
 pub mod zone_keys;
@@ -19,10 +20,11 @@ use crate::compat::RouteDoc;
 use crate::format::pairs_of;
 use crate::params::schemas;
 use crate::state::AppState;
+use ask::CarbonPoint;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
-use carbon::{CarbonPoint, Kind};
+use carbon::Kind;
 use utoipa::openapi::path::{HttpMethod, Operation, Parameter, Paths};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
 use utoipa::openapi::{Ref, RefOr, Schema};

@@ -8,7 +8,7 @@
 //! `fossilFreePercentage` 100 − the share of coal, gas and oil. Flags follow the slot's
 //! `zone_status` in `/v1/mix`, as for carbon points.
 
-use super::carbon::{Ask, estimation_method};
+use super::ask::{Ask, estimation_method};
 use super::zone_keys::key_of;
 use crate::error::ApiError;
 use gridprint_core::production::ProductionType;
