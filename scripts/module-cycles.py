@@ -4,12 +4,18 @@
 Every `crates/*/src/**/*.rs` file is a module; a file depends on another module of its crate when it
 names it by path (`crate::a::b`, `super::b`, `self::b`, in `use` lines or inline). A circle is a
 set of files that depend on each other (a strongly connected component of more than one file).
+`self::` is the file's own module and `super::` its parent, whether the file is `a/b.rs` or
+`a/b/mod.rs`: two sibling files naming each other through `super::` are a circle.
 Inline test modules (`#[cfg(test)] mod tests { … }`, at a file's end) are left out: they are
 not part of the build that ships. A `mod.rs` or `lib.rs` that only declares and re-exports its children is the parent of those
 children, not a dependency of them, so `pub use child::X` in a parent does not count, and a child
 naming its parent (`super::*`) does.
 
     scripts/module-cycles.py            # prints every circle; exit 1 if there is one
+    scripts/module-cycles.py DIR        # the same for the crates of DIR/crates (the tests' trees)
+
+scripts/test_module_cycles.py (run by CI) plants circles in a throwaway tree and checks that this
+script fails on each.
 """
 
 import re
@@ -56,7 +62,6 @@ def crate_graph(src: Path) -> dict:
     for mod, f in modules.items():
         text = strip_test_modules(strip_comments(f.read_text(encoding="utf-8")))
         is_parent = f.name in ("mod.rs", "lib.rs", "main.rs")
-        here = mod if is_parent else mod[:-1]
         refs = []
         for m in PATH_RE.finditer(text):
             refs.append((m.group(1), m.group(2).strip(":").split("::")))
@@ -67,18 +72,23 @@ def crate_graph(src: Path) -> dict:
                 if names:
                     refs.append((m.group(1), names))
         for kind, names in refs:
+            # `self` is the file's own module and `super` its parent, in a `mod.rs` as in any
+            # other file (`module_of` already names `a/mod.rs` and `a.rs` alike); each further
+            # leading `super` goes one level up.
             if kind == "crate":
                 base = ()
             elif kind == "super":
-                base = here[:-1] if names and names[0] != "super" else here[:-2]
-                names = [n for n in names if n != "super"]
+                up = 1
+                while names and names[0] == "super":
+                    names = names[1:]
+                    up += 1
+                base = mod[: max(len(mod) - up, 0)]
                 if not names:
-                    target = base
-                    if target != mod and target in modules:
-                        graph[mod].add(target)
+                    if base != mod and base in modules:
+                        graph[mod].add(base)
                     continue
             else:
-                base = mod if is_parent else here
+                base = mod
             target = resolve(base, [n for n in names if n != "self"])
             if target == mod or target not in modules:
                 continue
@@ -123,8 +133,9 @@ def circles(graph: dict) -> list:
 
 
 def main() -> int:
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
     found = 0
-    crates = sorted(p for p in (ROOT / "crates").iterdir() if (p / "src").is_dir())
+    crates = sorted(p for p in (root / "crates").iterdir() if (p / "src").is_dir())
     for crate in crates:
         graph = crate_graph(crate / "src")
         edges = sum(len(v) for v in graph.values())

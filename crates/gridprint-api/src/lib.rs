@@ -1,209 +1,37 @@
-//! gridprint-api: the HTTP interface of gridprint — the token service (`/token-request`), its browser
-//! page, the `/v1` data API and the Electricity Maps and WattTime shapes — as an axum [`Router`].
+//! gridprint-api: the HTTP interface of gridprint, as an axum [`Router`](axum::Router). Four parts,
+//! a folder each:
 //!
-//! This file only assembles the router: [`router`] builds the route table from an [`AppState`]
-//! ([`state`]: store, reference data, clock, config, the in-memory
-//! [`QueryService`](gridprint_query::QueryService)); [`serve`] runs it on an already-bound listener
-//! with graceful shutdown, so the binary and the tests share one code path. Data requests touch
-//! neither the database nor files: answers come from the query service's columnar cache, which
-//! [`refresh`] keeps in step with the store; tokens are verified from memory.
+//! - [`tokens`]: the token service with API keys (`/token-request`, its page) and the Bearer guard
+//!   of the data routes;
+//! - [`v1`]: the `/v1` data routes (one line per path in `v1::data`, answered by `v1::answer`),
+//!   `/v1/status`, the OpenAPI document and the docs pages;
+//! - [`compat`]: the routes of other services' APIs (Electricity Maps, CO2 Signal, WattTime), a
+//!   named handler per route, every number read from `/v1`'s query service;
+//! - [`http`]: the plumbing: the route table and its layers ([`router`]), the connection loop
+//!   ([`serve`]), limits, errors.
 //!
-//! Modules: [`state`], [`error`], [`failures`] (failure answers several routes share), [`token`]
-//! and [`api_keys`] (the token service), [`auth`] and [`token_cache`] (Bearer tokens),
-//! [`brute_force`] and [`limit`] (failed attempts, rate limits), [`extract`], [`page`] (the token
-//! page), [`data`] (the `/v1` data handlers), [`electricitymaps`] (Electricity Maps v3/v4, CO2
-//! Signal), [`watttime`] (WattTime v3), [`compat`] (what those two share), [`status`] and
-//! [`health`] (`/v1/status*`), [`format`] (JSON or CSV), [`params`], [`front`] (client address,
-//! aliases, trailing slashes), [`refresh`], [`openapi`], [`docs`], [`layers`] (size limits,
-//! metrics, timeout, CORS), [`response_cache`] (rendered answers and `If-None-Match`),
-//! [`precompress`], [`server`] (the connection loop), `testing` (feature `testing`).
+//! [`kept`] keeps rendered answers for all of them (memo, `ETag`/304, gzip copies, the response
+//! memory budget). [`state`] is what every handler shares; [`refresh`] keeps the in-memory cache in
+//! step with the store, so data requests touch neither the database nor files.
 
 #![forbid(unsafe_code)]
 
-pub mod api_keys;
-pub mod auth;
-pub mod brute_force;
 pub mod compat;
-pub mod data;
-pub mod docs;
-pub mod electricitymaps;
-pub mod error;
-pub mod extract;
-pub mod failures;
-pub mod format;
-pub mod front;
-pub mod health;
-pub mod ignored;
-pub mod layers;
-pub mod limit;
-pub mod openapi;
-pub mod page;
-pub mod params;
-pub mod precompress;
+pub mod http;
+pub mod kept;
 pub mod refresh;
-pub mod registration_code;
-pub mod response_cache;
-pub mod response_memory;
-pub mod server;
 pub mod state;
-pub mod status;
-pub mod tag_memo;
 #[cfg(feature = "testing")]
 pub mod testing;
-pub mod token;
-pub mod token_cache;
-pub mod watttime;
+pub mod tokens;
+pub mod v1;
 
-pub use auth::AuthUser;
-pub use data::data_paths;
-pub use error::ApiError;
-pub use front::ClientAddr;
 pub use gridprint_responses::{DemoRecording, DemoStatus};
-pub use health::{DemoFn, ProbeFn, Providers};
-pub use server::serve as serve_router;
+pub use http::error::ApiError;
+pub use http::front::ClientAddr;
+pub use http::router::{ACCESS_LOG_TARGET, REQUEST_SPAN, router, router_with_home, serve};
+pub use http::server::serve as serve_router;
 pub use state::{ApiConfig, AppState, AppStateBuilder, ClientLimits, MAX_BODY_BYTES};
-
-use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::{HeaderName, HeaderValue, header};
-use axum::middleware;
-use axum::routing::get;
-use std::future::Future;
-use tower::ServiceBuilder;
-use tower_http::compression::{CompressionLayer, CompressionLevel};
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::TraceLayer;
-
-/// The tracing target of the access log: one event per answered request (status, latency), inside
-/// the request's span (method, path, request id). The binary sends it to `--access-log` only.
-pub const ACCESS_LOG_TARGET: &str = "gridprint_access";
-/// The name of the span of every request (fields `method`, `path`, `request_id`).
-pub const REQUEST_SPAN: &str = "request";
-
-/// The token service routes (`/token-request…`), every response marked `Cache-Control: no-store`.
-fn token_routes() -> Router<AppState> {
-    let (operations, _) = token::token_router()
-        .merge(api_keys::router())
-        .split_for_parts();
-    Router::new()
-        .route("/token-request", get(page::redirect))
-        .route("/token-request/", get(page::index))
-        .route("/token-request/page.js", get(page::script))
-        .route("/token-request/page.css", get(page::style))
-        .route("/token-request/favicon.svg", get(page::icon))
-        .merge(operations)
-        .layer(SetResponseHeaderLayer::overriding(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("no-store"),
-        ))
-}
-
-/// The whole HTTP interface: token service, pages, data API and its OpenAPI description, with
-/// request ids, structured request logs, metrics, compression, a request timeout, request-size
-/// limits, rate limits (per token on data routes, per client elsewhere), security headers and, when
-/// configured, CORS for one origin.
-pub fn router(state: AppState) -> Router {
-    router_with_home(state, None)
-}
-
-/// [`router`] with `home` (the dashboard, `gridprint-dashboard`) mounted at `/` in place of the
-/// links page, under the same public per-client limit and layers.
-pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Router {
-    let request_id = HeaderName::from_static("x-request-id");
-    let (data_routes, _spec) = data::data_router()
-        .merge(electricitymaps::router())
-        .merge(watttime::router())
-        .split_for_parts();
-    let (em_public, _spec) = electricitymaps::public_router().split_for_parts();
-    let (watttime_login, _spec) = watttime::public_router().split_for_parts();
-    let protected = data_routes.route_layer(middleware::from_fn_with_state(
-        state.clone(),
-        auth::data_guard,
-    ));
-    let public = Router::new()
-        .merge(token_routes())
-        .merge(status::routes())
-        .merge(em_public)
-        .merge(watttime_login)
-        .merge(docs::routes(home.is_none()))
-        .merge(home.unwrap_or_default())
-        .route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            limit::client_rate_limit,
-        ));
-    let routes = Router::new()
-        .merge(protected)
-        .merge(public)
-        .route_layer(middleware::from_fn(layers::tag_route))
-        .fallback(error::not_found)
-        .method_not_allowed_fallback(error::method_not_allowed)
-        .with_state(state.clone());
-    // The layers every request passes, outermost first, as one tower stack around the router:
-    // `Router::layer` would box each of them again around every route, and every request would
-    // clone and box that chain once per layer (`docs/performance.md`).
-    let forwarding = front::Forwarding {
-        trusted: state.config().trusted_proxies.clone(),
-        header: state.config().client_ip_header,
-    };
-    let app = ServiceBuilder::new()
-        .layer(middleware::from_fn_with_state(forwarding, front::front))
-        .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
-        .layer(PropagateRequestIdLayer::new(request_id))
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(|req: &Request| {
-                    // Path only: never headers (Authorization), query strings or bodies (passwords).
-                    let id = req
-                        .headers()
-                        .get("x-request-id")
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or("-");
-                    tracing::info_span!(REQUEST_SPAN, method = %req.method(), path = %req.uri().path(), request_id = %id)
-                })
-                .on_response(
-                    |resp: &axum::response::Response,
-                     latency: std::time::Duration,
-                     _: &tracing::Span| {
-                        tracing::info!(
-                            target: ACCESS_LOG_TARGET,
-                            status = resp.status().as_u16(),
-                            latency_us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
-                            "answered"
-                        );
-                    },
-                ),
-        )
-        // Outside the size limits and CORS, so their answers (414, 431, preflights) carry them too.
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        ))
-        .option_layer(layers::cors(state.config()))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            layers::limit_request_size,
-        ))
-        .layer(middleware::from_fn(layers::record_metrics))
-        .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
-        .layer(middleware::from_fn_with_state(state, layers::timeout))
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .service(routes);
-    Router::new().fallback_service(app)
-}
-
-/// Serves [`router`] on `listener` until `shutdown` resolves, then finishes the requests clients had
-/// already sent ([`server`] describes the drain). Client addresses (for the brute-force guard and
-/// rate limit) come from the socket.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let limits = state.config().client_limits();
-    server::serve(listener, router(state), limits, shutdown).await
-}
+pub use tokens::auth::AuthUser;
+pub use v1::data::data_paths;
+pub use v1::health::{DemoFn, ProbeFn, Providers};

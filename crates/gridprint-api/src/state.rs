@@ -6,16 +6,16 @@
 //! [`AppStateBuilder`] assembles it with its optional parts (a shared rate limit, provider probes, a
 //! query service built elsewhere). Handlers take it as axum `State`; the router that hands it to
 //! them is assembled in the crate root ([`crate::router`]). The parts it holds live in their own
-//! modules, none of which needs the state: [`crate::token_cache`], [`crate::brute_force`],
-//! [`crate::health`], [`crate::response_cache`]. [`crate::refresh`] loads the query service's cache.
+//! modules, none of which needs the state: [`crate::tokens::token_cache`], [`crate::tokens::brute_force`],
+//! [`crate::v1::health`], [`crate::kept::response_cache`]. [`crate::refresh`] loads the query service's cache.
 
-use crate::brute_force::FailureGuard;
-use crate::error::ApiError;
-use crate::front::{ClientIpHeader, TrustedProxies};
-use crate::health::{DemoFn, Providers, StorageHealth};
-use crate::response_cache::ResponseCache;
-use crate::tag_memo::{TagMemo, tag_memo};
-use crate::token_cache::TokenCache;
+use crate::http::error::ApiError;
+use crate::http::front::{ClientIpHeader, TrustedProxies};
+use crate::kept::response_cache::ResponseCache;
+use crate::kept::tag_memo::{TagMemo, tag_memo};
+use crate::tokens::brute_force::FailureGuard;
+use crate::tokens::token_cache::TokenCache;
+use crate::v1::health::{DemoFn, Providers, StorageHealth};
 use gridprint_core::reference::ReferenceData;
 use gridprint_core::slot::Clock;
 use gridprint_query::{DataCache, QueryService, ServiceError};
@@ -48,7 +48,7 @@ pub struct ApiConfig {
     /// Open connections one client address may hold at once (an IPv6 client by its /64; trusted
     /// proxies are not capped); a connection past it is closed as soon as it is accepted. 0: no cap.
     pub max_connections_per_address: usize,
-    /// Bytes of rendered answers (larger than [`crate::data::SMALL_ANSWER_BYTES`]) that may wait
+    /// Bytes of rendered answers (larger than [`crate::v1::data::SMALL_ANSWER_BYTES`]) that may wait
     /// for their clients at once, all connections together; an answer past it is refused with 503
     /// and `Retry-After` instead of being held.
     pub response_memory_bytes: usize,
@@ -71,7 +71,7 @@ pub struct ApiConfig {
     /// Tokens an account may get per minute (sustained), and in a burst.
     pub token_requests_per_minute: f64,
     pub token_request_burst: u32,
-    /// Peers whose forwarded client address is believed ([`crate::front`]).
+    /// Peers whose forwarded client address is believed ([`crate::http::front`]).
     pub trusted_proxies: TrustedProxies,
     /// The header those proxies write the client's address in (the other one is ignored).
     pub client_ip_header: ClientIpHeader,
@@ -94,7 +94,7 @@ pub struct ApiConfig {
     /// Largest total size of the request headers accepted; larger → 431.
     pub max_header_bytes: usize,
     /// Bytes of rendered final answers kept in memory and served again without recomputation
-    /// ([`crate::response_cache`]); 0 disables it.
+    /// ([`crate::kept::response_cache`]); 0 disables it.
     pub response_cache_bytes: usize,
     /// How the data cache is loaded, in particular where its pages of old days are spilled
     /// (`gridprint_query::LoadOptions::spill`; none by default: everything in memory).
@@ -195,7 +195,7 @@ pub(crate) struct Inner {
     pub(crate) hash_permits: Arc<tokio::sync::Semaphore>,
     pub(crate) long_answer_permits: Arc<tokio::sync::Semaphore>,
     /// The memory budget of rendered answers waiting for their clients, in KiB
-    /// ([`ApiConfig::response_memory_bytes`]; `crate::data::BudgetBody`).
+    /// ([`ApiConfig::response_memory_bytes`]; `crate::v1::data::BudgetBody`).
     pub(crate) response_memory: Arc<tokio::sync::Semaphore>,
     pub(crate) dummy_hash: OnceLock<String>,
     pub(crate) query: Arc<QueryService>,
@@ -204,7 +204,7 @@ pub(crate) struct Inner {
     /// `serve --demo`: what `/v1/status` and the dashboard say about the replay.
     pub(crate) demo: Option<DemoFn>,
     pub(crate) responses: ResponseCache,
-    /// The tags of requests answered before, by the request as sent (`crate::tag_memo`).
+    /// The tags of requests answered before, by the request as sent (`crate::kept::tag_memo`).
     pub(crate) tag_memo: TagMemo,
 }
 
@@ -427,7 +427,7 @@ impl AppState {
     }
 
     /// Bytes of rendered answers now counted against the response memory budget
-    /// ([`crate::response_memory`]), rounded up to KiB per answer.
+    /// ([`crate::kept::response_memory`]), rounded up to KiB per answer.
     #[cfg(any(test, feature = "testing"))]
     pub fn response_memory_in_use(&self) -> usize {
         let total = (self.inner.config.response_memory_bytes >> 10)

@@ -7,7 +7,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Method, Request, StatusCode, header};
-use gridprint_api::front::ClientIpHeader;
+use gridprint_api::http::front::ClientIpHeader;
 use gridprint_api::testing::MutableClock;
 use gridprint_api::{ApiConfig, AppState, router};
 use gridprint_ratelimit::RateLimit;

@@ -133,7 +133,7 @@ fn insert_tokens(store: &dyn Store) {
     for (token, expires_at) in [(TOKEN, now + 86_400), (EXPIRED, now - 1)] {
         store
             .insert_token(&TokenRecord {
-                token_hash: gridprint_api::auth::token_hash(token),
+                token_hash: gridprint_api::tokens::auth::token_hash(token),
                 email: "ada@example.org".into(),
                 issued_at: expires_at - 86_400,
                 expires_at,
@@ -330,7 +330,7 @@ fn round2(v: f32) -> f64 {
 
 fn spec() -> &'static Value {
     static S: OnceLock<Value> = OnceLock::new();
-    S.get_or_init(|| serde_json::to_value(gridprint_api::openapi::spec(20.0, 100)).unwrap())
+    S.get_or_init(|| serde_json::to_value(gridprint_api::v1::openapi::spec(20.0, 100)).unwrap())
 }
 
 fn resolve(schema: &Value) -> &Value {
@@ -965,7 +965,7 @@ async fn parameter_rules(kind: Kind) {
     assert_eq!(v.as_array().unwrap().len(), 1);
     assert_eq!(v[0]["zone"], "DE");
     // What had no effect is named in `Gridprint-Ignored`; the answer is unchanged.
-    // Sent again, the request is kept in the memo of raw forms (crate::tag_memo), and found there
+    // Sent again, the request is kept in the memo of raw forms (crate::kept::tag_memo), and found there
     // the third time: each says the same.
     let typo = format!("/v1/footprints?zone=FR&zone=DE,XX&footprint_typ=water&{DAY_2017}");
     let mut bodies = Vec::new();

@@ -63,7 +63,7 @@ fn data() -> &'static (SharedStore, Arc<QueryService>) {
                 .unwrap();
             store
                 .insert_token(&TokenRecord {
-                    token_hash: gridprint_api::auth::token_hash(TOKEN),
+                    token_hash: gridprint_api::tokens::auth::token_hash(TOKEN),
                     email: "ada@example.org".into(),
                     issued_at: now,
                     expires_at: now + 86_400,
@@ -1221,7 +1221,7 @@ async fn large_answers_are_gzipped_once_and_kept_compressed() {
     let plain = get(&app, URI).await;
     assert_eq!(plain.status, StatusCode::OK);
     assert!(
-        plain.body.len() >= gridprint_api::precompress::PRECOMPRESS_MIN_BYTES,
+        plain.body.len() >= gridprint_api::kept::precompress::PRECOMPRESS_MIN_BYTES,
         "a large answer: {} bytes",
         plain.body.len()
     );

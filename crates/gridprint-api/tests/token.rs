@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Method, Request, StatusCode, header};
 use gridprint_api::testing::MutableClock;
-use gridprint_api::token::TokenResponse;
+use gridprint_api::tokens::token::TokenResponse;
 use gridprint_api::{ApiConfig, AppState, router};
 use gridprint_store::{AccessStore, SharedStore};
 use gridprint_store_sqlite::SqliteStore;
@@ -167,7 +167,10 @@ async fn register_without_grant_is_403() {
     let e = env();
     let r = register(&e.app, "nobody@example.org", PASSWORD).await;
     assert_problem(&r, StatusCode::FORBIDDEN);
-    assert_eq!(r.detail(), gridprint_api::token::REGISTRATION_REFUSED);
+    assert_eq!(
+        r.detail(),
+        gridprint_api::tokens::token::REGISTRATION_REFUSED
+    );
 }
 
 /// Issue #28 item 7: a grant with a code registers only with that code; every refusal (no grant,
@@ -175,7 +178,7 @@ async fn register_without_grant_is_403() {
 /// does not tell who is granted; the right code of a registered email → 409, password kept.
 #[tokio::test]
 async fn registration_is_bound_to_the_grant_code() {
-    use gridprint_api::registration_code::{code_hash, new_code};
+    use gridprint_api::tokens::registration_code::{code_hash, new_code};
     let e = env();
     let bob = "bob@example.org";
     let code = new_code().unwrap();
@@ -318,7 +321,7 @@ async fn get_token_returns_a_bearer_token_valid_for_one_day() {
     assert_eq!(zones_status(&e.app, &second).await, StatusCode::OK);
 
     // Only the SHA-256 is stored.
-    let hash = gridprint_api::auth::token_hash(token).into_inner();
+    let hash = gridprint_api::tokens::auth::token_hash(token).into_inner();
     let rec = e.store.find_token(&hash).unwrap().expect("stored by hash");
     assert_eq!(rec.email, EMAIL);
     assert_eq!(rec.expires_at - rec.issued_at, 86400);
@@ -663,8 +666,8 @@ async fn form_posts_are_answered_with_the_page() {
 
     // Errors are shown on the page, escaped, with the same status as the JSON API.
     // The page's form sends the registration code as `code`.
-    let code = gridprint_api::registration_code::new_code().unwrap();
-    let hash = gridprint_api::registration_code::code_hash(&code);
+    let code = gridprint_api::tokens::registration_code::new_code().unwrap();
+    let hash = gridprint_api::tokens::registration_code::code_hash(&code);
     e.store.grant("bob@example.org", Some(&hash), 0).unwrap();
     let with_code =
         |code: &str| format!("email=bob%40example.org&password=correct+horse+battery&code={code}");
@@ -782,7 +785,7 @@ async fn serves_on_a_real_socket_with_graceful_shutdown() {
 
 #[test]
 fn credentials_debug_hides_the_password() {
-    let c: gridprint_api::token::Credentials =
+    let c: gridprint_api::tokens::token::Credentials =
         serde_json::from_value(json!({"email": EMAIL, "password": PASSWORD})).unwrap();
     assert!(!format!("{c:?}").contains(PASSWORD));
 }

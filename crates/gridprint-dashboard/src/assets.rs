@@ -21,7 +21,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use gridprint_api::AppState;
-use gridprint_api::response_cache::{etag_of, matches_if_none_match};
+use gridprint_api::kept::response_cache::{etag_of, matches_if_none_match};
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
@@ -310,7 +310,7 @@ fn page(mode: DashboardMode, hints: &str, headers: &HeaderMap) -> Response {
         Cow::Owned(html.into_bytes()),
         Cow::Owned(tag),
     );
-    gridprint_api::page::page_headers(&mut resp, CSP);
+    gridprint_api::tokens::page::page_headers(&mut resp, CSP);
     resp
 }
 

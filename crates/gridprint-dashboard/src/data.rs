@@ -25,8 +25,8 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use gridprint_api::precompress;
-use gridprint_api::response_cache::{ResponseCache, Weigh, etag_of, matches_if_none_match};
+use gridprint_api::kept::precompress;
+use gridprint_api::kept::response_cache::{ResponseCache, Weigh, etag_of, matches_if_none_match};
 use gridprint_api::{ApiError, AppState, ClientAddr};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
 use gridprint_query::endpoints::{

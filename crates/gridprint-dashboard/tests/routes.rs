@@ -48,7 +48,7 @@ async fn app_with(
         .unwrap();
     store
         .insert_token(&TokenRecord {
-            token_hash: gridprint_api::auth::token_hash(TOKEN),
+            token_hash: gridprint_api::tokens::auth::token_hash(TOKEN),
             email: "ada@example.org".into(),
             issued_at: now.unix_timestamp(),
             expires_at: now.unix_timestamp() + 86_400,
@@ -134,9 +134,9 @@ async fn public_routes_serve_the_v1_answers_of_one_day_and_nothing_more() {
             .any(|(k, v)| k == "cache-control" && v == "public, max-age=3600")
     );
     // A day of every zone is large: compressed once when it is built, and kept compressed
-    // (gridprint_api::precompress), the same bytes once unzipped.
+    // (gridprint_api::kept::precompress), the same bytes once unzipped.
     assert!(
-        day.len() >= gridprint_api::precompress::PRECOMPRESS_MIN_BYTES,
+        day.len() >= gridprint_api::kept::precompress::PRECOMPRESS_MIN_BYTES,
         "{}",
         day.len()
     );

@@ -268,7 +268,7 @@ async fn the_access_flow_at_debug_level_logs_no_password_and_no_token() {
         log.lines().count() > 20 && log.contains("DEBUG"),
         "debug logging was on: {log}"
     );
-    let hash = gridprint_api::auth::token_hash(&token).into_inner();
+    let hash = gridprint_api::tokens::auth::token_hash(&token).into_inner();
     for (what, secret) in [
         ("password", PASSWORD),
         ("URL-encoded password", "Tr0ub4dor%263-very-secret-pw"),

@@ -46,10 +46,10 @@ pub struct Env {
 /// Stores a new API key for [`EMAIL`] as `gridprint access key create` does, created at [`START`]
 /// and expiring at `expires_at` (Unix seconds; `None`: never); the key and its id.
 pub fn create_key(store: &SharedStore, expires_at: Option<i64>) -> (String, i64) {
-    let key = gridprint_api::token::new_token().unwrap();
+    let key = gridprint_api::tokens::token::new_token().unwrap();
     let id = store
         .insert_api_key(&gridprint_store::NewApiKey {
-            key_hash: gridprint_api::auth::token_hash(&key),
+            key_hash: gridprint_api::tokens::auth::token_hash(&key),
             email: EMAIL.into(),
             name: "test".into(),
             created_at: START.unix_timestamp(),

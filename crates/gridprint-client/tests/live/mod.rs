@@ -44,7 +44,7 @@ fn store(fixtures: &[&str]) -> SharedStore {
             store
                 .grant(
                     EMAIL,
-                    Some(&gridprint_api::registration_code::code_hash(CODE)),
+                    Some(&gridprint_api::tokens::registration_code::code_hash(CODE)),
                     0,
                 )
                 .unwrap();

@@ -131,12 +131,13 @@ fn run_key(
                 name.chars().count() <= 100,
                 "--name: at most 100 characters"
             );
-            let key = gridprint_api::token::new_token().map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            let key =
+                gridprint_api::tokens::token::new_token().map_err(|e| anyhow::anyhow!("{e:?}"))?;
             let id = store.insert_api_key(&NewApiKey {
                 // SHA-256 without salt or stretching is enough here: the key is 256 bits from the
                 // OS RNG, so no dictionary or brute force applies (Argon2id is for passwords), and
                 // a fast hash keeps the lookup of every request's key a single indexed read.
-                key_hash: gridprint_api::auth::token_hash(&key),
+                key_hash: gridprint_api::tokens::auth::token_hash(&key),
                 email: e.clone(),
                 name: name.clone(),
                 created_at: now,
@@ -193,8 +194,8 @@ fn registration_code(no_code: bool) -> anyhow::Result<(Option<String>, Option<St
     if no_code {
         return Ok((None, None));
     }
-    let code = gridprint_api::registration_code::new_code()?;
-    let hash = gridprint_api::registration_code::code_hash(&code);
+    let code = gridprint_api::tokens::registration_code::new_code()?;
+    let hash = gridprint_api::tokens::registration_code::code_hash(&code);
     Ok((Some(code), Some(hash)))
 }
 

@@ -60,7 +60,7 @@ pub struct ServeArgs {
     /// Proxies (comma-separated CIDR blocks or addresses, e.g. `10.0.0.0/8,::1`) whose forwarded
     /// client address (`--client-ip-header`) is believed; other peers are the client.
     #[arg(long, env = "GRIDPRINT_TRUSTED_PROXIES", default_value = "")]
-    pub trusted_proxies: gridprint_api::front::TrustedProxies,
+    pub trusted_proxies: gridprint_api::http::front::TrustedProxies,
     /// The header the trusted proxies write the client's address in: `x-forwarded-for` (nginx's
     /// `$proxy_add_x_forwarded_for`, most load balancers) or `forwarded` (RFC 7239). Only that
     /// header is read, right to left: the right-most address that is not a trusted proxy.
@@ -69,7 +69,7 @@ pub struct ServeArgs {
         env = "GRIDPRINT_CLIENT_IP_HEADER",
         default_value = "x-forwarded-for"
     )]
-    pub client_ip_header: gridprint_api::front::ClientIpHeader,
+    pub client_ip_header: gridprint_api::http::front::ClientIpHeader,
     /// Failed credential attempts per (email, client address) in 15 minutes before that pair is
     /// locked for 15 minutes.
     #[arg(long, env = "GRIDPRINT_FAILED_ATTEMPTS_PER_PAIR", default_value_t = 10)]
@@ -492,7 +492,7 @@ async fn start_metrics(addr: &str, stop: CancellationToken) -> anyhow::Result<()
     use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
     let handle = PrometheusBuilder::new()
         .set_buckets_for_metric(
-            Matcher::Full(gridprint_api::layers::REQUEST_DURATION.to_string()),
+            Matcher::Full(gridprint_api::http::layers::REQUEST_DURATION.to_string()),
             &[
                 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
             ],

@@ -1,0 +1,16 @@
+//! The HTTP plumbing every route shares: the route table and its layers ([`router`]), the
+//! connection loop with its slow-client limits ([`server`]), the layer in front of routing that
+//! resolves the client address and path aliases ([`front`]), size limits, timeout, metrics and CORS
+//! ([`layers`]), rate limits ([`limit`]), the one error type ([`error`]) with the OpenAPI
+//! answers of shared failures ([`failures`], [`params`]) and extractors that reject through it
+//! ([`extract`]).
+
+pub mod error;
+pub mod extract;
+pub mod failures;
+pub mod front;
+pub mod layers;
+pub mod limit;
+pub mod params;
+pub mod router;
+pub mod server;
