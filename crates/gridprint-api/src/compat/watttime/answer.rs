@@ -10,8 +10,8 @@ use crate::http::error::ApiError;
 use crate::state::AppState;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, format_at_offset};
+use gridprint_query::DataCache;
 use gridprint_query::params::QueryParams;
-use gridprint_query::{DataCache, QueryService};
 use serde::Serialize;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime, UtcOffset};
@@ -33,16 +33,6 @@ pub const MAX_HISTORICAL_DAYS: i64 = 32;
 pub const MAX_FORECAST_HISTORICAL_DAYS: i64 = 1;
 /// Longest forecast horizon: gridprint's forecast reaches 96 hours ahead.
 pub const MAX_HORIZON_HOURS: i64 = crate::compat::electricitymaps::carbon::MAX_HORIZON_HOURS;
-
-/// What a route answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    RegionFromLoc,
-    MyAccess,
-    Forecast,
-    Historical,
-    ForecastHistorical,
-}
 
 /// One point: the slot's start and its value.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -187,7 +177,7 @@ fn stamp(t: OffsetDateTime) -> String {
 }
 
 /// `signal_type`: `co2_aoer` (also the default); the others WattTime serves → 400.
-fn check_signal(p: &QueryParams<'_>) -> Result<(), ApiError> {
+pub(super) fn check_signal(p: &QueryParams<'_>) -> Result<(), ApiError> {
     match p.get("signal_type") {
         None | Some(SIGNAL) => Ok(()),
         Some(other) => Err(ApiError::bad_request(format!(
@@ -290,30 +280,15 @@ fn point(t: OffsetDateTime, value: f64, status: ZoneStatus, marker: bool) -> Wat
     }
 }
 
-/// The JSON body of a route's answer.
-pub fn answer(kind: Kind, state: &AppState, pairs: &[(String, String)]) -> Result<Value, ApiError> {
-    let p = QueryParams::new(pairs);
-    check_signal(&p)?;
-    let svc = state.query();
-    let cache = svc.cache();
-    match kind {
-        Kind::RegionFromLoc => region_from_loc(&p, svc, &cache),
-        Kind::MyAccess => Ok(my_access(&cache)),
-        Kind::Forecast => forecast(&p, &data_ask(state, &p, svc, &cache)?),
-        Kind::Historical => historical(&p, &data_ask(state, &p, svc, &cache)?),
-        Kind::ForecastHistorical => forecast_historical(&p, &data_ask(state, &p, svc, &cache)?),
-    }
-}
-
 /// The footprint question of a data route: data available (503), gridprint's model, a served
 /// `region`, the life-cycle scope.
 fn data_ask<'a>(
-    state: &AppState,
+    state: &'a AppState,
     p: &QueryParams<'_>,
-    svc: &'a QueryService,
     cache: &'a DataCache,
 ) -> Result<CarbonAsk<'a>, ApiError> {
-    crate::v1::data::check_available(state)?;
+    let svc = state.query();
+    crate::v1::answer::check_available(state)?;
     check_model(p)?;
     Ok(CarbonAsk {
         svc,
@@ -325,11 +300,9 @@ fn data_ask<'a>(
 }
 
 /// `/v3/region-from-loc`: the zone whose area holds the point.
-fn region_from_loc(
-    p: &QueryParams<'_>,
-    svc: &QueryService,
-    cache: &DataCache,
-) -> Result<Value, ApiError> {
+pub fn region_from_loc(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let svc = state.query();
+    let cache = &svc.cache();
     let (lat, lon) = match (number(p, "latitude")?, number(p, "longitude")?) {
         (Some(lat), Some(lon)) => (lat, lon),
         _ => return Err(ApiError::bad_request("latitude and longitude are required")),
@@ -347,7 +320,8 @@ fn region_from_loc(
 }
 
 /// `/v3/my-access`: `co2_aoer` of every zone on the three data endpoints.
-fn my_access(cache: &DataCache) -> Value {
+pub fn my_access(state: &AppState, _p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = &state.query().cache();
     let zones = &cache.reference().zones;
     let regions = zones
         .iter()
@@ -380,16 +354,18 @@ fn my_access(cache: &DataCache) -> Value {
             }
         })
         .collect();
-    json!(WattTimeAccess {
+    Ok(json!(WattTimeAccess {
         signal_types: vec![WattTimeAccessSignal {
             signal_type: SIGNAL,
             regions,
         }],
-    })
+    }))
 }
 
 /// `/v3/forecast`: the points from the current slot over `horizon_hours`.
-fn forecast(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiError> {
+pub fn forecast(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = state.query().cache();
+    let ask = &data_ask(state, p, &cache)?;
     let current = Slot::containing(ask.now).start();
     let data = ask
         .carbon_slots(current, current + horizon(p)?)?
@@ -403,7 +379,9 @@ fn forecast(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiError>
 }
 
 /// `/v3/historical`: the points from `start` to `end` (both included), up to the current slot.
-fn historical(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiError> {
+pub fn historical(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = state.query().cache();
+    let ask = &data_ask(state, p, &cache)?;
     let (start, end) = window(
         p,
         MAX_HISTORICAL_DAYS,
@@ -438,7 +416,9 @@ fn historical(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiErro
 /// `/v3/forecast/historical`: for every slot start from `start` to `end` (both included, not
 /// after the current slot), the points of the following `horizon_hours` as gridprint holds them
 /// now.
-fn forecast_historical(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiError> {
+pub fn forecast_historical(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = state.query().cache();
+    let ask = &data_ask(state, p, &cache)?;
     let (start, end) = window(
         p,
         MAX_FORECAST_HISTORICAL_DAYS,
