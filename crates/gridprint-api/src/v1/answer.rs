@@ -8,14 +8,13 @@
 //! docs/reliability.md).
 
 use crate::http::error::ApiError;
-use crate::kept::precompress;
-use crate::kept::response_cache::matches_if_none_match;
 use crate::kept::tag_memo::{self, Tagged};
+use crate::kept::{self, Finality};
 use crate::state::AppState;
 use crate::v1::format::{content_type, format_from, pairs_of};
-use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::Response;
 use gridprint_core::slot::Slot;
 use gridprint_query::params::ParseContext;
 use gridprint_query::{EndpointDef, RequestedWindow};
@@ -95,13 +94,6 @@ fn entity_tag<R: Hash>(
     format!("W/\"{}\"", hex::encode(&digest[..12]))
 }
 
-fn final_headers(headers: &mut HeaderMap, etag: &str) {
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_FINAL));
-    if let Ok(v) = HeaderValue::from_str(etag) {
-        headers.insert(header::ETAG, v);
-    }
-}
-
 /// The response-cache key of an answer that can still change: its tag, the data version of the
 /// whole cache (any publication, whatever days it touched) and the current slot (the flags of the
 /// newest slots follow the clock). Kept for [`CHANGING_KEPT`] at most.
@@ -113,131 +105,64 @@ fn changing_key(etag: &str, data_version: i64, now: OffsetDateTime) -> String {
 /// slot, so this only bounds how long an unused one occupies the cache).
 const CHANGING_KEPT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Keeps `body` in the response cache under `key`: until evicted (`ttl` `None`, a final answer)
-/// or for `ttl` (an answer that can still change).
-fn keep(state: &AppState, key: String, body: Bytes, ttl: Option<std::time::Duration>) {
-    match ttl {
-        None => state.inner.responses.insert(key, body),
-        Some(ttl) => state.inner.responses.insert_for(key, body, ttl),
+/// How an answer goes out and is kept: a final one (`etag`) with its tag and [`CACHE_FINAL`],
+/// until evicted; one that can still change (`None`) with [`CACHE_CHANGING`], for
+/// [`CHANGING_KEPT`]. Both vary with [`VARY`].
+fn finality(format: Format, etag: Option<String>) -> Finality {
+    let is_final = etag.is_some();
+    Finality {
+        etag,
+        cache_control: HeaderValue::from_static(if is_final {
+            CACHE_FINAL
+        } else {
+            CACHE_CHANGING
+        }),
+        vary: Some(HeaderValue::from_static(VARY)),
+        content_type: content_type(format),
+        ttl: (!is_final).then_some(CHANGING_KEPT),
     }
 }
 
-/// The body kept under `key` for a client that takes gzip or not (`gzip`), and whether it is gzip
-/// bytes: a small plain body as is (one lookup, the usual case); for a gzip client, else, the kept
-/// gzip bytes (a large answer may be kept only compressed); else the large plain body compressed
-/// here and kept (`compress`: off the async workers, or small enough) or, without `compress`,
-/// `None`: the caller comes back with `compress` where compressing is allowed.
-fn kept_body(
+/// The kept answer of a request: the final one under its tag, else the changing one under
+/// `changing` ([`kept::serve_kept`]; `compress`: off the async workers).
+fn kept(
     state: &AppState,
-    key: &str,
-    ttl: Option<std::time::Duration>,
-    gzip: bool,
-    compress: bool,
-) -> Option<(Bytes, bool)> {
-    let responses = &state.inner.responses;
-    let plain = responses.get(key);
-    if let Some(body) = &plain
-        && !precompress::wanted(gzip, body.len())
-    {
-        return plain.map(|body| (body, false));
-    }
-    if gzip && let Some(packed) = responses.get(&precompress::gzip_key(key)) {
-        return Some((packed, true));
-    }
-    let body = plain?;
-    if !compress {
-        return None;
-    }
-    let packed = precompress::gzip(&body);
-    keep(state, precompress::gzip_key(key), packed.clone(), ttl);
-    Some((packed, true))
-}
-
-/// The response of a body: its content type and, for gzip bytes, its encoding.
-fn with_body(mut headers: HeaderMap, format: Format, body: Bytes, gzip: bool) -> Response {
-    headers.insert(header::CONTENT_TYPE, content_type(format));
-    if gzip {
-        precompress::mark_gzip(&mut headers);
-    }
-    (headers, Body::from(body)).into_response()
-}
-
-/// An answer that can still change, kept by the response cache under [`changing_key`], if any
-/// (`gzip`, `compress`: as for [`kept_body`]).
-fn cached_changing(
-    state: &AppState,
-    format: Format,
-    key: &str,
-    gzip: bool,
-    compress: bool,
-) -> Option<Response> {
-    let (body, packed) = kept_body(state, key, Some(CHANGING_KEPT), gzip, compress)?;
-    let mut headers = HeaderMap::new();
-    headers.insert(header::VARY, HeaderValue::from_static(VARY));
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(CACHE_CHANGING),
-    );
-    Some(with_body(headers, format, body, packed))
-}
-
-/// A final answer kept by the response cache, if any (no query, no serialization; `gzip`,
-/// `compress`: as for [`kept_body`]).
-fn cached(
-    state: &AppState,
-    format: Format,
-    if_none_match: &HeaderMap,
     etag: &str,
-    gzip: bool,
+    changing: &str,
+    headers: &HeaderMap,
     compress: bool,
 ) -> Option<Response> {
-    let (body, packed) = kept_body(state, etag, None, gzip, compress)?;
-    let mut headers = HeaderMap::new();
-    headers.insert(header::VARY, HeaderValue::from_static(VARY));
-    final_headers(&mut headers, etag);
-    if matches_if_none_match(if_none_match, etag) {
-        return Some((StatusCode::NOT_MODIFIED, headers).into_response());
-    }
-    Some(with_body(headers, format, body, packed))
+    let store = state.response_cache();
+    kept::serve_kept(store, etag, headers, compress)
+        .or_else(|| kept::serve_kept(store, changing, headers, compress))
 }
 
-/// Answers a typed request and renders it; a final answer gets its tag and is kept in the
-/// response cache, one that can still change is kept under `changing` for a while; a large one for
-/// a client that takes gzip (`gzip`) is compressed here and kept compressed too
-/// ([`crate::kept::precompress`]). The body counts against the answer memory budget
-/// ([`crate::kept::response_memory`]).
-#[allow(clippy::too_many_arguments)]
+/// Answers a typed request and renders it: a final answer under its tag, one that can still
+/// change under `changing`, kept and served by [`kept::keep_and_serve`] (a large one for a client
+/// that takes gzip compressed here and kept compressed too, counted against the answer memory
+/// budget). Before any writing, a final answer whose tag `If-None-Match` names is a 304, and the
+/// estimated size of the body is reserved from the budget.
 fn render<E: EndpointDef>(
     state: &AppState,
     cache: &gridprint_query::DataCache,
     request: &E::Request,
     format: Format,
-    if_none_match: &HeaderMap,
-    gzip: bool,
+    headers: &HeaderMap,
     etag: String,
     changing: String,
 ) -> Result<Response, ApiError> {
     let answer = E::answer(cache, request)?;
-    let mut headers = HeaderMap::new();
-    headers.insert(header::VARY, HeaderValue::from_static(VARY));
     let is_final = answer.is_final();
-    if is_final {
-        final_headers(&mut headers, &etag);
-        if matches_if_none_match(if_none_match, &etag) {
-            return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
-        }
-    } else {
-        headers.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static(CACHE_CHANGING),
-        );
+    let finality = finality(format, is_final.then(|| etag.clone()));
+    if finality.names(headers) {
+        return Ok(kept::not_modified(&finality));
     }
     let per_point = match format {
         Format::Json => gridprint_responses::json::JSON_BYTES_PER_POINT,
         Format::Csv => gridprint_query::csv::CSV_BYTES_PER_POINT,
     };
     let reserved = crate::kept::response_memory::reserve(
-        &state.inner.response_memory,
+        state.response_memory(),
         answer.points().saturating_mul(per_point),
     )?;
     let body = Bytes::from(match format {
@@ -245,23 +170,16 @@ fn render<E: EndpointDef>(
         Format::Csv => gridprint_query::csv::to_csv(&answer),
     });
     drop(answer);
-    let (key, ttl) = if is_final {
-        (etag, None)
-    } else {
-        (changing, Some(CHANGING_KEPT))
-    };
-    let (body, packed) = if precompress::wanted(gzip, body.len()) {
-        let packed = precompress::gzip(&body);
-        keep(state, precompress::gzip_key(&key), packed.clone(), ttl);
-        keep(state, key, body, ttl);
-        (packed, true)
-    } else {
-        keep(state, key, body.clone(), ttl);
-        (body, false)
-    };
     drop(reserved);
-    let body = crate::kept::response_memory::budgeted(&state.inner.response_memory, body)?;
-    Ok(with_body(headers, format, body, packed))
+    let key = if is_final { etag } else { changing };
+    kept::keep_and_serve(
+        state.response_cache(),
+        state.response_memory(),
+        key,
+        body,
+        finality,
+        headers,
+    )
 }
 
 /// 503 while the store is down or the cache is still loading (answers read from the data need both).
@@ -302,13 +220,15 @@ pub(crate) async fn answer<E: EndpointDef>(
     // One snapshot for the request, the tag and the answer, so the tag names the data it was
     // computed from.
     let cache = svc.cache();
-    let mut if_none_match = HeaderMap::new();
-    for v in headers.get_all(header::IF_NONE_MATCH) {
-        if_none_match.append(header::IF_NONE_MATCH, v.clone());
+    // What the kept answer and the rendering read of the request's headers: the tag it holds and
+    // whether it takes gzip (a large answer is compressed once, off the async workers: found here
+    // only when kept compressed).
+    let mut conditional = HeaderMap::new();
+    for name in [header::IF_NONE_MATCH, header::ACCEPT_ENCODING] {
+        for v in headers.get_all(&name) {
+            conditional.append(name.clone(), v.clone());
+        }
     }
-    // A large answer for a client that takes gzip is compressed once, off the async workers
-    // (crate::kept::precompress): found here only when kept compressed.
-    let gzip = precompress::accepts_gzip(headers);
     // A request sent before in this slot and data version: its tag without reading the query.
     let memo_key = tag_memo::key(
         path,
@@ -321,8 +241,7 @@ pub(crate) async fn answer<E: EndpointDef>(
     if let Some(seen) = memo_key
         .as_deref()
         .and_then(|k| state.inner.tag_memo.get(k))
-        && let Some(resp) = cached(state, seen.format, &if_none_match, &seen.etag, gzip, false)
-            .or_else(|| cached_changing(state, seen.format, &seen.changing, gzip, false))
+        && let Some(resp) = kept(state, &seen.etag, &seen.changing, headers, false)
     {
         return Ok(with_ignored(resp, seen.ignored.clone()));
     }
@@ -353,12 +272,11 @@ pub(crate) async fn answer<E: EndpointDef>(
         now,
     );
     let changing = changing_key(&etag, cache.data_version(), now);
-    let kept = cached(state, format, &if_none_match, &etag, gzip, false)
-        .or_else(|| cached_changing(state, format, &changing, gzip, false));
+    let kept_answer = kept(state, &etag, &changing, headers, false);
     // Kept in the memo from its second sending on (its answer kept already): a flood of distinct
     // requests, each answered once, leaves the memo alone.
     if let Some(key) = memo_key
-        && kept.is_some()
+        && kept_answer.is_some()
     {
         let seen = Tagged::new(
             &key,
@@ -373,23 +291,12 @@ pub(crate) async fn answer<E: EndpointDef>(
     let render_it = move || {
         // A request that waited for the bounded pool may find its answer kept meanwhile by an
         // identical one ahead of it (the same typed request: junk parameters do not count).
-        if let Some(resp) = cached(&st, format, &if_none_match, &etag, gzip, true)
-            .or_else(|| cached_changing(&st, format, &changing, gzip, true))
-        {
+        if let Some(resp) = kept(&st, &etag, &changing, &conditional, true) {
             return Ok(resp);
         }
-        render::<E>(
-            &st,
-            &cache,
-            &request,
-            format,
-            &if_none_match,
-            gzip,
-            etag,
-            changing,
-        )
+        render::<E>(&st, &cache, &request, format, &conditional, etag, changing)
     };
-    let resp = match kept {
+    let resp = match kept_answer {
         Some(resp) => resp,
         None if E::COSTLY || is_long(window) => state.on_bounded_pool(render_it).await??,
         None => render_it()?,
@@ -409,12 +316,13 @@ fn with_ignored(mut resp: Response, ignored: Option<HeaderValue>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kept::response_cache::matches_if_none_match;
     use crate::v1::format::tests::pairs;
     use gridprint_core::reference::{ReferenceData, ZoneSet};
     use gridprint_query::endpoints::LoadEndpoint;
     use gridprint_query::endpoints::load::LoadRequest;
-    use std::sync::Arc;
     use gridprint_query::{DataCache, QueryService};
+    use std::sync::Arc;
 
     /// Reads `query` into `/v1/load`'s typed request, as [`answer`] does.
     fn load_request(query: &str) -> LoadRequest {

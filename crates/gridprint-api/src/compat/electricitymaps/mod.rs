@@ -24,6 +24,7 @@ use crate::tokens::auth::AuthUser;
 use crate::v1::format::pairs_of;
 use ask::CarbonPoint;
 use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::get;
 use gridprint_query::params::QueryParams;
@@ -145,8 +146,15 @@ enum Doc {
 }
 
 /// The answer of `handler` to the query string `query` ([`crate::compat::respond`]).
-fn respond(handler: Handler, state: &AppState, query: Option<&str>) -> Response {
+fn respond(
+    handler: Handler,
+    state: &AppState,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Response {
     crate::compat::respond(
+        state,
+        headers,
         pairs_of(query).and_then(|pairs| handler(state, &QueryParams::new(&pairs))),
     )
 }
@@ -159,14 +167,17 @@ fn route(path: &'static str, handler: Handler, doc: Doc) -> UtoipaMethodRouter<A
     let schemas = vec![(CarbonPoint::name().into(), CarbonPoint::schema())];
     let method = if doc == Doc::Zones {
         get(
-            move |State(state): State<AppState>, RawQuery(q): RawQuery| async move {
-                respond(handler, &state, q.as_deref())
+            move |State(state): State<AppState>, RawQuery(q): RawQuery, headers: HeaderMap| async move {
+                respond(handler, &state, q.as_deref(), &headers)
             },
         )
     } else {
         get(
-            move |_user: AuthUser, State(state): State<AppState>, RawQuery(q): RawQuery| async move {
-                respond(handler, &state, q.as_deref())
+            move |_user: AuthUser,
+                  State(state): State<AppState>,
+                  RawQuery(q): RawQuery,
+                  headers: HeaderMap| async move {
+                respond(handler, &state, q.as_deref(), &headers)
             },
         )
     };

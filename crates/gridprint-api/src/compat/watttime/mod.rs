@@ -171,12 +171,16 @@ fn route(path: &'static str, handler: Handler, doc: Doc) -> UtoipaMethodRouter<A
     body_schemas::<WattTimeRegion>(&mut schemas);
     body_schemas::<WattTimeAccess>(&mut schemas);
     let method = get(
-        move |_user: AuthUser, State(state): State<AppState>, RawQuery(q): RawQuery| async move {
-            respond(pairs_of(q.as_deref()).and_then(|pairs| {
+        move |_user: AuthUser,
+              State(state): State<AppState>,
+              RawQuery(q): RawQuery,
+              headers: HeaderMap| async move {
+            let body = pairs_of(q.as_deref()).and_then(|pairs| {
                 let p = QueryParams::new(&pairs);
                 answer::check_signal(&p)?;
                 handler(&state, &p)
-            }))
+            });
+            respond(&state, &headers, body)
         },
     );
     (schemas, paths, method)
