@@ -5,13 +5,12 @@
 //! blocking pool, the in-memory [`QueryService`], the storage health and the response cache;
 //! [`AppStateBuilder`] assembles it with its optional parts (a shared rate limit, provider probes, a
 //! query service built elsewhere). Handlers take it as axum `State`; the router that hands it to
-//! them is assembled in the crate root ([`crate::router`]). The parts it holds live in their own
+//! them is assembled in [`crate::http::router`]. The parts it holds live in their own
 //! modules, none of which needs the state: [`crate::tokens::token_cache`], [`crate::tokens::brute_force`],
-//! [`crate::v1::health`], [`crate::kept::response_cache`]. [`crate::refresh`] loads the query service's cache.
+//! [`crate::v1::health`], [`crate::kept`]. [`crate::refresh`] loads the query service's cache.
 
 use crate::http::error::ApiError;
 use crate::http::front::{ClientIpHeader, TrustedProxies};
-use crate::kept::response_cache::ResponseCache;
 use crate::kept::tag_memo::{TagMemo, tag_memo};
 use crate::tokens::brute_force::FailureGuard;
 use crate::tokens::token_cache::TokenCache;
@@ -48,7 +47,7 @@ pub struct ApiConfig {
     /// Open connections one client address may hold at once (an IPv6 client by its /64; trusted
     /// proxies are not capped); a connection past it is closed as soon as it is accepted. 0: no cap.
     pub max_connections_per_address: usize,
-    /// Bytes of rendered answers (larger than [`crate::v1::data::SMALL_ANSWER_BYTES`]) that may wait
+    /// Bytes of rendered answers (larger than [`crate::kept::response_memory::SMALL_ANSWER_BYTES`]) that may wait
     /// for their clients at once, all connections together; an answer past it is refused with 503
     /// and `Retry-After` instead of being held.
     pub response_memory_bytes: usize,
@@ -195,7 +194,7 @@ pub(crate) struct Inner {
     pub(crate) hash_permits: Arc<tokio::sync::Semaphore>,
     pub(crate) long_answer_permits: Arc<tokio::sync::Semaphore>,
     /// The memory budget of rendered answers waiting for their clients, in KiB
-    /// ([`ApiConfig::response_memory_bytes`]; `crate::v1::data::BudgetBody`).
+    /// ([`ApiConfig::response_memory_bytes`]; [`crate::kept::response_memory`]).
     pub(crate) response_memory: Arc<tokio::sync::Semaphore>,
     pub(crate) dummy_hash: OnceLock<String>,
     pub(crate) query: Arc<QueryService>,
@@ -203,7 +202,7 @@ pub(crate) struct Inner {
     pub(crate) providers: Providers,
     /// `serve --demo`: what `/v1/status` and the dashboard say about the replay.
     pub(crate) demo: Option<DemoFn>,
-    pub(crate) responses: ResponseCache,
+    pub(crate) responses: crate::kept::Store,
     /// The tags of requests answered before, by the request as sent (`crate::kept::tag_memo`).
     pub(crate) tag_memo: TagMemo,
 }
@@ -295,7 +294,7 @@ impl AppStateBuilder {
                 health: StorageHealth::new(loaded),
                 providers: self.providers,
                 demo: self.demo,
-                responses: ResponseCache::with_max_bytes(config.response_cache_bytes),
+                responses: crate::kept::Store::with_max_bytes(config.response_cache_bytes),
                 tag_memo: tag_memo(config.response_cache_bytes > 0),
                 reference: self.reference,
                 config,
@@ -308,8 +307,8 @@ impl AppStateBuilder {
 /// jobs run at once: password hashes, long answers; waiting is in arrival order). The job holds its
 /// permit until it returns, even when the request is dropped meanwhile (a request timeout, a client
 /// gone): a started job cannot be stopped, and freeing its permit early let the jobs of timed-out
-/// requests pile up beyond the bound (issue #28: 300 availability requests, 10 GB, seconds of
-/// latency for everybody). A request dropped while it waits never starts its job.
+/// requests pile up beyond the bound (hundreds of
+/// large requests at once took gigabytes and seconds of latency for everybody). A request dropped while it waits never starts its job.
 pub(crate) async fn on_blocking_pool<T: Send + 'static>(
     permits: &Arc<tokio::sync::Semaphore>,
     f: impl FnOnce() -> T + Send + 'static,
@@ -330,7 +329,7 @@ impl AppState {
     /// Runs a costly answer `f` on the bounded pool: the blocking pool, at most
     /// [`ApiConfig::max_concurrent_long_answers`] at once ([`on_blocking_pool`]). The data routes'
     /// long and costly answers and the dashboard's builds go through it, so that no account or
-    /// address can take more than that many threads of CPU (issue #28).
+    /// address can take more than that many threads of CPU.
     pub async fn on_bounded_pool<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> T + Send + 'static,
@@ -421,9 +420,15 @@ impl AppState {
         &self.inner.limits
     }
 
-    /// The rendered final answers kept for reuse.
-    pub fn response_cache(&self) -> &ResponseCache {
+    /// The rendered answers kept for reuse ([`crate::kept`]).
+    pub fn response_cache(&self) -> &crate::kept::Store {
         &self.inner.responses
+    }
+
+    /// The budget of rendered answer bytes waiting for their clients, in KiB
+    /// ([`crate::kept::response_memory`]): every route that serves large answers counts them here.
+    pub fn response_memory(&self) -> &Arc<tokio::sync::Semaphore> {
+        &self.inner.response_memory
     }
 
     /// Bytes of rendered answers now counted against the response memory budget
@@ -448,7 +453,7 @@ mod tests {
     use std::time::Duration;
     use tokio::sync::Semaphore;
 
-    /// Issue #28: a request dropped while its job runs (a request timeout) keeps the job's permit
+    /// A request dropped while its job runs (a request timeout) keeps the job's permit
     /// taken until the job returns, so timed-out jobs cannot pile up past the bound; a request
     /// dropped while it waits never starts its job.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,26 +7,26 @@
 //! - `GET /dashboard/api/day?date=YYYY-MM-DD`: every zone's footprints (carbon and water, global
 //!   and local, life-cycle and operational), water impacts, scores and border flows of that UTC
 //!   day, in one answer, so scrubbing the day never waits on the network.
-//! - `GET /dashboard/api/zone?zone=Z&date=D`: one zone's generation, imports, exports and mix-share
-//!   of the day, its footprints from 6 days before to 4 days after (the forecast) and the
-//!   forecast's published accuracy.
+//! - `GET /dashboard/api/zone?zone=Z&date=D`: one zone's generation, imports, exports, mix-share,
+//!   footprints from 6 days before to 4 days after (the forecast) and the forecast's accuracy.
 //! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one of those zone series as CSV, byte for byte
 //!   the `/v1` CSV answer for the same zone and window.
 //!
-//! Each part is the `/v1` answer ([`QueryService::query`](gridprint_query::QueryService::query)) for
-//! the query a `/v1` client would send, embedded verbatim. Anything else is 400 (docs/api.md). Each client address is rate-limited ([`client_of`]; 429 with
-//! `Retry-After`). Answers are built on the API's bounded pool, kept in the API's [`ResponseCache`]
-//! by data version (final ones until evicted, others for the refresh interval), large ones also
-//! gzipped ([`precompress`]), with an `ETag` ([`matches_if_none_match`] → 304).
+//! Each part is the `/v1` answer ([`QueryService::query`](gridprint_query::QueryService::query))
+//! for the query a `/v1` client would send, embedded verbatim; anything else is 400 (docs/api.md).
+//! Each client address is rate-limited ([`client_of`]; 429 with `Retry-After`). Answers are built
+//! on the API's bounded pool and kept in its [`ResponseCache`] by data version through its one way
+//! of keeping answers ([`kept`]: final ones until evicted, others for the refresh interval; `ETag`
+//! and 304; gzip for a client that takes it; counted against the response memory budget).
 
 use crate::DashboardConfig;
 use axum::Router;
 use axum::body::Bytes;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::Response;
 use axum::routing::get;
-use gridprint_api::kept::precompress;
-use gridprint_api::kept::response_cache::{ResponseCache, Weigh, etag_of, matches_if_none_match};
+use gridprint_api::kept::response_cache::etag_of;
+use gridprint_api::kept::{self, Finality};
 use gridprint_api::{ApiError, AppState, ClientAddr};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
 use gridprint_query::endpoints::{
@@ -218,30 +218,11 @@ pub const ZONE_PARTS: [Part; 9] = {
     ]
 };
 
-/// One kept answer.
-#[derive(Debug, Clone)]
-pub struct KeptAnswer {
-    pub body: Bytes,
-    /// The body compressed with gzip when it is large ([`precompress`]): a day of every zone is
-    /// about 1.4 MB, compressed once here rather than by the compression layer on every request.
-    pub gzip: Option<Bytes>,
-    /// Every point final: may be cached for long.
-    pub is_final: bool,
-    /// Entity tag of the body.
-    pub etag: String,
-}
-
-impl Weigh for KeptAnswer {
-    fn weight(&self) -> usize {
-        self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len) + self.etag.len()
-    }
-}
-
 /// Shared by the dashboard's data handlers (and the page, for the day it opens on).
 pub(crate) struct Dash {
     /// Per client address, through the API's limiter.
     quota: Quota,
-    cache: ResponseCache<KeptAnswer>,
+    cache: kept::Store,
     history_days: Option<u32>,
 }
 
@@ -249,7 +230,7 @@ impl Dash {
     pub(crate) fn new(config: &DashboardConfig) -> Arc<Dash> {
         Arc::new(Dash {
             quota: Quota::new(config.rate_per_second, config.burst),
-            cache: ResponseCache::with_max_bytes(config.cache_bytes),
+            cache: kept::Store::with_max_bytes(config.cache_bytes),
             history_days: config.history_days,
         })
     }
@@ -316,16 +297,40 @@ impl Admitted {
         params(self.query.as_deref(), allowed)
     }
 
-    /// The answer under `key` in the dashboard's cache (built by `build` off the async workers on a
-    /// miss), as a response to this request (its `If-None-Match`) with `content_type`.
+    /// The answer kept under `key` (and the data version) in the dashboard's store, as a response
+    /// to this request ([`kept::serve_kept`]: `If-None-Match`, `Accept-Encoding`); on a miss built
+    /// by `build` on the bounded pool (the body and whether every point is final) and kept with
+    /// `content_type`, a strong tag of the body and [`finality`]'s `Cache-Control`
+    /// ([`kept::keep_and_serve`]: a large body compressed for a client that takes gzip, counted
+    /// against the API's response memory budget).
     async fn respond_cached(
         &self,
         key: String,
         content_type: &'static str,
         build: impl FnOnce(AppState) -> Result<(Vec<u8>, bool), ApiError> + Send + 'static,
     ) -> Result<Response, ApiError> {
-        let entry = cached(&self.state, &self.dash, key, build).await?;
-        Ok(respond(&self.state, entry, &self.headers, content_type))
+        let key = format!("{}|{key}", self.state.query().cache().data_version());
+        if let Some(resp) = kept::serve_kept(&self.dash.cache, &key, &self.headers, false) {
+            return Ok(resp);
+        }
+        let (s, dash, headers) = (self.state.clone(), self.dash.clone(), self.headers.clone());
+        self.state
+            .on_bounded_pool(move || -> Result<Response, ApiError> {
+                if let Some(resp) = kept::serve_kept(&dash.cache, &key, &headers, true) {
+                    return Ok(resp);
+                }
+                let (body, is_final) = build(s.clone())?;
+                let finality = finality(&s, &body, is_final, content_type);
+                kept::keep_and_serve(
+                    &dash.cache,
+                    s.response_memory(),
+                    key,
+                    Bytes::from(body),
+                    finality,
+                    &headers,
+                )
+            })
+            .await?
     }
 }
 
@@ -466,72 +471,23 @@ fn bundle(
     Ok((body, all_final))
 }
 
-/// Serves `key` from the cache or builds it (off the async workers) and keeps it.
-async fn cached(
-    state: &AppState,
-    dash: &Dash,
-    key: String,
-    build: impl FnOnce(AppState) -> Result<(Vec<u8>, bool), ApiError> + Send + 'static,
-) -> Result<KeptAnswer, ApiError> {
-    let key = format!("{}|{key}", state.query().cache().data_version());
-    if let Some(e) = dash.cache.get(&key) {
-        return Ok(e);
-    }
-    let s = state.clone();
-    let entry = state
-        .on_bounded_pool(move || -> Result<KeptAnswer, ApiError> {
-            let (body, is_final) = build(s)?;
-            let gzip = (body.len() >= precompress::PRECOMPRESS_MIN_BYTES)
-                .then(|| precompress::gzip(&body));
-            Ok(KeptAnswer {
-                etag: etag_of(&body),
-                body: Bytes::from(body),
-                gzip,
-                is_final,
-            })
-        })
-        .await??;
-    if entry.is_final {
-        dash.cache.insert(key, entry.clone());
+/// How a dashboard answer goes out and is kept: a strong tag of its body, `public` (the answers
+/// are the public dashboard's), an hour for a final one, the refresh interval for one that can
+/// still change (and kept as long).
+fn finality(state: &AppState, body: &[u8], is_final: bool, content_type: &'static str) -> Finality {
+    let changing = crate::changing_ttl(state);
+    let cache_control = if is_final {
+        HeaderValue::from_static("public, max-age=3600")
     } else {
-        dash.cache
-            .insert_for(key, entry.clone(), crate::changing_ttl(state));
-    }
-    Ok(entry)
-}
-
-fn respond(
-    state: &AppState,
-    entry: KeptAnswer,
-    headers: &HeaderMap,
-    content_type: &'static str,
-) -> Response {
-    let cache_control = if entry.is_final {
-        "public, max-age=3600".to_string()
-    } else {
-        format!(
-            "public, max-age={}",
-            crate::changing_ttl(state).as_secs().max(1)
-        )
+        HeaderValue::from_str(&format!("public, max-age={}", changing.as_secs().max(1)))
+            .unwrap_or(HeaderValue::from_static("no-cache"))
     };
-    let mut h = HeaderMap::new();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    if let Ok(v) = HeaderValue::from_str(&cache_control) {
-        h.insert(header::CACHE_CONTROL, v);
-    }
-    if let Ok(v) = HeaderValue::from_str(&entry.etag) {
-        h.insert(header::ETAG, v);
-    }
-    let matched = matches_if_none_match(headers, &entry.etag);
-    if matched {
-        return (StatusCode::NOT_MODIFIED, h).into_response();
-    }
-    match entry.gzip {
-        Some(packed) if precompress::accepts_gzip(headers) => {
-            precompress::mark_gzip(&mut h);
-            (h, packed).into_response()
-        }
-        _ => (h, entry.body).into_response(),
+    Finality {
+        etag: Some(etag_of(body)),
+        cache_control,
+        vary: None,
+        content_type: HeaderValue::from_static(content_type),
+        ttl: (!is_final).then_some(changing),
     }
 }
 
@@ -670,16 +626,31 @@ pub(crate) async fn opening_day(state: &AppState, dash: &Dash) -> Option<String>
     if !state.is_loaded() {
         return None;
     }
-    let key = format!("opening|{}", Slot::containing(state.now()).0);
-    let entry = cached(state, dash, key, |s| {
-        let day = opening_slot(&s)?
-            .map(|o| format_timestamp(o.start())[..10].to_string())
-            .unwrap_or_default();
-        Ok((day.into_bytes(), true))
-    })
-    .await
-    .ok()?;
-    let day = String::from_utf8(entry.body.to_vec()).ok()?;
+    let key = format!(
+        "{}|opening|{}",
+        state.query().cache().data_version(),
+        Slot::containing(state.now()).0
+    );
+    let body = match kept::kept_body(&dash.cache, &key) {
+        Some(body) => body,
+        None => {
+            let s = state.clone();
+            let day = state
+                .on_bounded_pool(move || -> Result<String, ApiError> {
+                    Ok(opening_slot(&s)?
+                        .map(|o| format_timestamp(o.start())[..10].to_string())
+                        .unwrap_or_default())
+                })
+                .await
+                .ok()?
+                .ok()?;
+            let body = Bytes::from(day);
+            let finality = finality(state, &body, true, "text/plain");
+            kept::keep(&dash.cache, key, body.clone(), finality);
+            body
+        }
+    };
+    let day = String::from_utf8(body.to_vec()).ok()?;
     (!day.is_empty()).then_some(day)
 }
 
@@ -729,6 +700,7 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::StatusCode;
 
     #[test]
     fn only_the_page_parameters_are_accepted() {

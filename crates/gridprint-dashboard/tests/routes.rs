@@ -31,6 +31,24 @@ async fn app_with(
     history_days: Option<u32>,
     limit: Option<gridprint_ratelimit::RateLimit>,
 ) -> Router {
+    app_with_budget(
+        mode,
+        burst,
+        history_days,
+        limit,
+        ApiConfig::default().response_memory_bytes,
+    )
+    .await
+}
+
+/// [`app_with`] with a response memory budget of `response_memory_bytes`.
+async fn app_with_budget(
+    mode: DashboardMode,
+    burst: u32,
+    history_days: Option<u32>,
+    limit: Option<gridprint_ratelimit::RateLimit>,
+    response_memory_bytes: usize,
+) -> Router {
     let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
     let now = datetime!(2026-03-01 12:00:00 UTC);
     let store: SharedStore =
@@ -56,6 +74,7 @@ async fn app_with(
         .unwrap();
     let config = ApiConfig {
         rate_limit_per_second: 0.0,
+        response_memory_bytes,
         ..ApiConfig::default()
     };
     let mut builder = AppState::builder(store, reference, Arc::new(MutableClock::new(now)), config);
@@ -439,4 +458,36 @@ async fn the_opening_slot_is_the_best_covered_recent_slot() {
     assert_eq!(opening, "2017-02-02T00:00:00Z");
     assert_eq!(zones_at["2017-02-01T23:45:00Z"].len(), 5);
     assert!(at_opening >= 20, "{at_opening} zones at {opening}");
+}
+
+/// The dashboard's answers are kept and served the API's one way: a client that takes no gzip gets
+/// the plain bytes (no gzip copy is made for it), and a large answer counts against the API's
+/// response memory budget (refused with 503 past it, like a `/v1` answer).
+#[tokio::test]
+async fn answers_honour_accept_encoding_and_count_against_the_response_memory_budget() {
+    let app = app(DashboardMode::Public, 1000).await;
+    let day = |encoding: &'static str| {
+        Request::get("/dashboard/api/day?date=2017-02-01")
+            .header(header::ACCEPT_ENCODING, encoding)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let r = app.clone().oneshot(day("identity")).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(r.headers().get(header::CONTENT_ENCODING).is_none());
+    let plain = axum::body::to_bytes(r.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    assert!(plain.len() >= gridprint_api::kept::precompress::PRECOMPRESS_MIN_BYTES);
+    serde_json::from_slice::<serde_json::Value>(&plain).unwrap();
+    let r = app.clone().oneshot(day("gzip")).await.unwrap();
+    assert_eq!(r.headers()[header::CONTENT_ENCODING], "gzip");
+
+    // A budget smaller than one day of every zone: the day is refused, a small answer is not.
+    let small = app_with_budget(DashboardMode::Public, 1000, None, None, 256 << 10).await;
+    let r = small.clone().oneshot(day("identity")).await.unwrap();
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(r.headers().contains_key(header::RETRY_AFTER));
+    let (s, _, _) = get(&small, "/dashboard/api/meta", false).await;
+    assert_eq!(s, StatusCode::OK);
 }

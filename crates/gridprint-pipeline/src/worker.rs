@@ -34,7 +34,13 @@ use tokio_util::sync::CancellationToken;
 
 /// What the cycle's forecasting step returns: the points to store, how many are estimates,
 /// forecasts and TSO-blended values, and each forecast series' last known slot.
-type Forecast = (Vec<InputPoint>, usize, usize, usize, BTreeMap<InputKey, Slot>);
+type Forecast = (
+    Vec<InputPoint>,
+    usize,
+    usize,
+    usize,
+    BTreeMap<InputKey, Slot>,
+);
 
 /// How often a standby worker asks for the lease.
 pub const STANDBY_POLL: Duration = Duration::from_secs(5);
@@ -414,88 +420,84 @@ impl Worker {
         let fallback = self.tso_fallback.clone();
         let published_before = now.unix_timestamp();
         let (derived, n_est, n_fc, n_tso, anchors) = self
-            .blocking(
-                move |store,
-                      reference|
-                      -> Result<Forecast, StoreError> {
-                    let stored = store.inputs_in_range(history)?;
-                    let points: Vec<&InputPoint> = stored
-                        .iter()
-                        .map(|s| &s.point)
-                        .filter(|p| reference.zones.index_of(p.key.zone()).is_some())
-                        .filter(|p| match (&only, &p.key) {
-                            (None, _) => true,
-                            (Some(o), InputKey::Flow { from, to }) => {
-                                o.contains(from) || o.contains(to)
-                            }
-                            (Some(o), k) => o.contains(k.zone()),
-                        })
-                        .collect();
-                    let mut out =
-                        estimate::estimate_points(points.iter().copied(), history, window);
-                    // The model's history: official values and the interior gaps' estimates, not
-                    // the flows taken as 0 MW because nothing reported them. From each series'
-                    // last value it estimates the hours not published yet and forecasts the rest.
-                    let known = group(
-                        points
-                            .iter()
-                            .copied()
-                            .filter(|p| p.datasource != DATASOURCE_ASSUMED_ZERO)
-                            .filter(|p| p.datasource != forecast::DATASOURCE)
-                            .filter(|p| p.datasource != tso::DATASOURCE)
-                            .chain(out.iter()),
-                        history,
-                        |p| p.state != DataState::Missing,
-                    );
-                    let until = current.offset(cfg.horizon_slots as i64);
-                    // The TSO forecasts published by now; any failure to read them leaves the
-                    // model alone (logged once), never a failed cycle.
-                    let tso_range = SlotRange::new(window.start, until);
-                    let read = store.tso_forecasts_in_range(tso_range, published_before);
-                    let (tso_series, malformed) = match &read {
-                        Ok(rows) => tso::series_of(rows, tso_range),
-                        Err(_) => Default::default(),
-                    };
-                    let uncovered = tso_series
-                        .iter()
-                        .filter(|(_, s)| s.get(current).is_none())
-                        .map(|(k, _)| k.clone())
-                        .collect();
-                    fallback.lock().unwrap_or_else(|p| p.into_inner()).update(
-                        uncovered,
-                        read.as_ref().err(),
-                        malformed,
-                    );
-                    let weights = tso::BlendWeights::default();
-                    let mut n_tso = 0;
-                    let mut anchors = BTreeMap::new();
-                    for (key, series) in &known {
-                        let class = SeriesClass::of(key);
-                        let fc = forecast::forecast_series(series, current, until, class, &cfg);
-                        if let Some((first, _)) = fc.first() {
-                            anchors.insert(key.clone(), first.offset(-1));
+            .blocking(move |store, reference| -> Result<Forecast, StoreError> {
+                let stored = store.inputs_in_range(history)?;
+                let points: Vec<&InputPoint> = stored
+                    .iter()
+                    .map(|s| &s.point)
+                    .filter(|p| reference.zones.index_of(p.key.zone()).is_some())
+                    .filter(|p| match (&only, &p.key) {
+                        (None, _) => true,
+                        (Some(o), InputKey::Flow { from, to }) => {
+                            o.contains(from) || o.contains(to)
                         }
-                        let mut points = forecast::to_points(key, &fc, current);
-                        if let (Some(t), Some(last)) =
-                            (tso_series.get(key), series.last_before(current))
-                        {
-                            for (p, (_, mw, blended)) in
-                                points.iter_mut().zip(tso::blend(&fc, t, last, class, &weights))
-                            {
-                                if blended {
-                                    p.mw = mw;
-                                    p.datasource = tso::DATASOURCE.to_string();
-                                    n_tso += 1;
-                                }
-                            }
-                        }
-                        out.extend(points);
+                        (Some(o), k) => o.contains(k.zone()),
+                    })
+                    .collect();
+                let mut out = estimate::estimate_points(points.iter().copied(), history, window);
+                // The model's history: official values and the interior gaps' estimates, not
+                // the flows taken as 0 MW because nothing reported them. From each series'
+                // last value it estimates the hours not published yet and forecasts the rest.
+                let known = group(
+                    points
+                        .iter()
+                        .copied()
+                        .filter(|p| p.datasource != DATASOURCE_ASSUMED_ZERO)
+                        .filter(|p| p.datasource != forecast::DATASOURCE)
+                        .filter(|p| p.datasource != tso::DATASOURCE)
+                        .chain(out.iter()),
+                    history,
+                    |p| p.state != DataState::Missing,
+                );
+                let until = current.offset(cfg.horizon_slots as i64);
+                // The TSO forecasts published by now; any failure to read them leaves the
+                // model alone (logged once), never a failed cycle.
+                let tso_range = SlotRange::new(window.start, until);
+                let read = store.tso_forecasts_in_range(tso_range, published_before);
+                let (tso_series, malformed) = match &read {
+                    Ok(rows) => tso::series_of(rows, tso_range),
+                    Err(_) => Default::default(),
+                };
+                let uncovered = tso_series
+                    .iter()
+                    .filter(|(_, s)| s.get(current).is_none())
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                fallback.lock().unwrap_or_else(|p| p.into_inner()).update(
+                    uncovered,
+                    read.as_ref().err(),
+                    malformed,
+                );
+                let weights = tso::BlendWeights::default();
+                let mut n_tso = 0;
+                let mut anchors = BTreeMap::new();
+                for (key, series) in &known {
+                    let class = SeriesClass::of(key);
+                    let fc = forecast::forecast_series(series, current, until, class, &cfg);
+                    if let Some((first, _)) = fc.first() {
+                        anchors.insert(key.clone(), first.offset(-1));
                     }
-                    let n_fc = out.iter().filter(|p| p.state == DataState::Missing).count();
-                    let n_est = out.len() - n_fc;
-                    Ok((out, n_est, n_fc, n_tso, anchors))
-                },
-            )
+                    let mut points = forecast::to_points(key, &fc, current);
+                    if let (Some(t), Some(last)) =
+                        (tso_series.get(key), series.last_before(current))
+                    {
+                        for (p, (_, mw, blended)) in points
+                            .iter_mut()
+                            .zip(tso::blend(&fc, t, last, class, &weights))
+                        {
+                            if blended {
+                                p.mw = mw;
+                                p.datasource = tso::DATASOURCE.to_string();
+                                n_tso += 1;
+                            }
+                        }
+                    }
+                    out.extend(points);
+                }
+                let n_fc = out.iter().filter(|p| p.state == DataState::Missing).count();
+                let n_est = out.len() - n_fc;
+                Ok((out, n_est, n_fc, n_tso, anchors))
+            })
             .await??;
         report.estimated = n_est;
         report.forecast = n_fc;

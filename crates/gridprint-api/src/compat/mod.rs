@@ -2,7 +2,7 @@
 //! CO2 Signal routes ([`electricitymaps`]) and the WattTime routes ([`watttime`]).
 //!
 //! [`respond`] writes an answer as JSON with `Cache-Control: private, no-cache` (every such answer
-//! is for the key's holder only); [`is_served`] and [`locate`] find the zone a request names or
+//! is for the key's holder only; large ones gzipped and budgeted like kept answers); [`is_served`] and [`locate`] find the zone a request names or
 //! whose area holds a point; [`number`] and [`timestamp`] read parameters; [`footprints`] and
 //! [`carbon_slots`] read the carbon footprint from the `/v1/footprints` query service, so that every
 //! number these routes answer is a number `/v1` answers (docs/compatibility.md). [`operation`] builds
@@ -14,8 +14,9 @@ pub mod watttime;
 use crate::http::error::ApiError;
 use crate::http::failures::{RateLimited, Unavailable};
 use crate::http::params::schemas;
-use axum::Json;
-use axum::http::{HeaderValue, header};
+use crate::kept::{self, Finality};
+use crate::state::AppState;
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{format_timestamp, parse_timestamp};
@@ -34,19 +35,23 @@ use utoipa::openapi::{RefOr, Schema};
 /// `Cache-Control` of every answer here: for the key's holder only, and always asked again.
 pub const CACHE_CONTROL: &str = "private, no-cache";
 
-/// The answer as JSON with [`CACHE_CONTROL`], or the problem.
-pub fn respond(body: Result<Value, ApiError>) -> Response {
-    match body {
-        Ok(body) => {
-            let mut resp = Json(body).into_response();
-            resp.headers_mut().insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static(CACHE_CONTROL),
-            );
-            resp
-        }
-        Err(e) => e.into_response(),
-    }
+/// The answer as JSON with [`CACHE_CONTROL`] to a request with `headers`, or the problem. Not kept
+/// (each answer names the moment it was asked), but served as kept answers are
+/// ([`kept::serve_fresh`]: a large one gzipped for a client that takes gzip, counted against the
+/// response memory budget).
+pub fn respond(state: &AppState, headers: &HeaderMap, body: Result<Value, ApiError>) -> Response {
+    let finality = Finality {
+        etag: None,
+        cache_control: HeaderValue::from_static(CACHE_CONTROL),
+        vary: None,
+        content_type: HeaderValue::from_static("application/json"),
+        ttl: None,
+    };
+    body.and_then(|body| serde_json::to_vec(&body).map_err(ApiError::internal))
+        .and_then(|body| {
+            kept::serve_fresh(state.response_memory(), body.into(), &finality, headers)
+        })
+        .unwrap_or_else(IntoResponse::into_response)
 }
 
 /// What the OpenAPI operations of these routes share: a token or key (`Authorization: Bearer` or

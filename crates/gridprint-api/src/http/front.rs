@@ -364,7 +364,7 @@ mod tests {
             client_address(other, &headers(&xff), &Forwarding::default()),
             other
         );
-        // Issue #28 item 5: only the configured header counts. Behind a proxy appending
+        // Only the configured header counts. Behind a proxy appending
         // X-Forwarded-For, a client's own `Forwarded` is ignored...
         let both = [
             (

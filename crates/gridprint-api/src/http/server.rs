@@ -141,7 +141,7 @@ async fn accept_failed(e: &std::io::Error) {
 
 /// The open connections of each client address (an IPv6 client by its /64,
 /// [`address_key`]): one address holds at most `max` at once, so that it cannot take the
-/// process's file descriptors and connection tasks from everybody else (issue #28). A connection
+/// process's file descriptors and connection tasks from everybody else. A connection
 /// past the cap is closed as soon as it is accepted, before anything is read from it.
 struct OpenPerAddress {
     max: usize,

@@ -1,11 +1,10 @@
 //! Large answers compressed once, where they are built, and kept compressed.
 //!
 //! The compression layer ([`crate::router`]) compresses each answer on the async workers, once per
-//! request. For a large answer that is milliseconds of CPU every time: twenty 32 MB
-//! `/v1/availability` answers a second, each compressed again, held both workers and stalled every
-//! other user (issue #28). An answer of [`PRECOMPRESS_MIN_BYTES`] or more asked by a client that
-//! takes gzip is therefore compressed where it is built (the bounded pool for costly and long
-//! answers, `crate::v1::data`; the dashboard's builds, `gridprint-dashboard`), the gzip bytes are kept
+//! request. For a large answer that is milliseconds of CPU every time, and a flood of large
+//! answers compressed again and again would hold every async worker. An answer of
+//! [`PRECOMPRESS_MIN_BYTES`] or more asked by a client that takes gzip is therefore compressed once
+//! where it is built or first served off the async workers ([`crate::kept`]), the gzip bytes are kept
 //! in the response cache beside the plain ones (they are about a tenth of the size, so an answer
 //! too large to keep plain is usually kept compressed), and the answer goes out with
 //! `Content-Encoding: gzip`, which the layer leaves alone.

@@ -1,5 +1,5 @@
 //! The one response cache of the server — rendered answers kept in memory and served again without
-//! recomputation — and the one `If-None-Match` test, shared by the `/v1` routes ([`crate::v1::data`])
+//! recomputation — and the one `If-None-Match` test, shared by the `/v1` routes ([`crate::v1::answer`])
 //! and the dashboard (`gridprint-dashboard`).
 //!
 //! A [`ResponseCache`] is bounded by the bytes it holds, by its number of entries, or both; beyond a

@@ -1,14 +1,14 @@
 //! The response memory budget: rendered answers waiting for their clients (`--response-memory-mb`).
 //!
 //! A rendered answer lives until hyper has written its last byte to the socket, however long the
-//! client takes to read it: six clients asking a year of factors as CSV and reading nothing held
-//! 1.6 GB (issue #28). Every freshly rendered answer over [`SMALL_ANSWER_BYTES`] takes its size
+//! client takes to read it, so a few clients asking years of CSV and reading nothing could hold
+//! gigabytes. Every freshly rendered answer over [`SMALL_ANSWER_BYTES`] takes its size
 //! from one budget shared by all connections, and gives it back when the last reference to its
 //! bytes is dropped (written out, or the connection cut by the send timeout of
 //! [`crate::ClientLimits`]); past the budget the answer is refused with 503 and `Retry-After`.
 //! Small answers and answers from the response cache (whose bytes the cache already counts) are
-//! not counted. The data handlers call [`budgeted`] (`crate::v1::data`); docs/reliability.md lists
-//! the limit.
+//! not counted. [`crate::kept`] calls [`budgeted`] for every answer it serves, `/v1` reserves an
+//! estimate first ([`reserve`]); docs/reliability.md lists the limit.
 
 use crate::http::error::ApiError;
 use axum::body::Bytes;
@@ -34,8 +34,8 @@ impl AsRef<[u8]> for Counted {
 }
 
 /// Takes `estimate` bytes of `budget` before an answer of that estimated size is written, so
-/// writing it never builds past the budget (issue #28: four year-long CSV answers written at once
-/// took 2 GB before the finished ones were refused); an error when the budget cannot hold it now,
+/// writing it never builds past the budget (without it, several year-long CSV answers written at
+/// once took gigabytes before the finished ones were refused); an error when the budget cannot hold it now,
 /// before any work. Answers estimated at [`SMALL_ANSWER_BYTES`] or less take nothing. Dropped
 /// once the answer is written, when [`budgeted`] counts its real size.
 pub(crate) fn reserve(

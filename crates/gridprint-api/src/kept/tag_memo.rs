@@ -1,11 +1,11 @@
 //! The tags of data requests answered before, found again by the request as sent: its path, whether
 //! it is the CSV twin, its `Accept` header, its query string byte for byte, the current slot and the
 //! data version. A request seen again goes from this memo to the response cache without reading its
-//! query (no typed parse, no `Gridprint-Ignored` scan, no SHA-256 tag): on the one-day benchmark
-//! that reading cost about a fifth of a cached answer (docs/performance.md).
+//! query (no typed parse, no `Gridprint-Ignored` scan, no SHA-256 tag), a good part of the cost of
+//! a cached answer (docs/performance.md).
 //!
 //! Everything the tag, the format and the header depend on is in the key (the parse reads "now" only
-//! by its slot), so a hit names what the full path in [`crate::v1::data`] would compute; a miss, or a
+//! by its slot), so a hit names what the full path in [`crate::v1::answer`] would compute; a miss, or a
 //! body evicted since, takes the full path, which fills the memo again once the answer is kept (a
 //! request answered once, as in a flood of distinct windows, is not memoized). Errors are never kept.
 //! Bounded by bytes and entries like the response cache ([`crate::kept::response_cache::ResponseCache`]).

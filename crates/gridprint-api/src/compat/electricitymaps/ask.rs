@@ -6,6 +6,7 @@
 use super::zone_keys::{code_of, key_of};
 use crate::compat::{CarbonAsk, is_served, locate, number};
 use crate::http::error::ApiError;
+use crate::state::AppState;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, format_timestamp};
@@ -202,6 +203,50 @@ impl Ask<'_> {
             }
         }
         Ok((total > 0.0).then(|| round2(100.0 * fossil / total)))
+    }
+}
+
+impl<'a> Ask<'a> {
+    /// The ask of a carbon or power route on the snapshot `cache`, read from `p` in this order: data available (503), the
+    /// zone ([`zone_code`]), `emissionFactorType`, `disableEstimations`.
+    pub(super) fn read(
+        state: &'a AppState,
+        cache: &'a DataCache,
+        p: &QueryParams<'_>,
+    ) -> Result<Ask<'a>, ApiError> {
+        let svc = state.query();
+        crate::v1::answer::check_available(state)?;
+        let code = zone_code(p, svc, cache)?;
+        let (scope, factor_name) = match p.get("emissionFactorType") {
+            None | Some("lifecycle") => ("life-cycle", "lifecycle"),
+            Some("direct") => ("operational", "direct"),
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "emissionFactorType '{other}': use lifecycle or direct"
+                )));
+            }
+        };
+        let estimations = match p.get("disableEstimations") {
+            None | Some("false") => true,
+            Some("true") => false,
+            Some(_) => return Err(ApiError::bad_request("disableEstimations: true or false")),
+        };
+        Ok(Ask {
+            carbon: CarbonAsk {
+                svc,
+                cache,
+                now: state.now(),
+                code,
+                scope,
+            },
+            factor_name,
+            estimations,
+        })
+    }
+
+    /// The zone's Electricity Maps key.
+    pub(super) fn key(&self) -> String {
+        key_of(&self.carbon.code).to_string()
     }
 }
 

@@ -5,10 +5,11 @@
 //!
 //! [`router`] lists the protected paths (a token or API key, as `Authorization: Bearer` or
 //! `auth-token`; the account's rate limit), [`public_router`] the zone list, which the clients
-//! read without a key. Each path is one line; its OpenAPI operation (tag `electricity-maps`, or
-//! `co2-signal`) is built beside it. The answers are in [`carbon`] (every number read from the
-//! `/v1` query service), the zone keys in [`zone_keys`]. docs/compatibility.md lists the fields,
-//! keys, granularities and what is not supported; power breakdowns are in [`power`].
+//! read without a key. Each path is one line naming its handler; its OpenAPI operation (tag
+//! `electricity-maps`, or `co2-signal`) is built beside it. The handlers are in [`carbon`] (carbon
+//! intensity, Home Assistant, CO2 Signal, the zone list) and [`power`] (power breakdowns), both
+//! reading a request through [`ask`]; the zone keys are in [`zone_keys`]. docs/compatibility.md
+//! lists the fields, keys, granularities and what is not supported.
 
 pub mod ask;
 pub mod carbon;
@@ -16,15 +17,18 @@ pub mod power;
 pub mod zone_keys;
 
 use crate::compat::RouteDoc;
+use crate::http::error::ApiError;
 use crate::http::params::schemas;
 use crate::state::AppState;
 use crate::tokens::auth::AuthUser;
 use crate::v1::format::pairs_of;
 use ask::CarbonPoint;
 use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::get;
-use carbon::Kind;
+use gridprint_query::params::QueryParams;
+use serde_json::Value;
 use utoipa::openapi::path::{HttpMethod, Operation, Parameter, Paths};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
 use utoipa::openapi::{Ref, RefOr, Schema};
@@ -38,55 +42,142 @@ pub const CO2_SIGNAL_TAG: &str = "co2-signal";
 /// The OpenAPI security scheme of the `auth-token` header.
 pub const AUTH_TOKEN_SCHEME: &str = "auth-token";
 
-/// The protected routes, one line per path.
+/// The protected routes, one line per path with its handler and what its OpenAPI operation says.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(route("/v3/carbon-intensity/latest", Kind::Latest))
-        .routes(route("/v3/carbon-intensity/history", Kind::History))
-        .routes(route("/v3/carbon-intensity/past", Kind::Past))
-        .routes(route("/v3/carbon-intensity/past-range", Kind::PastRange))
-        .routes(route("/v3/carbon-intensity/forecast", Kind::Forecast))
-        .routes(route("/v3/power-breakdown/latest", Kind::PowerLatest))
-        .routes(route("/v3/power-breakdown/history", Kind::PowerHistory))
-        .routes(route("/v3/home-assistant", Kind::HomeAssistant))
-        .routes(route("/v4/carbon-intensity/latest", Kind::Latest))
-        .routes(route("/v4/carbon-intensity/history", Kind::History))
-        .routes(route("/v4/carbon-intensity/past", Kind::Past))
-        .routes(route("/v4/carbon-intensity/past-range", Kind::PastRange))
-        .routes(route("/v4/carbon-intensity/forecast", Kind::Forecast))
-        .routes(route("/v4/power-breakdown/latest", Kind::PowerLatest))
-        .routes(route("/v4/power-breakdown/history", Kind::PowerHistory))
-        .routes(route("/v4/home-assistant", Kind::HomeAssistant))
-        .routes(route("/v1/latest", Kind::Co2Signal))
+        .routes(route(
+            "/v3/carbon-intensity/latest",
+            carbon::latest,
+            Doc::Latest,
+        ))
+        .routes(route(
+            "/v3/carbon-intensity/history",
+            carbon::history,
+            Doc::History,
+        ))
+        .routes(route("/v3/carbon-intensity/past", carbon::past, Doc::Past))
+        .routes(route(
+            "/v3/carbon-intensity/past-range",
+            carbon::past_range,
+            Doc::PastRange,
+        ))
+        .routes(route(
+            "/v3/carbon-intensity/forecast",
+            carbon::forecast,
+            Doc::Forecast,
+        ))
+        .routes(route(
+            "/v3/power-breakdown/latest",
+            power::latest,
+            Doc::PowerLatest,
+        ))
+        .routes(route(
+            "/v3/power-breakdown/history",
+            power::history,
+            Doc::PowerHistory,
+        ))
+        .routes(route(
+            "/v3/home-assistant",
+            carbon::home_assistant,
+            Doc::HomeAssistant,
+        ))
+        .routes(route(
+            "/v4/carbon-intensity/latest",
+            carbon::latest,
+            Doc::Latest,
+        ))
+        .routes(route(
+            "/v4/carbon-intensity/history",
+            carbon::history,
+            Doc::History,
+        ))
+        .routes(route("/v4/carbon-intensity/past", carbon::past, Doc::Past))
+        .routes(route(
+            "/v4/carbon-intensity/past-range",
+            carbon::past_range,
+            Doc::PastRange,
+        ))
+        .routes(route(
+            "/v4/carbon-intensity/forecast",
+            carbon::forecast,
+            Doc::Forecast,
+        ))
+        .routes(route(
+            "/v4/power-breakdown/latest",
+            power::latest,
+            Doc::PowerLatest,
+        ))
+        .routes(route(
+            "/v4/power-breakdown/history",
+            power::history,
+            Doc::PowerHistory,
+        ))
+        .routes(route(
+            "/v4/home-assistant",
+            carbon::home_assistant,
+            Doc::HomeAssistant,
+        ))
+        .routes(route("/v1/latest", carbon::home_assistant, Doc::Co2Signal))
 }
 
 /// The public routes (the clients read the zone list without a key), one line per path.
 pub fn public_router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(route("/v3/zones", Kind::Zones))
-        .routes(route("/v4/zones", Kind::Zones))
+        .routes(route("/v3/zones", carbon::zones, Doc::Zones))
+        .routes(route("/v4/zones", carbon::zones, Doc::Zones))
 }
 
-/// The answer of a route ([`crate::compat::respond`]).
-fn respond(kind: Kind, state: &AppState, query: Option<&str>) -> Response {
-    crate::compat::respond(pairs_of(query).and_then(|pairs| carbon::answer(kind, state, &pairs)))
+/// A route's handler: the JSON body of its answer to the query `p`.
+type Handler = fn(&AppState, &QueryParams<'_>) -> Result<Value, ApiError>;
+
+/// What a route's OpenAPI operation says ([`operation`]): its summary, parameters and answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Doc {
+    Zones,
+    Latest,
+    History,
+    Past,
+    PastRange,
+    Forecast,
+    HomeAssistant,
+    Co2Signal,
+    PowerLatest,
+    PowerHistory,
 }
 
-/// One route: `GET path` answering `kind`, with its OpenAPI operation.
-fn route(path: &'static str, kind: Kind) -> UtoipaMethodRouter<AppState> {
+/// The answer of `handler` to the query string `query` ([`crate::compat::respond`]).
+fn respond(
+    handler: Handler,
+    state: &AppState,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Response {
+    crate::compat::respond(
+        state,
+        headers,
+        pairs_of(query).and_then(|pairs| handler(state, &QueryParams::new(&pairs))),
+    )
+}
+
+/// One route: `GET path` answered by `handler`, with its OpenAPI operation (`doc`); public (no
+/// token) for the zone list.
+fn route(path: &'static str, handler: Handler, doc: Doc) -> UtoipaMethodRouter<AppState> {
     let mut paths = Paths::new();
-    paths.add_path_operation(path, vec![HttpMethod::Get], operation(path, kind));
+    paths.add_path_operation(path, vec![HttpMethod::Get], operation(path, doc));
     let schemas = vec![(CarbonPoint::name().into(), CarbonPoint::schema())];
-    let method = if kind == Kind::Zones {
+    let method = if doc == Doc::Zones {
         get(
-            move |State(state): State<AppState>, RawQuery(q): RawQuery| async move {
-                respond(kind, &state, q.as_deref())
+            move |State(state): State<AppState>, RawQuery(q): RawQuery, headers: HeaderMap| async move {
+                respond(handler, &state, q.as_deref(), &headers)
             },
         )
     } else {
         get(
-            move |_user: AuthUser, State(state): State<AppState>, RawQuery(q): RawQuery| async move {
-                respond(kind, &state, q.as_deref())
+            move |_user: AuthUser,
+                  State(state): State<AppState>,
+                  RawQuery(q): RawQuery,
+                  headers: HeaderMap| async move {
+                respond(handler, &state, q.as_deref(), &headers)
             },
         )
     };
@@ -194,8 +285,8 @@ fn object() -> RefOr<Schema> {
 
 /// The operation of `path`: the compatibility routes' shared parts ([`crate::compat::operation`]),
 /// its summary, parameters, answer schema and error answers.
-fn operation(path: &str, kind: Kind) -> Operation {
-    let tag = if kind == Kind::Co2Signal {
+fn operation(path: &str, doc: Doc) -> Operation {
+    let tag = if doc == Doc::Co2Signal {
         CO2_SIGNAL_TAG
     } else {
         TAG
@@ -205,44 +296,44 @@ fn operation(path: &str, kind: Kind) -> Operation {
         .replace(['/', '-'], "_")
         .replace("v1_latest", "co2signal_latest");
     let zone = ZoneParams::into_params(|| None);
-    let (summary, parameters, body): (&str, Vec<Parameter>, RefOr<Schema>) = match kind {
-        Kind::Zones => (
+    let (summary, parameters, body): (&str, Vec<Parameter>, RefOr<Schema>) = match doc {
+        Doc::Zones => (
             "Served zones by Electricity Maps zone key: zoneName, countryName, access (public)",
             Vec::new(),
             object(),
         ),
-        Kind::Latest => ("Latest carbon intensity of a zone", zone, point_ref()),
-        Kind::History => (
+        Doc::Latest => ("Latest carbon intensity of a zone", zone, point_ref()),
+        Doc::History => (
             "Carbon intensity of the last 24 hours (30 days when daily)",
             zone,
             list_of_points("history"),
         ),
-        Kind::Past => (
+        Doc::Past => (
             "Carbon intensity at one instant",
             [zone, PastParams::into_params(|| None)].concat(),
             point_ref(),
         ),
-        Kind::PastRange => (
+        Doc::PastRange => (
             "Carbon intensity over a range",
             [zone, RangeParams::into_params(|| None)].concat(),
             list_of_points("data"),
         ),
-        Kind::Forecast => (
+        Doc::Forecast => (
             "Forecast carbon intensity up to 96 hours ahead",
             [zone, ForecastParams::into_params(|| None)].concat(),
             list_of_points("forecast"),
         ),
-        Kind::PowerLatest => (
+        Doc::PowerLatest => (
             "Latest power breakdown (15 minutes): consumption (flow-traced), production, imports, exports",
             zone,
             object(),
         ),
-        Kind::PowerHistory => (
+        Doc::PowerHistory => (
             "Power breakdowns of the last 24 hours (15 minutes)",
             zone,
             object(),
         ),
-        Kind::HomeAssistant | Kind::Co2Signal => (
+        Doc::HomeAssistant | Doc::Co2Signal => (
             "Latest carbon intensity and fossil fuel share: {status, countryCode, data: {datetime, carbonIntensity, fossilFuelPercentage}, units}",
             zone,
             object(),
@@ -277,7 +368,7 @@ fn operation(path: &str, kind: Kind) -> Operation {
             ),
         ],
     });
-    if kind == Kind::Zones {
+    if doc == Doc::Zones {
         op.security = None;
         op.responses.responses.remove("401");
     }

@@ -8,19 +8,21 @@
 //! `fossilFreePercentage` 100 − the share of coal, gas and oil. Flags follow the slot's
 //! `zone_status` in `/v1/mix`, as for carbon points.
 
-use super::ask::{Ask, estimation_method};
+use super::ask::{Ask, Granularity, estimation_method};
 use super::zone_keys::key_of;
 use crate::http::error::ApiError;
+use crate::state::AppState;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, format_timestamp};
 use gridprint_query::endpoints::{
     ExportsEndpoint, GenerationEndpoint, ImportsEndpoint, MixEndpoint,
 };
+use gridprint_query::params::QueryParams;
 use gridprint_responses::{Values, round2};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-use time::OffsetDateTime;
+use time::{Duration, OffsetDateTime};
 
 /// The Electricity Maps mode of each gridprint production type.
 pub const MODES: &[(ProductionType, &str)] = &[
@@ -110,8 +112,40 @@ fn rounded<K: ToString>(map: &BTreeMap<K, f64>) -> Value {
     )
 }
 
+/// `GET /v3/power-breakdown/latest`: the latest slot's breakdown.
+pub fn latest(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = state.query().cache();
+    let ask = Ask::read(state, &cache, p)?;
+    last_day(&ask, p)?.pop().ok_or_else(|| {
+        ApiError::not_found(format!(
+            "no power breakdown for zone {} in the last 24 hours",
+            ask.key()
+        ))
+    })
+}
+
+/// `GET /v3/power-breakdown/history`: the breakdowns of the last 24 hours.
+pub fn history(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = state.query().cache();
+    let ask = Ask::read(state, &cache, p)?;
+    let history = last_day(&ask, p)?;
+    Ok(json!({"zone": ask.key(), "history": history, "temporalGranularity": "15_minutes"}))
+}
+
+/// The breakdowns of the last 24 hours up to the current slot (15 minutes only: another
+/// `temporalGranularity` → 400).
+fn last_day(ask: &Ask<'_>, p: &QueryParams<'_>) -> Result<Vec<Value>, ApiError> {
+    if Granularity::read(p, Granularity::FifteenMinutes)? != Granularity::FifteenMinutes {
+        return Err(ApiError::bad_request(
+            "power breakdowns are served at temporalGranularity=15_minutes only",
+        ));
+    }
+    let end = Granularity::FifteenMinutes.floor(ask.carbon.now) + Duration::minutes(15);
+    breakdowns(ask, end - Duration::days(1), end)
+}
+
 /// The breakdown of every slot of `[start, end)` that has a consumption mix, in time order.
-pub(super) fn breakdowns(
+fn breakdowns(
     ask: &Ask<'_>,
     start: OffsetDateTime,
     end: OffsetDateTime,

@@ -13,8 +13,8 @@ use crate::state::AppState;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, SlotRange, format_at_offset};
 use gridprint_core::zone::ZoneCode;
+use gridprint_query::DataCache;
 use gridprint_query::params::QueryParams;
-use gridprint_query::{DataCache, QueryService};
 use gridprint_responses::round2;
 use gridprint_store::{ArchiveQuery, ArchivedForecast};
 use serde::Serialize;
@@ -41,16 +41,6 @@ pub const MAX_FORECAST_HISTORICAL_DAYS: i64 = 1;
 pub const ARCHIVE_IN_FORCE_SLOTS: i64 = 8;
 /// Longest forecast horizon: gridprint's forecast reaches 96 hours ahead.
 pub const MAX_HORIZON_HOURS: i64 = crate::compat::electricitymaps::carbon::MAX_HORIZON_HOURS;
-
-/// What a route answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    RegionFromLoc,
-    MyAccess,
-    Forecast,
-    Historical,
-    ForecastHistorical,
-}
 
 /// One point: the slot's start and its value.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -195,7 +185,7 @@ fn stamp(t: OffsetDateTime) -> String {
 }
 
 /// `signal_type`: `co2_aoer` (also the default); the others WattTime serves → 400.
-fn check_signal(p: &QueryParams<'_>) -> Result<(), ApiError> {
+pub(super) fn check_signal(p: &QueryParams<'_>) -> Result<(), ApiError> {
     match p.get("signal_type") {
         None | Some(SIGNAL) => Ok(()),
         Some(other) => Err(ApiError::bad_request(format!(
@@ -298,66 +288,15 @@ fn point(t: OffsetDateTime, value: f64, status: ZoneStatus, marker: bool) -> Wat
     }
 }
 
-/// The JSON body of a route's answer (`/v3/forecast/historical` reads the forecast archive).
-pub async fn answer(
-    kind: Kind,
-    state: &AppState,
-    pairs: &[(String, String)],
-) -> Result<Value, ApiError> {
-    let p = QueryParams::new(pairs);
-    check_signal(&p)?;
-    let svc = state.query();
-    let cache = svc.cache();
-    match kind {
-        Kind::RegionFromLoc => region_from_loc(&p, svc, &cache),
-        Kind::MyAccess => Ok(my_access(&cache)),
-        Kind::Forecast => forecast(&p, &data_ask(state, &p, svc, &cache)?),
-        Kind::Historical => historical(&p, &data_ask(state, &p, svc, &cache)?),
-        Kind::ForecastHistorical => {
-            let ask = data_ask(state, &p, svc, &cache)?;
-            let generated = generated_at(&p, ask.now)?;
-            let archive = archived(state, &cache, &ask.code, generated).await?;
-            forecast_historical(&p, &ask, generated, &archive)
-        }
-    }
-}
-
-/// The archived forecasts of zone `code` that may be in force at a `generated_at` of
-/// `(first, last)` (none for a country code or an empty window), read off the async workers.
-async fn archived(
-    state: &AppState,
-    cache: &DataCache,
-    code: &str,
-    (first, last): (OffsetDateTime, OffsetDateTime),
-) -> Result<Vec<ArchivedForecast>, ApiError> {
-    let zone = ZoneCode::parse(code).filter(|z| cache.reference().zones.index_of(z).is_some());
-    let (Some(zone), true) = (zone, first <= last) else {
-        return Ok(Vec::new());
-    };
-    let query = ArchiveQuery {
-        origins: SlotRange::new(
-            Slot::containing(first).offset(-ARCHIVE_IN_FORCE_SLOTS),
-            Slot::containing(last).offset(1),
-        ),
-        zone: Some(zone),
-        inputs: false,
-    };
-    let store = state.store().clone();
-    tokio::task::spawn_blocking(move || store.archived_forecasts(&query))
-        .await
-        .map_err(|e| ApiError::internal(format!("archive read failed: {e}")))?
-        .map_err(ApiError::from)
-}
-
 /// The footprint question of a data route: data available (503), gridprint's model, a served
 /// `region`, the life-cycle scope.
 fn data_ask<'a>(
-    state: &AppState,
+    state: &'a AppState,
     p: &QueryParams<'_>,
-    svc: &'a QueryService,
     cache: &'a DataCache,
 ) -> Result<CarbonAsk<'a>, ApiError> {
-    crate::v1::data::check_available(state)?;
+    let svc = state.query();
+    crate::v1::answer::check_available(state)?;
     check_model(p)?;
     Ok(CarbonAsk {
         svc,
@@ -369,11 +308,9 @@ fn data_ask<'a>(
 }
 
 /// `/v3/region-from-loc`: the zone whose area holds the point.
-fn region_from_loc(
-    p: &QueryParams<'_>,
-    svc: &QueryService,
-    cache: &DataCache,
-) -> Result<Value, ApiError> {
+pub fn region_from_loc(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let svc = state.query();
+    let cache = &svc.cache();
     let (lat, lon) = match (number(p, "latitude")?, number(p, "longitude")?) {
         (Some(lat), Some(lon)) => (lat, lon),
         _ => return Err(ApiError::bad_request("latitude and longitude are required")),
@@ -391,7 +328,8 @@ fn region_from_loc(
 }
 
 /// `/v3/my-access`: `co2_aoer` of every zone on the three data endpoints.
-fn my_access(cache: &DataCache) -> Value {
+pub fn my_access(state: &AppState, _p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = &state.query().cache();
     let zones = &cache.reference().zones;
     let regions = zones
         .iter()
@@ -424,16 +362,18 @@ fn my_access(cache: &DataCache) -> Value {
             }
         })
         .collect();
-    json!(WattTimeAccess {
+    Ok(json!(WattTimeAccess {
         signal_types: vec![WattTimeAccessSignal {
             signal_type: SIGNAL,
             regions,
         }],
-    })
+    }))
 }
 
 /// `/v3/forecast`: the points from the current slot over `horizon_hours`.
-fn forecast(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiError> {
+pub fn forecast(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = state.query().cache();
+    let ask = &data_ask(state, p, &cache)?;
     let current = Slot::containing(ask.now).start();
     let data = ask
         .carbon_slots(current, current + horizon(p)?)?
@@ -447,7 +387,9 @@ fn forecast(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiError>
 }
 
 /// `/v3/historical`: the points from `start` to `end` (both included), up to the current slot.
-fn historical(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiError> {
+pub fn historical(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = state.query().cache();
+    let ask = &data_ask(state, p, &cache)?;
     let (start, end) = window(
         p,
         MAX_HISTORICAL_DAYS,
@@ -479,6 +421,44 @@ fn historical(p: &QueryParams<'_>, ask: &CarbonAsk<'_>) -> Result<Value, ApiErro
     }))
 }
 
+/// `/v3/forecast/historical`: the forecasts in force at each `generated_at`, from the worker's
+/// archive (read off the async workers) or, where it holds none, the values held now.
+pub async fn forecast_historical(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    check_signal(p)?;
+    let cache = state.query().cache();
+    let ask = &data_ask(state, p, &cache)?;
+    let generated = generated_at(p, ask.now)?;
+    let archive = archived(state, &cache, &ask.code, generated).await?;
+    forecast_runs(p, ask, generated, &archive)
+}
+
+/// The archived forecasts of zone `code` that may be in force at a `generated_at` of
+/// `(first, last)` (none for a country code or an empty window), read off the async workers.
+async fn archived(
+    state: &AppState,
+    cache: &DataCache,
+    code: &str,
+    (first, last): (OffsetDateTime, OffsetDateTime),
+) -> Result<Vec<ArchivedForecast>, ApiError> {
+    let zone = ZoneCode::parse(code).filter(|z| cache.reference().zones.index_of(z).is_some());
+    let (Some(zone), true) = (zone, first <= last) else {
+        return Ok(Vec::new());
+    };
+    let query = ArchiveQuery {
+        origins: SlotRange::new(
+            Slot::containing(first).offset(-ARCHIVE_IN_FORCE_SLOTS),
+            Slot::containing(last).offset(1),
+        ),
+        zone: Some(zone),
+        inputs: false,
+    };
+    let store = state.store().clone();
+    tokio::task::spawn_blocking(move || store.archived_forecasts(&query))
+        .await
+        .map_err(|e| ApiError::internal(format!("archive read failed: {e}")))?
+        .map_err(ApiError::from)
+}
+
 /// `/v3/forecast/historical`'s `generated_at` times: the first and last slot start from `start`
 /// to `end` (both included, at most a day apart, not after the current slot); first > last when
 /// there is none.
@@ -499,7 +479,7 @@ fn generated_at(
 /// `archive` issued at or before `g`, at most [`ARCHIVE_IN_FORCE_SLOTS`] before it (its points
 /// end where it ends, at most an hour before `g` + 96 h) — or, where the archive holds none, the
 /// values gridprint holds now, with a warning naming how many.
-fn forecast_historical(
+fn forecast_runs(
     p: &QueryParams<'_>,
     ask: &CarbonAsk<'_>,
     (first, last): (OffsetDateTime, OffsetDateTime),

@@ -21,8 +21,7 @@ use crate::state::AppState;
 use crate::tokens::auth::AuthUser;
 use crate::v1::format::pairs_of;
 use answer::{
-    Kind, MAX_HORIZON_HOURS, WattTimeAccess, WattTimeData, WattTimeHistoricalForecasts,
-    WattTimeRegion,
+    MAX_HORIZON_HOURS, WattTimeAccess, WattTimeData, WattTimeHistoricalForecasts, WattTimeRegion,
 };
 use axum::Json;
 use axum::extract::{RawQuery, State};
@@ -31,8 +30,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use gridprint_query::params::QueryParams;
 use gridprint_store::access::normalize_email;
 use serde::Serialize;
+use serde_json::Value;
 use std::borrow::Cow;
 use utoipa::openapi::path::{HttpMethod, Operation, Parameter, Paths};
 use utoipa::openapi::{Ref, RefOr, Schema};
@@ -44,14 +45,18 @@ pub const TAG: &str = "WattTime";
 /// The OpenAPI security scheme of `GET /login` (HTTP Basic).
 pub const BASIC_SCHEME: &str = "basic";
 
-/// The protected routes, one line per path.
+/// The protected routes, one line per path with its handler and what its OpenAPI operation says.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(route("/v3/region-from-loc", Kind::RegionFromLoc))
-        .routes(route("/v3/my-access", Kind::MyAccess))
-        .routes(route("/v3/forecast", Kind::Forecast))
-        .routes(route("/v3/historical", Kind::Historical))
-        .routes(route("/v3/forecast/historical", Kind::ForecastHistorical))
+        .routes(route(
+            "/v3/region-from-loc",
+            answer::region_from_loc,
+            Doc::RegionFromLoc,
+        ))
+        .routes(route("/v3/my-access", answer::my_access, Doc::MyAccess))
+        .routes(route("/v3/forecast", answer::forecast, Doc::Forecast))
+        .routes(route("/v3/historical", answer::historical, Doc::Historical))
+        .routes(forecast_historical_route())
 }
 
 /// The public route: the login, limited per client address like the token service.
@@ -138,24 +143,68 @@ pub(crate) async fn login(
     resp
 }
 
-/// One route: `GET path` answering `kind`, with its OpenAPI operation.
-fn route(path: &'static str, kind: Kind) -> UtoipaMethodRouter<AppState> {
+/// A route's handler: the JSON body of its answer to the query `p`.
+type Handler = fn(&AppState, &QueryParams<'_>) -> Result<Value, ApiError>;
+
+/// What a route's OpenAPI operation says ([`operation`]): its summary, parameters and answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Doc {
+    RegionFromLoc,
+    MyAccess,
+    Forecast,
+    Historical,
+    ForecastHistorical,
+}
+
+/// One route: `GET path` answered by `handler` once `signal_type` is checked (every route reads
+/// it first), with its OpenAPI operation (`doc`).
+fn route(path: &'static str, handler: Handler, doc: Doc) -> UtoipaMethodRouter<AppState> {
+    let (schemas, paths) = described(path, doc);
+    let method = get(
+        move |_user: AuthUser,
+              State(state): State<AppState>,
+              RawQuery(q): RawQuery,
+              headers: HeaderMap| async move {
+            let body = pairs_of(q.as_deref()).and_then(|pairs| {
+                let p = QueryParams::new(&pairs);
+                answer::check_signal(&p)?;
+                handler(&state, &p)
+            });
+            respond(&state, &headers, body)
+        },
+    );
+    (schemas, paths, method)
+}
+
+/// `GET /v3/forecast/historical`, the one route whose handler awaits (it reads the forecast
+/// archive from the store): [`answer::forecast_historical`], which checks `signal_type` first.
+fn forecast_historical_route() -> UtoipaMethodRouter<AppState> {
+    let (schemas, paths) = described("/v3/forecast/historical", Doc::ForecastHistorical);
+    let method = get(
+        move |_user: AuthUser,
+              State(state): State<AppState>,
+              RawQuery(q): RawQuery,
+              headers: HeaderMap| async move {
+            let body = match pairs_of(q.as_deref()) {
+                Ok(pairs) => answer::forecast_historical(&state, &QueryParams::new(&pairs)).await,
+                Err(e) => Err(e),
+            };
+            respond(&state, &headers, body)
+        },
+    );
+    (schemas, paths, method)
+}
+
+/// A route's OpenAPI operation and the answer schemas the routes name.
+fn described(path: &'static str, doc: Doc) -> (Vec<(String, RefOr<Schema>)>, Paths) {
     let mut paths = Paths::new();
-    paths.add_path_operation(path, vec![HttpMethod::Get], operation(path, kind));
+    paths.add_path_operation(path, vec![HttpMethod::Get], operation(path, doc));
     let mut schemas = Vec::new();
     body_schemas::<WattTimeData>(&mut schemas);
     body_schemas::<WattTimeHistoricalForecasts>(&mut schemas);
     body_schemas::<WattTimeRegion>(&mut schemas);
     body_schemas::<WattTimeAccess>(&mut schemas);
-    let method = get(
-        move |_user: AuthUser, State(state): State<AppState>, RawQuery(q): RawQuery| async move {
-            respond(match pairs_of(q.as_deref()) {
-                Ok(pairs) => answer::answer(kind, &state, &pairs).await,
-                Err(e) => Err(e),
-            })
-        },
-    );
-    (schemas, paths, method)
+    (schemas, paths)
 }
 
 /// `T`'s schema and the schemas it names.
@@ -240,35 +289,35 @@ struct HorizonParams {
 
 /// The operation of `path`: the compatibility routes' shared parts ([`crate::compat::operation`]),
 /// its summary, parameters, answer schema and error answers.
-fn operation(path: &str, kind: Kind) -> Operation {
+fn operation(path: &str, doc: Doc) -> Operation {
     let region = RegionParams::into_params(|| None);
     let window = WindowParams::into_params(|| None);
     let horizon = HorizonParams::into_params(|| None);
-    let (summary, parameters, body): (String, Vec<Parameter>, Cow<'static, str>) = match kind {
-        Kind::RegionFromLoc => (
+    let (summary, parameters, body): (String, Vec<Parameter>, Cow<'static, str>) = match doc {
+        Doc::RegionFromLoc => (
             "The region (gridprint zone) whose area holds a point".into(),
             LocationParams::into_params(|| None),
             WattTimeRegion::name(),
         ),
-        Kind::MyAccess => (
+        Doc::MyAccess => (
             "The regions, signal (co2_aoer), endpoints and model served".into(),
             Vec::new(),
             WattTimeAccess::name(),
         ),
-        Kind::Forecast => (
+        Doc::Forecast => (
             format!(
                 "co2_aoer (lbs/MWh) from the current 15-minute slot, up to {MAX_HORIZON_HOURS} hours ahead"
             ),
             [region, horizon].concat(),
             WattTimeData::name(),
         ),
-        Kind::Historical => (
+        Doc::Historical => (
             "co2_aoer (lbs/MWh) from start to end (both included, at most 32 days, up to now)"
                 .into(),
             [region, window, MarkerParams::into_params(|| None)].concat(),
             WattTimeData::name(),
         ),
-        Kind::ForecastHistorical => (
+        Doc::ForecastHistorical => (
             "For each 15-minute slot from start to end (at most 1 day), the following horizon_hours of the forecast issued then (the worker's archive; where it holds none, the values gridprint holds now, said in meta.warnings)".into(),
             [region, window, horizon].concat(),
             WattTimeHistoricalForecasts::name(),
