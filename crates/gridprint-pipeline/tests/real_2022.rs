@@ -175,3 +175,75 @@ fn montenegro_reporting_zero_generation_consumes_its_imports() {
         assert!(value(&days, "ME", &SeriesKey::Consumption, s).unwrap() > 0.0);
     }
 }
+
+/// A whole real month (data/fixtures/recordings-2022-month: February 2022, every zone of the
+/// recordings): every parsed value reads back exactly, every zone-slot with generation data has a
+/// footprint, and the zones whose borders lack data are never `complete`.
+#[test]
+fn a_real_month_round_trips_without_holes() {
+    const MONTH: &[&str] = &[
+        "recordings-2022-month/2022_02_AggregatedGenerationPerType_16.1.B_C.csv.gz",
+        "recordings-2022-month/2022_02_PhysicalFlows_12.1.G.csv.gz",
+    ];
+    let reference = ReferenceData::embedded(ZoneSet::Selected2026);
+    let store = store();
+    let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
+    let report = import_fixtures(store.as_ref(), &reference, MONTH, 1, Some(now));
+    let range = SlotRange::new(slot("2022-02-01T00:00Z"), slot("2022-03-01T00:00Z"));
+    // Round trip: the stored official points are exactly the parsed ones.
+    let mut parsed = Vec::new();
+    for f in MONTH {
+        let bytes = gridprint_pipeline::testing::fixture(f);
+        parsed.extend(
+            gridprint_ingest::detect_and_parse(&bytes, &reference.zones)
+                .unwrap()
+                .points,
+        );
+    }
+    assert_eq!(report.stored.inserted, parsed.len());
+    let stored: BTreeMap<(InputKey, Slot), f64> = store
+        .inputs_in_range(range)
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.point.state == gridprint_core::quality::DataState::Official)
+        .map(|p| ((p.point.key, p.point.slot), p.point.mw))
+        .collect();
+    assert_eq!(stored.len(), parsed.len());
+    for p in &parsed {
+        assert_eq!(stored.get(&(p.key.clone(), p.slot)), Some(&p.mw), "{p:?}");
+    }
+    // No holes: every zone-slot with generation data has a global footprint.
+    let days: BTreeMap<(String, i64), DerivedDay> = store
+        .derived_days(range.days())
+        .unwrap()
+        .into_iter()
+        .map(|d| ((d.zone.to_string(), d.day), d))
+        .collect();
+    let with_generation: BTreeSet<(String, Slot)> = store
+        .inputs_in_range(range)
+        .unwrap()
+        .into_iter()
+        .filter_map(|p| match &p.point.key {
+            InputKey::Generation { zone, .. } => Some((zone.to_string(), p.point.slot)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(with_generation.len(), 19 * 28 * 96);
+    let holes = with_generation
+        .iter()
+        .filter(|(z, s)| value(&days, z, &carbon(Coverage::Global), *s).is_none())
+        .count();
+    assert_eq!(holes, 0);
+    // Flags: LT's border with SE4 has no data in the recordings, so LT is never complete; PT's
+    // one border (ES) is reported both ways, so PT is complete where its generation is official.
+    let lt = with_generation.iter().filter(|(z, _)| z == "LT");
+    assert!(
+        lt.clone()
+            .all(|(z, s)| status(&days, z, *s) != ZoneStatus::Complete)
+    );
+    let pt_complete = with_generation
+        .iter()
+        .filter(|(z, s)| z == "PT" && status(&days, z, *s) == ZoneStatus::Complete)
+        .count();
+    assert!(pt_complete > 0);
+}
