@@ -9,9 +9,10 @@
 //! (final, inputs unchanged since: `gridprint_pipeline::compute`) are skipped whole.
 //!
 //! An absent input is never a silent zero: where a border inside the zone set has no flow in a
-//! slot computed now (no provider value, no estimate), the flow is taken as 0 MW and stored as an
-//! estimated input point ([`DATASOURCE_ASSUMED_ZERO`]), so both zones are `preview` and
-//! `/v1/imports`/`/v1/exports` show the estimated blocks. The engine ignores 0 MW flows: with full
+//! slot computed now (no provider value, no estimate) and a zone on it has inputs (generation, or
+//! recorded flows only), the flow is taken as 0 MW and stored as an estimated input point
+//! ([`DATASOURCE_ASSUMED_ZERO`]), so both zones are `preview` and `/v1/imports`/`/v1/exports` show
+//! the estimated blocks. The engine ignores 0 MW flows: with full
 //! data the numbers are the same as without this rule.
 //! [`Mode::DAYS_WITH_INPUTS`] covers only the days of a range that hold stored inputs (what
 //! `gridprint compute` does without a range). Orchestration (imports, the worker) lives in
@@ -518,10 +519,13 @@ fn compute_staged(
         let mut assumed: Vec<InputPoint> = Vec::new();
         for si in inputs.iter_mut() {
             let keep = kept(&out[(si.slot.day() - day) as usize], si.slot.index_in_day());
+            let part = si.takes_part();
             let added = si.assume_absent_flows(&reference.zones);
-            let computed_now = |z: usize| si.generation[z].is_some() && !keep[z];
+            // A zone takes part now with its generation or its recorded flows, unless its slot is
+            // kept as stored (a zone without generation has no stored slot to keep).
+            let now_part = |z: usize| part[z] && !keep[z];
             for (from, to) in added {
-                if si.slot < current && (computed_now(from) || computed_now(to)) {
+                if si.slot < current && (now_part(from) || now_part(to)) {
                     assumed.push(assumed_zero(reference, from, to, si.slot));
                 }
             }

@@ -121,16 +121,36 @@ pub const DATASOURCE_ASSUMED_ZERO: &str = "wattnet-hybrid-estimation:gridprint-a
 const _: () = assert!(is_estimation_datasource(DATASOURCE_ASSUMED_ZERO));
 
 impl SlotInputs {
+    /// Per zone, whether it has inputs in this slot: generation data, or a recorded flow on any of
+    /// its borders (a zone without generation data whose flows are recorded: DE in the 2022
+    /// recordings). A recorded flow is an official one or one of more than 0 MW: the flows assumed
+    /// 0 MW ([`SlotInputs::assume_absent_flows`]) do not make their other end take part, or each
+    /// compute would reach one border further.
+    pub fn takes_part(&self) -> Vec<bool> {
+        let mut part: Vec<bool> = self.generation.iter().map(Option::is_some).collect();
+        let recorded = |f: &&FlowInput| f.state == DataState::Official || f.mw > 0.0;
+        for f in self.flows.iter().filter(recorded) {
+            for z in [f.from, f.to] {
+                if let Some(p) = part.get_mut(z) {
+                    *p = true;
+                }
+            }
+        }
+        part
+    }
+
     /// Adds a 0 MW [`DataState::Estimated`] flow for each direction of each border (inside the zone
-    /// set) of a zone with generation data in this slot that has no flow yet, and returns the
-    /// `(from, to)` pairs it added. An absent flow is thereby never a silent zero: the flags of both
-    /// zones see an estimated input. Borders to zones outside the zone set are not part of the traced
-    /// network and are not added.
+    /// set) of a zone with inputs in this slot ([`SlotInputs::takes_part`]: generation data or a
+    /// recorded flow) that has no flow yet, and returns the `(from, to)` pairs it added. An absent
+    /// flow is thereby never a silent zero: the flags of both zones, and the raw inputs of a zone
+    /// without generation data, see an estimated input. Borders to zones outside the zone set are
+    /// not part of the traced network and are not added.
     pub fn assume_absent_flows(&mut self, zones: &Zones) -> Vec<(ZoneIdx, ZoneIdx)> {
         // Borders and flows both in (from, to) order: one walk finds the borders with no flow.
         if !self.flows.is_sorted_by_key(|f| (f.from, f.to)) {
             self.flows.sort_by_key(|f| (f.from, f.to));
         }
+        let part = self.takes_part();
         let mut present = self.flows.iter().map(|f| (f.from, f.to)).peekable();
         let mut added: Vec<(ZoneIdx, ZoneIdx)> = Vec::new();
         for &border in zones.borders() {
@@ -139,7 +159,7 @@ impl SlotInputs {
                 continue;
             }
             let (from, to) = border;
-            if self.generation[from].is_some() || self.generation[to].is_some() {
+            if part[from] || part[to] {
                 added.push(border);
             }
         }
@@ -163,7 +183,7 @@ mod tests {
     use crate::reference::{ReferenceData, ZoneSet};
 
     #[test]
-    fn absent_borders_of_zones_with_data_become_estimated_zero_flows() {
+    fn absent_borders_of_zones_with_inputs_become_estimated_zero_flows() {
         let r = ReferenceData::embedded(ZoneSet::Selected2026);
         let z = &r.zones;
         let de = z.index_of_str("DE").unwrap();
@@ -178,12 +198,14 @@ mod tests {
             state: DataState::Official,
         });
         let added = s.assume_absent_flows(z);
-        // every direction of every DE border but the reported DE→FR one
+        // every direction of every border of DE, and of FR (it has a recorded flow), but the
+        // reported DE→FR one
+        let touches = |x: usize| x == de || x == fr;
         let expected: Vec<_> = z
             .borders()
             .iter()
             .copied()
-            .filter(|&(a, b)| (a == de || b == de) && (a, b) != (de, fr))
+            .filter(|&(a, b)| (touches(a) || touches(b)) && (a, b) != (de, fr))
             .collect();
         assert_eq!(added, expected);
         assert!(added.contains(&(fr, de)));
@@ -196,7 +218,35 @@ mod tests {
                 .filter(|f| (f.from, f.to) != (de, fr))
                 .all(|f| f.mw == 0.0 && f.state == DataState::Estimated)
         );
-        // a second pass adds nothing
+        // a second pass adds nothing: the assumed flows do not make their other ends take part
+        assert!(s.assume_absent_flows(z).is_empty());
+    }
+
+    #[test]
+    fn a_zone_with_flows_but_no_generation_gets_its_other_borders_assumed() {
+        let r = ReferenceData::embedded(ZoneSet::Selected2026);
+        let z = &r.zones;
+        let (de, at) = (z.index_of_str("DE").unwrap(), z.index_of_str("AT").unwrap());
+        let mut s = SlotInputs::empty(Slot(0), z.len());
+        s.flows.push(FlowInput {
+            from: at,
+            to: de,
+            mw: 900.0,
+            state: DataState::Official,
+        });
+        let added = s.assume_absent_flows(z);
+        // Every direction of every border of DE and of AT but the reported AT→DE one: DK1's too.
+        let dk1 = z.index_of_str("DK1").unwrap();
+        assert!(
+            added.contains(&(dk1, de)) && added.contains(&(de, dk1)) && added.contains(&(de, at))
+        );
+        assert!(!added.contains(&(at, de)));
+        let expected = z
+            .borders()
+            .iter()
+            .filter(|&&(a, b)| [a, b].iter().any(|&x| x == de || x == at) && (a, b) != (at, de))
+            .count();
+        assert_eq!(added.len(), expected);
         assert!(s.assume_absent_flows(z).is_empty());
     }
 

@@ -67,6 +67,23 @@ pub struct ParsedFiles {
     pub forecasts_skipped: BTreeMap<String, usize>,
 }
 
+/// The bytes of an import file, unpacked when it is gzip-compressed (`.csv.gz`, `.xml.gz`: recognised
+/// by its first bytes, whatever its name).
+pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    unpack(std::fs::read(path)?)
+}
+
+/// `bytes` unpacked when they are gzip data (several members are read one after the other), else
+/// as they are.
+pub fn unpack(bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len() * 8);
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut out)?;
+    Ok(out)
+}
+
 /// Parses `files` (name, content) in order and merges their points (a later file wins on the same
 /// series and slot). Website exports ([`InputFormat::TransparencyExport`]) give their actual
 /// values to the points and their forecasts, stamped with [`PublicationDeadlines::REGULATION`],

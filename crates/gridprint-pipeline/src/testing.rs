@@ -20,9 +20,10 @@ pub const FILE_LIBRARY_DAY_2017: &[&str] = &[
     "entsoe-file-library/2017_02_01_PM_PhysicalFlows.csv",
 ];
 
-/// The bytes of a fixture file, by its path under `data/fixtures` (`entsoe-api/A75_….xml`).
+/// The bytes of a fixture file, by its path under `data/fixtures` (`entsoe-api/A75_….xml`), unpacked
+/// when it is gzip-compressed (`….csv.gz`).
 pub fn fixture(path: &str) -> Vec<u8> {
-    std::fs::read(format!("{FIXTURES_DIR}/{path}"))
+    crate::import::read_file(std::path::Path::new(&format!("{FIXTURES_DIR}/{path}")))
         .unwrap_or_else(|e| panic!("fixture {path}: {e}"))
 }
 

@@ -3,9 +3,10 @@
 //!
 //! Local values describe what a zone generates, global values what it consumes: a global value is the
 //! consumption-weighted average of the local values of every zone the consumed power comes from,
-//! `global_i = Σ_j (X[i][j]/L_i)·local_j`. Undefined values are NaN, never 0: a local value when the zone
-//! generates nothing (G = 0), a global value when it consumes nothing (L = 0). A zone with G = 0 has an
-//! all-zero column in X, so its NaN local value never enters anyone's global value.
+//! `global_i = Σ_j (X[i][j]/L_i)·local_j` (for a zone that consumes nothing, the engine weights by
+//! what it draws on instead: [`sum_over`]). Undefined values are NaN, never 0: a local value when
+//! the zone generates nothing (G = 0). A zone with G = 0 has an all-zero column in X, so its NaN
+//! local value never enters anyone's global value.
 //!
 //! Water impact multiplies the operational water footprint by the zone's AWARE 2.0 factor for the
 //! slot's month. A zone without an AWARE entry uses the mean of the available zones' factors for that
@@ -90,18 +91,21 @@ pub fn sum_through_x<const K: usize>(x: &[f64], values: &[[f64; K]]) -> Vec<[f64
     debug_assert_eq!(x.len(), n * n);
     x.chunks_exact(n.max(1))
         .take(n)
-        .map(|row| {
-            let mut acc = [0.0; K];
-            for (&xij, v) in row.iter().zip(values) {
-                if xij != 0.0 {
-                    for k in 0..K {
-                        acc[k] += xij * v[k];
-                    }
-                }
-            }
-            acc
-        })
+        .map(|row| sum_over(row, values))
         .collect()
+}
+
+/// One row of [`sum_through_x`]: `Σ_j w[j]·values_j`, skipping `w[j] = 0`.
+pub fn sum_over<const K: usize>(w: &[f64], values: &[[f64; K]]) -> [f64; K] {
+    let mut acc = [0.0; K];
+    for (&wj, v) in w.iter().zip(values) {
+        if wj != 0.0 {
+            for k in 0..K {
+                acc[k] += wj * v[k];
+            }
+        }
+    }
+    acc
 }
 
 /// Flow-traced consumption mix per zone, `mix_i[p] = Σ_j X[i][j]·G_j[p]/G_j` in MW (pumped storage

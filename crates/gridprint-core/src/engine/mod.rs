@@ -8,7 +8,8 @@
 //! [`global_from_local`] work on plain numbers, without reference data.
 //!
 //! Numeric outputs are finite and non-negative except the documented NaNs: local footprints, local
-//! impact and local score when G = 0; global footprints, global impact and global score when L = 0.
+//! impact and local score when G = 0; global footprints, global impact and global score of a zone
+//! without data (an external source) and of a zone with data when no zone generates anything.
 
 pub mod footprint;
 pub mod trace;
@@ -30,7 +31,7 @@ use crate::slot::Slot;
 /// Everything computed for one zone in one slot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ZoneResult {
-    /// G: total generation (pumped storage excluded), MW.
+    /// G: total generation (pumped storage excluded, unless counted as `storage`), MW.
     pub generation: f64,
     /// I: imports after repair, MW.
     pub imports: f64,
@@ -40,15 +41,16 @@ pub struct ZoneResult {
     pub consumption: f64,
     /// Local footprints `[footprint type][scope]` (indices of `FootprintType`/`Scope`); NaN when G = 0.
     pub footprint_local: [[f64; 2]; 2],
-    /// Global (flow-traced) footprints; NaN when L = 0.
+    /// Global (flow-traced) footprints; when L = 0 those of what the zone draws on (`drawn`), NaN
+    /// when there is nothing (no generation anywhere, or a zone without data).
     pub footprint_global: [[f64; 2]; 2],
     /// Water impact (operational water footprint × AWARE monthly factor), stress-l/kWh; NaN when G = 0.
     pub impact_local: f64,
-    /// Flow-traced water impact, stress-l/kWh; NaN when L = 0.
+    /// Flow-traced water impact, stress-l/kWh; NaN where the global footprints are.
     pub impact_global: f64,
     /// Score 0..100 from local operational carbon footprint and water impact; NaN when G = 0.
     pub score_local: f64,
-    /// Score 0..100 from global values; NaN when L = 0.
+    /// Score 0..100 from global values; NaN where the global footprints are.
     pub score_global: f64,
     /// Flow-traced consumption mix per production type, MW (pumped storage always 0; sums to L).
     pub mix: [f64; N_TYPES],
@@ -57,6 +59,12 @@ pub struct ZoneResult {
     pub repaired: bool,
     /// Whether the zone had no generation data and was modelled as an external source.
     pub external: bool,
+    /// Storage output counted in `generation` because the zone's exports exceeded the rest of its
+    /// supply, MW (0 otherwise; `repaired`).
+    pub storage: f64,
+    /// Whether the zone consumes nothing (L = 0) and its global values describe what it draws on
+    /// instead: its throughput, or the slot's average when nothing passes through (`repaired`).
+    pub drawn: bool,
 }
 
 /// Result of one slot.
@@ -109,8 +117,16 @@ const IMPACT: usize = N_TYPES;
 ///   is dropped, and its exporter, if it has data, is `repaired`.
 /// - Zones with generation data always get a result (even isolated or with G = 0); zones without
 ///   data that are not external sources get `None`.
-/// - Exports that exceed generation plus imports, and flows from loops no generation reaches, are
-///   scaled down by [`trace()`]; the exporter is `repaired`.
+/// - **Storage discharging**: a zone with data whose reported exports exceed its generation plus
+///   imports counts its pumped-storage output in its generation for the slot, with the mix of its
+///   other generation (the slot's average mix if it has none); `repaired`, `storage` says how much.
+/// - Exports that still exceed generation plus imports, and flows from loops no generation reaches,
+///   are scaled down by [`trace()`]; the exporter is `repaired`.
+/// - **A zone with data that consumes nothing** (its exports capped, a zero-generation report)
+///   gets the global values of what it draws on: the composition of its throughput
+///   ([`Traced::pool_rows`]), or, when nothing passes through it, the slot's generation-weighted
+///   average of the zones with data (the substitute). `drawn` and `repaired`; its consumption
+///   mix stays 0 MW (it consumes nothing). docs/methodology.md §1, "Exports larger than supply".
 pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult {
     debug_assert_eq!(FootprintType::Carbon.index(), CARBON);
     debug_assert_eq!(FootprintType::Water.index(), WATER);
@@ -164,6 +180,16 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
         (false, false) => false,
     });
 
+    // The slot's production mix of all zones with data, summed (MW per type): the mix of external
+    // sources, of storage output where a zone generates nothing else, and of the substitute.
+    let mut avg = [0.0; N_TYPES];
+    for i in (0..n).filter(|&i| has_data[i]) {
+        for t in ProductionType::ALL.iter().filter(|t| t.counts_in_total()) {
+            avg[t.index()] += mix[i][t.index()];
+        }
+    }
+    let avg_total = generation_total(&avg);
+
     // External sources: generation = exports, mix = the slot's average mix of zones with data.
     let mut generation: Vec<f64> = (0..n)
         .map(|i| {
@@ -175,14 +201,7 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
         })
         .collect();
     if external.iter().any(|&e| e) {
-        let mut avg = [0.0; N_TYPES];
-        for i in (0..n).filter(|&i| has_data[i]) {
-            for t in ProductionType::ALL.iter().filter(|t| t.counts_in_total()) {
-                avg[t.index()] += mix[i][t.index()];
-            }
-        }
-        let total = generation_total(&avg);
-        if total > 0.0 {
+        if avg_total > 0.0 {
             for f in &flows {
                 if external[f.from] {
                     generation[f.from] += f.mw;
@@ -192,7 +211,7 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
             for i in (0..n).filter(|&i| external[i]) {
                 repaired[i] = true;
                 for (m, a) in mix[i].iter_mut().zip(&avg) {
-                    *m = a / total * generation[i];
+                    *m = a / avg_total * generation[i];
                 }
             }
         } else {
@@ -204,6 +223,16 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
             });
             external.iter_mut().for_each(|e| *e = false);
         }
+    }
+    let storage = discharge_storage(
+        &has_data,
+        &flows,
+        (&avg, avg_total),
+        &mut generation,
+        &mut mix,
+    );
+    for (r, &s) in repaired.iter_mut().zip(&storage) {
+        *r |= s > 0.0;
     }
 
     let traced = trace::trace_prepared(
@@ -249,6 +278,36 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
         })
         .collect();
     let sums = footprint::sum_through_x(&traced.x, &sources);
+    // Zones with data that consume nothing: global values from what passes through them, or, with
+    // nothing passing through, from the slot's generation-weighted average (the substitute).
+    let mut drawn: Vec<Option<[f64; TRACED]>> = vec![None; n];
+    for (i, row) in &traced.pool_rows {
+        if has_data[*i] && !external[*i] {
+            drawn[*i] = Some(footprint::sum_over(row, &sources));
+        }
+    }
+    let with_data_total: f64 = (0..n)
+        .filter(|&j| has_data[j])
+        .map(|j| traced.generation[j])
+        .sum();
+    for i in 0..n {
+        if has_data[i]
+            && drawn[i].is_none()
+            && traced.consumption[i] <= 0.0
+            && with_data_total > 0.0
+        {
+            let average: Vec<f64> = (0..n)
+                .map(|j| {
+                    if has_data[j] {
+                        traced.generation[j] / with_data_total
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            drawn[i] = Some(footprint::sum_over(&average, &sources));
+        }
+    }
     let tables = FootprintType::ALL.map(|ft| Scope::ALL.map(|sc| reference.factors.table(ft, sc)));
     let zones = (0..n)
         .map(|i| {
@@ -262,11 +321,24 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
             let l = traced.consumption[i];
             let mut mix_i = [0.0; N_TYPES];
             mix_i.copy_from_slice(&sums[i][..N_TYPES]);
-            let global = |v: f64| if l > 0.0 { v / l } else { f64::NAN };
+            // Consumed MW over L, or, for a zone that consumes nothing, the composition it draws on
+            // (already per unit).
+            let (traced_i, per) = match (l > 0.0, drawn[i]) {
+                (true, _) => (sums[i], l),
+                (false, Some(d)) => (d, 1.0),
+                (false, None) => ([f64::NAN; TRACED], 1.0),
+            };
             let footprint_global = tables.map(|by_scope| {
-                by_scope.map(|table| global(mix_i.iter().zip(table).map(|(m, f)| m * f).sum()))
+                by_scope.map(|table| {
+                    traced_i[..N_TYPES]
+                        .iter()
+                        .zip(table)
+                        .map(|(m, f)| m * f)
+                        .sum::<f64>()
+                        / per
+                })
             });
-            let impact_global = global(sums[i][IMPACT]);
+            let impact_global = traced_i[IMPACT] / per;
             Some(ZoneResult {
                 generation: traced.generation[i],
                 imports: traced.imports[i],
@@ -279,8 +351,10 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
                 score_local: score(footprint_local[CARBON][OPERATIONAL], impact_local[i]),
                 score_global: score(footprint_global[CARBON][OPERATIONAL], impact_global),
                 mix: mix_i,
-                repaired: repaired[i],
+                repaired: repaired[i] || drawn[i].is_some(),
                 external: external[i],
+                storage: storage[i],
+                drawn: drawn[i].is_some(),
             })
         })
         .collect();
@@ -297,4 +371,45 @@ pub fn trace_slot(reference: &ReferenceData, inputs: &SlotInputs) -> SlotResult 
         x: traced.x,
         flows,
     }
+}
+
+/// Storage discharging where the flows show more leaving a zone with data than it has: when a zone's
+/// reported exports exceed its generation (pumped storage excluded) plus its imports, its pumped-storage
+/// output joins its generation for the slot, with the mix of its other generation (stored power is
+/// taken to be what the zone generates), or the slot's average mix (`avg`: summed mix and its
+/// total) when it generates nothing else. Returns the MW added per zone.
+fn discharge_storage(
+    has_data: &[bool],
+    flows: &[FlowInput],
+    (avg, avg_total): (&[f64; N_TYPES], f64),
+    generation: &mut [f64],
+    mix: &mut [[f64; N_TYPES]],
+) -> Vec<f64> {
+    let n = generation.len();
+    let mut supply = generation.to_vec();
+    let mut exports = vec![0.0; n];
+    for f in flows {
+        exports[f.from] += f.mw;
+        supply[f.to] += f.mw;
+    }
+    let ps = ProductionType::HydroPumpedStorage.index();
+    let mut added = vec![0.0; n];
+    for i in (0..n).filter(|&i| has_data[i] && exports[i] > supply[i]) {
+        let s = mix[i][ps];
+        let g = generation[i];
+        if s <= 0.0 || (g <= 0.0 && avg_total <= 0.0) {
+            continue;
+        }
+        for t in ProductionType::ALL.iter().filter(|t| t.counts_in_total()) {
+            let m = &mut mix[i][t.index()];
+            *m = if g > 0.0 {
+                *m * (g + s) / g
+            } else {
+                avg[t.index()] / avg_total * s
+            };
+        }
+        generation[i] = g + s;
+        added[i] = s;
+    }
+    added
 }

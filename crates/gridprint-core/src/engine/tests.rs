@@ -406,6 +406,11 @@ fn sane_trace(gen_by_zone: &[(&str, [f64; N_TYPES])], flows: Vec<FlowInput>) -> 
 
 fn assert_slot_sane(r: &SlotResult) {
     let n = r.n();
+    let any_generation = r
+        .zones
+        .iter()
+        .flatten()
+        .any(|z| !z.external && z.generation > 0.0);
     assert_eq!(r.x.len(), n * n);
     assert!(r.x.iter().all(|v| v.is_finite() && *v >= 0.0));
     assert!(r.flows.iter().all(|f| f.mw.is_finite() && f.mw > 0.0));
@@ -433,9 +438,15 @@ fn assert_slot_sane(r: &SlotResult) {
             .iter()
             .flatten()
             .chain([&z.impact_global, &z.score_global]);
+        // A zone with data that consumes nothing has the global values of what it draws on.
+        if z.drawn {
+            assert!(z.consumption == 0.0 && !z.external && z.repaired, "{z:?}");
+        } else if z.consumption <= 0.0 && !z.external {
+            assert!(!any_generation, "{z:?}: consumes nothing, draws on nothing");
+        }
         for (vals, defined) in [
             (local.collect::<Vec<_>>(), z.generation > 0.0),
-            (global.collect(), z.consumption > 0.0),
+            (global.collect(), z.consumption > 0.0 || z.drawn),
         ] {
             for v in vals {
                 if defined {
@@ -590,9 +601,116 @@ fn slot_exports_beyond_supply_are_scaled_and_marked() {
     let r = sane_trace(&gens, flows);
     let at = r.zones[idx("AT")].as_ref().unwrap();
     assert!(at.repaired && at.consumption.abs() < 1e-9 && (at.exports - 1500.0).abs() < 1e-9);
-    assert!(at.footprint_global[0][1].is_nan() || at.consumption > 0.0);
-    assert!(!r.zones[idx("DE")].as_ref().unwrap().repaired);
+    let de = r.zones[idx("DE")].as_ref().unwrap();
+    assert!(!de.repaired);
     assert!((r.flows.iter().find(|f| f.from == idx("AT")).unwrap().mw - 1500.0).abs() < 1e-9);
+    // AT consumes nothing; its global values are those of its throughput: 1000 MW of its own hydro
+    // and 500 MW from DE's pool (which holds DE's generation and what AT sent it: DE's global values).
+    assert!(at.drawn && at.storage == 0.0);
+    assert_footprints_mix(
+        &at.footprint_global,
+        [
+            (1000.0 / 1500.0, &at.footprint_local),
+            (500.0 / 1500.0, &de.footprint_global),
+        ],
+    );
+    let impact = (1000.0 * at.impact_local + 500.0 * de.impact_global) / 1500.0;
+    assert!((at.impact_global - impact).abs() < 1e-9);
+    assert!((at.score_global - score(at.footprint_global[0][1], impact)).abs() < 1e-9);
+}
+
+#[test]
+fn slot_storage_discharging_joins_the_supply_where_exports_exceed_the_rest() {
+    use ProductionType::*;
+    // AT generates 1000 MW besides 900 MW of pumped-storage output and exports 1600 MW to DE.
+    let at_mix = mix_of(&[
+        (HydroRiver, 600.0),
+        (Gas, 400.0),
+        (HydroPumpedStorage, 900.0),
+    ]);
+    let gens = [("AT", at_mix), ("DE", de_mix())];
+    let r = sane_trace(&gens, vec![flow("AT", "DE", 1600.0)]);
+    let at = r.zones[idx("AT")].as_ref().unwrap();
+    assert!(at.repaired && !at.drawn && at.storage == 900.0);
+    assert_eq!((at.generation, at.exports), (1900.0, 1600.0));
+    assert!((at.consumption - 300.0).abs() < 1e-9);
+    // Stored power has the mix of the zone's other generation: the local footprint is unchanged,
+    // and what AT consumes is all its own.
+    let alone = sane_trace(&[("AT", at_mix)], vec![]);
+    let at_alone = alone.zones[idx("AT")].as_ref().unwrap();
+    assert_eq!(at_alone.storage, 0.0);
+    for f in 0..2 {
+        for s in 0..2 {
+            assert!((at.footprint_local[f][s] - at_alone.footprint_local[f][s]).abs() < 1e-9);
+            assert!((at.footprint_global[f][s] - at.footprint_local[f][s]).abs() < 1e-9);
+        }
+    }
+    let gas = at.mix[Gas.index()];
+    assert!((gas - 300.0 * 0.4).abs() < 1e-9, "{gas}");
+    // Where exports fit, storage stays out of the supply, as before.
+    let r = sane_trace(&gens, vec![flow("AT", "DE", 900.0)]);
+    let at = r.zones[idx("AT")].as_ref().unwrap();
+    assert!(!at.repaired && at.storage == 0.0 && at.generation == 1000.0);
+}
+
+#[test]
+fn slot_storage_alone_has_the_average_mix() {
+    use ProductionType::*;
+    // AT's only output is pumped storage (a zero-generation report otherwise) and it exports.
+    let gens = [
+        ("AT", mix_of(&[(HydroPumpedStorage, 500.0)])),
+        ("FR", fr_mix()),
+    ];
+    let r = sane_trace(&gens, vec![flow("AT", "FR", 400.0)]);
+    let at = r.zones[idx("AT")].as_ref().unwrap();
+    let fr = r.zones[idx("FR")].as_ref().unwrap();
+    assert!(at.storage == 500.0 && (at.consumption - 100.0).abs() < 1e-9);
+    // The slot's average mix is FR's (the only other zone with data).
+    for f in 0..2 {
+        for s in 0..2 {
+            assert!((at.footprint_local[f][s] - fr.footprint_local[f][s]).abs() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn slot_zero_generation_report_draws_on_its_imports() {
+    use ProductionType::*;
+    // ME reports 0 MW of every type, imports 300 MW from RS and reports 450 MW into BA: exports
+    // beyond supply, scaled to 300; ME consumes nothing.
+    let me = mix_of(&[(Coal, 0.0), (HydroReservoir, 0.0), (WindOnshore, 0.0)]);
+    let rs = mix_of(&[(Coal, 3000.0), (HydroRiver, 1000.0)]);
+    let ba = mix_of(&[(Coal, 800.0), (HydroReservoir, 600.0)]);
+    let gens = [("ME", me), ("RS", rs), ("BA", ba)];
+    let r = sane_trace(
+        &gens,
+        vec![flow("RS", "ME", 300.0), flow("ME", "BA", 450.0)],
+    );
+    let zme = r.zones[idx("ME")].as_ref().unwrap();
+    let zrs = r.zones[idx("RS")].as_ref().unwrap();
+    assert!(zme.drawn && zme.repaired && zme.consumption == 0.0 && zme.generation == 0.0);
+    assert!(zme.footprint_local[0][0].is_nan());
+    for f in 0..2 {
+        for s in 0..2 {
+            assert!((zme.footprint_global[f][s] - zrs.footprint_local[f][s]).abs() < 1e-9);
+        }
+    }
+    // Nothing passes through a zone that generates nothing and imports nothing: the slot's
+    // generation-weighted average of the zones with data (the substitute).
+    let r = sane_trace(&gens, vec![]);
+    let zme = r.zones[idx("ME")].as_ref().unwrap();
+    let (zrs, zba) = (
+        r.zones[idx("RS")].as_ref().unwrap(),
+        r.zones[idx("BA")].as_ref().unwrap(),
+    );
+    assert!(zme.drawn && zme.repaired);
+    assert_footprints_mix(
+        &zme.footprint_global,
+        [
+            (4000.0 / 5400.0, &zrs.footprint_local),
+            (1400.0 / 5400.0, &zba.footprint_local),
+        ],
+    );
 }
 
 #[test]
@@ -681,7 +799,7 @@ proptest! {
                     r.zones.iter().map(|z| z.as_ref().map_or(f64::NAN, |z| z.footprint_local[f][sc])).collect();
                 let global = global_from_local(&r.x, &consumption, &local);
                 for (z, g) in r.zones.iter().zip(global) {
-                    if let Some(z) = z {
+                    if let Some(z) = z.as_ref().filter(|z| !z.drawn) {
                         let got = z.footprint_global[f][sc];
                         prop_assert!(got.is_nan() == g.is_nan() && (g.is_nan() || close(got, g, 1e-9, 1e-9)));
                     }
@@ -690,7 +808,7 @@ proptest! {
         }
         let impact: Vec<f64> = r.zones.iter().map(|z| z.as_ref().map_or(f64::NAN, |z| z.impact_local)).collect();
         for (z, g) in r.zones.iter().zip(global_from_local(&r.x, &consumption, &impact)) {
-            if let Some(z) = z {
+            if let Some(z) = z.as_ref().filter(|z| !z.drawn) {
                 prop_assert!(z.impact_global.is_nan() == g.is_nan() && (g.is_nan() || close(z.impact_global, g, 1e-9, 1e-12)));
             }
         }

@@ -36,6 +36,11 @@ pub struct Traced {
     pub flows: Vec<Flow>,
     /// Zones whose exports the repair scaled down or dropped.
     pub exports_repaired: Vec<bool>,
+    /// The composition of the throughput of every zone that consumes nothing but has power passing
+    /// through it (`L = 0 < P`): `(i, row)` with `row[j] = M[i][j]·G_j / P_i`, summing to 1. X has
+    /// no row for such a zone; this is what a kWh drawn from its pool would be made of, the limit of
+    /// `X[i][·]/L_i` as `L_i → 0` (docs/methodology.md §1, "Exports larger than supply").
+    pub pool_rows: Vec<(usize, Vec<f64>)>,
 }
 
 impl Traced {
@@ -109,7 +114,7 @@ pub(crate) fn trace_prepared(generation: Vec<f64>, mut flows: Vec<Flow>) -> Trac
         })
         .collect();
 
-    let x = solve_x(&generation, &flows, &through, &consumption);
+    let (x, pool_rows) = solve_x(&generation, &flows, &through, &consumption);
     Traced {
         n,
         generation,
@@ -119,6 +124,7 @@ pub(crate) fn trace_prepared(generation: Vec<f64>, mut flows: Vec<Flow>) -> Trac
         x,
         flows,
         exports_repaired,
+        pool_rows,
     }
 }
 
@@ -230,10 +236,17 @@ fn solve_binding(g: &[f64], flows: &[Flow], e0: &[f64], binding: &[bool], s: &mu
     true
 }
 
-/// Step 4: X from clean, feasible flows (dense n×n, row-major).
-fn solve_x(g: &[f64], flows: &[Flow], through: &[f64], consumption: &[f64]) -> Vec<f64> {
+/// Step 4: X from clean, feasible flows (dense n×n, row-major), and the throughput's composition of
+/// every zone with `L = 0 < P` ([`Traced::pool_rows`]).
+fn solve_x(
+    g: &[f64],
+    flows: &[Flow],
+    through: &[f64],
+    consumption: &[f64],
+) -> (Vec<f64>, Vec<(usize, Vec<f64>)>) {
     let n = g.len();
     let mut x = vec![0.0; n * n];
+    let mut pool_rows = Vec::new();
     // Compact to the zones that take part.
     let mut active = vec![false; n];
     for &(f, t, mw) in flows {
@@ -248,7 +261,7 @@ fn solve_x(g: &[f64], flows: &[Flow], through: &[f64], consumption: &[f64]) -> V
     let idx: Vec<usize> = (0..n).filter(|&i| active[i]).collect();
     let m = idx.len();
     if m == 0 {
-        return x;
+        return (x, pool_rows);
     }
     let mut pos = vec![usize::MAX; n];
     for (k, &i) in idx.iter().enumerate() {
@@ -277,10 +290,18 @@ fn solve_x(g: &[f64], flows: &[Flow], through: &[f64], consumption: &[f64]) -> V
     invert_m_matrix(&mut a, m, share.clone());
     for (ki, &i) in idx.iter().enumerate() {
         let ci = if through[i] > 0.0 { share[ki] } else { 0.0 };
+        let row = &a[ki * m..(ki + 1) * m];
         if ci == 0.0 {
+            if through[i] > 0.0 {
+                // Consumes nothing: keep what its pool is made of (M[i][·]·G / P_i).
+                let mut pool = vec![0.0; n];
+                for (kj, &j) in idx.iter().enumerate() {
+                    pool[j] = row[kj] * g[j] / through[i];
+                }
+                pool_rows.push((i, pool));
+            }
             continue;
         }
-        let row = &a[ki * m..(ki + 1) * m];
         let xrow = &mut x[i * n..(i + 1) * n];
         if m == n {
             // Every zone takes part (the usual case): contiguous, vectorised.
@@ -293,7 +314,7 @@ fn solve_x(g: &[f64], flows: &[Flow], through: &[f64], consumption: &[f64]) -> V
             }
         }
     }
-    x
+    (x, pool_rows)
 }
 
 /// Inverts in place the m×m row-major M-matrix `a` (unit diagonal, non-positive off-diagonal entries)

@@ -118,6 +118,19 @@ impl InputSeries {
         self.blocks[pos / BLOCK_DAYS].day_runs(pos % BLOCK_DAYS)
     }
 
+    /// The per-slot data states of `day` (`DataState as u8`, or [`ABSENT`]), read from its runs
+    /// alone; `None` when the series holds nothing that day.
+    pub fn states_of_day(&self, day: i64) -> Option<[u8; N]> {
+        let pos = self.days.binary_search(&day).ok()?;
+        let mut states = [ABSENT; N];
+        let runs = self.day_runs(pos);
+        for (k, &r) in runs.iter().enumerate() {
+            let end = runs.get(k + 1).map_or(N, |&next| (next >> 24) as usize);
+            states[(r >> 24) as usize..end].fill((r >> 16) as u8);
+        }
+        Some(states)
+    }
+
     fn chunk_at(&self, pos: usize) -> u32 {
         self.blocks[pos / BLOCK_DAYS].chunks[pos % BLOCK_DAYS]
     }

@@ -103,11 +103,100 @@ pub(super) fn entries<K, E: FlagEntry>(
         .collect()
 }
 
+/// The state of a zone's inputs per slot, for the raw endpoints where the compute stored no flags
+/// (docs/api.md §6): the worst data state among the zone's generation points and the flows on each
+/// of its borders in the zone set, both directions, where a border direction without a point counts
+/// as estimated when the zone has generation or a flow in the slot (the compute then takes it as
+/// 0 MW, `…gridprint-assumed-zero`). So the raw inputs of a
+/// zone the compute does not trace (flows but no generation: DE, AT and NL in the 2022
+/// recordings) never read `complete` while one of its borders has no data. Memoised per day.
+struct ZoneInputStates {
+    /// The zone's generation series.
+    generation: Vec<u32>,
+    /// Per border direction of the zone (in the zone set): its series, if the cache holds one.
+    borders: Vec<Option<u32>>,
+    days: std::collections::HashMap<i64, [u8; N_SLOTS]>,
+}
+
+const N_SLOTS: usize = gridprint_core::slot::SLOTS_PER_DAY as usize;
+
+impl ZoneInputStates {
+    fn new(cache: &DataCache, z: ZoneIdx) -> ZoneInputStates {
+        let zones = &cache.reference().zones;
+        let inputs = cache.inputs(z);
+        let find = |side: &[(ZoneCode, u32)], other: ZoneIdx| {
+            let code = zones.code(other);
+            side.binary_search_by(|(c, _)| c.cmp(code))
+                .ok()
+                .map(|k| side[k].1)
+        };
+        let borders = zones
+            .neighbours(z)
+            .iter()
+            .flat_map(|&o| [find(&inputs.imports, o), find(&inputs.exports, o)])
+            .collect();
+        ZoneInputStates {
+            generation: inputs.generation.iter().map(|(_, id)| *id).collect(),
+            borders,
+            days: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The worst state of the zone's inputs in slot `i` of `day` (`DataState as u8`; estimated at
+    /// best where a border has no point, official only when everything is).
+    fn state(&mut self, cache: &DataCache, day: i64, i: usize) -> u8 {
+        let (generation, borders) = (&self.generation, &self.borders);
+        self.days.entry(day).or_insert_with(|| {
+            let official = DataState::Official as u8;
+            let mut worst = [official; N_SLOTS];
+            // Whether the zone has generation or a flow in the slot: only then does the compute
+            // take its borders without a point as 0 MW (a zone with nothing but load does not
+            // take part).
+            let mut part = [false; N_SLOTS];
+            for &g in generation {
+                if let Some(st) = cache.input_series(g).states_of_day(day) {
+                    // A production type without a point is not a missing input.
+                    for ((w, p), &st) in worst.iter_mut().zip(&mut part).zip(&st) {
+                        if st != ABSENT {
+                            *w = (*w).max(st);
+                            *p = true;
+                        }
+                    }
+                }
+            }
+            let states: Vec<Option<[u8; N_SLOTS]>> = borders
+                .iter()
+                .map(|b| b.and_then(|id| cache.input_series(id).states_of_day(day)))
+                .collect();
+            // Recorded flows only (official): the flows the compute assumed 0 MW make nobody
+            // take part (gridprint_core::inputs::SlotInputs::takes_part).
+            for st in states.iter().flatten() {
+                for (p, &st) in part.iter_mut().zip(st) {
+                    *p |= st == official;
+                }
+            }
+            let estimated = DataState::Estimated as u8;
+            for k in 0..N_SLOTS {
+                for st in &states {
+                    let st = st.map_or(ABSENT, |s| s[k]);
+                    worst[k] = worst[k].max(match st {
+                        ABSENT if part[k] => estimated,
+                        ABSENT => official,
+                        st => st,
+                    });
+                }
+            }
+            worst
+        })[i]
+    }
+}
+
 /// Calls `f(flags, slot, value, state, datasource)` for each non-negative point of a raw series in the
-/// window, with the flags of the zone's slot (derived, or the fallback of docs/api.md §3).
+/// window, with the flags of the zone's slot (derived, or from the zone's inputs: docs/api.md §6).
 fn raw_points(
     cache: &DataCache,
     derived: &DerivedZone,
+    fallback: &mut ZoneInputStates,
     series: u32,
     window: &TimeWindow,
     mut f: impl FnMut(FlagPair, Slot, f32, DataState, u16),
@@ -129,7 +218,9 @@ fn raw_points(
             let p = match flags.map(|fl| fl[i]) {
                 Some(fl) if fl.present() => pair(fl),
                 _ => {
-                    let st = status_of_state(state);
+                    let zone = fallback.state(cache, span.day, i).max(state as u8);
+                    let st =
+                        status_of_state(DataState::from_u8(zone).unwrap_or(DataState::Missing));
                     (valid_flag(slot, st, window.now), st)
                 }
             };
@@ -149,11 +240,17 @@ pub(super) fn raw_groups<K: Copy + Ord>(
 ) -> Vec<GroupEntry<(K, DataState, u16)>> {
     let cmp = ds_cmp(cache);
     let derived = cache.derived(z);
+    let mut fallback = ZoneInputStates::new(cache, z);
     let mut g = Grouper::new();
     for (key, id) in series {
-        raw_points(cache, derived, id, window, |p, slot, v, st, ds| {
-            g.push(p, (key, st, ds), point(slot, v))
-        });
+        raw_points(
+            cache,
+            derived,
+            &mut fallback,
+            id,
+            window,
+            |p, slot, v, st, ds| g.push(p, (key, st, ds), point(slot, v)),
+        );
     }
     g.finish(|a, b| a.0.cmp(&b.0).then_with(|| cmp(a.1, a.2, b.1, b.2)))
 }

@@ -292,14 +292,28 @@ fn load_imports_exports_nesting() {
 }
 
 #[test]
-fn zone_codes_are_upper_cased_and_raw_flags_fall_back_to_data_state() {
-    let svc = service(&basic_store());
-    // PT has inputs (imports from ES) but no derived flags: official → complete, old → valid.
+fn zone_codes_are_upper_cased_and_raw_flags_fall_back_to_the_zones_inputs() {
+    let s = basic_store();
+    let svc = service(&s);
+    // PT has inputs (imports from ES) but no derived flags: its flags are those of its inputs.
+    // Nothing came for PT→ES, the other direction of its only border: estimated (the compute
+    // takes it as 0 MW), so PT's imports read `preview` although the ES→PT points are official.
     let v = in_w(&svc, Endpoint::Imports, "zone=pt");
     assert_eq!(v[0]["zone"], "PT");
     assert_eq!(v[0]["series"][0]["imports"][0]["source"], "ES");
+    assert_eq!(v[0]["series"][0]["imports"][0]["data_state"], "official");
+    let want = json!({"valid": true, "zone_status": "preview"});
+    assert_fields("PT imports", &v[0]["series"][0], &want);
+    // With PT→ES reported too, every border of PT is official: complete, old → valid.
+    let points: Vec<_> = (0..96)
+        .map(|i| flow_point("PT", "ES", slot(i), 0.0, DataState::Official, "ENTSO-E"))
+        .collect();
+    put_inputs(&s, &points);
+    let svc = service(&s);
+    let v = in_w(&svc, Endpoint::Imports, "zone=pt");
     let want = json!({"valid": true, "zone_status": "complete"});
     assert_fields("PT imports", &v[0]["series"][0], &want);
+    assert_eq!(len(&v[0]["series"]), 1);
     let v = in_w(&svc, Endpoint::Footprints, "zone=es&footprint_type=carbon");
     assert_eq!(v[0]["zone"], "ES");
 }

@@ -5,4 +5,5 @@ mod endpoints;
 mod fixture;
 mod incremental;
 mod params;
+mod raw_flags;
 mod scale;
