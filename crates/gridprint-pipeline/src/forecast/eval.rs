@@ -12,7 +12,7 @@
 
 use super::errors::{ErrorSums, Errors};
 use super::model::{ForecastConfig, SeriesClass, forecast_series};
-use super::tso::{BlendWeights, Published, blend};
+use super::tso::{BlendWeights, PublishedInputs, blend, blend_thermal, is_thermal};
 use crate::series::Series;
 use gridprint_compute::gather_slot_inputs;
 use gridprint_core::engine::trace_slot;
@@ -67,10 +67,10 @@ impl Default for EvalOptions {
     }
 }
 
-/// The TSO forecasts a replay blends in ([`super::tso`]): per actual series, the values with
-/// their publication times, and the weights.
+/// The TSO forecasts a replay blends in ([`super::tso`]), with their publication times, and the
+/// weights.
 pub struct TsoInputs<'a> {
-    pub series: &'a BTreeMap<InputKey, Published>,
+    pub published: &'a PublishedInputs,
     pub weights: &'a BlendWeights,
 }
 
@@ -305,12 +305,12 @@ pub fn evaluate_with(
         .map(|&t0| {
             let known = t0.offset(-opts.lag_slots);
             let range = SlotRange::new(t0, t0.offset(horizon));
-            let mut points = Vec::new();
+            let mut forecasts: BTreeMap<&InputKey, Vec<(Slot, f64)>> = BTreeMap::new();
             for (key, s) in series {
                 let class = SeriesClass::of(key);
                 let mut fc = forecast_series(s, known, range.end, class, cfg);
                 if let (Some(tso), Some(last)) = (tso, s.last_before(known))
-                    && let Some(p) = tso.series.get(key)
+                    && let Some(p) = tso.published.series.get(key)
                 {
                     let known_tso = p.known_at(t0, SlotRange::new(last, range.end));
                     fc = blend(&fc, &known_tso, last, class, tso.weights)
@@ -318,6 +318,38 @@ pub fn evaluate_with(
                         .map(|(t, v, _)| (t, v))
                         .collect();
                 }
+                forecasts.insert(key, fc);
+            }
+            if let Some(tso) = tso {
+                for zone in tso.published.scheduled.keys() {
+                    let keys: Vec<&InputKey> = forecasts
+                        .iter()
+                        .filter(|(k, fc)| k.zone() == zone && is_thermal(k) && !fc.is_empty())
+                        .map(|(k, _)| *k)
+                        .collect();
+                    let Some(last) = keys
+                        .iter()
+                        .filter_map(|k| series[*k].last_before(known))
+                        .max()
+                    else {
+                        continue;
+                    };
+                    let Some(f) =
+                        tso.published
+                            .thermal_known_at(zone, t0, SlotRange::new(last, range.end))
+                    else {
+                        continue;
+                    };
+                    let mut model: Vec<Vec<(Slot, f64)>> = keys
+                        .iter()
+                        .map(|k| forecasts.remove(*k).unwrap_or_default())
+                        .collect();
+                    blend_thermal(&mut model, &f, last, tso.weights);
+                    forecasts.extend(keys.into_iter().zip(model));
+                }
+            }
+            let mut points = Vec::new();
+            for (key, fc) in forecasts {
                 for (t, v) in fc {
                     if t >= t0 {
                         points.push(stored(key, t, v));

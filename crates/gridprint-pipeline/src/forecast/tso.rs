@@ -10,14 +10,17 @@
 //! --fit`, [`fit_weights`]); docs/forecast.md has the scores on 2023-H2. A missing, late (published
 //! after the origin) or malformed (not a finite, non-negative power) TSO value leaves the model's
 //! value as it is: [`blend`] with no TSO value is the model. Callers: the worker
-//! (`crate::worker`) and the yardstick ([`super::eval`]).
+//! (`crate::worker`) and the yardstick ([`super::eval`]). The yardstick alone also tries the thermal
+//! rule ([`blend_thermal`]): a zone's generation but wind and solar against the TSO's scheduled
+//! generation less its wind and solar forecasts.
 
 use super::errors::ErrorSums;
 use super::model::{ForecastConfig, SeriesClass, forecast_series};
 use crate::series::Series;
 use gridprint_core::inputs::{InputKey, is_estimation_datasource};
-use gridprint_core::slot::{SLOT_SECONDS, Slot, SlotRange};
+use gridprint_core::slot::{SLOT_SECONDS, SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastSeries};
+use gridprint_core::zone::ZoneCode;
 use gridprint_store::StoredTsoForecast;
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use std::collections::BTreeMap;
@@ -33,12 +36,46 @@ pub const LEAD_BUCKETS: [i64; 7] = [0, 4, 8, 16, 32, 64, 96];
 /// The TSO forecast kind the blend reads (the one measured): day-ahead.
 pub const KIND: TsoForecastKind = TsoForecastKind::DayAhead;
 
+/// What a weight blends: the series of a class the TSOs forecast, or a zone's thermal total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Blended {
+    Solar,
+    Wind,
+    Load,
+    /// The zone's generation of every type but wind and solar ([`is_thermal`]), against the TSO's
+    /// scheduled generation less its wind and solar forecasts ([`thermal_forecast`]).
+    Thermal,
+}
+
+impl Blended {
+    /// What a series of `class` is blended as; `None` for the classes the TSOs do not forecast.
+    pub fn of(class: SeriesClass) -> Option<Blended> {
+        match class {
+            SeriesClass::Solar => Some(Blended::Solar),
+            SeriesClass::Wind => Some(Blended::Wind),
+            SeriesClass::Load => Some(Blended::Load),
+            _ => None,
+        }
+    }
+
+    /// Lower-case name, as `forecast-eval` prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Blended::Solar => "solar",
+            Blended::Wind => "wind",
+            Blended::Load => "load",
+            Blended::Thermal => "thermal",
+        }
+    }
+}
+
 /// The weight of the TSO's value per class and lead-time bucket.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BlendWeights {
     pub solar: [f64; 7],
     pub wind: [f64; 7],
     pub load: [f64; 7],
+    pub thermal: [f64; 7],
 }
 
 impl Default for BlendWeights {
@@ -50,6 +87,7 @@ impl Default for BlendWeights {
             solar: [0.18, 0.32, 0.59, 0.79, 0.82, 0.74, 0.73],
             wind: [0.15, 0.30, 0.55, 0.89, 1.00, 1.00, 1.00],
             load: [0.66, 0.84, 0.91, 0.95, 0.97, 0.96, 0.89],
+            thermal: [0.09, 0.15, 0.30, 0.38, 0.51, 0.59, 0.49],
         }
     }
 }
@@ -62,22 +100,101 @@ pub fn bucket(h: i64) -> usize {
 impl BlendWeights {
     /// The weights of a class; `None` for the classes the TSOs do not forecast.
     pub fn of(&self, class: SeriesClass) -> Option<&[f64; 7]> {
-        match class {
-            SeriesClass::Solar => Some(&self.solar),
-            SeriesClass::Wind => Some(&self.wind),
-            SeriesClass::Load => Some(&self.load),
-            _ => None,
+        Blended::of(class).map(|b| self.get(b))
+    }
+
+    /// The weights of what is blended.
+    pub fn get(&self, b: Blended) -> &[f64; 7] {
+        match b {
+            Blended::Solar => &self.solar,
+            Blended::Wind => &self.wind,
+            Blended::Load => &self.load,
+            Blended::Thermal => &self.thermal,
         }
     }
 
-    fn of_mut(&mut self, class: SeriesClass) -> Option<&mut [f64; 7]> {
-        match class {
-            SeriesClass::Solar => Some(&mut self.solar),
-            SeriesClass::Wind => Some(&mut self.wind),
-            SeriesClass::Load => Some(&mut self.load),
-            _ => None,
+    fn get_mut(&mut self, b: Blended) -> &mut [f64; 7] {
+        match b {
+            Blended::Solar => &mut self.solar,
+            Blended::Wind => &mut self.wind,
+            Blended::Load => &mut self.load,
+            Blended::Thermal => &mut self.thermal,
         }
     }
+}
+
+/// Whether a series is part of its zone's thermal generation: generation of any type but wind and
+/// solar (in DK1 and DK2 gas, coal, oil, biomass, waste and a little hydro).
+pub fn is_thermal(key: &InputKey) -> bool {
+    matches!(key, InputKey::Generation { .. })
+        && !matches!(SeriesClass::of(key), SeriesClass::Solar | SeriesClass::Wind)
+}
+
+/// The TSO's forecast of a zone's thermal generation over `range`: its scheduled total generation
+/// less its wind and solar forecasts (`wind_solar`: every one it publishes for the zone), clamped
+/// at 0. A slot where any of them lacks a usable value has none.
+pub fn thermal_forecast(scheduled: &Series, wind_solar: &[Series], range: SlotRange) -> Series {
+    let mut out = Series::empty(range);
+    for t in range.iter() {
+        let Some(total) = scheduled.get(t).filter(|v| usable(*v)) else {
+            continue;
+        };
+        let mut rest = total;
+        for s in wind_solar {
+            match s.get(t).filter(|v| usable(*v)) {
+                Some(v) => rest -= v,
+                None => {
+                    rest = f64::NAN;
+                    break;
+                }
+            }
+        }
+        if rest.is_finite() {
+            out.set(t, Some(rest.max(0.0)));
+        }
+    }
+    out
+}
+
+/// The thermal rule: in each slot where the TSO's thermal forecast `tso` has a value and every one
+/// of the zone's thermal series in `model` (the model's values) has one, their total becomes
+/// `w · tso + (1 − w) · Σ model` (`w` of [`Blended::Thermal`] and the bucket of the slot after
+/// `last`), shared among them in proportion to the model's own values, so that the model's mix of
+/// fuels stays. A slot whose model total is 0 keeps it (no mix to share by). Returns the slots
+/// blended.
+pub fn blend_thermal(
+    model: &mut [Vec<(Slot, f64)>],
+    tso: &Series,
+    last: Slot,
+    weights: &BlendWeights,
+) -> usize {
+    let w = weights.get(Blended::Thermal);
+    let mut totals: BTreeMap<Slot, (f64, usize)> = BTreeMap::new();
+    for s in model.iter() {
+        for &(t, v) in s {
+            let e = totals.entry(t).or_default();
+            e.0 += v;
+            e.1 += 1;
+        }
+    }
+    let mut factors: BTreeMap<Slot, f64> = BTreeMap::new();
+    for (t, (m, n)) in totals {
+        if n != model.len() || m <= 0.0 {
+            continue;
+        }
+        if let Some(f) = tso.get(t).filter(|v| usable(*v)) {
+            let w = w[bucket(t.0 - last.0)];
+            factors.insert(t, (w * f + (1.0 - w) * m).max(0.0) / m);
+        }
+    }
+    for s in model.iter_mut() {
+        for (t, v) in s.iter_mut() {
+            if let Some(k) = factors.get(t) {
+                *v *= k;
+            }
+        }
+    }
+    factors.len()
 }
 
 /// Whether a TSO value can be used: a finite, non-negative power.
@@ -117,6 +234,16 @@ pub fn blend_key(f: &StoredTsoForecast) -> Option<InputKey> {
         (TsoForecastSeries::Generation { .. } | TsoForecastSeries::Load { .. }, KIND) => {
             p.series.input_key()
         }
+        _ => None,
+    }
+}
+
+/// The zone of a stored TSO forecast, when it is the scheduled total generation the thermal rule
+/// reads ([`thermal_forecast`]), of kind [`KIND`].
+pub fn scheduled_zone(f: &StoredTsoForecast) -> Option<ZoneCode> {
+    let p = &f.forecast.point;
+    match (&p.series, p.kind) {
+        (TsoForecastSeries::ScheduledGeneration { zone }, KIND) => Some(zone.clone()),
         _ => None,
     }
 }
@@ -197,18 +324,22 @@ pub struct WeightSums {
     n: usize,
 }
 
-/// Samples for [`fit_weights`]: per class index and bucket.
+/// Samples for [`fit_weights`]: per what is blended and bucket; and, for the thermal totals in the
+/// slots the TSO's thermal forecast does not cover, the errors of the model and of persistence.
 #[derive(Debug, Clone, Default)]
 pub struct WeightSamples {
-    sums: BTreeMap<(usize, usize), WeightSums>,
-    samples: Vec<(usize, usize, f64, f64, f64)>,
+    sums: BTreeMap<(Blended, usize), WeightSums>,
+    samples: Vec<(Blended, usize, f64, f64, f64)>,
+    /// Thermal totals without a TSO forecast: the model's errors and persistence's (the same slot
+    /// on the last known day).
+    pub uncovered: (ErrorSums, ErrorSums),
 }
 
 impl WeightSamples {
-    /// One slot `h` slots after the last known value of a series of `class`: truth `y`, model `m`,
+    /// One slot `h` slots after the last known value of what `b` blends: truth `y`, model `m`,
     /// TSO `f`.
-    pub fn add(&mut self, class: SeriesClass, h: i64, y: f64, m: f64, f: f64) {
-        let key = (class.index(), bucket(h));
+    pub fn add(&mut self, b: Blended, h: i64, y: f64, m: f64, f: f64) {
+        let key = (b, bucket(h));
         let s = self.sums.entry(key).or_default();
         s.num += (y - m) * (f - m);
         s.den += (f - m) * (f - m);
@@ -225,19 +356,23 @@ impl WeightSamples {
             t.n += s.n;
         }
         self.samples.extend(other.samples);
+        self.uncovered.0.merge(&other.uncovered.0);
+        self.uncovered.1.merge(&other.uncovered.1);
     }
 }
 
 /// One class and bucket of a fit: the weight and the MAE (MW) of the model, the TSO and the blend.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WeightFit {
-    pub class: SeriesClass,
+    pub class: Blended,
     pub bucket: usize,
     pub weight: f64,
     pub n: usize,
     pub model_mae: f64,
     pub tso_mae: f64,
     pub blend_mae: f64,
+    /// Mean of truth − TSO (MW).
+    pub tso_bias: f64,
 }
 
 /// The least-squares weights of the samples, clamped to 0..1 (buckets without samples keep
@@ -246,8 +381,7 @@ pub fn fit_weights(samples: &WeightSamples, start: BlendWeights) -> (BlendWeight
     let mut out = start;
     let mut fits = Vec::new();
     for (&(c, b), s) in &samples.sums {
-        let class = SeriesClass::ALL[c];
-        let Some(w) = out.of_mut(class) else { continue };
+        let w = out.get_mut(c);
         if s.den > 0.0 {
             w[b] = (s.num / s.den).clamp(0.0, 1.0);
         }
@@ -257,30 +391,70 @@ pub fn fit_weights(samples: &WeightSamples, start: BlendWeights) -> (BlendWeight
             ErrorSums::default(),
             ErrorSums::default(),
         );
+        let mut bias = 0.0;
         for &(_, _, y, m, f) in samples.samples.iter().filter(|x| (x.0, x.1) == (c, b)) {
+            bias += y - f;
             em.add(y, m);
             ef.add(y, f);
             eb.add(y, weight * f + (1.0 - weight) * m);
         }
         fits.push(WeightFit {
-            class,
+            class: c,
             bucket: b,
             weight,
             n: s.n,
             model_mae: em.finish().mae,
             tso_mae: ef.finish().mae,
             blend_mae: eb.finish().mae,
+            tso_bias: bias / s.n.max(1) as f64,
         });
     }
     (out, fits)
 }
 
+/// The TSO forecasts a replay reads, each value with its publication time: per actual series
+/// (wind, solar, load) and each zone's scheduled total generation.
+#[derive(Debug, Clone, Default)]
+pub struct PublishedInputs {
+    pub series: BTreeMap<InputKey, Published>,
+    pub scheduled: BTreeMap<ZoneCode, Published>,
+}
+
+impl PublishedInputs {
+    /// Whether there is nothing to blend.
+    pub fn is_empty(&self) -> bool {
+        self.series.is_empty() && self.scheduled.is_empty()
+    }
+
+    /// The TSO's thermal forecast of `zone` ([`thermal_forecast`]) known at `origin`, over `range`;
+    /// `None` without a scheduled generation.
+    pub fn thermal_known_at(
+        &self,
+        zone: &ZoneCode,
+        origin: Slot,
+        range: SlotRange,
+    ) -> Option<Series> {
+        let scheduled = self.scheduled.get(zone)?.known_at(origin, range);
+        let wind_solar: Vec<Series> = self
+            .series
+            .iter()
+            .filter(|(k, _)| {
+                k.zone() == zone
+                    && matches!(SeriesClass::of(k), SeriesClass::Solar | SeriesClass::Wind)
+            })
+            .map(|(_, p)| p.known_at(origin, range))
+            .collect();
+        Some(thermal_forecast(&scheduled, &wind_solar, range))
+    }
+}
+
 /// The samples of a fit: for every origin, every series with a TSO forecast is forecast by the
 /// model from its values before `origin − lag_slots`, and each slot up to `horizon_slots` after the
-/// origin that has a TSO value published before the origin and a true value is a sample.
+/// origin that has a TSO value published before the origin and a true value is a sample; likewise
+/// each zone's thermal total, where its thermal series all have a forecast and a true value.
 pub fn collect_samples(
     series: &BTreeMap<InputKey, Series>,
-    tso: &BTreeMap<InputKey, Published>,
+    tso: &PublishedInputs,
     origins: &[Slot],
     cfg: &ForecastConfig,
     lag_slots: i64,
@@ -292,16 +466,64 @@ pub fn collect_samples(
             let mut samples = WeightSamples::default();
             let known = t0.offset(-lag_slots);
             let end = t0.offset(horizon_slots);
-            for (key, p) in tso {
+            for (key, p) in &tso.series {
                 let Some(s) = series.get(key) else { continue };
                 let Some(last) = s.last_before(known) else {
                     continue;
                 };
                 let class = SeriesClass::of(key);
+                let Some(b) = Blended::of(class) else {
+                    continue;
+                };
                 let f = p.known_at(t0, SlotRange::new(last, end));
                 for (t, m) in forecast_series(s, known, end, class, cfg) {
                     if let (Some(y), Some(fv)) = (s.get(t), f.get(t).filter(|v| usable(*v))) {
-                        samples.add(class, t.0 - last.0, y, m, fv);
+                        samples.add(b, t.0 - last.0, y, m, fv);
+                    }
+                }
+            }
+            for zone in tso.scheduled.keys() {
+                let thermal: Vec<(&Series, Vec<(Slot, f64)>)> = series
+                    .iter()
+                    .filter(|(k, _)| k.zone() == zone && is_thermal(k))
+                    .map(|(k, s)| (s, forecast_series(s, known, end, SeriesClass::of(k), cfg)))
+                    .filter(|(_, fc)| !fc.is_empty())
+                    .collect();
+                let Some(last) = thermal
+                    .iter()
+                    .filter_map(|(s, _)| s.last_before(known))
+                    .max()
+                else {
+                    continue;
+                };
+                let Some(f) = tso.thermal_known_at(zone, t0, SlotRange::new(last, end)) else {
+                    continue;
+                };
+                let mut totals: BTreeMap<Slot, (f64, f64, usize)> = BTreeMap::new();
+                for (s, fc) in &thermal {
+                    for &(t, m) in fc {
+                        if let Some(y) = s.get(t) {
+                            let e = totals.entry(t).or_default();
+                            e.0 += y;
+                            e.1 += m;
+                            e.2 += 1;
+                        }
+                    }
+                }
+                for (t, (y, m, n)) in totals {
+                    if n != thermal.len() {
+                        continue;
+                    }
+                    if let Some(fv) = f.get(t) {
+                        samples.add(Blended::Thermal, t.0 - last.0, y, m, fv);
+                    } else if t >= t0 {
+                        let k = (t.0 - known.0).div_euclid(SLOTS_PER_DAY) + 1;
+                        let back = t.offset(-k * SLOTS_PER_DAY);
+                        let p: Option<f64> = thermal.iter().map(|(s, _)| s.get(back)).sum();
+                        if let Some(p) = p {
+                            samples.uncovered.0.add(y, m);
+                            samples.uncovered.1.add(y, p);
+                        }
                     }
                 }
             }
@@ -363,15 +585,55 @@ mod tests {
         let mut s = WeightSamples::default();
         for i in 0..10 {
             let m = 100.0 + i as f64;
-            s.add(SeriesClass::Wind, 50, m + 10.0, m, m + 20.0);
-            s.add(SeriesClass::Solar, 2, m + 7.0, m, m + 7.0);
+            s.add(Blended::Wind, 50, m + 10.0, m, m + 20.0);
+            s.add(Blended::Solar, 2, m + 7.0, m, m + 7.0);
         }
         let (w, fits) = fit_weights(&s, BlendWeights::default());
         assert!((w.wind[bucket(50)] - 0.5).abs() < 1e-12);
         assert!((w.solar[0] - 1.0).abs() < 1e-12);
         assert_eq!(w.load, BlendWeights::default().load);
-        let solar = fits.iter().find(|f| f.class == SeriesClass::Solar).unwrap();
+        let solar = fits.iter().find(|f| f.class == Blended::Solar).unwrap();
         assert!(solar.blend_mae < 1e-9 && (solar.model_mae - 7.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_thermal_rule_scales_the_model_mix_to_the_blended_total() {
+        let range = SlotRange::new(Slot(0), Slot(4));
+        let series = |v: [Option<f64>; 4]| Series::from_values(Slot(0), v.to_vec());
+        // Scheduled 1000 MW, wind 300 + 100, solar 200: 400 MW thermal; slot 2 lacks its solar
+        // forecast, slot 3 its schedule; wind above the schedule is no negative thermal.
+        let scheduled = series([Some(1000.0), Some(1000.0), Some(1000.0), None]);
+        let wind = [
+            series([Some(300.0), Some(1200.0), Some(300.0), Some(300.0)]),
+            series([Some(100.0); 4]),
+            series([Some(200.0), Some(0.0), None, Some(200.0)]),
+        ];
+        let f = thermal_forecast(&scheduled, &wind, range);
+        assert_eq!(
+            range.iter().map(|t| f.get(t)).collect::<Vec<_>>(),
+            [Some(400.0), Some(0.0), None, None]
+        );
+        // The model: gas 150 + biomass 50 = 200 MW in every slot; weight 0.5 at 8-16 h.
+        let w = BlendWeights {
+            thermal: [0.5; 7],
+            ..BlendWeights::default()
+        };
+        let mut model: Vec<Vec<(Slot, f64)>> = [150.0, 50.0]
+            .iter()
+            .map(|&v| range.iter().map(|t| (t, v)).collect())
+            .collect();
+        let last = Slot(-40);
+        assert_eq!(blend_thermal(&mut model, &f, last, &w), 2);
+        // Slot 0: total 0.5 · 400 + 0.5 · 200 = 300 MW, shared 3 : 1 as the model's mix.
+        assert_eq!((model[0][0].1, model[1][0].1), (225.0, 75.0));
+        // Slot 1: 0.5 · 0 + 0.5 · 200 = 100 MW.
+        assert_eq!((model[0][1].1, model[1][1].1), (75.0, 25.0));
+        // Slots 2 and 3 have no TSO thermal value: the model's.
+        assert_eq!((model[0][2].1, model[1][3].1), (150.0, 50.0));
+        // A series without a value in a slot leaves that slot to the model.
+        let mut partial = vec![vec![(Slot(0), 150.0)], vec![(Slot(1), 50.0)]];
+        assert_eq!(blend_thermal(&mut partial, &f, last, &w), 0);
+        assert_eq!(partial, [vec![(Slot(0), 150.0)], vec![(Slot(1), 50.0)]]);
     }
 
     #[test]
