@@ -12,7 +12,7 @@
 
 use super::errors::{ErrorSums, Errors};
 use super::model::{ForecastConfig, SeriesClass, forecast_series};
-use super::tso::{BlendWeights, PublishedInputs, blend, blend_thermal, is_thermal};
+use super::tso::{BlendWeights, PublishedInputs, blend};
 use crate::series::Series;
 use gridprint_compute::gather_slot_inputs;
 use gridprint_core::engine::trace_slot;
@@ -305,7 +305,7 @@ pub fn evaluate_with(
         .map(|&t0| {
             let known = t0.offset(-opts.lag_slots);
             let range = SlotRange::new(t0, t0.offset(horizon));
-            let mut forecasts: BTreeMap<&InputKey, Vec<(Slot, f64)>> = BTreeMap::new();
+            let mut points = Vec::new();
             for (key, s) in series {
                 let class = SeriesClass::of(key);
                 let mut fc = forecast_series(s, known, range.end, class, cfg);
@@ -318,38 +318,6 @@ pub fn evaluate_with(
                         .map(|(t, v, _)| (t, v))
                         .collect();
                 }
-                forecasts.insert(key, fc);
-            }
-            if let Some(tso) = tso {
-                for zone in tso.published.scheduled.keys() {
-                    let keys: Vec<&InputKey> = forecasts
-                        .iter()
-                        .filter(|(k, fc)| k.zone() == zone && is_thermal(k) && !fc.is_empty())
-                        .map(|(k, _)| *k)
-                        .collect();
-                    let Some(last) = keys
-                        .iter()
-                        .filter_map(|k| series[*k].last_before(known))
-                        .max()
-                    else {
-                        continue;
-                    };
-                    let Some(f) =
-                        tso.published
-                            .thermal_known_at(zone, t0, SlotRange::new(last, range.end))
-                    else {
-                        continue;
-                    };
-                    let mut model: Vec<Vec<(Slot, f64)>> = keys
-                        .iter()
-                        .map(|k| forecasts.remove(*k).unwrap_or_default())
-                        .collect();
-                    blend_thermal(&mut model, &f, last, tso.weights);
-                    forecasts.extend(keys.into_iter().zip(model));
-                }
-            }
-            let mut points = Vec::new();
-            for (key, fc) in forecasts {
                 for (t, v) in fc {
                     if t >= t0 {
                         points.push(stored(key, t, v));

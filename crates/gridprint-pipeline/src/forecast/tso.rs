@@ -10,9 +10,9 @@
 //! --fit`, [`fit_weights`]); docs/forecast.md has the scores on 2023-H2. A missing, late (published
 //! after the origin) or malformed (not a finite, non-negative power) TSO value leaves the model's
 //! value as it is: [`blend`] with no TSO value is the model. Callers: the worker
-//! (`crate::worker`) and the yardstick ([`super::eval`]). The yardstick alone also tries the thermal
-//! rule ([`blend_thermal`]): a zone's generation but wind and solar against the TSO's scheduled
-//! generation less its wind and solar forecasts.
+//! (`crate::worker`) and the yardstick ([`super::eval`]). The fit also measures the TSO's forecast
+//! of a zone's thermal generation ([`thermal_forecast`]) against the model's, in MW only: blended
+//! in, it made the footprint worse (docs/forecast.md), so nothing blends it.
 
 use super::errors::ErrorSums;
 use super::model::{ForecastConfig, SeriesClass, forecast_series};
@@ -43,7 +43,8 @@ pub enum Blended {
     Wind,
     Load,
     /// The zone's generation of every type but wind and solar ([`is_thermal`]), against the TSO's
-    /// scheduled generation less its wind and solar forecasts ([`thermal_forecast`]).
+    /// scheduled generation less its wind and solar forecasts ([`thermal_forecast`]): measured by
+    /// the fit, blended nowhere.
     Thermal,
 }
 
@@ -75,7 +76,6 @@ pub struct BlendWeights {
     pub solar: [f64; 7],
     pub wind: [f64; 7],
     pub load: [f64; 7],
-    pub thermal: [f64; 7],
 }
 
 impl Default for BlendWeights {
@@ -87,7 +87,6 @@ impl Default for BlendWeights {
             solar: [0.18, 0.32, 0.59, 0.79, 0.82, 0.74, 0.73],
             wind: [0.15, 0.30, 0.55, 0.89, 1.00, 1.00, 1.00],
             load: [0.66, 0.84, 0.91, 0.95, 0.97, 0.96, 0.89],
-            thermal: [0.09, 0.15, 0.30, 0.38, 0.51, 0.59, 0.49],
         }
     }
 }
@@ -100,25 +99,20 @@ pub fn bucket(h: i64) -> usize {
 impl BlendWeights {
     /// The weights of a class; `None` for the classes the TSOs do not forecast.
     pub fn of(&self, class: SeriesClass) -> Option<&[f64; 7]> {
-        Blended::of(class).map(|b| self.get(b))
-    }
-
-    /// The weights of what is blended.
-    pub fn get(&self, b: Blended) -> &[f64; 7] {
-        match b {
-            Blended::Solar => &self.solar,
-            Blended::Wind => &self.wind,
-            Blended::Load => &self.load,
-            Blended::Thermal => &self.thermal,
+        match Blended::of(class)? {
+            Blended::Solar => Some(&self.solar),
+            Blended::Wind => Some(&self.wind),
+            Blended::Load => Some(&self.load),
+            Blended::Thermal => None,
         }
     }
 
-    fn get_mut(&mut self, b: Blended) -> &mut [f64; 7] {
+    fn get_mut(&mut self, b: Blended) -> Option<&mut [f64; 7]> {
         match b {
-            Blended::Solar => &mut self.solar,
-            Blended::Wind => &mut self.wind,
-            Blended::Load => &mut self.load,
-            Blended::Thermal => &mut self.thermal,
+            Blended::Solar => Some(&mut self.solar),
+            Blended::Wind => Some(&mut self.wind),
+            Blended::Load => Some(&mut self.load),
+            Blended::Thermal => None,
         }
     }
 }
@@ -154,47 +148,6 @@ pub fn thermal_forecast(scheduled: &Series, wind_solar: &[Series], range: SlotRa
         }
     }
     out
-}
-
-/// The thermal rule: in each slot where the TSO's thermal forecast `tso` has a value and every one
-/// of the zone's thermal series in `model` (the model's values) has one, their total becomes
-/// `w · tso + (1 − w) · Σ model` (`w` of [`Blended::Thermal`] and the bucket of the slot after
-/// `last`), shared among them in proportion to the model's own values, so that the model's mix of
-/// fuels stays. A slot whose model total is 0 keeps it (no mix to share by). Returns the slots
-/// blended.
-pub fn blend_thermal(
-    model: &mut [Vec<(Slot, f64)>],
-    tso: &Series,
-    last: Slot,
-    weights: &BlendWeights,
-) -> usize {
-    let w = weights.get(Blended::Thermal);
-    let mut totals: BTreeMap<Slot, (f64, usize)> = BTreeMap::new();
-    for s in model.iter() {
-        for &(t, v) in s {
-            let e = totals.entry(t).or_default();
-            e.0 += v;
-            e.1 += 1;
-        }
-    }
-    let mut factors: BTreeMap<Slot, f64> = BTreeMap::new();
-    for (t, (m, n)) in totals {
-        if n != model.len() || m <= 0.0 {
-            continue;
-        }
-        if let Some(f) = tso.get(t).filter(|v| usable(*v)) {
-            let w = w[bucket(t.0 - last.0)];
-            factors.insert(t, (w * f + (1.0 - w) * m).max(0.0) / m);
-        }
-    }
-    for s in model.iter_mut() {
-        for (t, v) in s.iter_mut() {
-            if let Some(k) = factors.get(t) {
-                *v *= k;
-            }
-        }
-    }
-    factors.len()
 }
 
 /// Whether a TSO value can be used: a finite, non-negative power.
@@ -324,15 +277,16 @@ pub struct WeightSums {
     n: usize,
 }
 
-/// Samples for [`fit_weights`]: per what is blended and bucket; and, for the thermal totals in the
-/// slots the TSO's thermal forecast does not cover, the errors of the model and of persistence.
+/// Samples for [`fit_weights`]: per what is blended and bucket; and, for the thermal totals after
+/// the origin, the errors of the model and of persistence.
 #[derive(Debug, Clone, Default)]
 pub struct WeightSamples {
     sums: BTreeMap<(Blended, usize), WeightSums>,
     samples: Vec<(Blended, usize, f64, f64, f64)>,
-    /// Thermal totals without a TSO forecast: the model's errors and persistence's (the same slot
-    /// on the last known day).
-    pub uncovered: (ErrorSums, ErrorSums),
+    /// Thermal totals after the origin, in the slots the TSO's thermal forecast covers (`[0]`) and
+    /// in the others (`[1]`): the model's errors and persistence's (the same slot on the last known
+    /// day).
+    pub thermal_persistence: [(ErrorSums, ErrorSums); 2],
 }
 
 impl WeightSamples {
@@ -356,8 +310,14 @@ impl WeightSamples {
             t.n += s.n;
         }
         self.samples.extend(other.samples);
-        self.uncovered.0.merge(&other.uncovered.0);
-        self.uncovered.1.merge(&other.uncovered.1);
+        for (a, b) in self
+            .thermal_persistence
+            .iter_mut()
+            .zip(&other.thermal_persistence)
+        {
+            a.0.merge(&b.0);
+            a.1.merge(&b.1);
+        }
     }
 }
 
@@ -376,16 +336,24 @@ pub struct WeightFit {
 }
 
 /// The least-squares weights of the samples, clamped to 0..1 (buckets without samples keep
-/// `start`'s), with each bucket's errors.
+/// `start`'s), with each bucket's errors; the thermal ones are only reported.
 pub fn fit_weights(samples: &WeightSamples, start: BlendWeights) -> (BlendWeights, Vec<WeightFit>) {
     let mut out = start;
     let mut fits = Vec::new();
     for (&(c, b), s) in &samples.sums {
-        let w = out.get_mut(c);
-        if s.den > 0.0 {
-            w[b] = (s.num / s.den).clamp(0.0, 1.0);
-        }
-        let weight = w[b];
+        let weight = if s.den > 0.0 {
+            (s.num / s.den).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let weight = match out.get_mut(c) {
+            Some(w) if s.den > 0.0 => {
+                w[b] = weight;
+                weight
+            }
+            Some(w) => w[b],
+            None => weight,
+        };
         let (mut em, mut ef, mut eb) = (
             ErrorSums::default(),
             ErrorSums::default(),
@@ -514,16 +482,17 @@ pub fn collect_samples(
                     if n != thermal.len() {
                         continue;
                     }
-                    if let Some(fv) = f.get(t) {
+                    let fv = f.get(t);
+                    if let Some(fv) = fv {
                         samples.add(Blended::Thermal, t.0 - last.0, y, m, fv);
-                    } else if t >= t0 {
-                        let k = (t.0 - known.0).div_euclid(SLOTS_PER_DAY) + 1;
-                        let back = t.offset(-k * SLOTS_PER_DAY);
-                        let p: Option<f64> = thermal.iter().map(|(s, _)| s.get(back)).sum();
-                        if let Some(p) = p {
-                            samples.uncovered.0.add(y, m);
-                            samples.uncovered.1.add(y, p);
-                        }
+                    }
+                    let k = (t.0 - known.0).div_euclid(SLOTS_PER_DAY) + 1;
+                    let back = t.offset(-k * SLOTS_PER_DAY);
+                    let p: Option<f64> = thermal.iter().map(|(s, _)| s.get(back)).sum();
+                    if let (Some(p), true) = (p, t >= t0) {
+                        let e = &mut samples.thermal_persistence[fv.is_none() as usize];
+                        e.0.add(y, m);
+                        e.1.add(y, p);
                     }
                 }
             }
@@ -587,6 +556,7 @@ mod tests {
             let m = 100.0 + i as f64;
             s.add(Blended::Wind, 50, m + 10.0, m, m + 20.0);
             s.add(Blended::Solar, 2, m + 7.0, m, m + 7.0);
+            s.add(Blended::Thermal, 50, m + 10.0, m, m + 20.0);
         }
         let (w, fits) = fit_weights(&s, BlendWeights::default());
         assert!((w.wind[bucket(50)] - 0.5).abs() < 1e-12);
@@ -594,10 +564,15 @@ mod tests {
         assert_eq!(w.load, BlendWeights::default().load);
         let solar = fits.iter().find(|f| f.class == Blended::Solar).unwrap();
         assert!(solar.blend_mae < 1e-9 && (solar.model_mae - 7.0).abs() < 1e-9);
+        // The thermal weight is measured and reported, never a weight of the blend.
+        let thermal = fits.iter().find(|f| f.class == Blended::Thermal).unwrap();
+        assert!((thermal.weight - 0.5).abs() < 1e-12 && (thermal.tso_bias + 10.0).abs() < 1e-9);
+        assert_eq!(w.of(SeriesClass::Fossil), None);
+        assert_eq!(w.wind[..4], BlendWeights::default().wind[..4]);
     }
 
     #[test]
-    fn the_thermal_rule_scales_the_model_mix_to_the_blended_total() {
+    fn the_thermal_forecast_is_the_schedule_less_wind_and_solar() {
         let range = SlotRange::new(Slot(0), Slot(4));
         let series = |v: [Option<f64>; 4]| Series::from_values(Slot(0), v.to_vec());
         // Scheduled 1000 MW, wind 300 + 100, solar 200: 400 MW thermal; slot 2 lacks its solar
@@ -613,27 +588,6 @@ mod tests {
             range.iter().map(|t| f.get(t)).collect::<Vec<_>>(),
             [Some(400.0), Some(0.0), None, None]
         );
-        // The model: gas 150 + biomass 50 = 200 MW in every slot; weight 0.5 at 8-16 h.
-        let w = BlendWeights {
-            thermal: [0.5; 7],
-            ..BlendWeights::default()
-        };
-        let mut model: Vec<Vec<(Slot, f64)>> = [150.0, 50.0]
-            .iter()
-            .map(|&v| range.iter().map(|t| (t, v)).collect())
-            .collect();
-        let last = Slot(-40);
-        assert_eq!(blend_thermal(&mut model, &f, last, &w), 2);
-        // Slot 0: total 0.5 · 400 + 0.5 · 200 = 300 MW, shared 3 : 1 as the model's mix.
-        assert_eq!((model[0][0].1, model[1][0].1), (225.0, 75.0));
-        // Slot 1: 0.5 · 0 + 0.5 · 200 = 100 MW.
-        assert_eq!((model[0][1].1, model[1][1].1), (75.0, 25.0));
-        // Slots 2 and 3 have no TSO thermal value: the model's.
-        assert_eq!((model[0][2].1, model[1][3].1), (150.0, 50.0));
-        // A series without a value in a slot leaves that slot to the model.
-        let mut partial = vec![vec![(Slot(0), 150.0)], vec![(Slot(1), 50.0)]];
-        assert_eq!(blend_thermal(&mut partial, &f, last, &w), 0);
-        assert_eq!(partial, [vec![(Slot(0), 150.0)], vec![(Slot(1), 50.0)]]);
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub struct ForecastEvalArgs {
     #[arg(long, env = "GRIDPRINT_EVAL_LAG", default_value = "1h", value_parser = parse_flag_duration)]
     pub lag: Duration,
     /// Search each class's parameters on the range instead of scoring (prints them); with
-    /// `--tso`, measure the blend's weights instead.
+    /// `--tso`, measure the blend's weights instead (and the TSO's thermal forecast, reported only).
     #[arg(long, env = "GRIDPRINT_EVAL_FIT")]
     pub fit: bool,
     /// Blend in the stored TSO day-ahead forecasts (each origin uses the values published before
@@ -296,18 +296,23 @@ fn print_weights(samples: &WeightSamples, origins: usize, lag: i64) {
     };
     println!();
     println!(
-        "BlendWeights {{ solar: [{}], wind: [{}], load: [{}], thermal: [{}] }}",
+        "BlendWeights {{ solar: [{}], wind: [{}], load: [{}] }} (thermal: measured, blended nowhere)",
         list(&weights.solar),
         list(&weights.wind),
-        list(&weights.load),
-        list(&weights.thermal)
+        list(&weights.load)
     );
-    let (model, persistence) = (samples.uncovered.0.finish(), samples.uncovered.1.finish());
     println!();
-    println!(
-        "thermal total where the TSO's thermal forecast does not cover it ({} slots after the origin): MAE model {:.1} MW, persistence {:.1} MW; MAPE model {:.1} %, persistence {:.1} %",
-        model.n, model.mae, persistence.mae, model.mape, persistence.mape
-    );
+    for (e, covered) in samples
+        .thermal_persistence
+        .iter()
+        .zip(["covers", "does not cover"])
+    {
+        let (model, persistence) = (e.0.finish(), e.1.finish());
+        println!(
+            "thermal total where the TSO's thermal forecast {covered} it ({} slots after the origin): MAE model {:.1} MW, persistence {:.1} MW; MAPE model {:.1} %, persistence {:.1} %",
+            model.n, model.mae, persistence.mae, model.mape, persistence.mape
+        );
+    }
 }
 
 /// The scores with the TSO forecasts beside the same model without them and persistence.
