@@ -341,18 +341,14 @@ pub fn fit_weights(samples: &WeightSamples, start: BlendWeights) -> (BlendWeight
     let mut out = start;
     let mut fits = Vec::new();
     for (&(c, b), s) in &samples.sums {
-        let weight = if s.den > 0.0 {
-            (s.num / s.den).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let weight = match out.get_mut(c) {
-            Some(w) if s.den > 0.0 => {
-                w[b] = weight;
-                weight
+        let fitted = (s.den > 0.0).then(|| (s.num / s.den).clamp(0.0, 1.0));
+        let weight = match (out.get_mut(c), fitted) {
+            (Some(w), Some(f)) => {
+                w[b] = f;
+                f
             }
-            Some(w) => w[b],
-            None => weight,
+            (Some(w), None) => w[b],
+            (None, f) => f.unwrap_or(0.0),
         };
         let (mut em, mut ef, mut eb) = (
             ErrorSums::default(),
