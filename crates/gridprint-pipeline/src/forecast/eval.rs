@@ -12,7 +12,7 @@
 
 use super::errors::{ErrorSums, Errors};
 use super::model::{ForecastConfig, SeriesClass, forecast_series};
-use super::tso::{BlendWeights, Published, blend};
+use super::tso::{BlendWeights, PublishedInputs, blend};
 use crate::series::Series;
 use gridprint_compute::gather_slot_inputs;
 use gridprint_core::engine::trace_slot;
@@ -67,10 +67,10 @@ impl Default for EvalOptions {
     }
 }
 
-/// The TSO forecasts a replay blends in ([`super::tso`]): per actual series, the values with
-/// their publication times, and the weights.
+/// The TSO forecasts a replay blends in ([`super::tso`]), with their publication times, and the
+/// weights.
 pub struct TsoInputs<'a> {
-    pub series: &'a BTreeMap<InputKey, Published>,
+    pub published: &'a PublishedInputs,
     pub weights: &'a BlendWeights,
 }
 
@@ -390,7 +390,7 @@ pub fn evaluate_with(
                 let class = SeriesClass::of(key);
                 let mut fc = forecast_series(s, known, range.end, class, cfg);
                 if let (Some(tso), Some(last)) = (tso, s.last_before(known))
-                    && let Some(p) = tso.series.get(key)
+                    && let Some(p) = tso.published.series.get(key)
                 {
                     let known_tso = p.known_at(t0, SlotRange::new(last, range.end));
                     fc = blend(&fc, &known_tso, last, class, tso.weights)

@@ -20,7 +20,8 @@ use gridprint_pipeline::forecast::eval::{
 };
 use gridprint_pipeline::forecast::fit::{PARAMETERS, descend, fit_class};
 use gridprint_pipeline::forecast::tso::{
-    BlendWeights, LEAD_BUCKETS, Published, WeightSamples, blend_key, collect_samples, fit_weights,
+    BlendWeights, LEAD_BUCKETS, Published, PublishedInputs, WeightSamples, blend_key,
+    collect_samples, fit_weights, scheduled_zone,
 };
 use gridprint_pipeline::forecast::{ForecastConfig, SeriesClass};
 use gridprint_pipeline::series::Series;
@@ -51,7 +52,7 @@ pub struct ForecastEvalArgs {
     #[arg(long, env = "GRIDPRINT_EVAL_LAG", default_value = "1h", value_parser = parse_flag_duration)]
     pub lag: Duration,
     /// Search each class's parameters on the range instead of scoring (prints them); with
-    /// `--tso`, measure the blend's weights instead.
+    /// `--tso`, measure the blend's weights instead (and the TSO's thermal forecast, reported only).
     #[arg(long, env = "GRIDPRINT_EVAL_FIT")]
     pub fit: bool,
     /// Blend in the stored TSO day-ahead forecasts (each origin uses the values published before
@@ -175,7 +176,7 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
             let truth = Truth::new(&reference, &series, &origins, &opts);
             let weights = BlendWeights::default();
             let inputs = TsoInputs {
-                series: &tso,
+                published: &tso,
                 weights: &weights,
             };
             let run = |tso: Option<&TsoInputs<'_>>| {
@@ -221,24 +222,37 @@ pub fn run(g: &ServerArgs, args: &ForecastEvalArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The stored TSO forecasts the blend reads, with their publication times, over `range`.
+/// The stored TSO forecasts the blend reads, with their publication times, over `range`: the
+/// wind, solar and load forecasts and each zone's scheduled generation.
 fn load_tso(
     store: &dyn Store,
     range: SlotRange,
     keep: impl Fn(&InputKey) -> bool,
-) -> anyhow::Result<BTreeMap<InputKey, Published>> {
-    let mut out: BTreeMap<InputKey, Published> = BTreeMap::new();
+) -> anyhow::Result<PublishedInputs> {
+    let mut out = PublishedInputs::default();
     let mut start = range.start;
     while start < range.end {
         let end = start.offset(7 * SLOTS_PER_DAY).min(range.end);
         for f in store.tso_forecasts_in_range(SlotRange::new(start, end), i64::MAX)? {
-            let Some(key) = blend_key(&f).filter(|k| keep(k)) else {
+            let p = &f.forecast;
+            let published = if let Some(key) = blend_key(&f) {
+                if !keep(&key) {
+                    continue;
+                }
+                out.series
+                    .entry(key)
+                    .or_insert_with(|| Published::empty(range))
+            } else if let Some(zone) = scheduled_zone(&f) {
+                if !keep(&InputKey::Load { zone: zone.clone() }) {
+                    continue;
+                }
+                out.scheduled
+                    .entry(zone)
+                    .or_insert_with(|| Published::empty(range))
+            } else {
                 continue;
             };
-            let p = &f.forecast;
-            out.entry(key)
-                .or_insert_with(|| Published::empty(range))
-                .set(p.point.slot, p.point.mw, p.published_at);
+            published.set(p.point.slot, p.point.mw, p.published_at);
         }
         start = end;
     }
@@ -255,22 +269,23 @@ fn print_weights(samples: &WeightSamples, origins: usize, lag: i64) {
     );
     println!();
     println!(
-        "| class | hours after the last value | samples | weight of the TSO | MAE model | MAE TSO | MAE blend |"
+        "| class | hours after the last value | samples | weight of the TSO | MAE model | MAE TSO | MAE blend | mean truth − TSO |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
     for f in &fits {
         let from = LEAD_BUCKETS[f.bucket] / 4;
         let to = LEAD_BUCKETS
             .get(f.bucket + 1)
             .map_or("…".to_string(), |b| (b / 4).to_string());
         println!(
-            "| {} | {from}-{to} | {} | {:.2} | {:.1} | {:.1} | {:.1} |",
+            "| {} | {from}-{to} | {} | {:.2} | {:.1} | {:.1} | {:.1} | {:+.1} |",
             f.class.as_str(),
             f.n,
             f.weight,
             f.model_mae,
             f.tso_mae,
-            f.blend_mae
+            f.blend_mae,
+            f.tso_bias
         );
     }
     let list = |w: &[f64; 7]| {
@@ -281,11 +296,23 @@ fn print_weights(samples: &WeightSamples, origins: usize, lag: i64) {
     };
     println!();
     println!(
-        "BlendWeights {{ solar: [{}], wind: [{}], load: [{}] }}",
+        "BlendWeights {{ solar: [{}], wind: [{}], load: [{}] }} (thermal: measured, blended nowhere)",
         list(&weights.solar),
         list(&weights.wind),
         list(&weights.load)
     );
+    println!();
+    for (e, covered) in samples
+        .thermal_persistence
+        .iter()
+        .zip(["covers", "does not cover"])
+    {
+        let (model, persistence) = (e.0.finish(), e.1.finish());
+        println!(
+            "thermal total where the TSO's thermal forecast {covered} it ({} slots after the origin): MAE model {:.1} MW, persistence {:.1} MW; MAPE model {:.1} %, persistence {:.1} %",
+            model.n, model.mae, persistence.mae, model.mape, persistence.mape
+        );
+    }
 }
 
 /// The scores with the TSO forecasts beside the same model without them and persistence.
