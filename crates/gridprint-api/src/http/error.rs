@@ -33,6 +33,12 @@ pub struct ApiError {
     fields: Vec<gridprint_query::FieldError>,
 }
 
+/// The detail of an [`ApiError`], kept in the extensions of the response it renders, so that a
+/// layer answering another service's error shape (`crate::compat::watttime::errors`) reads it
+/// without parsing the body.
+#[derive(Debug, Clone)]
+pub struct ErrorDetail(pub Cow<'static, str>);
+
 /// The JSON body of an error (RFC 9457 members).
 #[derive(Debug, Serialize)]
 pub struct Problem<'a> {
@@ -217,6 +223,7 @@ impl IntoResponse for ApiError {
         )
             .into_response();
         self.add_headers(&mut resp);
+        resp.extensions_mut().insert(ErrorDetail(self.detail));
         resp
     }
 }
