@@ -4,8 +4,10 @@
 //! as an RFC 9457 problem document (`application/problem+json`) with the members `type`, `title`,
 //! `status` and `detail`, where `detail` is always a plain string (clients of the reference service
 //! read `detail`). Rejections of axum's own extractors (bad JSON, bad forms, oversized bodies) are
-//! mapped here too, so no response of the service is ever a bare text error. Server-side failures
-//! (5xx) log their cause and show only a generic detail.
+//! mapped here too, so no response of the service is ever a bare text error (but on the WattTime
+//! routes, which answer WattTime's shapes from the [`ErrorDetail`] each response keeps:
+//! `crate::compat::watttime::errors`). Server-side failures (5xx) log their cause and show only a
+//! generic detail.
 //!
 //! One exception, for the reference service's clients (docs/api.md §2): a 422 for wrongly typed
 //! query parameters is the reference framework's own body, `application/json`
