@@ -348,6 +348,7 @@ def aiowatttime_checks():
     the signal index equal to /v1 (x 2.20462, or the index computed from /v1), and each typed
     error it raises: a point at sea, a wrong password, a refused signal; a wrong token is
     refreshed by logging in again."""
+    import aiohttp
     import aiowatttime.client
     from aiowatttime import Client
     from aiowatttime.errors import CoordinatesNotFoundError, InvalidCredentialsError, RequestError
@@ -362,8 +363,8 @@ def aiowatttime_checks():
             return e
         return f"no error: {what}"
 
-    async def run():
-        client = await Client.async_login(user, password, request_retry_delay=0)
+    async def run(session):
+        client = await Client.async_login(user, password, request_retry_delay=0, session=session)
         check(len(client._token or "") == 64, "aiowatttime: login answers a token")
         em = client.emissions
         region = await em.async_get_grid_region("52.52", "13.40", "co2_aoer")
@@ -410,7 +411,8 @@ def aiowatttime_checks():
         check(type(e) is RequestError and "co2_aoer" in str(e), f"aiowatttime: co2_moer → RequestError ({e!r})")
         e = await raised("an unknown region", em.async_get_historical_emissions("CAISO_NORTH", "co2_aoer", start, end))
         check(type(e) is RequestError and "my-access" in str(e), f"aiowatttime: unknown region → RequestError ({e!r})")
-        e = await raised("a wrong password", Client.async_login(user, "not the password", request_retry_delay=0))
+        e = await raised("a wrong password",
+                         Client.async_login(user, "not the password", request_retry_delay=0, session=session))
         check(isinstance(e, InvalidCredentialsError), f"aiowatttime: wrong password → InvalidCredentialsError ({e!r})")
 
         # A token the server does not know (as an expired one): the client logs in again and retries.
@@ -422,7 +424,11 @@ def aiowatttime_checks():
               f"{compared} forecast points, signal-index DE {point['value']} compared with /v1; "
               f"typed errors and the token refresh")
 
-    asyncio.run(run())
+    async def in_session():
+        async with aiohttp.ClientSession() as session:  # closed also when a request raises
+            await run(session)
+
+    asyncio.run(in_session())
 
 
 def v1_statuses(code, start, end):

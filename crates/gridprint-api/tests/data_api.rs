@@ -2286,7 +2286,11 @@ async fn watttime_routes(kind: Kind) {
         for token in [None, Some("f".repeat(64))] {
             let r = send(app, request(path, token.as_deref(), &[])).await;
             assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{path}");
-            assert_eq!(r.header("content-type"), "text/plain; charset=utf-8", "{path}");
+            assert_eq!(
+                r.header("content-type"),
+                "text/plain; charset=utf-8",
+                "{path}"
+            );
             assert!(
                 serde_json::from_str::<Value>(&r.text()).is_err(),
                 "{path}: {}",

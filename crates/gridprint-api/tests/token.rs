@@ -140,7 +140,11 @@ fn assert_watttime_401(r: &Reply) -> String {
         "{}",
         r.text()
     );
-    assert!(serde_json::from_str::<Value>(&r.text()).is_err(), "{}", r.text());
+    assert!(
+        serde_json::from_str::<Value>(&r.text()).is_err(),
+        "{}",
+        r.text()
+    );
     assert!(!r.text().is_empty());
     r.text()
 }

@@ -418,9 +418,7 @@ pub fn signal_index(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiE
     let cache = state.query().cache();
     let ask = &data_ask(state, p, &cache)?;
     let current = Slot::containing(ask.now).start();
-    let end = current
-        + Duration::hours(INDEX_LOOK_AHEAD_HOURS)
-        + Duration::seconds(PERIOD_SECONDS);
+    let end = current + Duration::hours(INDEX_LOOK_AHEAD_HOURS) + Duration::seconds(PERIOD_SECONDS);
     let points = ask.carbon_slots(current, end)?;
     let now_value = points
         .iter()

@@ -71,7 +71,10 @@ fn in_watttime_shape(resp: Response, message: &str) -> Response {
             error: error_of(status, message),
             message: message.to_string(),
         };
-        ("application/json", serde_json::to_vec(&body).unwrap_or_default())
+        (
+            "application/json",
+            serde_json::to_vec(&body).unwrap_or_default(),
+        )
     };
     parts
         .headers
