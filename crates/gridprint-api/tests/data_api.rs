@@ -250,6 +250,22 @@ async fn get_err(app: &Router, uri: &str, status: StatusCode) -> String {
     r.detail()
 }
 
+/// A WattTime route's error: `status` with WattTime's JSON `{"error": …, "message": …}` (not
+/// problem+json; aiowatttime reads `message`, else `error`), `error` WattTime's phrase for a
+/// refused parameter on a 400; returns the message.
+async fn watttime_err(app: &Router, uri: &str, status: StatusCode) -> String {
+    let r = get(app, uri).await;
+    assert_eq!(r.status, status, "{uri}: {}", r.text());
+    assert_eq!(r.header("content-type"), "application/json", "{uri}");
+    let v = r.json();
+    assert_eq!(v.as_object().unwrap().len(), 2, "{uri}: {v}");
+    let error = v["error"].as_str().unwrap_or_else(|| panic!("{uri}: {v}"));
+    if status == StatusCode::BAD_REQUEST {
+        assert_eq!(error, "Invalid query parameters", "{uri}");
+    }
+    v["message"].as_str().unwrap().to_string()
+}
+
 fn assert_problem(r: &Reply, status: StatusCode, what: &str) {
     assert_eq!(r.status, status, "{what}: {}", r.text());
     if status == StatusCode::UNPROCESSABLE_ENTITY {
@@ -2077,7 +2093,7 @@ async fn watttime_routes(kind: Kind) {
         1,
         "signal_type defaults to co2_aoer"
     );
-    let d = get_err(app, "/v3/forecast?region=DE&horizon_hours=97", bad).await;
+    let d = watttime_err(app, "/v3/forecast?region=DE&horizon_hours=97", bad).await;
     assert!(d.contains("96"), "{d}");
 
     // Historical: start and end included (the SDK's `2024-06-15 06:00:00+00:00` form and RFC
@@ -2120,7 +2136,7 @@ async fn watttime_routes(kind: Kind) {
         ("start=yesterday&end=2024-06-15T01:00Z", "ISO 8601"),
         ("end=2024-06-15T01:00Z", "start is required"),
     ] {
-        let d = get_err(
+        let d = watttime_err(
             app,
             &format!("/v3/historical?region=DE&signal_type=co2_aoer&{q}"),
             bad,
@@ -2155,7 +2171,7 @@ async fn watttime_routes(kind: Kind) {
             );
         }
     }
-    let d = get_err(app, "/v3/forecast/historical?region=DE&signal_type=co2_aoer&start=2024-06-14T10:00Z&end=2024-06-15T10:15Z", bad).await;
+    let d = watttime_err(app, "/v3/forecast/historical?region=DE&signal_type=co2_aoer&start=2024-06-14T10:00Z&end=2024-06-15T10:15Z", bad).await;
     assert!(d.contains("at most 1 day"), "{d}");
 
     // Only the average signal; one model; regions are gridprint's zone codes.
@@ -2165,7 +2181,7 @@ async fn watttime_routes(kind: Kind) {
             "/v3/historical?region=DE&start=2024-06-15T00:00Z&end=2024-06-15T01:00Z",
             "/v3/region-from-loc?latitude=52.52&longitude=13.4",
         ] {
-            let d = get_err(app, &format!("{path}&signal_type={signal}"), bad).await;
+            let d = watttime_err(app, &format!("{path}&signal_type={signal}"), bad).await;
             assert!(
                 d.contains("average (attributional) signal co2_aoer"),
                 "{path} {signal}: {d}"
@@ -2181,7 +2197,7 @@ async fn watttime_routes(kind: Kind) {
         .status,
         StatusCode::OK
     );
-    let d = get_err(
+    let d = watttime_err(
         app,
         "/v3/forecast?region=DE&signal_type=co2_aoer&model=2023-03-01",
         bad,
@@ -2189,7 +2205,7 @@ async fn watttime_routes(kind: Kind) {
     .await;
     assert!(d.contains("2026-01-01"), "{d}");
     for region in ["CAISO_NORTH", "DK-DK1"] {
-        let d = get_err(
+        let d = watttime_err(
             app,
             &format!("/v3/forecast?region={region}&signal_type=co2_aoer"),
             StatusCode::NOT_FOUND,
@@ -2197,7 +2213,7 @@ async fn watttime_routes(kind: Kind) {
         .await;
         assert!(d.contains("/v3/my-access"), "{region}: {d}");
     }
-    let d = get_err(app, "/v3/forecast?signal_type=co2_aoer", bad).await;
+    let d = watttime_err(app, "/v3/forecast?signal_type=co2_aoer", bad).await;
     assert!(d.contains("region is required"), "{d}");
     let v = get_ok(app, "/v3/forecast?region=DK1&signal_type=co2_aoer").await;
     assert_eq!(v["meta"]["region"], "DK1");
@@ -2208,19 +2224,22 @@ async fn watttime_routes(kind: Kind) {
         get_ok(app, uri).await,
         json!({"region": "DE", "region_full_name": "Germany", "signal_type": "co2_aoer"})
     );
-    get_err(
-        app,
-        "/v3/region-from-loc?latitude=0&longitude=-150&signal_type=co2_aoer",
-        StatusCode::NOT_FOUND,
-    )
-    .await;
-    get_err(
+    // A point at sea: WattTime's "No coverage available" (aiowatttime's coordinates error).
+    let uri = "/v3/region-from-loc?latitude=0&longitude=-150&signal_type=co2_aoer";
+    let r = get(app, uri).await;
+    let m = watttime_err(app, uri, StatusCode::NOT_FOUND).await;
+    assert!(m.starts_with("No coverage available"), "{m}");
+    assert_eq!(
+        r.json()["error"],
+        "No coverage available for these coordinates and signal_type"
+    );
+    watttime_err(
         app,
         "/v3/region-from-loc?latitude=91&longitude=0&signal_type=co2_aoer",
         bad,
     )
     .await;
-    get_err(
+    watttime_err(
         app,
         "/v3/region-from-loc?latitude=52&signal_type=co2_aoer",
         bad,
@@ -2230,25 +2249,120 @@ async fn watttime_routes(kind: Kind) {
     let regions = v["signal_types"][0]["regions"].as_array().unwrap();
     assert_eq!(v["signal_types"][0]["signal_type"], "co2_aoer");
     assert_eq!(regions.len(), reference().zones.len());
+    assert_eq!(
+        v["signal_types"].as_array().unwrap().len(),
+        1,
+        "co2_aoer alone, so first (the Impact Framework's plugin takes the first)"
+    );
     let de = regions.iter().find(|r| r["region"] == "DE").unwrap();
     assert_eq!(de["data_point_period_seconds"], 900);
-    assert_eq!(de["endpoints"].as_array().unwrap().len(), 3);
+    let endpoints: Vec<&str> = de["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["endpoint"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        endpoints,
+        [
+            "v3/forecast",
+            "v3/historical",
+            "v3/forecast/historical",
+            "v3/signal-index"
+        ]
+    );
     assert_eq!(de["endpoints"][0]["models"][0]["model"], "2026-01-01");
 
-    // Every route needs a token.
+    // Every route needs a token; without one (or with a wrong one), 401 as plain text, not JSON:
+    // WattTime's clients log in again on such an answer only.
     for path in [
         "/v3/forecast?region=DE",
         "/v3/historical?region=DE",
         "/v3/forecast/historical?region=DE",
         "/v3/my-access",
         "/v3/region-from-loc?latitude=52&longitude=13",
+        "/v3/signal-index?region=DE",
     ] {
-        assert_eq!(
-            send(app, request(path, None, &[])).await.status,
-            StatusCode::UNAUTHORIZED,
-            "{path}"
-        );
+        for token in [None, Some("f".repeat(64))] {
+            let r = send(app, request(path, token.as_deref(), &[])).await;
+            assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{path}");
+            assert_eq!(
+                r.header("content-type"),
+                "text/plain; charset=utf-8",
+                "{path}"
+            );
+            assert!(
+                serde_json::from_str::<Value>(&r.text()).is_err(),
+                "{path}: {}",
+                r.text()
+            );
+        }
     }
+}
+
+/// `/v3/signal-index` on the demo's 2024-06-15, at two moments: the current slot's percentile —
+/// the share (whole percent) of the slots of the next 24 hours whose `/v1` value is lower than
+/// the current slot's — in WattTime's shape (`units: percentile`), with `signal_type` or without
+/// it (aiowatttime sends the region alone); other signals and unknown regions refused in
+/// WattTime's error shape.
+async fn watttime_signal_index(kind: Kind) {
+    let env = demo_env(kind);
+    let app = &env.app;
+    let mut seen = BTreeSet::new();
+    for (now, slot, end) in [
+        (
+            datetime!(2024-06-15 12:05:00 UTC),
+            "2024-06-15T12:00:00Z",
+            "2024-06-16T12:15:00Z",
+        ),
+        (
+            datetime!(2024-06-15 03:14:59 UTC),
+            "2024-06-15T03:00:00Z",
+            "2024-06-16T03:15:00Z",
+        ),
+    ] {
+        env.clock.set(now);
+        let v1 = v1_carbon(app, "DE", slot, end).await;
+        let current = v1[slot].0;
+        let ahead: Vec<f64> = v1
+            .iter()
+            .filter(|(t, _)| t.as_str() > slot)
+            .map(|(_, (x, _))| *x)
+            .collect();
+        assert!(ahead.len() >= 30, "{slot}: {} slots ahead", ahead.len());
+        let lower = ahead.iter().filter(|x| **x < current).count();
+        let want = (100.0 * lower as f64 / ahead.len() as f64).round();
+        let v = get_ok(app, "/v3/signal-index?region=de&signal_type=co2_aoer").await;
+        assert_eq!(
+            v,
+            json!({
+                "data": [{"point_time": slot.replace('Z', "+00:00"), "value": want}],
+                "meta": {"region": "DE", "signal_type": "co2_aoer", "model": {"date": "2026-01-01"},
+                         "units": "percentile", "data_point_period_seconds": 900, "warnings": []}
+            }),
+            "{slot}: {lower} of {} slots ahead are lower than {current}",
+            ahead.len()
+        );
+        assert_eq!(get_ok(app, "/v3/signal-index?region=DE").await, v);
+        seen.insert(want as i64);
+    }
+    assert_eq!(seen.len(), 2, "the index moves with the hour: {seen:?}");
+    for signal in ["co2_moer", "health_damage"] {
+        let m = watttime_err(
+            app,
+            &format!("/v3/signal-index?region=DE&signal_type={signal}"),
+            StatusCode::BAD_REQUEST,
+        )
+        .await;
+        assert!(m.contains("co2_aoer"), "{m}");
+    }
+    let m = watttime_err(
+        app,
+        "/v3/signal-index?region=CAISO_NORTH",
+        StatusCode::NOT_FOUND,
+    )
+    .await;
+    assert!(m.contains("/v3/my-access"), "{m}");
 }
 
 /// The forecast archive over HTTP: `/v3/forecast/historical` answers each `generated_at` with the
@@ -2457,6 +2571,7 @@ on_both_backends!(
     over_a_real_socket,
     availability_matches_a_scan_of_the_endpoints,
     watttime_routes,
+    watttime_signal_index,
     forecast_archive_and_accuracy_over_http,
 );
 
@@ -2577,6 +2692,7 @@ fn openapi_describes_every_route_limits_and_score() {
         "/v3/forecast",
         "/v3/historical",
         "/v3/forecast/historical",
+        "/v3/signal-index",
         "/login",
     ] {
         let op = &s["paths"][p]["get"];

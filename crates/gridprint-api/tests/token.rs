@@ -130,6 +130,36 @@ fn assert_problem(r: &Reply, status: StatusCode) {
     assert!(!r.detail().is_empty());
 }
 
+/// A WattTime route's refused credentials: 401 as plain text (not JSON: WattTime's clients read
+/// only such an answer as "log in again"); returns the text.
+fn assert_watttime_401(r: &Reply) -> String {
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text());
+    assert_eq!(
+        r.header(header::CONTENT_TYPE),
+        "text/plain; charset=utf-8",
+        "{}",
+        r.text()
+    );
+    assert!(
+        serde_json::from_str::<Value>(&r.text()).is_err(),
+        "{}",
+        r.text()
+    );
+    assert!(!r.text().is_empty());
+    r.text()
+}
+
+/// A WattTime route's other errors: `status`, `{"error": …, "message": …}` as JSON (WattTime's
+/// shape, which its clients read); returns the message.
+fn assert_watttime_error(r: &Reply, status: StatusCode) -> String {
+    assert_eq!(r.status, status, "{}", r.text());
+    assert_eq!(r.header(header::CONTENT_TYPE), "application/json");
+    let v = r.json();
+    assert_eq!(v.as_object().map(|o| o.len()), Some(2), "{v}");
+    assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
+    v["message"].as_str().unwrap_or_default().to_string()
+}
+
 /// A grant made with `--no-code` keeps the reference service's behaviour.
 #[tokio::test]
 async fn register_succeeds_for_a_granted_email_and_a_second_time_keeps_the_password() {
@@ -990,23 +1020,29 @@ async fn watttime_login_issues_a_token_under_get_tokens_rules() {
         request("/login", None, &[("authorization", "Basic %%%")]),
     ] {
         let r = send(&e.app, req).await;
-        assert_problem(&r, StatusCode::UNAUTHORIZED);
+        let text = assert_watttime_401(&r);
         assert_eq!(
             r.header(header::WWW_AUTHENTICATE),
             "Basic realm=\"gridprint\""
         );
-        assert!(r.detail().contains("HTTP Basic"), "{}", r.detail());
+        assert!(text.contains("HTTP Basic"), "{text}");
     }
-    // Ten wrong passwords at /login: 401 each, with get_token's one answer...
+    // Ten wrong passwords at /login: 401 each (plain text, WattTime's clients' "invalid
+    // credentials"), with get_token's one answer...
     let bad = format!("{EMAIL}:wrong password!!");
     for i in 0..10 {
         let r = send(&e.app, watttime_login(Some(&bad), here)).await;
-        assert_problem(&r, StatusCode::UNAUTHORIZED);
-        assert_eq!(r.detail(), "invalid email or password", "attempt {i}");
+        assert_eq!(
+            assert_watttime_401(&r),
+            "invalid email or password",
+            "attempt {i}"
+        );
     }
-    // ...then the pair is locked, at /login and at get_token, even with the right password.
+    // ...then the pair is locked, at /login (WattTime's JSON error) and at get_token
+    // (problem+json), even with the right password.
     let r = send(&e.app, watttime_login(Some(&good), here)).await;
-    assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
+    assert_watttime_error(&r, StatusCode::TOO_MANY_REQUESTS);
+    assert!(r.header(header::RETRY_AFTER).parse::<u64>().is_ok());
     let body = json!({"email": EMAIL, "password": PASSWORD});
     let r = post_from(&e.app, "/token-request/get_token", body, here).await;
     assert_problem(&r, StatusCode::TOO_MANY_REQUESTS);
@@ -1015,7 +1051,8 @@ async fn watttime_login_issues_a_token_under_get_tokens_rules() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.text());
 }
 
-/// The WattTime routes take a token or an API key, as Bearer or `auth-token`; a wrong one is 401.
+/// The WattTime routes take a token or an API key, as Bearer or `auth-token`; a wrong one is 401
+/// as plain text, and their other errors are WattTime's JSON (`/v1` keeps problem+json).
 #[tokio::test]
 async fn watttime_routes_take_a_token_or_an_api_key() {
     let e = env();
@@ -1031,23 +1068,27 @@ async fn watttime_routes_take_a_token_or_an_api_key() {
         );
         let r = send(&e.app, request(path, None, &[("auth-token", &key)])).await;
         assert_eq!(r.status, StatusCode::OK, "{path}");
-        assert_problem(&get_as(&e.app, path, None).await, StatusCode::UNAUTHORIZED);
+        let r = get_as(&e.app, path, None).await;
+        assert_watttime_401(&r);
+        assert_eq!(r.header(header::WWW_AUTHENTICATE), "Bearer");
         let wrong = "0".repeat(64);
-        assert_problem(
-            &get_as(&e.app, path, Some(&wrong)).await,
-            StatusCode::UNAUTHORIZED,
-        );
+        assert_watttime_401(&get_as(&e.app, path, Some(&wrong)).await);
     }
     // The data routes, past the guard: this state never loads data (503 "still loading").
     for path in [
         "/v3/forecast?region=DE&signal_type=co2_aoer",
         "/v3/historical?region=DE&signal_type=co2_aoer&start=2026-01-01T00:00Z&end=2026-01-02T00:00Z",
         "/v3/forecast/historical?region=DE&signal_type=co2_aoer&start=2026-01-01T00:00Z&end=2026-01-01T01:00Z",
+        "/v3/signal-index?region=DE",
     ] {
-        assert_problem(
-            &get_as(&e.app, path, Some(&key)).await,
-            StatusCode::SERVICE_UNAVAILABLE,
-        );
-        assert_problem(&get_as(&e.app, path, None).await, StatusCode::UNAUTHORIZED);
+        let r = get_as(&e.app, path, Some(&key)).await;
+        assert_watttime_error(&r, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(r.header(header::RETRY_AFTER).parse::<u64>().is_ok());
+        assert_watttime_401(&get_as(&e.app, path, None).await);
     }
+    // /v1 keeps problem+json.
+    assert_problem(
+        &get_as(&e.app, "/v1/zones", Some(&"0".repeat(64))).await,
+        StatusCode::UNAUTHORIZED,
+    );
 }

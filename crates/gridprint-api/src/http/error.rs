@@ -4,8 +4,10 @@
 //! as an RFC 9457 problem document (`application/problem+json`) with the members `type`, `title`,
 //! `status` and `detail`, where `detail` is always a plain string (clients of the reference service
 //! read `detail`). Rejections of axum's own extractors (bad JSON, bad forms, oversized bodies) are
-//! mapped here too, so no response of the service is ever a bare text error. Server-side failures
-//! (5xx) log their cause and show only a generic detail.
+//! mapped here too, so no response of the service is ever a bare text error (but on the WattTime
+//! routes, which answer WattTime's shapes from the [`ErrorDetail`] each response keeps:
+//! `crate::compat::watttime::errors`). Server-side failures (5xx) log their cause and show only a
+//! generic detail.
 //!
 //! One exception, for the reference service's clients (docs/api.md §2): a 422 for wrongly typed
 //! query parameters is the reference framework's own body, `application/json`
@@ -32,6 +34,12 @@ pub struct ApiError {
     bearer_challenge: bool,
     fields: Vec<gridprint_query::FieldError>,
 }
+
+/// The detail of an [`ApiError`], kept in the extensions of the response it renders, so that a
+/// layer answering another service's error shape (`crate::compat::watttime::errors`) reads it
+/// without parsing the body.
+#[derive(Debug, Clone)]
+pub struct ErrorDetail(pub Cow<'static, str>);
 
 /// The JSON body of an error (RFC 9457 members).
 #[derive(Debug, Serialize)]
@@ -217,6 +225,7 @@ impl IntoResponse for ApiError {
         )
             .into_response();
         self.add_headers(&mut resp);
+        resp.extensions_mut().insert(ErrorDetail(self.detail));
         resp
     }
 }

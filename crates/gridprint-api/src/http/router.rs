@@ -1,7 +1,8 @@
 //! The route table and the layers around it: [`router`] (and [`router_with_home`], with the
 //! dashboard at `/`) merges the token service's routes ([`crate::tokens`]), the `/v1` data and
 //! status routes ([`crate::v1`]) and the compatible routes ([`crate::compat`]), puts the data
-//! routes behind the Bearer guard and the public ones behind the per-client limit, and wraps all of
+//! routes behind the Bearer guard and the public ones behind the per-client limit (the WattTime
+//! routes, guards included, inside WattTime's error shape: [`watttime::errors`]), and wraps all of
 //! them in one tower stack of the layers every request passes ([`super::front`], request id,
 //! trace, security headers, CORS, sizes, metrics, compression, timeout, body limit). [`serve`]
 //! runs it on a bound listener ([`super::server`]).
@@ -40,19 +41,31 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
     let request_id = HeaderName::from_static("x-request-id");
     let (data_routes, _spec) = crate::v1::data::data_router()
         .merge(electricitymaps::router())
-        .merge(watttime::router())
         .split_for_parts();
     let (em_public, _spec) = electricitymaps::public_router().split_for_parts();
+    let (watttime_routes, _spec) = watttime::router().split_for_parts();
     let (watttime_login, _spec) = watttime::public_router().split_for_parts();
     let protected = data_routes.route_layer(middleware::from_fn_with_state(
         state.clone(),
         crate::tokens::auth::data_guard,
     ));
+    // The WattTime routes answer WattTime's errors, their guards' (401, 429) included.
+    let watttime_protected = watttime_routes
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::tokens::auth::data_guard,
+        ))
+        .route_layer(middleware::from_fn(watttime::errors::speak_watttime));
+    let watttime_login = watttime_login
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            limit::client_rate_limit,
+        ))
+        .route_layer(middleware::from_fn(watttime::errors::speak_watttime));
     let public = Router::new()
         .merge(crate::tokens::routes())
         .merge(crate::v1::status::routes())
         .merge(em_public)
-        .merge(watttime_login)
         .merge(crate::v1::docs::routes(home.is_none()))
         .merge(home.unwrap_or_default())
         .route_layer(middleware::from_fn_with_state(
@@ -61,7 +74,9 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
         ));
     let routes = Router::new()
         .merge(protected)
+        .merge(watttime_protected)
         .merge(public)
+        .merge(watttime_login)
         .route_layer(middleware::from_fn(layers::tag_route))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)

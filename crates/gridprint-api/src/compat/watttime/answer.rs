@@ -7,9 +7,11 @@
 //! then, read from the store on the request; where the archive holds none, the values gridprint
 //! holds now (said in the answer's `warnings`).
 
+use super::errors::NO_COVERAGE;
 use crate::compat::{CarbonAsk, is_served, locate, number, timestamp};
 use crate::http::error::ApiError;
 use crate::state::AppState;
+use axum::http::StatusCode;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, SlotRange, format_at_offset};
 use gridprint_core::zone::ZoneCode;
@@ -28,6 +30,10 @@ pub const LBS_PER_MWH_PER_G_PER_KWH: f64 = 2.20462;
 pub const SIGNAL: &str = "co2_aoer";
 /// Its unit.
 pub const UNITS: &str = "lbs_co2_per_mwh";
+/// The unit of `/v3/signal-index`.
+pub const PERCENTILE: &str = "percentile";
+/// How far ahead `/v3/signal-index` compares the current value: the forecast of the next 24 hours.
+pub const INDEX_LOOK_AHEAD_HOURS: i64 = 24;
 /// The one model: the reference data set (zones and factors) the footprints are computed with.
 pub const MODEL_DATE: &str = "2026-01-01";
 /// Seconds between points, and between the `generated_at` of forecasts.
@@ -47,7 +53,8 @@ pub const MAX_HORIZON_HOURS: i64 = crate::compat::electricitymaps::carbon::MAX_H
 pub struct WattTimePoint {
     /// Start of the 15-minute slot, UTC (`2025-01-15T10:00:00+00:00`).
     pub point_time: String,
-    /// lbs CO2 per MWh: `/v1/footprints`' value (g/kWh, global, life-cycle) × 2.20462.
+    /// lbs CO2 per MWh: `/v1/footprints`' value (g/kWh, global, life-cycle) × 2.20462
+    /// (`/v3/signal-index`: the percentile, 0 to 100).
     pub value: f64,
     /// Only with `include_imputed_marker=true`: true when the slot is not `complete` (estimated
     /// or forecast by gridprint).
@@ -81,7 +88,7 @@ pub struct WattTimeMeta {
     #[schema(value_type = String)]
     pub signal_type: &'static str,
     pub model: WattTimeModel,
-    /// Always `lbs_co2_per_mwh`.
+    /// `lbs_co2_per_mwh`; `percentile` on `/v3/signal-index`.
     #[schema(value_type = String)]
     pub units: &'static str,
     /// 900: one point per 15-minute slot.
@@ -173,7 +180,7 @@ pub struct WattTimeAccessSignal {
     pub regions: Vec<WattTimeAccessRegion>,
 }
 
-/// `/v3/my-access`: `co2_aoer` in every served zone, on the three data endpoints.
+/// `/v3/my-access`: `co2_aoer` in every served zone, on the data endpoints.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct WattTimeAccess {
     pub signal_types: Vec<WattTimeAccessSignal>,
@@ -315,7 +322,15 @@ pub fn region_from_loc(state: &AppState, p: &QueryParams<'_>) -> Result<Value, A
         (Some(lat), Some(lon)) => (lat, lon),
         _ => return Err(ApiError::bad_request("latitude and longitude are required")),
     };
-    let code = locate(svc, cache, lat, lon)?;
+    let code = locate(svc, cache, lat, lon).map_err(|e| {
+        if e.status() == StatusCode::NOT_FOUND {
+            ApiError::not_found(format!(
+                "{NO_COVERAGE}: no zone served here contains latitude {lat}, longitude {lon}"
+            ))
+        } else {
+            e
+        }
+    })?;
     let zones = &cache.reference().zones;
     let full_name = zones
         .index_of_str(&code)
@@ -327,7 +342,16 @@ pub fn region_from_loc(state: &AppState, p: &QueryParams<'_>) -> Result<Value, A
     }))
 }
 
-/// `/v3/my-access`: `co2_aoer` of every zone on the three data endpoints.
+/// The data endpoints `/v3/my-access` lists for every region.
+pub const ENDPOINTS: [&str; 4] = [
+    "v3/forecast",
+    "v3/historical",
+    "v3/forecast/historical",
+    "v3/signal-index",
+];
+
+/// `/v3/my-access`: `co2_aoer` (the one signal, so the first: the clients that take the first
+/// signal type take it) of every zone on the data endpoints ([`ENDPOINTS`]).
 pub fn my_access(state: &AppState, _p: &QueryParams<'_>) -> Result<Value, ApiError> {
     let cache = &state.query().cache();
     let zones = &cache.reference().zones;
@@ -340,7 +364,7 @@ pub fn my_access(state: &AppState, _p: &QueryParams<'_>) -> Result<Value, ApiErr
                 .days()
                 .first()
                 .map(|d| Slot::first_of_day(*d).start().date().to_string());
-            let endpoints = ["v3/forecast", "v3/historical", "v3/forecast/historical"]
+            let endpoints = ENDPOINTS
                 .into_iter()
                 .map(|endpoint| WattTimeAccessEndpoint {
                     endpoint,
@@ -383,6 +407,51 @@ pub fn forecast(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError
     Ok(json!(WattTimeData {
         data,
         meta: meta(&ask.code, true, Some(current), Vec::new()),
+    }))
+}
+
+/// `/v3/signal-index`: the current slot's percentile against the forecast ahead, as WattTime
+/// defines its index — the share (0 to 100, whole numbers) of the slots of the next
+/// [`INDEX_LOOK_AHEAD_HOURS`] hours (after the current one) whose value is lower than the current
+/// one: 0 when now is the cleanest of the day ahead, 100 when every slot ahead is cleaner.
+pub fn signal_index(state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let cache = state.query().cache();
+    let ask = &data_ask(state, p, &cache)?;
+    let current = Slot::containing(ask.now).start();
+    let end = current + Duration::hours(INDEX_LOOK_AHEAD_HOURS) + Duration::seconds(PERIOD_SECONDS);
+    let points = ask.carbon_slots(current, end)?;
+    let now_value = points
+        .iter()
+        .find(|(t, _, _)| *t == current)
+        .map(|(_, v, _)| *v)
+        .ok_or_else(|| {
+            ApiError::not_found(format!(
+                "region '{}' has no value for the current slot yet",
+                ask.code
+            ))
+        })?;
+    let ahead: Vec<f64> = points
+        .iter()
+        .filter(|(t, _, _)| *t > current)
+        .map(|(_, v, _)| *v)
+        .collect();
+    if ahead.is_empty() {
+        return Err(ApiError::not_found(format!(
+            "region '{}' has no forecast ahead of the current slot yet",
+            ask.code
+        )));
+    }
+    let lower = ahead.iter().filter(|v| **v < now_value).count();
+    let percentile = (100.0 * lower as f64 / ahead.len() as f64).round();
+    let mut meta = meta(&ask.code, false, None, Vec::new());
+    meta.units = PERCENTILE;
+    Ok(json!(WattTimeData {
+        data: vec![WattTimePoint {
+            point_time: stamp(current),
+            value: percentile,
+            imputed_data_used: None,
+        }],
+        meta,
     }))
 }
 

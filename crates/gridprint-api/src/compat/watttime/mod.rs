@@ -7,16 +7,16 @@
 //! (`crate::tokens::token::do_get_token`: the brute-force guard, the per-account issue limit).
 //! [`router`] lists the protected paths (a token or an API key, as `Authorization: Bearer` or
 //! `auth-token`; the account's rate limit), one line per path; each path's OpenAPI operation (tag
-//! `WattTime`) is built beside it. The answers are in [`answer`]; docs/compatibility.md lists the
-//! paths, fields, units, region names and what is not supported.
+//! `WattTime`) is built beside it. The answers are in [`answer`], the error answers (WattTime's
+//! shape, not problem+json) in [`errors`]; docs/compatibility.md lists the paths, fields, units,
+//! region names and what is not supported.
 
 pub mod answer;
+pub mod errors;
 
 use crate::compat::{RouteDoc, respond};
 use crate::http::error::ApiError;
-use crate::http::failures::TokenIssueLimit;
 use crate::http::front::ClientAddr;
-use crate::http::params::schemas;
 use crate::state::AppState;
 use crate::tokens::auth::AuthUser;
 use crate::v1::format::pairs_of;
@@ -35,9 +35,11 @@ use gridprint_store::access::normalize_email;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
+use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::path::{HttpMethod, Operation, Parameter, Paths};
+use utoipa::openapi::response::{Response as OpenApiResponse, ResponseBuilder};
 use utoipa::openapi::{Ref, RefOr, Schema};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::{IntoParams, PartialSchema, ToSchema};
 use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 
 /// The OpenAPI tag of the WattTime routes.
@@ -56,6 +58,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(route("/v3/my-access", answer::my_access, Doc::MyAccess))
         .routes(route("/v3/forecast", answer::forecast, Doc::Forecast))
         .routes(route("/v3/historical", answer::historical, Doc::Historical))
+        .routes(route(
+            "/v3/signal-index",
+            answer::signal_index,
+            Doc::SignalIndex,
+        ))
         .routes(forecast_historical_route())
 }
 
@@ -109,8 +116,9 @@ fn basic_credentials(headers: &HeaderMap) -> Result<(String, String), ApiError> 
     responses(
         (status = 200, description = "A new token", body = WattTimeLogin,
             headers(("Cache-Control" = String, description = "`no-store`"))),
-        (status = 401, description = "No Basic credentials, unknown email or wrong password (one answer for both)", body = schemas::Problem, content_type = "application/problem+json"),
-        TokenIssueLimit,
+        (status = 401, description = "No Basic credentials, unknown email or wrong password (one answer for both), as plain text: WattTime's clients read a login answer that is not JSON as refused credentials", body = String, content_type = "text/plain"),
+        (status = 429, description = "Too many attempts or tokens (`Retry-After`)", body = errors::WattTimeError, content_type = "application/json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 pub(crate) async fn login(
@@ -154,6 +162,7 @@ enum Doc {
     Forecast,
     Historical,
     ForecastHistorical,
+    SignalIndex,
 }
 
 /// One route: `GET path` answered by `handler` once `signal_type` is checked (every route reads
@@ -195,6 +204,23 @@ fn forecast_historical_route() -> UtoipaMethodRouter<AppState> {
     (schemas, paths, method)
 }
 
+/// A WattTime error answer of the OpenAPI document: [`errors::WattTimeError`] as JSON.
+fn error_response(description: &str) -> RefOr<OpenApiResponse> {
+    RefOr::T(
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(RefOr::Ref(Ref::from_schema_name(
+                        errors::WattTimeError::name(),
+                    ))))
+                    .build(),
+            )
+            .build(),
+    )
+}
+
 /// A route's OpenAPI operation and the answer schemas the routes name.
 fn described(path: &'static str, doc: Doc) -> (Vec<(String, RefOr<Schema>)>, Paths) {
     let mut paths = Paths::new();
@@ -204,6 +230,7 @@ fn described(path: &'static str, doc: Doc) -> (Vec<(String, RefOr<Schema>)>, Pat
     body_schemas::<WattTimeHistoricalForecasts>(&mut schemas);
     body_schemas::<WattTimeRegion>(&mut schemas);
     body_schemas::<WattTimeAccess>(&mut schemas);
+    body_schemas::<errors::WattTimeError>(&mut schemas);
     (schemas, paths)
 }
 
@@ -317,6 +344,14 @@ fn operation(path: &str, doc: Doc) -> Operation {
             [region, window, MarkerParams::into_params(|| None)].concat(),
             WattTimeData::name(),
         ),
+        Doc::SignalIndex => (
+            format!(
+                "The current 15-minute slot's percentile (0-100) against the forecast of the next {} hours: the share of the slots ahead with a lower co2_aoer",
+                answer::INDEX_LOOK_AHEAD_HOURS
+            ),
+            region,
+            WattTimeData::name(),
+        ),
         Doc::ForecastHistorical => (
             "For each 15-minute slot from start to end (at most 1 day), the following horizon_hours of the forecast issued then (the worker's archive; where it holds none, the values gridprint holds now, said in meta.warnings)".into(),
             [region, window, horizon].concat(),
@@ -338,14 +373,27 @@ fn operation(path: &str, doc: Doc) -> Operation {
         errors: vec![
             (
                 "400",
-                schemas::problem_response(
-                    "A parameter cannot be read or is out of range, a window is too long, or a signal other than co2_aoer (see `detail`)",
+                error_response(
+                    "A parameter cannot be read or is out of range, a window is too long, or a signal other than co2_aoer (error `Invalid query parameters`, see `message`)",
+                ),
+            ),
+            (
+                "401",
+                RefOr::T(
+                    ResponseBuilder::new()
+                        .description("Missing, malformed, expired or revoked token or key, as plain text (not JSON: WattTime's clients log in again on it)")
+                        .content("text/plain", ContentBuilder::new().schema(Some(String::schema())).build())
+                        .build(),
                 ),
             ),
             (
                 "404",
-                schemas::problem_response("Unknown region, or coordinates in no served zone"),
+                error_response(
+                    "Unknown region, or coordinates in no served zone (error `No coverage available for these coordinates and signal_type`)",
+                ),
             ),
+            ("429", error_response("Rate limit of the account exceeded (`Retry-After`)")),
+            ("503", error_response("Data or storage not available yet (`Retry-After`)")),
         ],
     })
 }
