@@ -8,10 +8,11 @@
 //! forecast).
 
 use super::ask::{Ask, Granularity};
-use super::zone_keys::key_of;
+use super::zone_keys::{code_of, key_of};
 use crate::compat::timestamp;
 use crate::http::error::ApiError;
 use crate::state::AppState;
+use gridprint_core::data_centers::data_centers as cloud_regions;
 use gridprint_core::slot::{format_timestamp, parse_timestamp};
 use gridprint_query::DataCache;
 use gridprint_query::params::QueryParams;
@@ -44,6 +45,31 @@ fn zones_of(cache: &DataCache) -> Value {
 /// `GET /v3/zones` (and `/v4/zones`).
 pub fn zones(state: &AppState, _p: &QueryParams<'_>) -> Result<Value, ApiError> {
     Ok(zones_of(&state.query().cache()))
+}
+
+/// `GET /v3/data-centers`: the cloud regions of `gridprint_core::data_centers` in Electricity Maps'
+/// shape, optionally only those of `zone` (a zone key or code) or of `dataCenterProvider`.
+pub fn data_centers(_state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let zone = p.get("zone").map(code_of);
+    let provider = p.get("dataCenterProvider");
+    let list: Vec<Value> = cloud_regions()
+        .iter()
+        .filter(|d| zone.as_ref().is_none_or(|z| *z == d.zone))
+        .filter(|d| provider.is_none_or(|v| d.provider.eq_ignore_ascii_case(v.trim())))
+        .map(|d| {
+            json!({
+                "provider": d.provider,
+                "lonlat": [d.longitude, d.latitude],
+                "displayName": format!("{} ({})", d.place, d.region),
+                "region": d.region,
+                "zoneKey": d.em_zone_key,
+                "status": d.status,
+                "source": d.source,
+                "operationalSince": Value::Null,
+            })
+        })
+        .collect();
+    Ok(Value::Array(list))
 }
 
 /// `GET /v3/carbon-intensity/latest`: the latest point at or before now.
