@@ -211,7 +211,13 @@ fn route(path: &'static str, handler: Handler, doc: Doc) -> UtoipaMethodRouter<A
         .collect();
     let mut paths = Paths::new();
     paths.add_path_operation(path, vec![HttpMethod::Get], op);
-    let schemas = vec![(CarbonPoint::name().into(), CarbonPoint::schema())];
+    let schemas = vec![
+        (CarbonPoint::name().into(), CarbonPoint::schema()),
+        (
+            carbon::DataCenterEntry::name().into(),
+            carbon::DataCenterEntry::schema(),
+        ),
+    ];
     let method = if matches!(doc, Doc::Zones | Doc::DataCenters) {
         get(
             move |State(state): State<AppState>, RawQuery(q): RawQuery, headers: HeaderMap| async move {
@@ -462,7 +468,11 @@ fn operation(path: &str, doc: Doc) -> Operation {
         Doc::DataCenters => (
             "Cloud regions (AWS, Azure, Google Cloud) in the served zones: provider, region, lonlat, displayName, zoneKey, status, source (public)",
             DataCenterParams::into_params(|| None),
-            ArrayBuilder::new().items(object()).into(),
+            ArrayBuilder::new()
+                .items(RefOr::Ref(Ref::from_schema_name(
+                    carbon::DataCenterEntry::name(),
+                )))
+                .into(),
         ),
         Doc::Latest => ("Latest carbon intensity of a zone", zone, point_ref()),
         Doc::History => (
