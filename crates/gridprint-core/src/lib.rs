@@ -7,9 +7,10 @@
 //! `testing` (feature `testing`): a deterministic random number generator for benchmarks and tests.
 //! [`secret::Secret`] keeps passwords, tokens and keys out of `Debug` output in every crate above.
 //! [`tso_forecast`]: the TSOs' own forecasts, kept apart from the actual inputs, with the deadlines
-//! of their publication.
+//! of their publication. [`data_centers`]: the public cloud regions in the served zones.
 
 pub mod best_window;
+pub mod data_centers;
 pub mod derived;
 pub mod engine;
 pub mod inputs;

@@ -67,15 +67,17 @@ pub struct Authenticated {
 
 /// Verifies a presented token: shape, cache or store, expiry. When the token needs a store lookup
 /// and `client` is given, the lookup first counts against that client address's rate limit.
+/// `sent_as` names what the client sent (`bearer token`, or [`IN_AUTH_TOKEN`]) in the 401's detail.
 pub async fn verify_token(
     state: &AppState,
     token: &str,
     client: Option<ClientAddr>,
+    sent_as: &'static str,
 ) -> Result<Authenticated, Response> {
     if !is_well_formed(token) {
-        return Err(ApiError::unauthorized_bearer(
-            "malformed bearer token; get a new one from the token service",
-        )
+        return Err(ApiError::unauthorized_bearer(format!(
+            "malformed {sent_as}; get a new one from the token service"
+        ))
         .into_response());
     }
     let hash = token_hash(token).into_inner();
@@ -118,9 +120,9 @@ pub async fn verify_token(
                 }
                 (Ok(None), _) => {
                     cache.remove(&hash);
-                    return Err(ApiError::unauthorized_bearer(
-                        "invalid or revoked bearer token; get a new one from the token service",
-                    )
+                    return Err(ApiError::unauthorized_bearer(format!(
+                        "invalid or revoked {sent_as}; get a new one from the token service"
+                    ))
                     .into_response());
                 }
                 // The store is down: keep serving a recently confirmed token, within the revocation promise.
@@ -133,9 +135,9 @@ pub async fn verify_token(
         }
     };
     if now.unix_timestamp() >= record.expires_at {
-        return Err(ApiError::unauthorized_bearer(
-            "bearer token expired; get a new one from the token service",
-        )
+        return Err(ApiError::unauthorized_bearer(format!(
+            "{sent_as} expired; get a new one from the token service"
+        ))
         .into_response());
     }
     let expires_at = OffsetDateTime::from_unix_timestamp(record.expires_at)
@@ -157,8 +159,16 @@ pub(crate) async fn authenticate(
     client: ClientAddr,
 ) -> Result<Authenticated, Response> {
     let token = bearer(headers).map_err(IntoResponse::into_response)?;
-    verify_token(state, token, Some(client)).await
+    let sent_as = if headers.contains_key(header::AUTHORIZATION) {
+        "bearer token"
+    } else {
+        IN_AUTH_TOKEN
+    };
+    verify_token(state, token, Some(client), sent_as).await
 }
+
+/// How a 401 names a key sent in the `auth-token` header.
+pub const IN_AUTH_TOKEN: &str = "key in the auth-token header";
 
 /// The header Electricity Maps and CO2 Signal clients send their key in (`auth-token: <key>`).
 pub const AUTH_TOKEN: &str = "auth-token";
@@ -179,7 +189,9 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     }
     let mut all = headers.get_all(header::AUTHORIZATION).iter();
     let value = all.next().ok_or_else(|| {
-        ApiError::unauthorized_bearer("missing bearer token: send 'Authorization: Bearer <token>'")
+        ApiError::unauthorized_bearer(
+            "missing token: send 'Authorization: Bearer <token>' or 'auth-token: <key>' (the Electricity Maps clients' header)",
+        )
     })?;
     if all.next().is_some() {
         return Err(ApiError::unauthorized_bearer(

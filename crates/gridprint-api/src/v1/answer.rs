@@ -254,7 +254,7 @@ pub(crate) async fn answer<E: EndpointDef>(
     let ignored = crate::v1::ignored::header_value(&crate::v1::ignored::ignored(
         &pairs,
         known,
-        &svc.reference().zones,
+        Some(&svc.reference().zones),
     ));
     let ctx = ParseContext {
         zones: &cache.reference().zones,

@@ -41,8 +41,9 @@ fn enc(s: &str) -> String {
 }
 
 /// The items for a request with these `pairs`, given the endpoint's `known` parameter names and the
-/// zone set (empty when nothing was ignored).
-pub fn ignored(pairs: &[(String, String)], known: &[String], zones: &Zones) -> Vec<String> {
+/// zone set (empty when nothing was ignored). Without a zone set (routes that answer an unknown zone
+/// with 404, such as the Electricity Maps routes) zone codes are not checked.
+pub fn ignored(pairs: &[(String, String)], known: &[String], zones: Option<&Zones>) -> Vec<String> {
     let p = QueryParams::new(pairs);
     // Every data request passes here: nothing is allocated unless something is named.
     let mut out = Vec::new();
@@ -59,7 +60,7 @@ pub fn ignored(pairs: &[(String, String)], known: &[String], zones: &Zones) -> V
                 out.push(format!("earlier={}", enc(&format!("{name}={v}"))));
             }
         }
-        if is_zone_param(name) {
+        if let Some(zones) = zones.filter(|_| is_zone_param(name)) {
             for code in unknown_codes(p.value(name).unwrap_or(""), zones) {
                 out.push(format!("zone={}", enc(code)));
             }
@@ -122,7 +123,7 @@ mod tests {
         let got = ignored(
             &pairs("zone=ES&zone=FR,XX&footprint_typ=water&x y=1"),
             &known,
-            &zones,
+            Some(&zones),
         );
         assert_eq!(
             got,
@@ -141,7 +142,7 @@ mod tests {
             ignored(
                 &pairs("zone=es,FR&start=2024-06-15&end=2024-06-16"),
                 &known,
-                &zones
+                Some(&zones)
             )
             .is_empty()
         );
@@ -150,6 +151,10 @@ mod tests {
             .map(|i| format!("p{i}=1"))
             .collect::<Vec<_>>()
             .join("&");
-        assert_eq!(ignored(&pairs(&many), &known, &zones).len(), MAX_ITEMS);
+        assert_eq!(
+            ignored(&pairs(&many), &known, Some(&zones)).len(),
+            MAX_ITEMS
+        );
+        assert_eq!(ignored(&pairs("zone=XX&x=1"), &known, None), ["param=x"]);
     }
 }

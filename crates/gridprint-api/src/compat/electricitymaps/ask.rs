@@ -1,12 +1,15 @@
 //! What every Electricity Maps route reads and how it writes a carbon point: the zone and options
-//! of a request ([`Ask`]), `temporalGranularity` ([`Granularity`]) and the point itself
-//! ([`CarbonPoint`], [`estimation_method`]). The routes' answers are in [`super::carbon`] and
-//! [`super::power`], which both read through here (neither reads the other).
+//! of a request ([`Ask`]; a zone key, a data centre ([`data_center_code`]) or coordinates),
+//! `temporalGranularity` ([`Granularity`]), boolean parameters ([`flag`]), the point itself
+//! ([`CarbonPoint`], [`estimation_method`]) and the integers Electricity Maps sends ([`integer`]).
+//! The routes' answers are in [`super::carbon`], [`super::power`] and [`super::optimizer`], which
+//! read through here (none reads another).
 
 use super::zone_keys::{code_of, key_of};
 use crate::compat::{CarbonAsk, is_served, locate, number};
 use crate::http::error::ApiError;
 use crate::state::AppState;
+use gridprint_core::data_centers;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, format_timestamp};
@@ -75,8 +78,9 @@ impl Granularity {
 pub struct CarbonPoint {
     /// The Electricity Maps zone key.
     pub zone: String,
-    /// gridprint's global (flow-traced) carbon footprint, gCO2eq/kWh, 2 decimals as `/v1` writes it.
-    pub carbon_intensity: f64,
+    /// gridprint's global (flow-traced) carbon footprint, gCO2eq/kWh: `/v1`'s number rounded to an
+    /// integer (half away from zero), as Electricity Maps sends it.
+    pub carbon_intensity: i64,
     /// Start of the slot, hour or day (UTC).
     pub datetime: String,
     /// The time of the answer (gridprint keeps no update time per point).
@@ -98,6 +102,25 @@ pub struct CarbonPoint {
     /// `preview` or `missing`.
     #[schema(value_type = String)]
     pub zone_status: &'static str,
+}
+
+/// A number as Electricity Maps sends it where its API has integers (`carbonIntensity`, power
+/// breakdowns and totals, percentages): `/v1`'s number (2 decimals) rounded half away from zero.
+pub fn integer(value: f64) -> i64 {
+    round2(value).round() as i64
+}
+
+/// A boolean parameter: `true` or `false`, in any case (Python clients write `True`, `False`);
+/// `default` when absent, else 400 naming the parameter.
+pub(super) fn flag(p: &QueryParams<'_>, name: &str, default: bool) -> Result<bool, ApiError> {
+    match p.get(name) {
+        None => Ok(default),
+        Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
+        Some(_) => Err(ApiError::bad_request(format!(
+            "{name}: true or false (True and False are read too)"
+        ))),
+    }
 }
 
 /// `estimationMethod` of a slot's status: none for `complete`, gridprint's estimation for
@@ -128,7 +151,7 @@ impl Ask<'_> {
         let stamp = format_timestamp(self.carbon.now);
         CarbonPoint {
             zone: key_of(&self.carbon.code).to_string(),
-            carbon_intensity: round2(value),
+            carbon_intensity: integer(value),
             datetime: format_timestamp(t),
             updated_at: stamp.clone(),
             created_at: stamp,
@@ -226,11 +249,7 @@ impl<'a> Ask<'a> {
                 )));
             }
         };
-        let estimations = match p.get("disableEstimations") {
-            None | Some("false") => true,
-            Some("true") => false,
-            Some(_) => return Err(ApiError::bad_request("disableEstimations: true or false")),
-        };
+        let estimations = !flag(p, "disableEstimations", false)?;
         Ok(Ask {
             carbon: CarbonAsk {
                 svc,
@@ -251,7 +270,8 @@ impl<'a> Ask<'a> {
 }
 
 /// The gridprint code a request names: `zone`, else `zoneKey`, else `countryCode` (an Electricity
-/// Maps key or a gridprint code), else `lat` and `lon`.
+/// Maps key or a gridprint code), else `dataCenterProvider` with `dataCenterRegion`, else `lat` and
+/// `lon`.
 pub(super) fn zone_code(
     p: &QueryParams<'_>,
     svc: &QueryService,
@@ -270,10 +290,40 @@ pub(super) fn zone_code(
         }
         return Ok(code);
     }
+    match (p.get("dataCenterProvider"), p.get("dataCenterRegion")) {
+        (Some(provider), Some(region)) => return data_center_code(provider, region, cache),
+        (None, None) => {}
+        _ => {
+            return Err(ApiError::bad_request(
+                "give dataCenterProvider and dataCenterRegion together",
+            ));
+        }
+    }
     match (number(p, "lat")?, number(p, "lon")?) {
         (Some(lat), Some(lon)) => locate(svc, cache, lat, lon),
         _ => Err(ApiError::bad_request(
-            "give zone= (an Electricity Maps zone key such as DE or DK-DK1, or a gridprint zone code), or lat= and lon=",
+            "give zone= (an Electricity Maps zone key such as DE or DK-DK1, or a gridprint zone code), dataCenterProvider= and dataCenterRegion=, or lat= and lon=",
         )),
     }
+}
+
+/// The gridprint code of the zone a cloud region draws from (`gridprint_core::data_centers`): 404
+/// naming the pair when the table does not have it.
+pub(super) fn data_center_code(
+    provider: &str,
+    region: &str,
+    cache: &DataCache,
+) -> Result<String, ApiError> {
+    let clip = |s: &str| s.chars().take(64).collect::<String>();
+    data_centers::find(provider, region)
+        .map(|d| d.zone.clone())
+        .filter(|code| is_served(&cache.reference().zones, code))
+        .ok_or_else(|| {
+            ApiError::not_found(format!(
+                "data centre '{}' '{}' (dataCenterProvider, dataCenterRegion) is not served here: GET /v3/data-centers lists them ({})",
+                clip(provider),
+                clip(region),
+                data_centers::providers().join(", ")
+            ))
+        })
 }

@@ -8,16 +8,19 @@
 //! forecast).
 
 use super::ask::{Ask, Granularity};
-use super::zone_keys::key_of;
+use super::zone_keys::{code_of, key_of};
 use crate::compat::timestamp;
 use crate::http::error::ApiError;
 use crate::state::AppState;
+use gridprint_core::data_centers::data_centers as cloud_regions;
 use gridprint_core::slot::{format_timestamp, parse_timestamp};
 use gridprint_query::DataCache;
 use gridprint_query::params::QueryParams;
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use time::Duration;
+use utoipa::ToSchema;
 
 /// Longest `past-range` window at 15-minute and hourly granularity.
 pub const MAX_RANGE_DAYS: i64 = 10;
@@ -44,6 +47,52 @@ fn zones_of(cache: &DataCache) -> Value {
 /// `GET /v3/zones` (and `/v4/zones`).
 pub fn zones(state: &AppState, _p: &QueryParams<'_>) -> Result<Value, ApiError> {
     Ok(zones_of(&state.query().cache()))
+}
+
+/// One cloud region in the shape of Electricity Maps' `/v3/data-centers`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DataCenterEntry {
+    /// `aws`, `azure` or `gcp`.
+    pub provider: String,
+    /// `[longitude, latitude]` of the town (or capital) the provider names: it locates the town,
+    /// not the data centre.
+    pub lonlat: [f64; 2],
+    /// `<place> (<region>)`.
+    pub display_name: String,
+    /// The region as the provider writes it.
+    pub region: String,
+    /// The Electricity Maps key of the zone the region draws from.
+    pub zone_key: String,
+    /// `operational` or `planned`.
+    pub status: String,
+    /// The provider's page that lists the region.
+    pub source: String,
+    /// Not in gridprint's table: always null.
+    pub operational_since: Option<String>,
+}
+
+/// `GET /v3/data-centers`: the cloud regions of `gridprint_core::data_centers` in Electricity Maps'
+/// shape, optionally only those of `zone` (a zone key or code) or of `dataCenterProvider`.
+pub fn data_centers(_state: &AppState, p: &QueryParams<'_>) -> Result<Value, ApiError> {
+    let zone = p.get("zone").map(code_of);
+    let provider = p.get("dataCenterProvider");
+    let list: Vec<DataCenterEntry> = cloud_regions()
+        .iter()
+        .filter(|d| zone.as_ref().is_none_or(|z| *z == d.zone))
+        .filter(|d| provider.is_none_or(|v| d.provider.eq_ignore_ascii_case(v.trim())))
+        .map(|d| DataCenterEntry {
+            provider: d.provider.clone(),
+            lonlat: [d.longitude, d.latitude],
+            display_name: format!("{} ({})", d.place, d.region),
+            region: d.region.clone(),
+            zone_key: d.em_zone_key.clone(),
+            status: d.status.clone(),
+            source: d.source.clone(),
+            operational_since: None,
+        })
+        .collect();
+    Ok(json!(list))
 }
 
 /// `GET /v3/carbon-intensity/latest`: the latest point at or before now.

@@ -6,9 +6,11 @@
 //! `unknown`), in `/v1`'s order. `renewablePercentage` is the share of biomass, geothermal, hydro
 //! (not pumped storage), marine, other renewable, solar and wind in the consumption;
 //! `fossilFreePercentage` 100 − the share of coal, gas and oil. Flags follow the slot's
-//! `zone_status` in `/v1/mix`, as for carbon points.
+//! `zone_status` in `/v1/mix`, as for carbon points. The breakdowns, totals and percentages are
+//! integers, as Electricity Maps sends them ([`integer`]: the 2-decimal sum rounded half away from
+//! zero).
 
-use super::ask::{Ask, Granularity, estimation_method};
+use super::ask::{Ask, Granularity, estimation_method, integer};
 use super::zone_keys::key_of;
 use crate::http::error::ApiError;
 use crate::state::AppState;
@@ -100,14 +102,14 @@ fn add_points<K: Ord + Clone>(
     }
 }
 
-fn total<K>(map: &BTreeMap<K, f64>) -> f64 {
-    round2(map.values().sum())
+fn total<K>(map: &BTreeMap<K, f64>) -> i64 {
+    integer(map.values().sum())
 }
 
 fn rounded<K: ToString>(map: &BTreeMap<K, f64>) -> Value {
     Value::Object(
         map.iter()
-            .map(|(k, v)| (k.to_string(), json!(round2(*v))))
+            .map(|(k, v)| (k.to_string(), json!(integer(*v))))
             .collect::<Map<_, _>>(),
     )
 }
@@ -209,7 +211,7 @@ fn breakdowns(
             let consumed: f64 = s.consumption.values().sum();
             let share = |part: f64| {
                 if consumed > 0.0 {
-                    json!(round2(100.0 * part / consumed))
+                    json!(integer(100.0 * part / consumed))
                 } else {
                     Value::Null
                 }
@@ -223,7 +225,7 @@ fn breakdowns(
                 "powerProductionBreakdown": rounded(&s.production),
                 "powerImportBreakdown": rounded(&s.imports),
                 "powerExportBreakdown": rounded(&s.exports),
-                "fossilFreePercentage": if consumed > 0.0 { json!(round2(100.0 - 100.0 * s.fossil / consumed)) } else { Value::Null },
+                "fossilFreePercentage": if consumed > 0.0 { json!(integer(100.0 - 100.0 * s.fossil / consumed)) } else { Value::Null },
                 "renewablePercentage": share(s.renewable),
                 "powerConsumptionTotal": total(&s.consumption),
                 "powerProductionTotal": total(&s.production),
