@@ -57,7 +57,7 @@ while [ $# -gt 0 ]; do
     --port) port="$2"; shift 2 ;;
     --server-nofile) nofile="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     -*) echo "unknown argument $1" >&2; exit 2 ;;
     *) bin="$1"; shift ;;
   esac
