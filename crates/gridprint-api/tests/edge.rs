@@ -107,7 +107,11 @@ async fn past_the_connection_cap_slow_connections_give_way_to_prompt_clients() {
         .into_iter()
         .filter(|&closed| closed)
         .count();
-    assert_eq!(closed, 16 + 1 - CAP, "slow connections closed by the server");
+    assert_eq!(
+        closed,
+        16 + 1 - CAP,
+        "slow connections closed by the server"
+    );
     let _ = stop.send(());
     server.await.unwrap().unwrap();
 }
@@ -123,7 +127,8 @@ async fn stalled_and_endless_bodies_get_408_at_the_body_deadline() {
         ..quiet_config()
     })
     .await;
-    const HEAD: &str = "POST /token-request/get_token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
+    const HEAD: &str =
+        "POST /token-request/get_token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
     // Sends `first`, then `more` every 200 ms until the server closes the connection; returns
     // what it answered and when.
     async fn send(addr: SocketAddr, first: String, more: &'static [u8]) -> (String, Duration) {
@@ -143,7 +148,10 @@ async fn stalled_and_endless_bodies_get_408_at_the_body_deadline() {
         let read = tokio::time::timeout(Duration::from_secs(20), read.read_to_end(&mut buf)).await;
         trickle.abort();
         assert!(read.is_ok(), "the connection is still open after 20 s");
-        (String::from_utf8_lossy(&buf).into_owned(), started.elapsed())
+        (
+            String::from_utf8_lossy(&buf).into_owned(),
+            started.elapsed(),
+        )
     }
     let stalled = format!("{HEAD}Content-Length: 100\r\n\r\n{{\"email\": \"a");
     let endless = format!("{HEAD}Transfer-Encoding: chunked\r\n\r\n1\r\n{{\r\n");

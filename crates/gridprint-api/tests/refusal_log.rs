@@ -46,7 +46,9 @@ fn store() -> SharedStore {
     );
     let now = NOW.unix_timestamp();
     store.grant(EMAIL, None, now).unwrap();
-    store.register(EMAIL, "$argon2id$not-a-real-hash", now).unwrap();
+    store
+        .register(EMAIL, "$argon2id$not-a-real-hash", now)
+        .unwrap();
     store
         .insert_token(&TokenRecord {
             token_hash: gridprint_api::tokens::auth::token_hash(TOKEN),
@@ -119,7 +121,11 @@ async fn budget_refusals_are_counted_and_summarised_not_logged_one_by_one() {
         .iter()
         .map(|l| {
             let n = l.split("refused=").nth(1).unwrap();
-            n.split_whitespace().next().unwrap().parse::<usize>().unwrap()
+            n.split_whitespace()
+                .next()
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
         })
         .sum();
     assert_eq!(counted, REFUSED, "{text}");

@@ -111,7 +111,10 @@ impl ConnectionCap {
     /// Connections holding a seat now.
     #[cfg(test)]
     fn open(&self) -> usize {
-        self.seats.lock().unwrap_or_else(PoisonError::into_inner).open
+        self.seats
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .open
     }
 }
 
@@ -125,7 +128,11 @@ impl Seat {
     /// first call.
     pub(crate) fn started(&self) {
         if !self.started.swap(true, Ordering::Relaxed) {
-            let mut s = self.cap.seats.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut s = self
+                .cap
+                .seats
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             s.waiting.remove(&self.serial);
         }
     }
@@ -133,7 +140,11 @@ impl Seat {
 
 impl Drop for Seat {
     fn drop(&mut self) {
-        let mut s = self.cap.seats.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut s = self
+            .cap
+            .seats
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         s.waiting.remove(&self.serial);
         if !s.moved.remove(&self.serial) {
             s.open -= 1;

@@ -11,9 +11,9 @@
 //! query parameters is the reference framework's own body, `application/json`
 //! `{"detail": [{"type", "loc", "msg", "input", "ctx"?}]}`, one item per failing parameter.
 
+use crate::http::refusals::Refusal;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::http::{HeaderValue, StatusCode, header};
-use crate::http::refusals::Refusal;
 use axum::response::{IntoResponse, Response};
 use gridprint_store::StoreError;
 use serde::Serialize;

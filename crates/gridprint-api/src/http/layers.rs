@@ -1,6 +1,4 @@
-//! Cross-cutting middleware of [`crate::router`]: request-size limits, the request timeout, request
-//! metrics and CORS.
-//!
+//! Cross-cutting middleware of [`crate::router`]: sizes, timeouts, request metrics and CORS.
 //! - **Sizes.** hyper bounds what it reads (about 400 KB of request head, at most 100 headers, URIs
 //!   up to 64 KB; beyond that hyper itself answers 431 or 414 with an empty body). Within those,
 //!   `limit_request_size` answers problem+json **414** for a request target longer than
@@ -10,8 +8,7 @@
 //!   [`ApiConfig::request_timeout`](crate::ApiConfig).
 //! - **Body deadline.** `body_deadline` gives the request body [`ApiConfig::body_read_timeout`]
 //!   from the moment its head was read: a body still incomplete then (stalled, trickled, or chunked
-//!   without an end) fails, and the request is answered 408 with `Connection: close`, so a waiting
-//!   connection holds at most the 4 KB body limit for that long.
+//!   without an end) fails, and the request is answered 408 with `Connection: close`.
 //! - **Metrics.** `record_metrics` counts every request (`http_requests_total`) and records its
 //!   latency (`http_request_duration_seconds`), labelled by route template (`/v1/footprints`, never the
 //!   raw path, so labels stay few), method and status, through the `metrics` facade; the binary
@@ -29,8 +26,8 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use metrics::{Counter, Histogram};
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
+use metrics::{Counter, Histogram};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -192,11 +189,9 @@ pub(crate) async fn limit_request_size(
 pub(crate) async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
     match tokio::time::timeout(state.config().request_timeout, next.run(req)).await {
         Ok(resp) => resp,
-        Err(_) => {
-            ApiError::unavailable("the request took too long; please retry", 1)
-                .refusing(Refusal::RequestTimeout)
-                .into_response()
-        }
+        Err(_) => ApiError::unavailable("the request took too long; please retry", 1)
+            .refusing(Refusal::RequestTimeout)
+            .into_response(),
     }
 }
 

@@ -73,10 +73,7 @@ impl Refusal {
                 "accept failed (out of file descriptors? lower --max-connections or raise the file limit)",
             ),
             Refusal::RateLimit => ("requests", "rate limits (429)"),
-            Refusal::BodyDeadline => (
-                "requests",
-                "body not sent within --body-read-timeout (408)",
-            ),
+            Refusal::BodyDeadline => ("requests", "body not sent within --body-read-timeout (408)"),
             Refusal::ResponseMemory => ("requests", "response-memory budget (503)"),
             Refusal::RequestTimeout => ("requests", "request timeout (503)"),
         }

@@ -6,10 +6,9 @@
 //! does not read a pending answer for that long, is disconnected, so slow, idle or non-reading
 //! clients cannot hold connections or answer buffers (docs/reliability.md, "Slow clients"). One
 //! client address holds at most `max_connections_per_address` connections at once
-//! ([`OpenPerAddress`]), all of them together at most `max_connections`
-//! ([`crate::http::connection_cap`]); refusals are counted and summarised, never logged one by one
-//! ([`crate::http::refusals`]). The client address is attached to every request as axum's
-//! `ConnectInfo`.
+//! ([`OpenPerAddress`]), all clients together `max_connections` ([`crate::http::connection_cap`]);
+//! refusals are counted and summarised ([`crate::http::refusals`]). The client address is attached
+//! to every request as axum's `ConnectInfo`.
 //!
 //! Requests hyper cannot parse never reach the application: hyper answers them itself (400, 414,
 //! 431) with an empty body and offers no hook to change that. `ProblemIo` sits between hyper and
@@ -18,8 +17,7 @@
 //! with the application's problem+json ([`crate::http::error::problem_body`]); where it cannot is said in
 //! docs/api.md §8.
 //!
-//! On shutdown `serve` loses no request a client had already sent (its documentation has the
-//! steps; measured in docs/reliability.md, "Faults").
+//! On shutdown `serve` loses no request a client had already sent ([`serve`]; docs/reliability.md).
 
 use crate::http::connection_cap::{Admission, ConnectionCap};
 use crate::http::front::{TrustedProxies, address_key};
