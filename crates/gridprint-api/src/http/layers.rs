@@ -241,14 +241,11 @@ impl HttpBody for DeadlineBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
-            return Poll::Ready(frame);
-        }
         if self.deadline.as_mut().poll(cx).is_ready() {
             self.expired.store(true, Ordering::Relaxed);
             return Poll::Ready(Some(Err(axum::Error::new("request body deadline passed"))));
         }
-        Poll::Pending
+        Pin::new(&mut self.inner).poll_frame(cx)
     }
 
     fn is_end_stream(&self) -> bool {
