@@ -91,7 +91,7 @@ async fn slow_connections_past_the_file_limit_cause_no_accept_errors() {
     );
     let refused: Vec<usize> = log
         .lines()
-        .filter(|l| l.contains("server-wide connection cap"))
+        .filter(|l| l.contains("connection caps (--max-connections"))
         .map(|l| l.split("refused=").nth(1).unwrap().trim().parse().unwrap())
         .collect();
     assert!(!refused.is_empty() && refused.len() <= 4, "{log}");

@@ -21,8 +21,8 @@ pub const REFUSALS_TOTAL: &str = "http_refusals_total";
 /// What was refused, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    /// A connection closed at the server-wide connection cap (refused at accept, or closed before
-    /// its first request to make room for a newer one).
+    /// A connection closed at a connection cap: its address's, or the server-wide one (refused at
+    /// accept, or closed before its first request to make room for a newer one).
     ConnectionCap,
     /// `accept` failed for a reason other than the one connection (out of file descriptors).
     AcceptFailed,
@@ -66,7 +66,7 @@ impl Refusal {
         match self {
             Refusal::ConnectionCap => (
                 "connections",
-                "server-wide connection cap (--max-connections)",
+                "connection caps (--max-connections, --max-connections-per-address)",
             ),
             Refusal::AcceptFailed => (
                 "connections",
