@@ -7,6 +7,11 @@ server shows as latency, not as fewer requests). Printed: the victim's latency p
 overall, the server's RSS per phase (sampled from /proc every 100 ms, and its VmHWM), what each
 probe got back, and a JSON line `RESULT {...}` for the shell script. HTTP is aiohttp's; item 2's sockets, which must send a request
 and never read, are plain asyncio streams.
+
+Issue #49 adds two phases over many client addresses (127.0.0.x): `slow`, connections that send a
+request head one byte every 2 s and never finish it (reopened a second after the server closes
+them), and `stalled`, token-service POSTs whose body stops (half a `Content-Length` body cut short,
+half a chunked body that never ends), each reopened after its answer.
 """
 
 import argparse
@@ -14,6 +19,7 @@ import asyncio
 import datetime as dt
 import json
 import multiprocessing
+import resource
 import socket
 import time
 
@@ -334,6 +340,108 @@ async def item9(base, addresses, seconds, first_day, last_day, concurrency):
             "p99_ms": percentile(out["ms"], 99)}
 
 
+async def slow_connections(host, port, addresses, per_address, seconds):
+    """`per_address` connections from each of `addresses` send `GET /v1/status` without ending its
+    head: the request line and one header, then a byte every 2 s; a connection the server closes
+    (or answers) is reopened 1 s later, until `seconds` have passed."""
+    out = {"addresses": len(addresses), "per_address": per_address, "opened": 0,
+           "closed_by_server": 0, "connect_errors": 0, "held_max": 0}
+    held = 0
+    deadline = time.monotonic() + seconds
+
+    async def worker(addr, n):
+        nonlocal held
+        await asyncio.sleep(n * 0.002)  # spread the first connects a little
+        while time.monotonic() < deadline:
+            try:
+                r, w = await asyncio.wait_for(
+                    asyncio.open_connection(host, port, local_addr=(addr, 0)), 10)
+            except Exception:
+                out["connect_errors"] += 1
+                await asyncio.sleep(1)
+                continue
+            out["opened"] += 1
+            held += 1
+            out["held_max"] = max(out["held_max"], held)
+            try:
+                w.write(b"GET /v1/status HTTP/1.1\r\nHost: x\r\n")
+                await w.drain()
+                while time.monotonic() < deadline:
+                    try:
+                        got = await asyncio.wait_for(r.read(4096), 2)
+                    except asyncio.TimeoutError:
+                        w.write(b"x")
+                        await w.drain()
+                        continue
+                    if not got:
+                        out["closed_by_server"] += 1
+                        break
+            except OSError:
+                out["closed_by_server"] += 1
+            finally:
+                held -= 1
+                w.close()
+            await asyncio.sleep(1)
+
+    await asyncio.gather(*(worker(a, i) for a in addresses for i in range(per_address)))
+    return out
+
+
+async def stalled_bodies(host, port, addresses, per_address, seconds):
+    """`per_address` connections from each of `addresses` POST `/token-request/get_token` and stop
+    sending its body (even ones: `Content-Length: 100` and 10 bytes; odd ones: a chunked body, one
+    more chunk every 2 s, never the last); each waits for the answer and starts again, until
+    `seconds` have passed. Reports the statuses and how long the answers took."""
+    head = (b"POST /token-request/get_token HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: application/json\r\n")
+    out = {"addresses": len(addresses), "per_address": per_address, "status": {}, "s": []}
+    deadline = time.monotonic() + seconds
+
+    async def worker(addr, n):
+        await asyncio.sleep(n * 0.002)
+        while time.monotonic() < deadline:
+            t0 = time.monotonic()
+            try:
+                r, w = await asyncio.wait_for(
+                    asyncio.open_connection(host, port, local_addr=(addr, 0)), 10)
+            except Exception as e:
+                count(out["status"], type(e).__name__)
+                await asyncio.sleep(1)
+                continue
+            try:
+                if n % 2 == 0:
+                    w.write(head + b'Content-Length: 100\r\n\r\n{"email": "')
+                else:
+                    w.write(head + b"Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n")
+                await w.drain()
+                answer = b""
+                while True:
+                    try:
+                        got = await asyncio.wait_for(r.read(4096), 2)
+                    except asyncio.TimeoutError:
+                        if n % 2 == 1:
+                            w.write(b"1\r\n \r\n")
+                            await w.drain()
+                        continue
+                    if not got:
+                        break
+                    answer += got
+                status = answer[9:12].decode() if answer.startswith(b"HTTP/1.1 ") else "closed"
+            except OSError as e:
+                status = type(e).__name__
+            finally:
+                w.close()
+            count(out["status"], status)
+            out["s"].append(time.monotonic() - t0)
+
+    await asyncio.gather(*(worker(a, i) for a in addresses for i in range(per_address)))
+    secs = out.pop("s")
+    out["answers"] = len(secs)
+    out["p50_s"] = round(percentile(secs, 50), 1) if secs else None
+    out["max_s"] = round(max(secs), 1) if secs else None
+    return out
+
+
 async def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", required=True)
@@ -350,7 +458,16 @@ async def main():
     ap.add_argument("--item3-rate", type=float, default=20)
     ap.add_argument("--item9-addresses", type=int, default=8)
     ap.add_argument("--item9-days", type=int, default=3650)
+    ap.add_argument("--slow-seconds", type=float, default=30, help="length of the slow phase")
+    ap.add_argument("--slow-addresses", type=int, default=40)
+    ap.add_argument("--slow-per-address", type=int, default=200)
+    ap.add_argument("--stalled-seconds", type=float, default=25, help="length of the stalled phase")
+    ap.add_argument("--stalled-addresses", type=int, default=8)
+    ap.add_argument("--stalled-per-address", type=int, default=250)
     a = ap.parse_args()
+    # Thousands of sockets: as many as this process may open.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
     host, port = a.base.split("//")[1].split(":")
     port = int(port)
@@ -387,6 +504,15 @@ async def main():
     addrs = [f"127.0.0.{i}" for i in range(2, 2 + a.item9_addresses)]
     results["item9"] = await item9(a.base, addrs, a.seconds, last - dt.timedelta(days=a.item9_days),
                                    last, 4)
+    phase("slow")
+    addrs = [f"127.0.{10 + i // 250}.{2 + i % 250}" for i in range(a.slow_addresses)]
+    results["slow"] = await slow_connections(host, port, addrs, a.slow_per_address, a.slow_seconds)
+    phase("after_slow")
+    await asyncio.sleep(5)
+    phase("stalled")
+    addrs = [f"127.0.9.{2 + i}" for i in range(a.stalled_addresses)]
+    results["stalled"] = await stalled_bodies(host, port, addrs, a.stalled_per_address,
+                                              a.stalled_seconds)
     phase("item4")
     results["item4"] = await item4(a.base, a.attacker_token, recent[3])
     phase("end")
@@ -412,7 +538,7 @@ async def main():
     print(f"{'all':<9} {len(allv):>8} {fmt(percentile(allv, 50)):>8} {fmt(percentile(allv, 99)):>9} "
           f"{fmt(max(allv) if allv else None):>9} {fmt(max(rss.peak.values())):>13}  (VmHWM {fmt(hwm)})")
     print()
-    for k in ["item1", "item2", "item3", "item9"]:
+    for k in ["item1", "item2", "item3", "item9", "slow", "stalled"]:
         print(f"{k}: {results[k]}")
     for c in results["item4"]:
         print(f"item4: {c}")
@@ -423,7 +549,7 @@ async def main():
                    for p in phases},
         "victim_all": {"n": len(allv), "p50": percentile(allv, 50), "p99": percentile(allv, 99)},
         "rss_peak": rss.peak, "rss_start": rss.samples[0][2] if rss.samples else None, "vmhwm": hwm,
-        "probes": {k: results[k] for k in ["item1", "item2", "item3", "item9"]},
+        "probes": {k: results[k] for k in ["item1", "item2", "item3", "item9", "slow", "stalled"]},
         "item4": results["item4"],
     }
     print("RESULT " + json.dumps(summary, default=str))

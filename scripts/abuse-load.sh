@@ -3,6 +3,7 @@
 #
 #   scripts/abuse-load.sh BIN [--runs 1] [--seconds 15] [--hold-seconds 30] [--days 45]
 #                             [--response-memory-mb 512] [--response-cache-mb 64] [--port 18761]
+#                             [--server-nofile 8192]
 #                             [-- ARGS for scripts/abuse-load.py, e.g. --item1-senders 4]
 #
 # BIN is a release `gridprint` binary (e.g. target/release/gridprint, or one of scripts/perf-compare.sh's
@@ -20,11 +21,18 @@
 #   item 3    /v1/availability?junk=N (no window, every request distinct), 20/s for --seconds
 #   item 9    anonymous /dashboard/api/day for ten years of days, newest first, from 127.0.0.2–9,
 #             4 at once per address, for --seconds
+#   slow      issue #49: 40 client addresses (127.0.10.x) × 200 connections sending a request head a
+#             byte every 2 s, never finishing it, each reopened 1 s after the server closes it, for
+#             30 s: 8,000 connections against the cap the server derives from its file limit
+#             (--server-nofile 8192 → 8192 − 1024 = 7,168)
+#   stalled   issue #49: 8 addresses × 250 token-service POSTs whose body stops (Content-Length cut
+#             short, or chunked without an end), each reopened after its answer, for 25 s
 #   item 4    end twice in both orders (12 and 24 points, different ETags, each equal to the single-end
 #             answer); start=garbage before and after a valid start (200, then 422: the last one counts)
 # Reported: the victim's p50/p99 per phase and overall (target p99 ≤ 250 ms throughout), the server's
 # peak RSS per phase and VmHWM against the budget = RSS at rest + --response-memory-mb +
-# --response-cache-mb (target ≤ budget + 20 %), each probe's statuses, and item 4's checks.
+# --response-cache-mb (target ≤ budget + 20 %), each probe's statuses, item 4's checks, and from the
+# server's log: accept errors (target 0), ERROR lines and refusal summaries.
 # Flags the binary does not have (older builds) are left out and named.
 set -euo pipefail
 
@@ -35,6 +43,7 @@ days=45
 memory_mb=512
 cache_mb=64
 port=18761
+nofile=8192
 bin=""
 extra=()
 while [ $# -gt 0 ]; do
@@ -46,8 +55,9 @@ while [ $# -gt 0 ]; do
     --response-memory-mb) memory_mb="$2"; shift 2 ;;
     --response-cache-mb) cache_mb="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
+    --server-nofile) nofile="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     -*) echo "unknown argument $1" >&2; exit 2 ;;
     *) bin="$1"; shift ;;
   esac
@@ -110,7 +120,8 @@ tag="$(sha256sum "$bin" | cut -c1-12)"   # names this binary's logs and run file
 results=()
 for run in $(seq 1 "$runs"); do
   log="$dir/$tag-server-run$run.log"
-  "${gp[@]}" serve "${flags[@]}" >"$log" 2>&1 &
+  # The server's file limit, from which it derives its connection cap (issue #49).
+  ( ulimit -n "$nofile" && exec "${gp[@]}" serve "${flags[@]}" ) >"$log" 2>&1 &
   pid=$!
   wait_until_serving "$base" "$pid" "$log"
   attacker="$(account "attacker-$run@example.org")"
@@ -131,7 +142,11 @@ for run in $(seq 1 "$runs"); do
     --attacker-token "$attacker" --victim-token "$victim" --data-first "$first_day" --data-last "$last_day" \
     --seconds "$seconds" --hold-seconds "$hold" "${extra[@]}" | tee "$out"
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""
-  echo "rest=$rest budget=$budget" >>"$out"
+  accept_errors=$(grep -c -e "accept failed" -e "Too many open files" "$log" || true)
+  errors=$(grep -c " ERROR " "$log" || true)
+  echo "server log $log: $accept_errors accept errors, $errors ERROR lines; refusal summaries:"
+  grep "refused " "$log" | sed 's/^/   /' || true
+  echo "rest=$rest budget=$budget accept_errors=$accept_errors error_lines=$errors" >>"$out"
   results+=("$out")
 done
 
@@ -159,4 +174,6 @@ print(f"VmHWM {f(hwm)} MiB; budget {b} MiB, target ≤ {b * 1.2:.0f} MiB: {'PASS
 print(f"victim p99 over all phases (worst run) {f(p99)} ms, target ≤ 250 ms: {'PASS' if p99 <= 250 else 'FAIL'}")
 item4 = all(c["pass"] for r in rs for c in r["item4"])
 print(f"item 4 (swapped parameters answer as the last occurrence says): {'PASS' if item4 else 'FAIL'}")
+acc = max(int(x["accept_errors"]) for x in rest)
+print(f"accept errors in the server's log (worst run) {acc}, target 0: {'PASS' if acc == 0 else 'FAIL'}")
 PY

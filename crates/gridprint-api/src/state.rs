@@ -47,6 +47,18 @@ pub struct ApiConfig {
     /// Open connections one client address may hold at once (an IPv6 client by its /64; trusted
     /// proxies are not capped); a connection past it is closed as soon as it is accepted. 0: no cap.
     pub max_connections_per_address: usize,
+    /// Open connections all clients together may hold at once; at the cap a new connection takes
+    /// the place of the oldest one that has not sent a whole request yet, or is closed as soon as
+    /// it is accepted when there is none ([`crate::http::connection_cap`]). 0: no cap. `gridprint serve`
+    /// derives its default from the process's file limit
+    /// ([`max_connections_for_file_limit`](crate::http::connection_cap::max_connections_for_file_limit)).
+    pub max_connections: usize,
+    /// A request body not complete this long after its head was read is answered 408 and its
+    /// connection closed ([`crate::http::layers`]).
+    pub body_read_timeout: Duration,
+    /// Refusals (connection cap, 429, 408, 503 of the budgets) are summarised in the log at most
+    /// once per kind and interval ([`crate::http::refusals`]).
+    pub refusal_log_interval: Duration,
     /// Bytes of rendered answers (larger than [`crate::kept::response_memory::SMALL_ANSWER_BYTES`]) that may wait
     /// for their clients at once, all connections together; an answer past it is refused with 503
     /// and `Retry-After` instead of being held.
@@ -109,6 +121,9 @@ impl Default for ApiConfig {
             header_read_timeout: Duration::from_secs(10),
             send_timeout: Duration::from_secs(20),
             max_connections_per_address: 256,
+            max_connections: 0,
+            body_read_timeout: Duration::from_secs(10),
+            refusal_log_interval: Duration::from_secs(60),
             response_memory_bytes: 512 << 20,
             storage_timeout: Duration::from_secs(5),
             max_failed_attempts: 10,
@@ -143,6 +158,10 @@ pub struct ClientLimits {
     pub send: Duration,
     /// Open connections per client address (`server::OpenPerAddress`); 0: no cap.
     pub max_connections_per_address: usize,
+    /// Open connections of all clients together (`connection_cap::ConnectionCap`); 0: no cap.
+    pub max_connections: usize,
+    /// How often refusals are summarised in the log ([`crate::http::refusals`]).
+    pub refusal_log_interval: Duration,
     /// Peers not capped: a reverse proxy carries many clients on its connections.
     pub trusted_proxies: TrustedProxies,
 }
@@ -154,6 +173,8 @@ impl ApiConfig {
             header_read: self.header_read_timeout,
             send: self.send_timeout,
             max_connections_per_address: self.max_connections_per_address,
+            max_connections: self.max_connections,
+            refusal_log_interval: self.refusal_log_interval,
             trusted_proxies: self.trusted_proxies.clone(),
         }
     }

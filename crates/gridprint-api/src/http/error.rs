@@ -13,6 +13,7 @@
 //! query parameters is the reference framework's own body, `application/json`
 //! `{"detail": [{"type", "loc", "msg", "input", "ctx"?}]}`, one item per failing parameter.
 
+use crate::http::refusals::Refusal;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -33,6 +34,9 @@ pub struct ApiError {
     retry_after: Option<u64>,
     bearer_challenge: bool,
     fields: Vec<gridprint_query::FieldError>,
+    /// Set when this answer turns a client away under load: counted and summarised, not logged
+    /// one by one ([`crate::http::refusals`]).
+    refusal: Option<Refusal>,
 }
 
 /// The detail of an [`ApiError`], kept in the extensions of the response it renders, so that a
@@ -60,6 +64,7 @@ impl ApiError {
             retry_after: None,
             bearer_challenge: false,
             fields: Vec::new(),
+            refusal: None,
         }
     }
 
@@ -106,12 +111,27 @@ impl ApiError {
         }
     }
 
-    /// 429 with `Retry-After` in seconds (at least 1).
+    /// 429 with `Retry-After` in seconds (at least 1); counted as a [`Refusal::RateLimit`].
     pub fn too_many_requests(
         detail: impl Into<Cow<'static, str>>,
         retry_after_secs: u64,
     ) -> ApiError {
         ApiError::with_retry_after(StatusCode::TOO_MANY_REQUESTS, detail, retry_after_secs)
+            .refusing(Refusal::RateLimit)
+    }
+
+    /// 408: the request body did not arrive within the body deadline; counted as a
+    /// [`Refusal::BodyDeadline`]. The connection is closed after it (`Connection: close`).
+    pub fn body_deadline(detail: impl Into<Cow<'static, str>>) -> ApiError {
+        ApiError::new(StatusCode::REQUEST_TIMEOUT, detail).refusing(Refusal::BodyDeadline)
+    }
+
+    /// This error, counted as a refusal of `kind` when it is answered.
+    pub fn refusing(self, kind: Refusal) -> ApiError {
+        ApiError {
+            refusal: Some(kind),
+            ..self
+        }
     }
 
     /// 503 with `Retry-After`: storage or another dependency cannot be used right now.
@@ -155,7 +175,8 @@ impl ApiError {
         self.retry_after
     }
 
-    /// Adds the headers this error carries (`Retry-After`, `WWW-Authenticate`) to a response.
+    /// Adds the headers this error carries (`Retry-After`, `WWW-Authenticate`, `Connection: close`
+    /// on a 408) to a response, and its refusal kind as an extension for the refusal counts.
     pub(crate) fn add_headers(&self, resp: &mut Response) {
         let h = resp.headers_mut();
         if let Some(secs) = self.retry_after {
@@ -163,6 +184,12 @@ impl ApiError {
         }
         if self.bearer_challenge {
             h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if self.status == StatusCode::REQUEST_TIMEOUT {
+            h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        if let Some(kind) = self.refusal {
+            resp.extensions_mut().insert(kind);
         }
     }
 }

@@ -1,6 +1,4 @@
-//! Cross-cutting middleware of [`crate::router`]: request-size limits, the request timeout, request
-//! metrics and CORS.
-//!
+//! Cross-cutting middleware of [`crate::router`]: sizes, timeouts, request metrics and CORS.
 //! - **Sizes.** hyper bounds what it reads (about 400 KB of request head, at most 100 headers, URIs
 //!   up to 64 KB; beyond that hyper itself answers 431 or 414 with an empty body). Within those,
 //!   `limit_request_size` answers problem+json **414** for a request target longer than
@@ -8,23 +6,34 @@
 //!   [`ApiConfig::max_header_bytes`](crate::ApiConfig); bodies are limited to 4 KB (413).
 //! - **Timeout.** `timeout` answers 503 with `Retry-After` when a request takes longer than
 //!   [`ApiConfig::request_timeout`](crate::ApiConfig).
+//! - **Body deadline.** `body_deadline` gives the request body [`ApiConfig::body_read_timeout`]
+//!   from the moment its head was read: a body still incomplete then (stalled, trickled, or chunked
+//!   without an end) fails, and the request is answered 408 with `Connection: close`.
 //! - **Metrics.** `record_metrics` counts every request (`http_requests_total`) and records its
 //!   latency (`http_request_duration_seconds`), labelled by route template (`/v1/footprints`, never the
 //!   raw path, so labels stay few), method and status, through the `metrics` facade; the binary
 //!   installs the Prometheus recorder and serves it on its own listener. `tag_route` (a route layer)
-//!   hands the matched route template to it; unmatched requests are labelled `unmatched`.
+//!   hands the matched route template to it; unmatched requests are labelled `unmatched`. Answers
+//!   that refuse a client under load are counted by kind too ([`crate::http::refusals`]).
 //! - **CORS.** Off unless one origin is configured; then `cors` allows that origin to `GET` the API
 //!   and `POST` the token service with `Authorization`, and exposes the caching and rate-limit headers.
 
 use crate::http::error::ApiError;
+use crate::http::refusals::{self, Refusal};
 use crate::state::{ApiConfig, AppState};
+use axum::body::{Body, Bytes};
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use hyper::body::{Body as HttpBody, Frame, SizeHint};
 use metrics::{Counter, Histogram};
 use std::collections::HashMap;
-use std::sync::{LazyLock, PoisonError, RwLock};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
+use std::task::{Context, Poll};
 use std::time::Instant;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -59,6 +68,9 @@ pub(crate) async fn record_metrics(req: Request, next: Next) -> Response {
     let h = handles(route, &method, resp.status());
     h.count.increment(1);
     h.duration.record(started.elapsed().as_secs_f64());
+    if let Some(kind) = resp.extensions().get::<Refusal>() {
+        refusals::record(*kind);
+    }
     resp
 }
 
@@ -177,9 +189,71 @@ pub(crate) async fn limit_request_size(
 pub(crate) async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
     match tokio::time::timeout(state.config().request_timeout, next.run(req)).await {
         Ok(resp) => resp,
-        Err(_) => {
-            ApiError::unavailable("the request took too long; please retry", 1).into_response()
+        Err(_) => ApiError::unavailable("the request took too long; please retry", 1)
+            .refusing(Refusal::RequestTimeout)
+            .into_response(),
+    }
+}
+
+/// Answers 408 (and closes the connection) when the request body is not complete within
+/// [`ApiConfig::body_read_timeout`] of its head; see [`DeadlineBody`].
+pub(crate) async fn body_deadline(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if req.body().is_end_stream() {
+        return next.run(req).await; // no body (most requests): nothing to wait for
+    }
+    let limit = state.config().body_read_timeout;
+    let expired = Arc::new(AtomicBool::new(false));
+    let req = req.map(|inner| {
+        Body::new(DeadlineBody {
+            inner,
+            deadline: Box::pin(tokio::time::sleep(limit)),
+            expired: expired.clone(),
+        })
+    });
+    let resp = next.run(req).await;
+    if expired.load(Ordering::Relaxed) {
+        let detail = format!(
+            "the request body was not complete within {} s; send it at once",
+            limit.as_secs_f64()
+        );
+        return ApiError::body_deadline(detail).into_response();
+    }
+    resp
+}
+
+/// A request body that fails once its deadline has passed (and says so in `expired`), however
+/// slowly or steadily its bytes arrive.
+struct DeadlineBody {
+    inner: Body,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    expired: Arc<AtomicBool>,
+}
+
+impl HttpBody for DeadlineBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            self.expired.store(true, Ordering::Relaxed);
+            return Poll::Ready(Some(Err(axum::Error::new("request body deadline passed"))));
         }
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 

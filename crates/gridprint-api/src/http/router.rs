@@ -4,7 +4,7 @@
 //! routes behind the Bearer guard and the public ones behind the per-client limit (the WattTime
 //! routes, guards included, inside WattTime's error shape: [`watttime::errors`]), and wraps all of
 //! them in one tower stack of the layers every request passes ([`super::front`], request id,
-//! trace, security headers, CORS, sizes, metrics, compression, timeout, body limit). [`serve`]
+//! trace, security headers, CORS, sizes, metrics, compression, timeout, body deadline, body limit). [`serve`]
 //! runs it on a bound listener ([`super::server`]).
 
 use super::{error, front, layers, limit};
@@ -12,10 +12,11 @@ use crate::compat::{electricitymaps, watttime};
 use crate::state::{AppState, MAX_BODY_BYTES};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::{HeaderName, HeaderValue, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware;
 use std::future::Future;
 use tower::ServiceBuilder;
+use tower_http::classify::ServerErrorsFailureClass;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -114,6 +115,24 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
                             "answered"
                         );
                     },
+                )
+                // 500s are logged where they arise (`ApiError::internal`); every 503 carries
+                // `Retry-After` and is either a counted refusal (`refusals`) or a state logged when
+                // it changes (storage down): none is one ERROR line per request.
+                .on_failure(
+                    |class: ServerErrorsFailureClass,
+                     latency: std::time::Duration,
+                     _: &tracing::Span| {
+                        if matches!(class, ServerErrorsFailureClass::StatusCode(s) if s == StatusCode::SERVICE_UNAVAILABLE)
+                        {
+                            return;
+                        }
+                        tracing::error!(
+                            classification = %class,
+                            latency_us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
+                            "response failed"
+                        );
+                    },
                 ),
         )
         // Outside the size limits and CORS, so their answers (414, 431, preflights) carry them too.
@@ -132,7 +151,8 @@ pub fn router_with_home(state: AppState, home: Option<Router<AppState>>) -> Rout
         ))
         .layer(middleware::from_fn(layers::record_metrics))
         .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
-        .layer(middleware::from_fn_with_state(state, layers::timeout))
+        .layer(middleware::from_fn_with_state(state.clone(), layers::timeout))
+        .layer(middleware::from_fn_with_state(state, layers::body_deadline))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .service(routes);
     Router::new().fallback_service(app)

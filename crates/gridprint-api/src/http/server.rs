@@ -6,7 +6,9 @@
 //! does not read a pending answer for that long, is disconnected, so slow, idle or non-reading
 //! clients cannot hold connections or answer buffers (docs/reliability.md, "Slow clients"). One
 //! client address holds at most `max_connections_per_address` connections at once
-//! ([`OpenPerAddress`]). The client address is attached to every request as axum's `ConnectInfo`.
+//! ([`OpenPerAddress`]), all clients together `max_connections` ([`crate::http::connection_cap`]);
+//! refusals are counted and summarised ([`crate::http::refusals`]). The client address is attached
+//! to every request as axum's `ConnectInfo`.
 //!
 //! Requests hyper cannot parse never reach the application: hyper answers them itself (400, 414,
 //! 431) with an empty body and offers no hook to change that. `ProblemIo` sits between hyper and
@@ -15,10 +17,11 @@
 //! with the application's problem+json ([`crate::http::error::problem_body`]); where it cannot is said in
 //! docs/api.md §8.
 //!
-//! On shutdown `serve` loses no request a client had already sent (its documentation has the
-//! steps; measured in docs/reliability.md, "Faults").
+//! On shutdown `serve` loses no request a client had already sent ([`serve`]; docs/reliability.md).
 
+use crate::http::connection_cap::{Admission, ConnectionCap};
 use crate::http::front::{TrustedProxies, address_key};
+use crate::http::refusals::{self, Refusal};
 use crate::state::ClientLimits;
 use axum::Router;
 use axum::extract::{ConnectInfo, Request};
@@ -77,9 +80,15 @@ pub async fn serve(
             trusted: limits.trusted_proxies,
             counts: Mutex::new(HashMap::new()),
         }),
+        cap: ConnectionCap::new(limits.max_connections),
         stop: CancellationToken::new(),
         tracker: TaskTracker::new(),
     };
+    let summaries_stop = CancellationToken::new();
+    let summaries = tokio::spawn(refusals::summarise(
+        limits.refusal_log_interval,
+        summaries_stop.clone(),
+    ));
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -118,6 +127,8 @@ pub async fn serve(
     conns.stop.cancel();
     conns.tracker.close();
     conns.tracker.wait().await;
+    summaries_stop.cancel();
+    let _ = summaries.await;
     Ok(())
 }
 
@@ -130,12 +141,14 @@ fn is_per_connection(e: &std::io::Error) -> bool {
     )
 }
 
-/// Out of file descriptors and similar: log and pause instead of spinning.
+/// Out of file descriptors and similar: counted (summarised in the log, never one line each) and
+/// a pause instead of spinning.
 async fn accept_failed(e: &std::io::Error) {
     if is_per_connection(e) {
         return;
     }
-    tracing::warn!(error = %e, "accept failed; pausing 100 ms");
+    tracing::debug!(error = %e, "accept failed; pausing 100 ms");
+    refusals::record(Refusal::AcceptFailed);
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
@@ -197,6 +210,7 @@ struct Connections {
     http: hyper::server::conn::http1::Builder,
     send_timeout: Duration,
     open: Arc<OpenPerAddress>,
+    cap: Arc<ConnectionCap>,
     stop: CancellationToken,
     tracker: TaskTracker,
 }
@@ -205,15 +219,30 @@ impl Connections {
     fn spawn(&self, stream: TcpStream, remote: SocketAddr) {
         let Some(open) = self.open.admit(remote.ip()) else {
             tracing::debug!(client = %remote, "connection closed: its address holds the most allowed");
+            refusals::record(Refusal::ConnectionCap);
             return;
         };
+        let seat = match self.cap.admit() {
+            Admission::Free(seat) => seat,
+            Admission::Taken(seat) => {
+                refusals::record(Refusal::ConnectionCap);
+                seat
+            }
+            Admission::Full => {
+                refusals::record(Refusal::ConnectionCap);
+                return;
+            }
+        };
+        let seat = Arc::new(seat);
         // Answers are written whole; waiting for more bytes (Nagle) only adds latency.
         let _ = stream.set_nodelay(true);
         let first_request = Arc::new(Notify::new());
         let service = {
-            let (app, first_request) = (self.app.clone(), first_request.clone());
+            let (app, first_request, seat) =
+                (self.app.clone(), first_request.clone(), seat.clone());
             hyper::service::service_fn(move |mut req: Request<Incoming>| {
                 first_request.notify_one();
+                seat.started();
                 req.extensions_mut().insert(ConnectInfo(remote));
                 app.clone().oneshot(req)
             })
@@ -229,6 +258,8 @@ impl Connections {
             let outcome = tokio::select! {
                 r = conn.as_mut() => Some(r),
                 () = stop.cancelled() => None,
+                // A newer connection took this one's seat before it sent a request: close now.
+                () = seat.evicted().cancelled() => return,
             };
             let outcome = match outcome {
                 Some(r) => r,

@@ -11,6 +11,7 @@
 //! estimate first ([`reserve`]); docs/reliability.md lists the limit.
 
 use crate::http::error::ApiError;
+use crate::http::refusals::Refusal;
 use axum::body::Bytes;
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -58,6 +59,7 @@ fn full() -> ApiError {
         "the server is sending too many large answers right now; please retry",
         RETRY_FULL,
     )
+    .refusing(Refusal::ResponseMemory)
 }
 
 /// `bytes` holding their share of `budget` (in KiB) until the last clone of the returned bytes

@@ -120,6 +120,21 @@ pub struct ServeArgs {
         default_value_t = 256
     )]
     pub max_connections_per_address: usize,
+    /// Open connections of all clients together. At the cap a new connection takes the place of the
+    /// oldest one that has not sent a whole request yet (a slow or silent client), or is closed as
+    /// soon as it is accepted; refusals are counted, never logged one by one. Default: the
+    /// process's file limit (`ulimit -n`, systemd's `LimitNOFILE`) less max(256, an eighth of it),
+    /// kept for the store, logs and cache files (20,000 → 17,500). 0: no cap.
+    #[arg(long, env = "GRIDPRINT_MAX_CONNECTIONS")]
+    pub max_connections: Option<usize>,
+    /// Seconds a client may take to send its request body, counted from the end of its request
+    /// head; past it the request is answered 408 and the connection closed.
+    #[arg(long, env = "GRIDPRINT_BODY_READ_TIMEOUT", default_value_t = 10.0)]
+    pub body_read_timeout: f64,
+    /// Seconds between the log's summaries of refusals (connection caps, 429, 408, 503 of the
+    /// response-memory budget and the request timeout): one warning per kind with its count.
+    #[arg(long, env = "GRIDPRINT_REFUSAL_LOG_INTERVAL", default_value_t = 60.0)]
+    pub refusal_log_interval: f64,
     /// MiB of rendered answers (over 64 KiB each) that may wait for their clients at once, all
     /// connections together; past it a large answer is refused with 503 and `Retry-After`.
     #[arg(long, env = "GRIDPRINT_RESPONSE_MEMORY_MB", default_value_t = 512)]
@@ -246,6 +261,11 @@ impl ServeArgs {
             header_read_timeout: seconds("header-read-timeout", self.header_read_timeout)?,
             send_timeout: seconds("send-timeout", self.send_timeout)?,
             max_connections_per_address: self.max_connections_per_address,
+            max_connections: self.max_connections.unwrap_or_else(|| {
+                gridprint_api::http::connection_cap::max_connections_for_file_limit(file_limit())
+            }),
+            body_read_timeout: seconds("body-read-timeout", self.body_read_timeout)?,
+            refusal_log_interval: seconds("refusal-log-interval", self.refusal_log_interval)?,
             response_memory_bytes: self.response_memory_mb.saturating_mul(1 << 20),
             storage_timeout: seconds("storage-timeout", self.storage_timeout)?,
             refresh_interval: seconds("refresh-interval", self.refresh_interval)?,
@@ -266,6 +286,14 @@ impl ServeArgs {
             ..ApiConfig::default()
         })
     }
+}
+
+/// The process's file limit (the soft `RLIMIT_NOFILE`, which `open` and `accept` obey); unlimited
+/// reads as `u64::MAX`.
+fn file_limit() -> u64 {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .unwrap_or(u64::MAX)
 }
 
 /// Zones listed per line of the start-up summary before "… and N more".
@@ -374,7 +402,7 @@ pub fn run(g: &ServerArgs, args: &ServeArgs) -> anyhow::Result<()> {
         }
         let refresher = gridprint_api::refresh::spawn_refresher(state.clone());
 
-        tracing::debug!(%addr, database = %description, "serving the token service and the data API");
+        tracing::debug!(%addr, database = %description, max_connections = config.max_connections, "serving the token service and the data API");
         for line in &start_up {
             eprintln!("{line}");
         }
