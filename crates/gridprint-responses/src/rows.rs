@@ -187,14 +187,14 @@ const fn with_aggregate_tail<const H: usize, const N: usize>(
     columns
 }
 
-/// The one row of an aggregate: `head`, then the tail's fields ([`AGGREGATE_TAIL_COLUMNS`]).
+/// The one row of an aggregate: the `head` fields, then the tail's ([`AGGREGATE_TAIL_COLUMNS`]).
 fn aggregate_row(
     out: &mut dyn RowSink,
-    head: &[&str],
+    head: Vec<&str>,
     (start, end, value, valid, status, method): (&str, &str, f64, bool, ZoneStatus, &str),
 ) {
     let value = round2(value).to_string();
-    let mut fields = head.to_vec();
+    let mut fields = head;
     fields.extend_from_slice(&[start, end, &value, bool_str(valid), status.as_str(), method]);
     out.row(&fields);
 }
@@ -607,7 +607,7 @@ impl<H: HeadRow> Rows for Aggregate<H> {
             t.zone_status,
             t.aggregation_method,
         );
-        aggregate_row(out, &self.head.fields(), tail)
+        aggregate_row(out, self.head.fields(), tail)
     }
     fn points(&self) -> usize {
         0
@@ -729,7 +729,7 @@ impl Rows for FactorAggregate {
             ZoneStatus::Complete,
             self.aggregation_method,
         );
-        aggregate_row(out, &head, tail)
+        aggregate_row(out, head.to_vec(), tail)
     }
     fn points(&self) -> usize {
         0
