@@ -1,7 +1,8 @@
-//! The items of derived series answered with `aggregate=true` (footprints, impacts, scores): an
-//! [`Aggregate`] is its item's descriptive fields (the head: [`FootprintHead`], [`ImpactHead`],
-//! [`ScoreHead`]) followed by the one [`AggregateTail`] every aggregate shares (`start, end, value,
-//! valid, zone_status, points, slots, aggregation_method`), declared and documented here once.
+//! The items of derived series answered with `aggregate=true` (footprints, impacts, scores): a
+//! [`DerivedAggregate`] is its item's descriptive fields (the head: [`FootprintHead`],
+//! [`ImpactHead`], [`ScoreHead`]) followed by the one [`AggregateTail`] every aggregate shares
+//! (`start, end, value, valid, zone_status, points, slots, aggregation_method`), declared and
+//! documented here once.
 //!
 //! The JSON is one flat object, head fields then tail fields, written by hand ([`AggregateHead`]
 //! writes a head's fields) rather than with `#[serde(flatten)]`, which would make serialization go
@@ -66,7 +67,7 @@ impl AggregateTail {
     }
 }
 
-/// The descriptive fields an [`Aggregate`] starts with: the name and description of the aggregate
+/// The descriptive fields a [`DerivedAggregate`] starts with: the aggregate's name and description
 /// in the OpenAPI document, and how the fields are written.
 pub trait AggregateHead {
     /// The aggregate's schema name, e.g. `FootprintAggregate`.
@@ -81,14 +82,14 @@ pub trait AggregateHead {
 
 /// An item of an answer with `aggregate=true`: the head's fields, then the tail's, as one object.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Aggregate<H> {
+pub struct DerivedAggregate<H> {
     #[serde(flatten)]
     pub head: H,
     #[serde(flatten)]
     pub tail: AggregateTail,
 }
 
-impl<H: AggregateHead> Serialize for Aggregate<H> {
+impl<H: AggregateHead> Serialize for DerivedAggregate<H> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut out = s.serialize_struct(H::AGGREGATE_NAME, H::FIELDS + AggregateTail::FIELDS)?;
         self.head.serialize_fields(&mut out)?;
@@ -106,7 +107,7 @@ fn object_of<T: PartialSchema>() -> Object {
 }
 
 /// One object: the head's properties, then the tail's (`required` in that order).
-impl<H: AggregateHead + ToSchema> PartialSchema for Aggregate<H> {
+impl<H: AggregateHead + ToSchema> PartialSchema for DerivedAggregate<H> {
     fn schema() -> RefOr<Schema> {
         let mut object = object_of::<H>();
         let tail = object_of::<AggregateTail>();
@@ -117,7 +118,7 @@ impl<H: AggregateHead + ToSchema> PartialSchema for Aggregate<H> {
     }
 }
 
-impl<H: AggregateHead + ToSchema> ToSchema for Aggregate<H> {
+impl<H: AggregateHead + ToSchema> ToSchema for DerivedAggregate<H> {
     fn name() -> std::borrow::Cow<'static, str> {
         H::AGGREGATE_NAME.into()
     }
@@ -129,11 +130,11 @@ impl<H: AggregateHead + ToSchema> ToSchema for Aggregate<H> {
 }
 
 /// Item of `/footprints?aggregate=true`.
-pub type FootprintAggregate = Aggregate<FootprintHead>;
+pub type FootprintAggregate = DerivedAggregate<FootprintHead>;
 /// Item of `/impacts?aggregate=true`.
-pub type ImpactAggregate = Aggregate<ImpactHead>;
+pub type ImpactAggregate = DerivedAggregate<ImpactHead>;
 /// Item of the score endpoints with `aggregate=true`.
-pub type ScoreAggregate = Aggregate<ScoreHead>;
+pub type ScoreAggregate = DerivedAggregate<ScoreHead>;
 
 /// The descriptive fields of a footprint aggregate (those of `FootprintResult`).
 #[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]

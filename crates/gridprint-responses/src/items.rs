@@ -10,8 +10,8 @@
 //! [`Scores`], [`Factors`]). Every struct is written out, so `struct Name` finds it.
 
 use crate::aggregate::{
-    Aggregate, AggregateHead, AggregateTail, FootprintAggregate, FootprintHead, ImpactAggregate,
-    ImpactHead, ScoreAggregate, ScoreHead,
+    AggregateHead, AggregateTail, DerivedAggregate, FootprintAggregate, FootprintHead,
+    ImpactAggregate, ImpactHead, ScoreAggregate, ScoreHead,
 };
 use crate::schema::{self, any_of_arrays};
 use crate::values::{
@@ -465,7 +465,7 @@ impl ZoneSeries for MixShareResult {
 
 /// A series item of a derived series whose answer may instead be one aggregate per item: built
 /// first with its descriptive fields and no series, it then takes its series or becomes its
-/// [`Aggregate`] (its descriptive fields as the head, then the [`AggregateTail`]).
+/// [`DerivedAggregate`] (its descriptive fields as the head, then the [`AggregateTail`]).
 pub trait DerivedItem: Sized {
     /// The descriptive fields of the item's aggregate.
     type Head: AggregateHead;
@@ -474,8 +474,8 @@ pub trait DerivedItem: Sized {
     /// The item's descriptive fields, without its series.
     fn head(self) -> Self::Head;
     /// The aggregate: the item's descriptive fields, then `tail`.
-    fn aggregate(self, tail: AggregateTail) -> Aggregate<Self::Head> {
-        Aggregate {
+    fn aggregate(self, tail: AggregateTail) -> DerivedAggregate<Self::Head> {
+        DerivedAggregate {
             head: self.head(),
             tail,
         }

@@ -30,8 +30,8 @@ pub mod stamp;
 pub mod values;
 
 pub use aggregate::{
-    Aggregate, AggregateHead, AggregateTail, FootprintAggregate, FootprintHead, ImpactAggregate,
-    ImpactHead, ScoreAggregate, ScoreHead,
+    AggregateHead, AggregateTail, DerivedAggregate, FootprintAggregate, FootprintHead,
+    ImpactAggregate, ImpactHead, ScoreAggregate, ScoreHead,
 };
 pub use body::{BodySchema, NamedSchemas};
 pub use format::Format;

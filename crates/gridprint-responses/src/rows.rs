@@ -8,7 +8,7 @@
 //! one row: the descriptive fields ([`HeadRow`]), then [`AGGREGATE_TAIL_COLUMNS`]. The
 //! writer itself (the `csv` crate) lives with the server; a [`RowSink`] receives the fields.
 
-use crate::aggregate::{Aggregate, FootprintHead, ImpactHead, ScoreHead};
+use crate::aggregate::{DerivedAggregate, FootprintHead, ImpactHead, ScoreHead};
 use crate::items::{
     AvailabilityResult, BestWindow, ExportsEntry, ExportsResult, FactorAggregate, FactorResult,
     FlagSeries, FlowShareEntry, FlowShareResult, FootprintResult, FootprintShareResult,
@@ -595,7 +595,7 @@ pub trait HeadRow {
     fn fields(&self) -> Vec<&str>;
 }
 
-impl<H: HeadRow> Rows for Aggregate<H> {
+impl<H: HeadRow> Rows for DerivedAggregate<H> {
     const COLUMNS: &'static [&'static str] = H::AGGREGATE_COLUMNS;
     fn rows(&self, out: &mut dyn RowSink) {
         let t = &self.tail;

@@ -8,8 +8,9 @@ use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::zone::ZoneCode;
 use gridprint_responses::json::to_json;
 use gridprint_responses::{
-    Aggregate, AggregateHead, AggregateTail, FootprintAggregate, FootprintHead, ImpactAggregate,
-    ImpactHead, RowSink, Rows, ScoreAggregate, ScoreHead, TIME_WEIGHTED_AVERAGE, Values,
+    AggregateHead, AggregateTail, DerivedAggregate, FootprintAggregate, FootprintHead,
+    ImpactAggregate, ImpactHead, RowSink, Rows, ScoreAggregate, ScoreHead, TIME_WEIGHTED_AVERAGE,
+    Values,
 };
 use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -49,7 +50,7 @@ fn de() -> ZoneCode {
 }
 
 fn footprint() -> FootprintAggregate {
-    Aggregate {
+    DerivedAggregate {
         head: FootprintHead {
             footprint_type: FootprintType::Water,
             scope: Scope::Operational,
@@ -62,7 +63,7 @@ fn footprint() -> FootprintAggregate {
 }
 
 fn impact() -> ImpactAggregate {
-    Aggregate {
+    DerivedAggregate {
         head: ImpactHead {
             impact_type: "water",
             scope: Scope::Operational,
@@ -75,7 +76,7 @@ fn impact() -> ImpactAggregate {
 }
 
 fn score() -> ScoreAggregate {
-    Aggregate {
+    DerivedAggregate {
         head: ScoreHead {
             scope: Scope::Operational,
             zone: de(),
@@ -121,13 +122,13 @@ fn object<T: PartialSchema>() -> Object {
 /// The JSON is the head's fields then the tail's, byte for byte as the three structs wrote them
 /// before they shared the tail; serde_json writes the same bytes as the server's writer; the keys
 /// are the schema's `required`, in order, and `H::FIELDS` counts the head's.
-fn check_json<H: AggregateHead + ToSchema>(a: &Aggregate<H>, head_json: &str) {
+fn check_json<H: AggregateHead + ToSchema>(a: &DerivedAggregate<H>, head_json: &str) {
     let fast = String::from_utf8(to_json(a, 0)).unwrap();
     assert_eq!(fast, format!("{head_json}{TAIL_JSON}"));
     assert_eq!(fast, serde_json::to_string(a).unwrap());
     let Keys(keys) = serde_json::from_str(&fast).unwrap();
     assert_eq!(keys[H::FIELDS..], TAIL_KEYS, "{}", H::AGGREGATE_NAME);
-    assert_eq!(keys, object::<Aggregate<H>>().required);
+    assert_eq!(keys, object::<DerivedAggregate<H>>().required);
 }
 
 #[test]
@@ -149,8 +150,8 @@ fn the_three_aggregates_end_with_the_same_tail() {
 /// Each aggregate's schema is one object under its own name: the head's properties and, identical
 /// (descriptions included), every property of the tail.
 fn check_schema<H: AggregateHead + ToSchema>(head_keys: &[&str]) {
-    assert_eq!(Aggregate::<H>::name(), H::AGGREGATE_NAME);
-    let schema = object::<Aggregate<H>>();
+    assert_eq!(DerivedAggregate::<H>::name(), H::AGGREGATE_NAME);
+    let schema = object::<DerivedAggregate<H>>();
     let tail = object::<AggregateTail>();
     assert_eq!(tail.required, TAIL_KEYS);
     let mut required: Vec<&str> = head_keys.to_vec();
@@ -180,7 +181,7 @@ fn check_schema<H: AggregateHead + ToSchema>(head_keys: &[&str]) {
     }
     // The names the schema points to are registered with it.
     let mut named = Vec::new();
-    Aggregate::<H>::schemas(&mut named);
+    DerivedAggregate::<H>::schemas(&mut named);
     for name in ["ZoneStatus", "AggregationMethod", "Coverage"] {
         assert!(named.iter().any(|(n, _)| n == name), "{name}");
     }
@@ -195,11 +196,11 @@ fn the_three_schemas_share_the_tail() {
 
 /// What the server writes, the client reads back equal (values are written rounded); an object
 /// without the tail's `aggregation_method` is refused.
-fn check_round_trip<H>(a: Aggregate<H>)
+fn check_round_trip<H>(a: DerivedAggregate<H>)
 where
     H: AggregateHead + DeserializeOwned + PartialEq + std::fmt::Debug,
 {
-    let rounded = Aggregate {
+    let rounded = DerivedAggregate {
         tail: AggregateTail {
             value: 12.35,
             ..a.tail.clone()
@@ -207,11 +208,11 @@ where
         ..a
     };
     let json = to_json(&rounded, 0);
-    let back: Aggregate<H> = serde_json::from_slice(&json).unwrap();
+    let back: DerivedAggregate<H> = serde_json::from_slice(&json).unwrap();
     assert_eq!(back, rounded);
     let mut value: serde_json::Value = serde_json::from_slice(&json).unwrap();
     value.as_object_mut().unwrap().remove("aggregation_method");
-    assert!(serde_json::from_value::<Aggregate<H>>(value).is_err());
+    assert!(serde_json::from_value::<DerivedAggregate<H>>(value).is_err());
 }
 
 #[test]
