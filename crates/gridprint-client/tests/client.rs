@@ -179,7 +179,7 @@ async fn every_endpoint_through_the_client() {
     )
     .await;
     assert_eq!(agg.len(), 2);
-    assert_eq!(agg[0].aggregation_method, "time-weighted-average");
+    assert_eq!(agg[0].tail.aggregation_method, "time-weighted-average");
     let carbon_op = client
         .footprints(&FootprintsQuery {
             footprint_type: Some(FootprintType::Carbon),

@@ -5,10 +5,14 @@
 //! their published schema with `value_type` (see [`crate::schema`]).
 //!
 //! Series entries carry the flags `valid` and `zone_status`; aggregated answers (`aggregate=true`)
-//! use the `*Aggregate` structs, and the endpoints that have both answer a [`SeriesOrAggregates`]
-//! ([`Footprints`], [`Impacts`], [`Scores`], [`Factors`]). Every struct is written out, so
-//! `struct Name` finds it.
+//! use the `*Aggregate` types (those of derived series are in [`crate::aggregate`]), and the
+//! endpoints that have both answer a [`SeriesOrAggregates`] ([`Footprints`], [`Impacts`],
+//! [`Scores`], [`Factors`]). Every struct is written out, so `struct Name` finds it.
 
+use crate::aggregate::{
+    AggregateHead, AggregateTail, DerivedAggregate, FootprintAggregate, FootprintHead,
+    ImpactAggregate, ImpactHead, ScoreAggregate, ScoreHead,
+};
 use crate::schema::{self, any_of_arrays};
 use crate::values::{
     StaticStr, TIME_WEIGHTED_AVERAGE, Values, serialize_round2, serialize_round2_opt, static_str,
@@ -459,29 +463,23 @@ impl ZoneSeries for MixShareResult {
     }
 }
 
-/// What every aggregate of a derived series (footprints, impacts, scores) says after its item's
-/// descriptive fields; its `aggregation_method` is always [`TIME_WEIGHTED_AVERAGE`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct AggregateTail {
-    pub start: String,
-    pub end: String,
-    pub value: f64,
-    pub valid: bool,
-    pub zone_status: ZoneStatus,
-    pub points: usize,
-    pub slots: usize,
-}
-
 /// A series item of a derived series whose answer may instead be one aggregate per item: built
 /// first with its descriptive fields and no series, it then takes its series or becomes its
-/// aggregate (the item's descriptive fields, then the [`AggregateTail`]).
+/// [`DerivedAggregate`] (its descriptive fields as the head, then the [`AggregateTail`]).
 pub trait DerivedItem: Sized {
-    /// The item of the answer with `aggregate=true`.
-    type Aggregate;
+    /// The descriptive fields of the item's aggregate.
+    type Head: AggregateHead;
     /// The item with these series entries.
     fn with_series(self, series: Vec<FlagSeries>) -> Self;
-    /// The aggregate with the item's descriptive fields.
-    fn aggregate(self, tail: AggregateTail) -> Self::Aggregate;
+    /// The item's descriptive fields, without its series.
+    fn head(self) -> Self::Head;
+    /// The aggregate: the item's descriptive fields, then `tail`.
+    fn aggregate(self, tail: AggregateTail) -> DerivedAggregate<Self::Head> {
+        DerivedAggregate {
+            head: self.head(),
+            tail,
+        }
+    }
 }
 
 /// Item of `/footprints`.
@@ -502,65 +500,18 @@ pub struct FootprintResult {
     pub series: Vec<FlagSeries>,
 }
 
-/// Item of `/footprints?aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct FootprintAggregate {
-    #[schema(value_type = schema::FootprintType)]
-    pub footprint_type: FootprintType,
-    #[schema(value_type = schema::Scope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `gCO2/kWh` (carbon) or `l/kWh` (water).
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    /// The request's `start`, in UTC.
-    #[schema(format = DateTime)]
-    pub start: String,
-    /// The request's `end`, in UTC.
-    #[schema(format = DateTime)]
-    pub end: String,
-    /// Time-weighted average, rounded to 2 decimals.
-    #[serde(serialize_with = "serialize_round2")]
-    pub value: f64,
-    /// `true` only if every point is valid.
-    pub valid: bool,
-    /// The worst status present (missing < preview < complete).
-    #[schema(value_type = schema::ZoneStatus)]
-    pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
-    pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
-    pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
-}
-
 impl DerivedItem for FootprintResult {
-    type Aggregate = FootprintAggregate;
+    type Head = FootprintHead;
     fn with_series(self, series: Vec<FlagSeries>) -> Self {
         FootprintResult { series, ..self }
     }
-    fn aggregate(self, t: AggregateTail) -> FootprintAggregate {
-        FootprintAggregate {
+    fn head(self) -> FootprintHead {
+        FootprintHead {
             footprint_type: self.footprint_type,
             scope: self.scope,
             zone: self.zone,
             unit: self.unit,
             coverage: self.coverage,
-            start: t.start,
-            end: t.end,
-            value: t.value,
-            valid: t.valid,
-            zone_status: t.zone_status,
-            points: t.points,
-            slots: t.slots,
-            aggregation_method: TIME_WEIGHTED_AVERAGE,
         }
     }
 }
@@ -584,61 +535,18 @@ pub struct ImpactResult {
     pub series: Vec<FlagSeries>,
 }
 
-/// Item of `/impacts?aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ImpactAggregate {
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::ImpactType)]
-    pub impact_type: StaticStr,
-    #[schema(value_type = schema::OperationalScope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    /// `stress-l/kWh`.
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = String)]
-    pub unit: StaticStr,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    #[schema(format = DateTime)]
-    pub start: String,
-    #[schema(format = DateTime)]
-    pub end: String,
-    #[serde(serialize_with = "serialize_round2")]
-    pub value: f64,
-    pub valid: bool,
-    #[schema(value_type = schema::ZoneStatus)]
-    pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
-    pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
-    pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
-}
-
 impl DerivedItem for ImpactResult {
-    type Aggregate = ImpactAggregate;
+    type Head = ImpactHead;
     fn with_series(self, series: Vec<FlagSeries>) -> Self {
         ImpactResult { series, ..self }
     }
-    fn aggregate(self, t: AggregateTail) -> ImpactAggregate {
-        ImpactAggregate {
+    fn head(self) -> ImpactHead {
+        ImpactHead {
             impact_type: self.impact_type,
             scope: self.scope,
             zone: self.zone,
             unit: self.unit,
             coverage: self.coverage,
-            start: t.start,
-            end: t.end,
-            value: t.value,
-            valid: t.valid,
-            zone_status: t.zone_status,
-            points: t.points,
-            slots: t.slots,
-            aggregation_method: TIME_WEIGHTED_AVERAGE,
         }
     }
 }
@@ -655,52 +563,16 @@ pub struct ScoreResult {
     pub series: Vec<FlagSeries>,
 }
 
-/// Item of the score endpoints with `aggregate=true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ScoreAggregate {
-    #[schema(value_type = schema::OperationalScope)]
-    pub scope: Scope,
-    #[schema(value_type = String)]
-    pub zone: ZoneCode,
-    #[schema(value_type = schema::Coverage)]
-    pub coverage: Coverage,
-    #[schema(format = DateTime)]
-    pub start: String,
-    #[schema(format = DateTime)]
-    pub end: String,
-    #[serde(serialize_with = "serialize_round2")]
-    pub value: f64,
-    pub valid: bool,
-    #[schema(value_type = schema::ZoneStatus)]
-    pub zone_status: ZoneStatus,
-    /// **[beyond]** Slots of the window that have a value (docs/api.md §3).
-    pub points: usize,
-    /// **[beyond]** Slots in the window; `points < slots` makes `valid` false and `zone_status`
-    /// `missing`: an aggregate never looks complete over a hole.
-    pub slots: usize,
-    #[serde(deserialize_with = "static_str")]
-    #[schema(value_type = schema::AggregationMethod)]
-    pub aggregation_method: StaticStr,
-}
-
 impl DerivedItem for ScoreResult {
-    type Aggregate = ScoreAggregate;
+    type Head = ScoreHead;
     fn with_series(self, series: Vec<FlagSeries>) -> Self {
         ScoreResult { series, ..self }
     }
-    fn aggregate(self, t: AggregateTail) -> ScoreAggregate {
-        ScoreAggregate {
+    fn head(self) -> ScoreHead {
+        ScoreHead {
             scope: self.scope,
             zone: self.zone,
             coverage: self.coverage,
-            start: t.start,
-            end: t.end,
-            value: t.value,
-            valid: t.valid,
-            zone_status: t.zone_status,
-            points: t.points,
-            slots: t.slots,
-            aggregation_method: TIME_WEIGHTED_AVERAGE,
         }
     }
 }

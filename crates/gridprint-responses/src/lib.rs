@@ -4,6 +4,7 @@
 //! utoipa only: no cache, store, polygon index or CSV writer.
 //!
 //! - [`items`]: the response structs (serde + `ToSchema`), one per item of an answer;
+//! - [`aggregate`]: the aggregates of derived series, a descriptive head and the shared tail;
 //! - [`values`]: points and their compact `[[timestamp, number], …]` form;
 //! - [`rows`]: the row-walking trait [`Rows`] (CSV columns and rows, point counts, finality) and
 //!   [`Answer`], any endpoint's whole answer;
@@ -16,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod aggregate;
 pub mod body;
 mod format;
 pub mod items;
@@ -27,18 +29,21 @@ mod sink;
 pub mod stamp;
 pub mod values;
 
+pub use aggregate::{
+    AggregateHead, AggregateTail, DerivedAggregate, FootprintAggregate, FootprintHead,
+    ImpactAggregate, ImpactHead, ScoreAggregate, ScoreHead,
+};
 pub use body::{BodySchema, NamedSchemas};
 pub use format::Format;
 pub use items::{
-    AggregateTail, AnswerSchema, AvailabilityResult, BestWindow, DemoRecording, DemoStatus,
-    DerivedItem, DestinationBlock, ExportBlock, ExportsEntry, ExportsResult, FactorAggregate,
-    FactorResult, Factors, FlagEntry, FlagSeries, FlowShareEntry, FlowShareResult,
-    FootprintAggregate, FootprintResult, FootprintShareResult, Footprints, ForecastAccuracy,
-    GenerationEntry, GenerationResult, ImpactAggregate, ImpactResult, ImpactShareResult, Impacts,
-    ImportBlock, ImportsEntry, ImportsResult, InputAvailability, InputRun, LoadEntry, LoadResult,
-    MixResult, MixShareEntry, MixShareResult, OriginBlock, OutputRun, PlainSeries, ProductionBlock,
-    ScoreAggregate, ScoreResult, Scores, SeriesOrAggregates, SourceBlock, SourceEntry, StateBlock,
-    StatusResponse, ZoneInfo, ZoneSeries,
+    AnswerSchema, AvailabilityResult, BestWindow, DemoRecording, DemoStatus, DerivedItem,
+    DestinationBlock, ExportBlock, ExportsEntry, ExportsResult, FactorAggregate, FactorResult,
+    Factors, FlagEntry, FlagSeries, FlowShareEntry, FlowShareResult, FootprintResult,
+    FootprintShareResult, Footprints, ForecastAccuracy, GenerationEntry, GenerationResult,
+    ImpactResult, ImpactShareResult, Impacts, ImportBlock, ImportsEntry, ImportsResult,
+    InputAvailability, InputRun, LoadEntry, LoadResult, MixResult, MixShareEntry, MixShareResult,
+    OriginBlock, OutputRun, PlainSeries, ProductionBlock, ScoreResult, Scores, SeriesOrAggregates,
+    SourceBlock, SourceEntry, StateBlock, StatusResponse, ZoneInfo, ZoneSeries,
 };
 pub use rows::{Answer, Entry, RowSink, Rows};
 pub use values::{Point, StaticStr, TIME_WEIGHTED_AVERAGE, Values, round2, static_str};

@@ -5,16 +5,16 @@
 //!
 //! Rows are long format (docs/api.md, "CSV"): one row per point, the item's descriptive fields, the
 //! entry's flags and the block's fields repeated as columns, then `timestamp,value`. Aggregates give
-//! one row: the descriptive fields, then `start,end,value,valid,zone_status,aggregation_method`. The
+//! one row: the descriptive fields ([`HeadRow`]), then [`AGGREGATE_TAIL_COLUMNS`]. The
 //! writer itself (the `csv` crate) lives with the server; a [`RowSink`] receives the fields.
 
+use crate::aggregate::{DerivedAggregate, FootprintHead, ImpactHead, ScoreHead};
 use crate::items::{
     AvailabilityResult, BestWindow, ExportsEntry, ExportsResult, FactorAggregate, FactorResult,
-    FlagSeries, FlowShareEntry, FlowShareResult, FootprintAggregate, FootprintResult,
-    FootprintShareResult, ForecastAccuracy, GenerationEntry, GenerationResult, ImpactAggregate,
-    ImpactResult, ImpactShareResult, ImportsEntry, ImportsResult, LoadEntry, LoadResult,
-    MixShareEntry, MixShareResult, ScoreAggregate, ScoreResult, SeriesOrAggregates, SourceEntry,
-    StatusResponse, ZoneInfo,
+    FlagSeries, FlowShareEntry, FlowShareResult, FootprintResult, FootprintShareResult,
+    ForecastAccuracy, GenerationEntry, GenerationResult, ImpactResult, ImpactShareResult,
+    ImportsEntry, ImportsResult, LoadEntry, LoadResult, MixShareEntry, MixShareResult, ScoreResult,
+    SeriesOrAggregates, SourceEntry, StatusResponse, ZoneInfo,
 };
 use crate::values::{Values, round2};
 use gridprint_core::quality::{DataState, ZoneStatus};
@@ -154,14 +154,47 @@ fn series_final<E: Entry>(series: &[E]) -> bool {
     series.iter().all(|e| e.flags().0)
 }
 
-/// The one row of an aggregate: `head`, then the aggregate's own columns.
+/// The CSV columns every aggregate ends with (those of [`aggregate_row`]'s tail); `points` and
+/// `slots` are JSON only (the CSV keeps the reference's columns).
+pub const AGGREGATE_TAIL_COLUMNS: [&str; 6] = [
+    "start",
+    "end",
+    "value",
+    "valid",
+    "zone_status",
+    "aggregation_method",
+];
+
+/// An aggregate's CSV header: `head`, then [`AGGREGATE_TAIL_COLUMNS`]; `N` is their total (checked
+/// when the constant is compiled).
+const fn with_aggregate_tail<const H: usize, const N: usize>(
+    head: [&'static str; H],
+) -> [&'static str; N] {
+    assert!(
+        N == H + AGGREGATE_TAIL_COLUMNS.len(),
+        "N is the head's columns + 6"
+    );
+    let mut columns = [""; N];
+    let mut i = 0;
+    while i < N {
+        columns[i] = if i < H {
+            head[i]
+        } else {
+            AGGREGATE_TAIL_COLUMNS[i - H]
+        };
+        i += 1;
+    }
+    columns
+}
+
+/// The one row of an aggregate: the `head` fields, then the tail's ([`AGGREGATE_TAIL_COLUMNS`]).
 fn aggregate_row(
     out: &mut dyn RowSink,
-    head: &[&str],
+    head: Vec<&str>,
     (start, end, value, valid, status, method): (&str, &str, f64, bool, ZoneStatus, &str),
 ) {
     let value = round2(value).to_string();
-    let mut fields = head.to_vec();
+    let mut fields = head;
     fields.extend_from_slice(&[start, end, &value, bool_str(valid), status.as_str(), method]);
     out.row(&fields);
 }
@@ -551,122 +584,76 @@ impl Rows for ImpactShareResult {
     }
 }
 
-// Aggregates: one row, the item's head columns, then
-// `start,end,value,valid,zone_status,aggregation_method` (see `aggregate_row`).
+// Aggregates: one row, the item's head columns, then the tail's (`aggregate_row`).
 
-impl Rows for FootprintAggregate {
-    const COLUMNS: &'static [&'static str] = &[
-        "zone",
-        "footprint_type",
-        "scope",
-        "unit",
-        "coverage",
-        "start",
-        "end",
-        "value",
-        "valid",
-        "zone_status",
-        "aggregation_method",
-    ];
+/// The descriptive fields of an aggregate as CSV: the aggregate's columns (the head's, then
+/// [`AGGREGATE_TAIL_COLUMNS`]) and the head's fields.
+pub trait HeadRow {
+    /// The CSV header of the aggregate (built by `with_aggregate_tail`).
+    const AGGREGATE_COLUMNS: &'static [&'static str];
+    /// The head's fields, in the order of its columns.
+    fn fields(&self) -> Vec<&str>;
+}
+
+impl<H: HeadRow> Rows for DerivedAggregate<H> {
+    const COLUMNS: &'static [&'static str] = H::AGGREGATE_COLUMNS;
     fn rows(&self, out: &mut dyn RowSink) {
-        let head = [
+        let t = &self.tail;
+        let tail = (
+            t.start.as_str(),
+            t.end.as_str(),
+            t.value,
+            t.valid,
+            t.zone_status,
+            t.aggregation_method,
+        );
+        aggregate_row(out, self.head.fields(), tail)
+    }
+    fn points(&self) -> usize {
+        0
+    }
+    fn is_final(&self) -> bool {
+        self.tail.valid
+    }
+}
+
+impl HeadRow for FootprintHead {
+    const AGGREGATE_COLUMNS: &'static [&'static str] =
+        &with_aggregate_tail::<5, 11>(["zone", "footprint_type", "scope", "unit", "coverage"]);
+    fn fields(&self) -> Vec<&str> {
+        vec![
             self.zone.as_str(),
             self.footprint_type.as_str(),
             self.scope.as_str(),
             self.unit,
             self.coverage.as_str(),
-        ];
-        let tail = (
-            self.start.as_str(),
-            self.end.as_str(),
-            self.value,
-            self.valid,
-            self.zone_status,
-            self.aggregation_method,
-        );
-        aggregate_row(out, &head, tail)
-    }
-    fn points(&self) -> usize {
-        0
-    }
-    fn is_final(&self) -> bool {
-        self.valid
+        ]
     }
 }
 
-impl Rows for ImpactAggregate {
-    const COLUMNS: &'static [&'static str] = &[
-        "zone",
-        "impact_type",
-        "scope",
-        "unit",
-        "coverage",
-        "start",
-        "end",
-        "value",
-        "valid",
-        "zone_status",
-        "aggregation_method",
-    ];
-    fn rows(&self, out: &mut dyn RowSink) {
-        let head = [
+impl HeadRow for ImpactHead {
+    const AGGREGATE_COLUMNS: &'static [&'static str] =
+        &with_aggregate_tail::<5, 11>(["zone", "impact_type", "scope", "unit", "coverage"]);
+    fn fields(&self) -> Vec<&str> {
+        vec![
             self.zone.as_str(),
             self.impact_type,
             self.scope.as_str(),
             self.unit,
             self.coverage.as_str(),
-        ];
-        let tail = (
-            self.start.as_str(),
-            self.end.as_str(),
-            self.value,
-            self.valid,
-            self.zone_status,
-            self.aggregation_method,
-        );
-        aggregate_row(out, &head, tail)
-    }
-    fn points(&self) -> usize {
-        0
-    }
-    fn is_final(&self) -> bool {
-        self.valid
+        ]
     }
 }
 
-impl Rows for ScoreAggregate {
-    const COLUMNS: &'static [&'static str] = &[
-        "zone",
-        "scope",
-        "coverage",
-        "start",
-        "end",
-        "value",
-        "valid",
-        "zone_status",
-        "aggregation_method",
-    ];
-    fn rows(&self, out: &mut dyn RowSink) {
-        let head = [
+impl HeadRow for ScoreHead {
+    const AGGREGATE_COLUMNS: &'static [&'static str] =
+        &with_aggregate_tail::<3, 9>(["zone", "scope", "coverage"]);
+    fn fields(&self) -> Vec<&str> {
+        vec![
             self.zone.as_str(),
             self.scope.as_str(),
             self.coverage.as_str(),
-        ];
-        let tail = (
-            self.start.as_str(),
-            self.end.as_str(),
-            self.value,
-            self.valid,
-            self.zone_status,
-            self.aggregation_method,
-        );
-        aggregate_row(out, &head, tail)
-    }
-    fn points(&self) -> usize {
-        0
-    }
-    fn is_final(&self) -> bool {
-        self.valid
+        ]
     }
 }
 
@@ -714,7 +701,7 @@ impl Rows for FactorResult {
 }
 
 impl Rows for FactorAggregate {
-    const COLUMNS: &'static [&'static str] = &[
+    const COLUMNS: &'static [&'static str] = &with_aggregate_tail::<7, 13>([
         "factor_type",
         "production_type",
         "scope",
@@ -722,13 +709,7 @@ impl Rows for FactorAggregate {
         "source",
         "year",
         "source_link",
-        "start",
-        "end",
-        "value",
-        "valid",
-        "zone_status",
-        "aggregation_method",
-    ];
+    ]);
     fn rows(&self, out: &mut dyn RowSink) {
         let year = year_field(self.year);
         let head = [
@@ -748,7 +729,7 @@ impl Rows for FactorAggregate {
             ZoneStatus::Complete,
             self.aggregation_method,
         );
-        aggregate_row(out, &head, tail)
+        aggregate_row(out, head.to_vec(), tail)
     }
     fn points(&self) -> usize {
         0

@@ -72,19 +72,23 @@ fn rows_match_columns_points_and_finality() {
     assert!(!Answer::is_final(&generation), "one entry is not valid");
 
     let aggregate = Footprints::Aggregate(vec![FootprintAggregate {
-        footprint_type: FootprintType::Carbon,
-        scope: Scope::LifeCycle,
-        zone: de,
-        unit: "gCO2/kWh",
-        coverage: Coverage::Global,
-        start: "a".into(),
-        end: "b".into(),
-        value: 1.234,
-        valid: true,
-        zone_status: ZoneStatus::Complete,
-        points: 4,
-        slots: 4,
-        aggregation_method: TIME_WEIGHTED_AVERAGE,
+        head: FootprintHead {
+            footprint_type: FootprintType::Carbon,
+            scope: Scope::LifeCycle,
+            zone: de,
+            unit: "gCO2/kWh",
+            coverage: Coverage::Global,
+        },
+        tail: AggregateTail {
+            start: "a".into(),
+            end: "b".into(),
+            value: 1.234,
+            valid: true,
+            zone_status: ZoneStatus::Complete,
+            points: 4,
+            slots: 4,
+            aggregation_method: TIME_WEIGHTED_AVERAGE,
+        },
     }]);
     assert_eq!(walk(&aggregate), 1);
     assert_eq!(aggregate.points(), 0);

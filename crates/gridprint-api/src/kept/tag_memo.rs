@@ -13,7 +13,6 @@
 use crate::kept::response_cache::{ResponseCache, Weigh};
 use axum::http::{HeaderMap, HeaderValue, header};
 use gridprint_core::slot::Slot;
-use gridprint_responses::Format;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -24,8 +23,6 @@ pub const MEMO_BYTES: usize = 2 << 20;
 /// What a request's full reading produced, kept under its [`key`].
 #[derive(Debug)]
 pub struct Tagged {
-    /// The answer's format (`format`, `Accept` or the CSV twin).
-    pub format: Format,
     /// The entity tag: the response-cache key of a final answer.
     pub etag: String,
     /// The response-cache key of an answer that can still change.
@@ -41,7 +38,6 @@ impl Tagged {
     /// A kept reading; `key` is the memo key it will be kept under (its length is weighed).
     pub fn new(
         key: &str,
-        format: Format,
         etag: String,
         changing: String,
         ignored: Option<HeaderValue>,
@@ -52,7 +48,6 @@ impl Tagged {
             + ignored.as_ref().map_or(0, |v| v.len())
             + std::mem::size_of::<Tagged>();
         Arc::new(Tagged {
-            format,
             etag,
             changing,
             ignored,
@@ -161,7 +156,7 @@ mod tests {
 
     #[test]
     fn the_memo_keeps_nothing_when_the_response_cache_is_off() {
-        let t = || Tagged::new("k", Format::Json, "W/\"a\"".into(), "c".into(), None);
+        let t = || Tagged::new("k", "W/\"a\"".into(), "c".into(), None);
         let off = tag_memo(false);
         off.insert("k".into(), t());
         assert!(off.get("k").is_none());

@@ -278,13 +278,7 @@ pub(crate) async fn answer<E: EndpointDef>(
     if let Some(key) = memo_key
         && kept_answer.is_some()
     {
-        let seen = Tagged::new(
-            &key,
-            format,
-            etag.clone(),
-            changing.clone(),
-            ignored.clone(),
-        );
+        let seen = Tagged::new(&key, etag.clone(), changing.clone(), ignored.clone());
         state.inner.tag_memo.insert(key, seen);
     }
     let st = state.clone();

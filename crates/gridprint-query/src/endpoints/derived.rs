@@ -17,7 +17,9 @@ use gridprint_core::derived::{Coverage, SeriesKey};
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::format_timestamp;
 use gridprint_core::zone::ZoneCode;
-use gridprint_responses::{AggregateTail, DerivedItem, round2};
+use gridprint_responses::{
+    AggregateTail, DerivedAggregate, DerivedItem, TIME_WEIGHTED_AVERAGE, round2,
+};
 use time::OffsetDateTime;
 
 /// Parameters whose types are checked before anything else on the derived endpoints.
@@ -190,7 +192,7 @@ pub(super) fn derived_answer<T: Copy, S: DerivedItem>(
     keys: &[T],
     column: impl Fn(T) -> SeriesKey,
     item: impl Fn(ZoneCode, T) -> S,
-) -> Result<Vec<S>, Vec<S::Aggregate>> {
+) -> Result<Vec<S>, Vec<DerivedAggregate<S::Head>>> {
     let window = &req.window;
     let items: Vec<(Source<'_>, ZoneCode, T)> = sources(cache, &req.zones, &req.countries)
         .into_iter()
@@ -210,6 +212,7 @@ pub(super) fn derived_answer<T: Copy, S: DerivedItem>(
                     zone_status: a.zone_status,
                     points: a.points,
                     slots: a.slots,
+                    aggregation_method: TIME_WEIGHTED_AVERAGE,
                 };
                 Some(item(code, k).aggregate(tail))
             })

@@ -182,7 +182,7 @@ impl Ask<'_> {
                     self.carbon.footprints(b, b + g.step(), true)?
                     && let Some(a) = aggs.first()
                 {
-                    out.push((b, a.value, a.zone_status));
+                    out.push((b, a.tail.value, a.tail.zone_status));
                 }
                 b += g.step();
             }
