@@ -1,5 +1,7 @@
 //! The ENTSO-E Transparency Platform REST client: asks for A75 (actual generation per type), A65
-//! (actual total load) and A11 (physical flows) documents and parses them with [`crate::entsoe_xml`].
+//! (actual total load) and A11 (physical flows) documents and parses them with [`crate::entsoe_xml`];
+//! and for the TSOs' forecasts ([`EntsoeClient::fetch_forecasts`]: A69, A65 A01, A71,
+//! [`forecast_query_params`]), dated by the regulation's deadlines or the document's creation.
 //!
 //! Query parameters are the public API's: `securityToken`, `documentType`, `processType=A16` for A75
 //! and A65, the area (`in_Domain` for A75, `outBiddingZone_Domain` for A65, `in_Domain` and
@@ -21,12 +23,16 @@
 use crate::document::ParsedDocument;
 use crate::error::ParseError;
 use crate::http::{
-    Answer, FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client,
+    FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client,
 };
-use crate::request::{DataKind, FetchRequest, Target};
+use crate::request::{
+    DataKind, ENTSOE_MAX_SPAN_SLOTS, FetchRequest, ForecastRequest, Target, split_range,
+    whole_hours,
+};
 use gridprint_core::inputs::InputPoint;
 use gridprint_core::secret::Secret;
 use gridprint_core::slot::Slot;
+use gridprint_core::tso_forecast::{PublicationDeadlines, PublishedForecast};
 use gridprint_core::zone::{Provider, Zone, Zones};
 use std::fmt;
 use std::sync::Arc;
@@ -117,6 +123,33 @@ pub fn query_params(
     q.push(("periodStart", period_param(req.range.start)));
     q.push(("periodEnd", period_param(req.range.end)));
     Ok(q)
+}
+
+/// The query parameters of a TSO forecast request, without the token, in the order they are sent:
+/// `documentType` and `processType` ([`ForecastData::entsoe_document`]), the area (`in_Domain` for
+/// A69 and A71, `outBiddingZone_Domain` for A65), `periodStart`/`periodEnd` (the range in whole
+/// hours).
+pub fn forecast_query_params(
+    req: &ForecastRequest,
+    zones: &Zones,
+) -> Result<Vec<(&'static str, String)>, String> {
+    let zone = zones
+        .index_of(&req.zone)
+        .map(|i| zones.get(i))
+        .ok_or_else(|| format!("zone {} is not in the reference data", req.zone))?;
+    let (document, process) = req.data.entsoe_document();
+    let area = match document {
+        "A65" => "outBiddingZone_Domain",
+        _ => "in_Domain",
+    };
+    let range = whole_hours(req.range);
+    Ok(vec![
+        ("documentType", document.to_string()),
+        ("processType", process.to_string()),
+        (area, query_eic(zone).to_string()),
+        ("periodStart", period_param(range.start)),
+        ("periodEnd", period_param(range.end)),
+    ])
 }
 
 /// Configuration of an [`EntsoeClient`].
@@ -218,7 +251,55 @@ impl EntsoeClient {
     }
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
-        let label = req.describe();
+        debug_assert_eq!(req.provider, Provider::Entsoe);
+        let params = query_params(req, &self.zones);
+        let doc = self
+            .get_document(&req.describe(), params, |body| {
+                crate::entsoe_xml::parse(body, &self.zones)
+            })
+            .await?;
+        Ok(keep_requested(req, doc))
+    }
+
+    /// Fetches a TSO forecast (split into parts of at most a year) and returns its values of the
+    /// asked-for zone and slots, each dated by [`PublicationDeadlines::published_by`] with the
+    /// document's `createdDateTime`.
+    pub async fn fetch_forecasts(
+        &self,
+        req: &ForecastRequest,
+    ) -> Result<Vec<PublishedForecast>, FetchError> {
+        debug_assert_eq!(req.provider, Provider::Entsoe);
+        let mut out = Vec::new();
+        for range in split_range(req.range, ENTSOE_MAX_SPAN_SLOTS) {
+            let part = ForecastRequest {
+                range,
+                ..req.clone()
+            };
+            let params = forecast_query_params(&part, &self.zones);
+            let doc = self
+                .get_document(&part.describe(), params, |body| {
+                    crate::entsoe_xml::parse_forecast(body, &self.zones)
+                })
+                .await?;
+            out.extend(
+                doc.forecasts
+                    .into_iter()
+                    .filter(|p| part.keeps(p))
+                    .filter_map(|p| PublicationDeadlines::REGULATION.published_by(p, doc.created)),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Sends one query (`params`, without the token) and reads the answer with `parse`: the token
+    /// checks, the refusals and the logging of an answer that does not parse, for every document.
+    async fn get_document<T>(
+        &self,
+        label: &str,
+        params: Result<Vec<(&'static str, String)>, String>,
+        parse: impl FnOnce(&[u8]) -> Result<T, ParseError>,
+    ) -> Result<T, FetchError> {
+        let label = label.to_string();
         let Some(token) = &self.token else {
             return Err(FetchError::NotConfigured {
                 request: label,
@@ -228,20 +309,10 @@ impl EntsoeClient {
         if let Some(&status) = self.rejected.get() {
             return Err(token_refused(label, status));
         }
-        debug_assert_eq!(req.provider, Provider::Entsoe);
-        let params = query_params(req, &self.zones).map_err(FetchError::not_configured(&label))?;
+        let params = params.map_err(FetchError::not_configured(&label))?;
         let url = self.url(&params, token.expose());
         let answer =
             get_with_retries(&self.http, &url, Some(&self.budget), &self.retry, &label).await?;
-        self.interpret(req, &label, answer)
-    }
-
-    fn interpret(
-        &self,
-        req: &FetchRequest,
-        label: &str,
-        answer: Answer,
-    ) -> Result<Vec<InputPoint>, FetchError> {
         let looks_like_xml = answer
             .body
             .iter()
@@ -249,33 +320,33 @@ impl EntsoeClient {
             .is_some_and(|b| *b == b'<' || *b == 0xEF);
         if answer.status == 401 || answer.status == 403 {
             let _ = self.rejected.set(answer.status);
-            return Err(token_refused(label.to_string(), answer.status));
+            return Err(token_refused(label, answer.status));
         }
         if !(200..300).contains(&answer.status) && !looks_like_xml {
             return Err(FetchError::Refused {
-                request: label.to_string(),
+                request: label,
                 status: answer.status,
                 message: body_head(&answer.body, 200),
             });
         }
-        match crate::entsoe_xml::parse(&answer.body, &self.zones) {
-            Ok(doc) => Ok(keep_requested(req, doc)),
+        match parse(&answer.body) {
+            Ok(doc) => Ok(doc),
             Err(ParseError::Rejected { code, text }) => Err(FetchError::Refused {
-                request: label.to_string(),
+                request: label,
                 status: answer.status,
                 message: format!("reason {code}: {text}"),
             }),
             Err(e) => {
                 tracing::warn!(
                     request = label,
-                    url = %self.redacted_url(req),
+                    url = %self.url(&params, "***"),
                     status = answer.status,
                     error = %e,
                     body = %body_head(&answer.body, 200),
                     "malformed ENTSO-E response: nothing stored"
                 );
                 Err(FetchError::Malformed {
-                    request: label.to_string(),
+                    request: label,
                     message: e.to_string(),
                 })
             }
