@@ -434,7 +434,9 @@ mod tests {
             r.published_by(point.clone(), seen.map(|s| parse_timestamp(s).unwrap()))
                 .map(|p| p.published_at)
         };
-        let deadline = parse_timestamp("2023-01-09T17:00Z").unwrap().unix_timestamp();
+        let deadline = parse_timestamp("2023-01-09T17:00Z")
+            .unwrap()
+            .unix_timestamp();
         assert_eq!(at(None), Some(deadline));
         assert_eq!(at(Some("2023-01-09T20:00Z")), Some(deadline));
         assert_eq!(

@@ -378,14 +378,14 @@ pub struct ElexonForecasts {
 
 /// The path and query parameters of a forecast request's part: the dataset, asked by publication
 /// time (`publishDateTimeFrom`/`To`, at most one day per request as NDF requires).
-pub fn forecast_request_path(
-    dataset: &str,
-    published: SlotRange,
-) -> (String, ElexonQuery) {
+pub fn forecast_request_path(dataset: &str, published: SlotRange) -> (String, ElexonQuery) {
     (
         format!("datasets/{dataset}"),
         vec![
-            ("publishDateTimeFrom", format_timestamp(published.start.start())),
+            (
+                "publishDateTimeFrom",
+                format_timestamp(published.start.start()),
+            ),
             ("publishDateTimeTo", format_timestamp(published.end.start())),
             ("format", "json".into()),
         ],
@@ -489,19 +489,27 @@ impl ElexonClient {
         req: &ForecastRequest,
     ) -> Result<Vec<PublishedForecast>, FetchError> {
         let label = req.describe();
-        let dataset = req.data.elexon_dataset().ok_or_else(|| FetchError::NotConfigured {
-            request: label.clone(),
-            message: "Elexon publishes no such forecast".into(),
-        })?;
+        let dataset = req
+            .data
+            .elexon_dataset()
+            .ok_or_else(|| FetchError::NotConfigured {
+                request: label.clone(),
+                message: "Elexon publishes no such forecast".into(),
+            })?;
         let published = SlotRange::new(req.range.start.offset(-SLOTS_PER_DAY), req.range.end);
         let mut latest: BTreeMap<Slot, PublishedForecast> = BTreeMap::new();
         for part in split_range(published, SLOTS_PER_DAY) {
             let (path, params) = forecast_request_path(dataset, part);
             let body = self.get(&label, &path, &params).await?;
             let parsed = parse_forecast(&body, dataset, &req.zone, req.range);
-            let forecasts = parsed_points("Elexon", label.clone(), parsed.map(|d| (d.forecasts, d.skipped)), |e| {
-                tracing::warn!(request = %label, error = %e, body = %body_head(&body, 200), "malformed Elexon response: nothing stored");
-            })?;
+            let forecasts = parsed_points(
+                "Elexon",
+                label.clone(),
+                parsed.map(|d| (d.forecasts, d.skipped)),
+                |e| {
+                    tracing::warn!(request = %label, error = %e, body = %body_head(&body, 200), "malformed Elexon response: nothing stored");
+                },
+            )?;
             for f in forecasts {
                 match latest.get(&f.point.slot) {
                     Some(held) if held.published_at > f.published_at => {}
@@ -654,5 +662,62 @@ mod tests {
         assert_eq!(path, "datasets/FUELHH");
         assert_eq!(q[0], ("settlementDateFrom", "2024-09-02".to_string()));
         assert_eq!(q[1], ("settlementDateTo", "2024-09-03".to_string()));
+    }
+
+    #[test]
+    fn a_forecast_is_the_latest_publication_before_its_period() {
+        let s = |t| Slot::containing(parse_timestamp(t).unwrap());
+        let row = |publish: &str, start: &str, mw: f64| {
+            format!(r#"{{"publishTime": "{publish}", "startTime": "{start}", "generation": {mw}}}"#)
+        };
+        let rows = [
+            row("2024-09-01T10:00:00Z", "2024-09-02T00:00:00Z", 100.0),
+            row("2024-09-01T20:00:00Z", "2024-09-02T00:00:00Z", 200.0),
+            // published after the period began: no forecast of it
+            row("2024-09-02T00:30:00Z", "2024-09-02T00:00:00Z", 900.0),
+            row("2024-09-01T20:00:00Z", "2024-09-02T01:00:00Z", -5.0),
+            row("2024-09-01T20:00:00Z", "2024-09-02T02:00:00Z", 300.0),
+        ];
+        let body = format!("[{}]", rows.join(","));
+        let range = SlotRange::new(s("2024-09-02T00:00Z"), s("2024-09-02T02:30Z"));
+        let f = parse_forecast(body.as_bytes(), "WINDFOR", &gb(), range).unwrap();
+        let got: Vec<(i64, f64, i64)> = f
+            .forecasts
+            .iter()
+            .map(|p| (p.point.slot.0 - range.start.0, p.point.mw, p.published_at))
+            .collect();
+        let evening = parse_timestamp("2024-09-01T20:00Z")
+            .unwrap()
+            .unix_timestamp();
+        assert_eq!(
+            got,
+            vec![
+                (0, 200.0, evening),
+                (1, 200.0, evening),
+                (2, 200.0, evening),
+                (3, 200.0, evening),
+                (8, 300.0, evening),
+                (9, 300.0, evening),
+            ]
+        );
+        assert!(
+            f.forecasts
+                .iter()
+                .all(|p| p.point.kind == TsoForecastKind::DayAhead
+                    && p.point.series
+                        == TsoForecastSeries::Generation {
+                            zone: gb(),
+                            production_type: ProductionType::WindOnshore
+                        })
+        );
+        assert_eq!(f.skipped.get("published-late:WINDFOR"), Some(&1));
+        assert_eq!(f.skipped.get("negative-value:WINDFOR"), Some(&1));
+        let (path, q) = forecast_request_path("NDF", range);
+        assert_eq!(path, "datasets/NDF");
+        assert_eq!(
+            q[0],
+            ("publishDateTimeFrom", "2024-09-02T00:00:00Z".to_string())
+        );
+        assert!(parse_forecast(b"{}", "NDF", &gb(), range).is_err());
     }
 }

@@ -449,4 +449,50 @@ mod tests {
         assert!(q.contains(&("in_Domain", "10YNL----------L".into())));
         assert!(!q.iter().any(|(k, _)| *k == "processType"));
     }
+
+    #[test]
+    fn forecast_queries_name_document_process_and_area() {
+        use crate::request::{ForecastData, ForecastRequest};
+        let r = ReferenceData::embedded(ZoneSet::Selected2026);
+        let day = SlotRange::new(
+            Slot::containing(parse_timestamp("2023-03-24T23:00Z").unwrap()),
+            Slot::containing(parse_timestamp("2023-03-25T23:20Z").unwrap()),
+        );
+        let q = |data, zone: &str| {
+            forecast_query_params(
+                &ForecastRequest {
+                    provider: Provider::Entsoe,
+                    data,
+                    zone: ZoneCode::parse(zone).unwrap(),
+                    range: day,
+                },
+                &r.zones,
+            )
+            .unwrap()
+        };
+        let period = |q: &mut Vec<(&'static str, String)>| {
+            q.extend([
+                ("periodStart", "202303242300".to_string()),
+                ("periodEnd", "202303260000".to_string()),
+            ]);
+        };
+        let mut want = vec![
+            ("documentType", "A69".to_string()),
+            ("processType", "A01".into()),
+            ("in_Domain", "10YDK-1--------W".into()),
+        ];
+        period(&mut want);
+        assert_eq!(q(ForecastData::WindSolarDayAhead, "DK1"), want);
+        assert!(q(ForecastData::WindSolarIntraday, "DK1").contains(&("processType", "A40".into())));
+        let load = q(ForecastData::LoadDayAhead, "DE");
+        assert_eq!(load[0], ("documentType", "A65".into()));
+        assert_eq!(load[1], ("processType", "A01".into()));
+        assert_eq!(
+            load[2],
+            ("outBiddingZone_Domain", "10Y1001A1001A82H".into())
+        );
+        let scheduled = q(ForecastData::ScheduledGeneration, "DK2");
+        assert_eq!(scheduled[0], ("documentType", "A71".into()));
+        assert_eq!(scheduled[2], ("in_Domain", "10YDK-2--------M".into()));
+    }
 }

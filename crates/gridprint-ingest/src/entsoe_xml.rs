@@ -29,10 +29,10 @@ use gridprint_core::production::ProductionType;
 use gridprint_core::slot::{Slot, parse_timestamp};
 use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastPoint, TsoForecastSeries};
 use gridprint_core::zone::{ZoneCode, Zones};
-use std::collections::BTreeMap;
-use time::OffsetDateTime;
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
+use std::collections::BTreeMap;
+use time::OffsetDateTime;
 
 /// Longest period accepted (ENTSO-E answers at most a year per query): guards against absurd
 /// intervals in corrupt documents allocating without bound.
@@ -71,10 +71,12 @@ pub fn parse_forecast(bytes: &[u8], zones: &Zones) -> Result<ForecastDocument, P
     let root = doc.root.as_str();
     let created = match doc.created.as_deref() {
         None => None,
-        Some(t) => Some(parse_timestamp(t).map_err(|e| ParseError::UnsupportedDocument {
-            root: root.to_string(),
-            message: format!("createdDateTime: {e}"),
-        })?),
+        Some(t) => Some(
+            parse_timestamp(t).map_err(|e| ParseError::UnsupportedDocument {
+                root: root.to_string(),
+                message: format!("createdDateTime: {e}"),
+            })?,
+        ),
     };
     match root {
         "Acknowledgement_MarketDocument" => return acknowledgement(&doc).map(|_| empty(created)),

@@ -11,8 +11,8 @@
 
 use crate::entsoe_api::{forecast_query_params, query_params};
 use crate::request::{FetchRequest, ForecastData, ForecastRequest, series_of};
-use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastSeries};
 use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastSeries};
 use gridprint_core::zone::{Provider, Zones};
 use std::collections::HashMap;
 

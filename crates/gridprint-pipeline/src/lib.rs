@@ -27,9 +27,9 @@ pub mod import;
 pub mod observer;
 pub mod report;
 pub mod series;
-pub mod tso_fetch;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tso_fetch;
 pub mod worker;
 
 pub use import::{ImportOptions, PipelineError, import_and_compute};

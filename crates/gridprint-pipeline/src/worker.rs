@@ -257,7 +257,8 @@ impl TsoFallback {
 /// A TSO forecast request without its range, as the fallback's log lines name it.
 fn forecast_name(req: &ForecastRequest) -> String {
     let d = req.describe();
-    d.rsplit_once(' ').map_or(d.clone(), |(what, _)| what.to_string())
+    d.rsplit_once(' ')
+        .map_or(d.clone(), |(what, _)| what.to_string())
 }
 
 /// Whether `lease` is still held, asked off the async workers: a store's check may block on its

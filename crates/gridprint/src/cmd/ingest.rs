@@ -290,14 +290,31 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
     let fetcher = args.providers.fetcher(&reference, entsoe, elexon, epias)?;
     let runtime = crate::open::runtime(tokio::runtime::Builder::new_multi_thread())?;
     if !kinds.is_empty() {
-        backfill_actuals(args, &store, &reference, &fetcher, &runtime, provider, kinds, zones.clone(), range)?;
+        backfill_actuals(
+            args,
+            &store,
+            &reference,
+            &fetcher,
+            &runtime,
+            provider,
+            kinds,
+            zones.clone(),
+            range,
+        )?;
     }
     if !forecasts.is_empty() {
-        backfill_forecasts(args, &store, &reference, &fetcher, &runtime, &forecasts, zones, range)?;
+        backfill_forecasts(
+            args, &store, &reference, &fetcher, &runtime, &forecasts, zones, range,
+        )?;
     }
     // The forecasts change no published day: only actual values are computed.
     if !args.no_compute && args.kinds.iter().any(|k| DataKind::parse(k).is_some()) {
-        crate::cmd::compute::compute_with_progress(&*store, &reference, &[range.whole_days()], now)?;
+        crate::cmd::compute::compute_with_progress(
+            &*store,
+            &reference,
+            &[range.whole_days()],
+            now,
+        )?;
     }
     Ok(())
 }
@@ -429,7 +446,13 @@ fn backfill_forecasts(
     zones: Option<Vec<ZoneCode>>,
     range: SlotRange,
 ) -> anyhow::Result<()> {
-    let requests = tso_fetch::requests(fetcher, &reference.zones, forecasts, zones.as_deref(), range);
+    let requests = tso_fetch::requests(
+        fetcher,
+        &reference.zones,
+        forecasts,
+        zones.as_deref(),
+        range,
+    );
     eprintln!("TSO forecasts: {} requests", requests.len());
     let report = runtime.block_on(async {
         let cancel = CancellationToken::new();
