@@ -1,29 +1,20 @@
 //! Great Britain's data from Elexon's Insights Solution API (BMRS, JSON, no key needed).
 //!
-//! Two datasets are read, both half-hourly, each value holding for the two 15-minute slots of its
-//! settlement period (identified by its UTC `startTime`):
+//! Two half-hourly datasets, each value holding for the two 15-minute slots of its settlement period
+//! (its UTC `startTime`); settlement dates are UK local days, so a UTC range is asked for up to the
+//! settlement day after its last UTC date, rows kept by `startTime`, the latest `publishTime` winning:
 //!
-//! - generation per fuel type, `GET {base}/datasets/FUELHH?settlementDateFrom=…&settlementDateTo=…`,
-//!   rows `{dataset, publishTime, startTime, settlementDate, settlementPeriod, fuelType,
-//!   generation}`, mapped to production types by [`fuel_type`] (interconnectors and unknown fuel
-//!   types are skipped and counted);
-//! - demand, `GET {base}/demand/outturn?settlementDateFrom=…&settlementDateTo=…`, rows
-//!   `{publishTime, startTime, settlementDate, settlementPeriod, initialDemandOutturn,
-//!   initialTransmissionSystemDemandOutturn}`; the load is the initial national demand outturn
-//!   (INDO: transmission losses included, station load, pumping and interconnector exports
-//!   excluded).
+//! - generation per fuel type, `GET {base}/datasets/FUELHH?settlementDateFrom=…&settlementDateTo=…`
+//!   (`fuelType`, `generation`), mapped by [`fuel_type`] (interconnectors and unknown fuel types
+//!   skipped and counted);
+//! - demand, `GET {base}/demand/outturn?…` (`initialDemandOutturn`): the load is the initial national
+//!   demand outturn (INDO: transmission losses included, station load, pumping and interconnector
+//!   exports excluded).
 //!
-//! And two forecasts ([`ElexonClient::fetch_forecasts`], [`parse_forecast`]), asked for by
+//! And two forecasts ([`ElexonClient::fetch_forecasts`], [`parse_forecast`]) asked for by
 //! publication time (`GET {base}/datasets/{WINDFOR|NDF}?publishDateTimeFrom=…&publishDateTimeTo=…`):
-//! WINDFOR, the wind generation forecast (rows `{publishTime, startTime, generation}`, hourly), and
-//! NDF, the national demand forecast (rows `{publishTime, startTime, settlementDate,
-//! settlementPeriod, boundary, demand}`, half-hourly, comparable to INDO); each value is dated by
-//! its `publishTime`.
-//!
-//! Settlement dates are UK local days, so a UTC range is asked for up to the settlement day after
-//! its last UTC date and the rows are then kept by `startTime`. When a period was published more
-//! than once, the latest `publishTime` wins.
-
+//! WINDFOR, wind generation (`generation`, hourly), and NDF, national demand comparable to INDO
+//! (`boundary`, `demand`, half-hourly); each value dated by its `publishTime`.
 use crate::http::{
     FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client, parsed_points,
 };

@@ -17,8 +17,7 @@
 //! is remembered by the client and its clones: no further request is sent with it, so a wrong or
 //! revoked token costs the platform one refused request, not one per zone and document type.
 //!
-//! The security token lives in an [`EntsoeToken`], whose `Debug` and `Display` print `***`; it is only
-//! ever written into the query string of the outgoing request, never into a log line or an error.
+//! The token lives in an [`EntsoeToken`] (`Debug` prints `***`), written only into the outgoing query.
 
 use crate::document::ParsedDocument;
 use crate::error::ParseError;
