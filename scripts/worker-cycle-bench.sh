@@ -2,7 +2,7 @@
 # The worker's cycle time, two builds compared (issue #46: the cycle with the new forecast must stay
 # within 1.5x of the old one). Each round copies DB afresh for each build, sets the clock to AT with
 # faketime, runs `worker --once` with no provider configured (so the cycle is the stored history's:
-# load, estimate, forecast, store, recompute) and reads the seconds from its cycle line. The builds
+# load, estimate, forecast, store, recompute, archive) and reads the seconds from its cycle line. The builds
 # alternate, BASE first in odd rounds. Prints every round and the medians. Not part of CI.
 # HEAD_DB=FILE gives HEAD its own database (e.g. DB with the TSO forecasts imported, which BASE's
 # schema may not hold); by default both read DB.
@@ -23,7 +23,7 @@ head_db="${HEAD_DB:-$db}"
 run() { # BIN DB -> seconds of its cycle
   cp "$2" "$work/copy.db"
   TZ=UTC GRIDPRINT_LOG=info faketime "$at" "$1" worker --once --no-entsoe --no-elexon --no-epias \
-    --database "sqlite://$work/copy.db" 2>&1 | sed -n 's/.*cycle .* \([0-9.]*\) s$/\1/p' | tail -1
+    --database "sqlite://$work/copy.db" 2>&1 | sed -n 's/.*cycle .*, \([0-9.]*\) s\(;.*\)\{0,1\}$/\1/p' | tail -1
 }
 declare -a b h
 for i in $(seq 1 "$rounds"); do
