@@ -371,7 +371,7 @@ fn backfill_actuals(
         );
         let updated_at = time::OffsetDateTime::now_utc().unix_timestamp();
         let r = backfill::run(
-            &fetcher,
+            fetcher,
             store.clone(),
             plan,
             args.providers.concurrency,
