@@ -2,8 +2,10 @@
 # The worker's cycle time, two builds compared (issue #46: the cycle with the new forecast must stay
 # within 1.5x of the old one). Each round copies DB afresh for each build, sets the clock to AT with
 # faketime, runs `worker --once` with no provider configured (so the cycle is the stored history's:
-# load, estimate, forecast, store, recompute) and reads the seconds from its cycle line. The builds
+# load, estimate, forecast, store, recompute, archive) and reads the seconds from its cycle line. The builds
 # alternate, BASE first in odd rounds. Prints every round and the medians. Not part of CI.
+# HEAD_DB=FILE gives HEAD its own database (e.g. DB with the TSO forecasts imported, which BASE's
+# schema may not hold); by default both read DB.
 #
 #   scripts/worker-cycle-bench.sh BASE_BIN HEAD_BIN DB AT [ROUNDS]
 #   e.g. scripts/worker-cycle-bench.sh old/gridprint target/release/gridprint \
@@ -17,14 +19,15 @@ rounds="${5:-5}"
 command -v faketime >/dev/null || { echo "install faketime (Debian package faketime)"; exit 1; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-run() { # BIN -> seconds of its cycle
-  cp "$db" "$work/copy.db"
+head_db="${HEAD_DB:-$db}"
+run() { # BIN DB -> seconds of its cycle
+  cp "$2" "$work/copy.db"
   TZ=UTC GRIDPRINT_LOG=info faketime "$at" "$1" worker --once --no-entsoe --no-elexon --no-epias \
-    --database "sqlite://$work/copy.db" 2>&1 | sed -n 's/.*cycle .* \([0-9.]*\) s$/\1/p' | tail -1
+    --database "sqlite://$work/copy.db" 2>&1 | sed -n 's/.*cycle .*, \([0-9.]*\) s\(;.*\)\{0,1\}$/\1/p' | tail -1
 }
 declare -a b h
 for i in $(seq 1 "$rounds"); do
-  if [ $((i % 2)) -eq 1 ]; then tb=$(run "$base"); th=$(run "$head"); else th=$(run "$head"); tb=$(run "$base"); fi
+  if [ $((i % 2)) -eq 1 ]; then tb=$(run "$base" "$db"); th=$(run "$head" "$head_db"); else th=$(run "$head" "$head_db"); tb=$(run "$base" "$db"); fi
   echo "round $i: base $tb s, head $th s"
   b+=("$tb"); h+=("$th")
 done

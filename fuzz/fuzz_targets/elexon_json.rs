@@ -1,5 +1,6 @@
-//! Fuzz target: the Elexon Insights JSON parsers (FUELHH generation, demand outturn) never panic and,
-//! when they accept an answer, return only finite, non-negative points inside the requested range.
+//! Fuzz target: the Elexon Insights JSON parsers (FUELHH generation, demand outturn, the WINDFOR and
+//! NDF forecasts) never panic and, when they accept an answer, return only finite, non-negative
+//! values inside the requested range (a forecast's published before its slot).
 #![no_main]
 
 use gridprint_core::slot::{Slot, SlotRange};
@@ -19,6 +20,15 @@ fuzz_target!(|data: &[u8]| {
             for p in &doc.points {
                 assert!(p.mw.is_finite() && p.mw >= 0.0, "bad point {p:?}");
                 assert!(range.contains(p.slot), "point outside the range {p:?}");
+            }
+        }
+    }
+    for dataset in ["WINDFOR", "NDF"] {
+        if let Ok(f) = gridprint_ingest::elexon::parse_forecast(data, dataset, &gb, range) {
+            for p in &f.forecasts {
+                assert!(p.point.mw.is_finite() && p.point.mw >= 0.0, "bad value {p:?}");
+                assert!(range.contains(p.point.slot), "value outside the range {p:?}");
+                assert!(p.published_at < p.point.slot.start().unix_timestamp(), "published late {p:?}");
             }
         }
     }

@@ -10,9 +10,10 @@
 //! forecasts at an origin may use only the values whose deadline lies before it. Deadlines are
 //! Brussels local times; [`brussels_offset`] is the EU summer-time rule (exact from 1996 on).
 //!
-//! Read by `gridprint_ingest::transparency_csv`, stored with their publication time by
-//! `gridprint_store::tso`. A second caller of Brussels local time should move [`brussels_offset`]
-//! next to the slot code in `slot.rs`.
+//! Read by `gridprint_ingest::transparency_csv` and the ENTSO-E and Elexon clients, dated by
+//! [`PublicationDeadlines::published_by`] (Elexon stamps its own), stored with their publication
+//! time ([`PublishedForecast`]) by `gridprint_store::tso`. A second caller of Brussels local time
+//! should move [`brussels_offset`] next to the slot code in `slot.rs`.
 
 use crate::inputs::InputKey;
 use crate::production::ProductionType;
@@ -93,6 +94,14 @@ impl TsoForecastPoint {
     pub fn publication_time(&self, deadlines: &PublicationDeadlines) -> Option<OffsetDateTime> {
         deadlines.publication_time(&self.series, self.kind, self.slot)
     }
+}
+
+/// A TSO forecast value and when it was published (at the latest).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublishedForecast {
+    pub point: TsoForecastPoint,
+    /// Unix seconds of the publication (at the latest).
+    pub published_at: i64,
 }
 
 /// A publication deadline: a Brussels local time of day, `days_before` the delivery day (the
@@ -188,6 +197,25 @@ impl PublicationDeadlines {
         let delivery_day = start.to_offset(brussels_offset(start)).date();
         let day = delivery_day.checked_sub(Duration::days(i64::from(deadline.days_before)))?;
         Some(brussels_to_utc(day, deadline.at))
+    }
+
+    /// The one rule that dates an ENTSO-E forecast value, whether a website export gave it (no
+    /// time: `seen_by` is `None`) or an API document (`seen_by`: its `createdDateTime`): its
+    /// [`PublicationDeadlines::publication_time`], or `seen_by` when that is earlier (a value in a
+    /// document was published by the time the document was made). `None` when neither is known.
+    pub fn published_by(
+        &self,
+        point: TsoForecastPoint,
+        seen_by: Option<OffsetDateTime>,
+    ) -> Option<PublishedForecast> {
+        let at = match (point.publication_time(self), seen_by) {
+            (Some(d), Some(s)) => d.min(s),
+            (d, s) => d.or(s)?,
+        };
+        Some(PublishedForecast {
+            point,
+            published_at: at.unix_timestamp(),
+        })
     }
 }
 
@@ -390,6 +418,39 @@ mod tests {
                 .map(format_timestamp)
                 .as_deref(),
             Some("2023-03-26T06:00:00Z")
+        );
+    }
+
+    #[test]
+    fn published_by_the_deadline_or_when_seen_if_earlier() {
+        let point = TsoForecastPoint {
+            series: wind(),
+            kind: TsoForecastKind::DayAhead,
+            slot: slot("2023-01-10T12:00Z"),
+            mw: 1.0,
+        };
+        let r = PublicationDeadlines::REGULATION;
+        let at = |seen: Option<&str>| {
+            r.published_by(point.clone(), seen.map(|s| parse_timestamp(s).unwrap()))
+                .map(|p| p.published_at)
+        };
+        let deadline = parse_timestamp("2023-01-09T17:00Z")
+            .unwrap()
+            .unix_timestamp();
+        assert_eq!(at(None), Some(deadline));
+        assert_eq!(at(Some("2023-01-09T20:00Z")), Some(deadline));
+        assert_eq!(
+            at(Some("2023-01-09T11:30Z")),
+            Some(deadline - 5 * 3600 - 1800)
+        );
+        let current = TsoForecastPoint {
+            kind: TsoForecastKind::Current,
+            ..point.clone()
+        };
+        assert_eq!(r.published_by(current.clone(), None), None);
+        assert!(
+            r.published_by(current, Some(parse_timestamp("2023-01-10T12:20Z").unwrap()))
+                .is_some()
         );
     }
 

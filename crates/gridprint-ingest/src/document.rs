@@ -1,5 +1,6 @@
 //! What a parser returns: the input points of one provider document, what kind of document it was,
-//! and how many of its values were skipped and why.
+//! and how many of its values were skipped and why; and the TSO forecast values a forecast parser
+//! collects ([`ForecastValues`]).
 //!
 //! Points are sorted by series and slot and hold at most one value per (series, slot); values of
 //! provider codes that fold into one production type (lignite + hard coal + peat → coal) are already
@@ -9,6 +10,7 @@
 use crate::skip;
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::slot::Slot;
+use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastPoint, TsoForecastSeries};
 use std::collections::BTreeMap;
 
 /// Which data a document carried.
@@ -78,5 +80,45 @@ impl ParsedDocument {
             by_key.insert((p.key.clone(), p.slot), p);
         }
         self.points = by_key.into_values().collect();
+    }
+}
+
+/// The TSO forecast values of one document as they are read: one per (series, kind, slot), a value
+/// covering several slots (an hourly MTU) put in each. Both forecast parsers (the website export's
+/// and the API's) collect into it.
+#[derive(Debug, Default)]
+pub(crate) struct ForecastValues(BTreeMap<(TsoForecastSeries, TsoForecastKind, Slot), f64>);
+
+impl ForecastValues {
+    /// Records `mw` for the `n_slots` slots from `first`; whether it replaced a value (a duplicate).
+    pub(crate) fn put(
+        &mut self,
+        series: &TsoForecastSeries,
+        kind: TsoForecastKind,
+        first: Slot,
+        n_slots: i64,
+        mw: f64,
+    ) -> bool {
+        let mut replaced = false;
+        for i in 0..n_slots {
+            replaced |= self
+                .0
+                .insert((series.clone(), kind, first.offset(i)), mw)
+                .is_some();
+        }
+        replaced
+    }
+
+    /// The values, sorted by series, kind and slot.
+    pub(crate) fn finish(self) -> Vec<TsoForecastPoint> {
+        self.0
+            .into_iter()
+            .map(|((series, kind, slot), mw)| TsoForecastPoint {
+                series,
+                kind,
+                slot,
+                mw,
+            })
+            .collect()
     }
 }

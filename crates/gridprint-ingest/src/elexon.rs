@@ -1,31 +1,32 @@
 //! Great Britain's data from Elexon's Insights Solution API (BMRS, JSON, no key needed).
 //!
-//! Two datasets are read, both half-hourly, each value holding for the two 15-minute slots of its
-//! settlement period (identified by its UTC `startTime`):
+//! Two half-hourly datasets, each value holding for the two 15-minute slots of its settlement period
+//! (its UTC `startTime`); settlement dates are UK local days, so a UTC range is asked for up to the
+//! settlement day after its last UTC date, rows kept by `startTime`, the latest `publishTime` winning:
 //!
-//! - generation per fuel type, `GET {base}/datasets/FUELHH?settlementDateFrom=…&settlementDateTo=…`,
-//!   rows `{dataset, publishTime, startTime, settlementDate, settlementPeriod, fuelType,
-//!   generation}`, mapped to production types by [`fuel_type`] (interconnectors and unknown fuel
-//!   types are skipped and counted);
-//! - demand, `GET {base}/demand/outturn?settlementDateFrom=…&settlementDateTo=…`, rows
-//!   `{publishTime, startTime, settlementDate, settlementPeriod, initialDemandOutturn,
-//!   initialTransmissionSystemDemandOutturn}`; the load is the initial national demand outturn
-//!   (INDO: transmission losses included, station load, pumping and interconnector exports
-//!   excluded).
+//! - generation per fuel type, `GET {base}/datasets/FUELHH?settlementDateFrom=…&settlementDateTo=…`
+//!   (`fuelType`, `generation`), mapped by [`fuel_type`] (interconnectors and unknown fuel types
+//!   skipped and counted);
+//! - demand, `GET {base}/demand/outturn?…` (`initialDemandOutturn`): the load is the initial national
+//!   demand outturn (INDO: transmission losses included, station load, pumping and interconnector
+//!   exports excluded).
 //!
-//! Settlement dates are UK local days, so a UTC range is asked for up to the settlement day after
-//! its last UTC date and the rows are then kept by `startTime`. When a period was published more
-//! than once, the latest `publishTime` wins.
-
+//! And two forecasts ([`ElexonClient::fetch_forecasts`], [`parse_forecast`]) asked for by
+//! publication time (`GET {base}/datasets/{WINDFOR|NDF}?publishDateTimeFrom=…&publishDateTimeTo=…`):
+//! WINDFOR, wind generation (`generation`, hourly), and NDF, national demand comparable to INDO
+//! (`boundary`, `demand`, half-hourly); each value dated by its `publishTime`.
 use crate::http::{
     FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client, parsed_points,
 };
-use crate::request::{DataKind, FetchRequest, Target};
+use crate::request::{DataKind, FetchRequest, ForecastRequest, Target, split_range};
 use crate::skip;
 use crate::time_grid::{generation_points, push_official};
 use gridprint_core::inputs::{DATASOURCE_ELEXON, InputKey, InputPoint};
 use gridprint_core::production::ProductionType;
-use gridprint_core::slot::{Slot, SlotRange, parse_timestamp};
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange, format_timestamp, parse_timestamp};
+use gridprint_core::tso_forecast::{
+    PublishedForecast, TsoForecastKind, TsoForecastPoint, TsoForecastSeries,
+};
 use gridprint_core::zone::ZoneCode;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -258,6 +259,130 @@ pub fn parse_demand_outturn(
     Ok(doc)
 }
 
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ForecastRow {
+    publish_time: String,
+    start_time: String,
+    /// WINDFOR's value.
+    generation: Option<f64>,
+    /// NDF's value.
+    demand: Option<f64>,
+    /// NDF's boundary: `N` is the national demand.
+    boundary: Option<String>,
+}
+
+/// A forecast dataset of Elexon's: what it forecasts and how many slots one of its values holds
+/// at most (until the next value's start).
+fn forecast_dataset(dataset: &str, zone: &ZoneCode) -> Option<(TsoForecastSeries, i64)> {
+    let zone = zone.clone();
+    match dataset {
+        // WIND in FUELHH is read as onshore wind (see [`fuel_type`]); its forecast too.
+        "WINDFOR" => Some((
+            TsoForecastSeries::Generation {
+                zone,
+                production_type: ProductionType::WindOnshore,
+            },
+            4,
+        )),
+        "NDF" => Some((TsoForecastSeries::Load { zone }, 2)),
+        _ => None,
+    }
+}
+
+/// Parses a WINDFOR or NDF answer (`dataset`) into the day-ahead forecasts of `zone` within
+/// `range`, each dated by its row's `publishTime`. Both publish many times a day: for each period
+/// the latest row published before the period starts is kept (a later one is no forecast), and it
+/// holds until the next period's start, for an hour at most (WINDFOR is hourly, NDF half-hourly).
+/// NDF rows of another boundary than the national one (`N`) are passed over; negative values are
+/// skipped and counted.
+pub fn parse_forecast(
+    body: &[u8],
+    dataset: &'static str,
+    zone: &ZoneCode,
+    range: SlotRange,
+) -> Result<ElexonForecasts, ElexonParseError> {
+    let err = |message: String| ElexonParseError { dataset, message };
+    let (series, max_slots) =
+        forecast_dataset(dataset, zone).ok_or_else(|| err("not a forecast dataset".into()))?;
+    let rows: Rows<ForecastRow> = Rows::read(body, dataset, dataset)?;
+    let mut out = ElexonForecasts::default();
+    // Per period start: (publication, value) of the latest row published before it.
+    let mut chosen: BTreeMap<Slot, (i64, f64)> = BTreeMap::new();
+    for r in rows.into_vec() {
+        if r.boundary.as_deref().is_some_and(|b| b != "N") {
+            continue;
+        }
+        let start = half_hour_start(dataset, &r.start_time)?;
+        let published = parse_timestamp(&r.publish_time)
+            .map_err(|e| err(format!("publishTime: {e}")))?
+            .unix_timestamp();
+        let Some(mw) = r.generation.or(r.demand) else {
+            continue;
+        };
+        if !mw.is_finite() {
+            return Err(err(format!("{}: value is not a number", r.start_time)));
+        }
+        if published >= start.start().unix_timestamp() {
+            skip::add(&mut out.skipped, format!("published-late:{dataset}"), 1);
+            continue;
+        }
+        match chosen.get(&start) {
+            Some((p, _)) if *p > published => {}
+            _ => {
+                chosen.insert(start, (published, mw));
+            }
+        }
+    }
+    let starts: Vec<Slot> = chosen.keys().copied().collect();
+    for (i, (start, (published_at, mw))) in chosen.into_iter().enumerate() {
+        if mw < 0.0 {
+            skip::add(&mut out.skipped, skip::negative_value(dataset), 1);
+            continue;
+        }
+        let until = starts.get(i + 1).map_or(max_slots, |next| next.0 - start.0);
+        for k in 0..until.min(max_slots) {
+            let slot = start.offset(k);
+            if range.contains(slot) {
+                out.forecasts.push(PublishedForecast {
+                    point: TsoForecastPoint {
+                        series: series.clone(),
+                        kind: TsoForecastKind::DayAhead,
+                        slot,
+                        mw,
+                    },
+                    published_at,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The forecasts of one WINDFOR or NDF answer and what was skipped (`published-late:WINDFOR`,
+/// `negative-value:NDF`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ElexonForecasts {
+    pub forecasts: Vec<PublishedForecast>,
+    pub skipped: BTreeMap<String, usize>,
+}
+
+/// The path and query parameters of a forecast request's part: the dataset, asked by publication
+/// time (`publishDateTimeFrom`/`To`, at most one day per request as NDF requires).
+pub fn forecast_request_path(dataset: &str, published: SlotRange) -> (String, ElexonQuery) {
+    (
+        format!("datasets/{dataset}"),
+        vec![
+            (
+                "publishDateTimeFrom",
+                format_timestamp(published.start.start()),
+            ),
+            ("publishDateTimeTo", format_timestamp(published.end.start())),
+            ("format", "json".into()),
+        ],
+    )
+}
+
 /// Configuration of an [`ElexonClient`].
 #[derive(Debug, Clone)]
 pub struct ElexonConfig {
@@ -347,34 +472,86 @@ impl ElexonClient {
             .await
     }
 
-    async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
+    /// Fetches a forecast (WINDFOR or NDF) for the slots of `req`: the publications from a day
+    /// before its first slot to its end, one day per request, each period's latest publication
+    /// before it starts ([`parse_forecast`]).
+    pub async fn fetch_forecasts(
+        &self,
+        req: &ForecastRequest,
+    ) -> Result<Vec<PublishedForecast>, FetchError> {
         let label = req.describe();
-        let (path, params) = request_path(req).map_err(FetchError::not_configured(&label))?;
+        let dataset = req
+            .data
+            .elexon_dataset()
+            .ok_or_else(|| FetchError::NotConfigured {
+                request: label.clone(),
+                message: "Elexon publishes no such forecast".into(),
+            })?;
+        let published = SlotRange::new(req.range.start.offset(-SLOTS_PER_DAY), req.range.end);
+        let mut latest: BTreeMap<Slot, PublishedForecast> = BTreeMap::new();
+        for part in split_range(published, SLOTS_PER_DAY) {
+            let (path, params) = forecast_request_path(dataset, part);
+            let body = self.get(&label, &path, &params).await?;
+            let parsed = parse_forecast(&body, dataset, &req.zone, req.range);
+            let forecasts = parsed_points(
+                "Elexon",
+                label.clone(),
+                parsed.map(|d| (d.forecasts, d.skipped)),
+                |e| {
+                    tracing::warn!(request = %label, error = %e, body = %body_head(&body, 200), "malformed Elexon response: nothing stored");
+                },
+            )?;
+            for f in forecasts {
+                match latest.get(&f.point.slot) {
+                    Some(held) if held.published_at > f.published_at => {}
+                    _ => {
+                        latest.insert(f.point.slot, f);
+                    }
+                }
+            }
+        }
+        Ok(latest.into_values().collect())
+    }
+
+    /// GETs `path` with `params` and returns a successful answer's body.
+    async fn get(
+        &self,
+        label: &str,
+        path: &str,
+        params: &ElexonQuery,
+    ) -> Result<Vec<u8>, FetchError> {
         let mut url = self
             .base
             .join(path)
-            .map_err(FetchError::not_configured(&label))?;
+            .map_err(FetchError::not_configured(label))?;
         url.query_pairs_mut()
             .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())));
         let answer =
-            get_with_retries(&self.http, &url, Some(&self.budget), &self.retry, &label).await?;
+            get_with_retries(&self.http, &url, Some(&self.budget), &self.retry, label).await?;
         if !(200..300).contains(&answer.status) {
             return Err(FetchError::Refused {
-                request: label,
+                request: label.to_string(),
                 status: answer.status,
                 message: body_head(&answer.body, 200),
             });
         }
+        Ok(answer.body)
+    }
+
+    async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
+        let label = req.describe();
+        let (path, params) = request_path(req).map_err(FetchError::not_configured(&label))?;
+        let body = self.get(&label, path, &params).await?;
         let Target::Zone(zone) = &req.target else {
             unreachable!("checked by request_path")
         };
         let parsed = match req.kind {
-            DataKind::Generation => parse_fuelhh(&answer.body, zone, req.range),
-            _ => parse_demand_outturn(&answer.body, zone, req.range),
+            DataKind::Generation => parse_fuelhh(&body, zone, req.range),
+            _ => parse_demand_outturn(&body, zone, req.range),
         };
         let parsed = parsed.map(|doc| (doc.points, doc.skipped));
         parsed_points("Elexon", label.clone(), parsed, |e| {
-            tracing::warn!(request = %label, url = %url, error = %e, body = %body_head(&answer.body, 200), "malformed Elexon response: nothing stored");
+            tracing::warn!(request = %label, path, error = %e, body = %body_head(&body, 200), "malformed Elexon response: nothing stored");
         })
     }
 }
@@ -476,5 +653,62 @@ mod tests {
         assert_eq!(path, "datasets/FUELHH");
         assert_eq!(q[0], ("settlementDateFrom", "2024-09-02".to_string()));
         assert_eq!(q[1], ("settlementDateTo", "2024-09-03".to_string()));
+    }
+
+    #[test]
+    fn a_forecast_is_the_latest_publication_before_its_period() {
+        let s = |t| Slot::containing(parse_timestamp(t).unwrap());
+        let row = |publish: &str, start: &str, mw: f64| {
+            format!(r#"{{"publishTime": "{publish}", "startTime": "{start}", "generation": {mw}}}"#)
+        };
+        let rows = [
+            row("2024-09-01T10:00:00Z", "2024-09-02T00:00:00Z", 100.0),
+            row("2024-09-01T20:00:00Z", "2024-09-02T00:00:00Z", 200.0),
+            // published after the period began: no forecast of it
+            row("2024-09-02T00:30:00Z", "2024-09-02T00:00:00Z", 900.0),
+            row("2024-09-01T20:00:00Z", "2024-09-02T01:00:00Z", -5.0),
+            row("2024-09-01T20:00:00Z", "2024-09-02T02:00:00Z", 300.0),
+        ];
+        let body = format!("[{}]", rows.join(","));
+        let range = SlotRange::new(s("2024-09-02T00:00Z"), s("2024-09-02T02:30Z"));
+        let f = parse_forecast(body.as_bytes(), "WINDFOR", &gb(), range).unwrap();
+        let got: Vec<(i64, f64, i64)> = f
+            .forecasts
+            .iter()
+            .map(|p| (p.point.slot.0 - range.start.0, p.point.mw, p.published_at))
+            .collect();
+        let evening = parse_timestamp("2024-09-01T20:00Z")
+            .unwrap()
+            .unix_timestamp();
+        assert_eq!(
+            got,
+            vec![
+                (0, 200.0, evening),
+                (1, 200.0, evening),
+                (2, 200.0, evening),
+                (3, 200.0, evening),
+                (8, 300.0, evening),
+                (9, 300.0, evening),
+            ]
+        );
+        assert!(
+            f.forecasts
+                .iter()
+                .all(|p| p.point.kind == TsoForecastKind::DayAhead
+                    && p.point.series
+                        == TsoForecastSeries::Generation {
+                            zone: gb(),
+                            production_type: ProductionType::WindOnshore
+                        })
+        );
+        assert_eq!(f.skipped.get("published-late:WINDFOR"), Some(&1));
+        assert_eq!(f.skipped.get("negative-value:WINDFOR"), Some(&1));
+        let (path, q) = forecast_request_path("NDF", range);
+        assert_eq!(path, "datasets/NDF");
+        assert_eq!(
+            q[0],
+            ("publishDateTimeFrom", "2024-09-02T00:00:00Z".to_string())
+        );
+        assert!(parse_forecast(b"{}", "NDF", &gb(), range).is_err());
     }
 }

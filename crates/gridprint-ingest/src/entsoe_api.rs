@@ -1,5 +1,7 @@
 //! The ENTSO-E Transparency Platform REST client: asks for A75 (actual generation per type), A65
-//! (actual total load) and A11 (physical flows) documents and parses them with [`crate::entsoe_xml`].
+//! (actual total load) and A11 (physical flows) documents and parses them with [`crate::entsoe_xml`];
+//! and for the TSOs' forecasts ([`EntsoeClient::fetch_forecasts`]: A69, A65 A01, A71,
+//! [`forecast_query_params`]), dated by the regulation's deadlines or the document's creation.
 //!
 //! Query parameters are the public API's: `securityToken`, `documentType`, `processType=A16` for A75
 //! and A65, the area (`in_Domain` for A75, `outBiddingZone_Domain` for A65, `in_Domain` and
@@ -15,18 +17,21 @@
 //! is remembered by the client and its clones: no further request is sent with it, so a wrong or
 //! revoked token costs the platform one refused request, not one per zone and document type.
 //!
-//! The security token lives in an [`EntsoeToken`], whose `Debug` and `Display` print `***`; it is only
-//! ever written into the query string of the outgoing request, never into a log line or an error.
+//! The token lives in an [`EntsoeToken`] (`Debug` prints `***`), written only into the outgoing query.
 
 use crate::document::ParsedDocument;
 use crate::error::ParseError;
 use crate::http::{
-    Answer, FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client,
+    FetchError, FetchRetry, RequestBudget, body_head, get_with_retries, http_client,
 };
-use crate::request::{DataKind, FetchRequest, Target};
+use crate::request::{
+    DataKind, ENTSOE_MAX_SPAN_SLOTS, FetchRequest, ForecastRequest, Target, split_range,
+    whole_hours,
+};
 use gridprint_core::inputs::InputPoint;
 use gridprint_core::secret::Secret;
 use gridprint_core::slot::Slot;
+use gridprint_core::tso_forecast::{PublicationDeadlines, PublishedForecast};
 use gridprint_core::zone::{Provider, Zone, Zones};
 use std::fmt;
 use std::sync::Arc;
@@ -117,6 +122,33 @@ pub fn query_params(
     q.push(("periodStart", period_param(req.range.start)));
     q.push(("periodEnd", period_param(req.range.end)));
     Ok(q)
+}
+
+/// The query parameters of a TSO forecast request, without the token, in the order they are sent:
+/// `documentType` and `processType` ([`ForecastData::entsoe_document`]), the area (`in_Domain` for
+/// A69 and A71, `outBiddingZone_Domain` for A65), `periodStart`/`periodEnd` (the range in whole
+/// hours).
+pub fn forecast_query_params(
+    req: &ForecastRequest,
+    zones: &Zones,
+) -> Result<Vec<(&'static str, String)>, String> {
+    let zone = zones
+        .index_of(&req.zone)
+        .map(|i| zones.get(i))
+        .ok_or_else(|| format!("zone {} is not in the reference data", req.zone))?;
+    let (document, process) = req.data.entsoe_document();
+    let area = match document {
+        "A65" => "outBiddingZone_Domain",
+        _ => "in_Domain",
+    };
+    let range = whole_hours(req.range);
+    Ok(vec![
+        ("documentType", document.to_string()),
+        ("processType", process.to_string()),
+        (area, query_eic(zone).to_string()),
+        ("periodStart", period_param(range.start)),
+        ("periodEnd", period_param(range.end)),
+    ])
 }
 
 /// Configuration of an [`EntsoeClient`].
@@ -218,7 +250,55 @@ impl EntsoeClient {
     }
 
     async fn fetch_one(&self, req: &FetchRequest) -> Result<Vec<InputPoint>, FetchError> {
-        let label = req.describe();
+        debug_assert_eq!(req.provider, Provider::Entsoe);
+        let params = query_params(req, &self.zones);
+        let doc = self
+            .get_document(&req.describe(), params, |body| {
+                crate::entsoe_xml::parse(body, &self.zones)
+            })
+            .await?;
+        Ok(keep_requested(req, doc))
+    }
+
+    /// Fetches a TSO forecast (split into parts of at most a year) and returns its values of the
+    /// asked-for zone and slots, each dated by [`PublicationDeadlines::published_by`] with the
+    /// document's `createdDateTime`.
+    pub async fn fetch_forecasts(
+        &self,
+        req: &ForecastRequest,
+    ) -> Result<Vec<PublishedForecast>, FetchError> {
+        debug_assert_eq!(req.provider, Provider::Entsoe);
+        let mut out = Vec::new();
+        for range in split_range(req.range, ENTSOE_MAX_SPAN_SLOTS) {
+            let part = ForecastRequest {
+                range,
+                ..req.clone()
+            };
+            let params = forecast_query_params(&part, &self.zones);
+            let doc = self
+                .get_document(&part.describe(), params, |body| {
+                    crate::entsoe_xml::parse_forecast(body, &self.zones)
+                })
+                .await?;
+            out.extend(
+                doc.forecasts
+                    .into_iter()
+                    .filter(|p| part.keeps(p))
+                    .filter_map(|p| PublicationDeadlines::REGULATION.published_by(p, doc.created)),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Sends one query (`params`, without the token) and reads the answer with `parse`: the token
+    /// checks, the refusals and the logging of an answer that does not parse, for every document.
+    async fn get_document<T>(
+        &self,
+        label: &str,
+        params: Result<Vec<(&'static str, String)>, String>,
+        parse: impl FnOnce(&[u8]) -> Result<T, ParseError>,
+    ) -> Result<T, FetchError> {
+        let label = label.to_string();
         let Some(token) = &self.token else {
             return Err(FetchError::NotConfigured {
                 request: label,
@@ -228,20 +308,10 @@ impl EntsoeClient {
         if let Some(&status) = self.rejected.get() {
             return Err(token_refused(label, status));
         }
-        debug_assert_eq!(req.provider, Provider::Entsoe);
-        let params = query_params(req, &self.zones).map_err(FetchError::not_configured(&label))?;
+        let params = params.map_err(FetchError::not_configured(&label))?;
         let url = self.url(&params, token.expose());
         let answer =
             get_with_retries(&self.http, &url, Some(&self.budget), &self.retry, &label).await?;
-        self.interpret(req, &label, answer)
-    }
-
-    fn interpret(
-        &self,
-        req: &FetchRequest,
-        label: &str,
-        answer: Answer,
-    ) -> Result<Vec<InputPoint>, FetchError> {
         let looks_like_xml = answer
             .body
             .iter()
@@ -249,33 +319,33 @@ impl EntsoeClient {
             .is_some_and(|b| *b == b'<' || *b == 0xEF);
         if answer.status == 401 || answer.status == 403 {
             let _ = self.rejected.set(answer.status);
-            return Err(token_refused(label.to_string(), answer.status));
+            return Err(token_refused(label, answer.status));
         }
         if !(200..300).contains(&answer.status) && !looks_like_xml {
             return Err(FetchError::Refused {
-                request: label.to_string(),
+                request: label,
                 status: answer.status,
                 message: body_head(&answer.body, 200),
             });
         }
-        match crate::entsoe_xml::parse(&answer.body, &self.zones) {
-            Ok(doc) => Ok(keep_requested(req, doc)),
+        match parse(&answer.body) {
+            Ok(doc) => Ok(doc),
             Err(ParseError::Rejected { code, text }) => Err(FetchError::Refused {
-                request: label.to_string(),
+                request: label,
                 status: answer.status,
                 message: format!("reason {code}: {text}"),
             }),
             Err(e) => {
                 tracing::warn!(
                     request = label,
-                    url = %self.redacted_url(req),
+                    url = %self.url(&params, "***"),
                     status = answer.status,
                     error = %e,
                     body = %body_head(&answer.body, 200),
                     "malformed ENTSO-E response: nothing stored"
                 );
                 Err(FetchError::Malformed {
-                    request: label.to_string(),
+                    request: label,
                     message: e.to_string(),
                 })
             }
@@ -377,5 +447,51 @@ mod tests {
         assert!(q.contains(&("out_Domain", "10Y1001A1001A82H".into())));
         assert!(q.contains(&("in_Domain", "10YNL----------L".into())));
         assert!(!q.iter().any(|(k, _)| *k == "processType"));
+    }
+
+    #[test]
+    fn forecast_queries_name_document_process_and_area() {
+        use crate::request::{ForecastData, ForecastRequest};
+        let r = ReferenceData::embedded(ZoneSet::Selected2026);
+        let day = SlotRange::new(
+            Slot::containing(parse_timestamp("2023-03-24T23:00Z").unwrap()),
+            Slot::containing(parse_timestamp("2023-03-25T23:20Z").unwrap()),
+        );
+        let q = |data, zone: &str| {
+            forecast_query_params(
+                &ForecastRequest {
+                    provider: Provider::Entsoe,
+                    data,
+                    zone: ZoneCode::parse(zone).unwrap(),
+                    range: day,
+                },
+                &r.zones,
+            )
+            .unwrap()
+        };
+        let period = |q: &mut Vec<(&'static str, String)>| {
+            q.extend([
+                ("periodStart", "202303242300".to_string()),
+                ("periodEnd", "202303260000".to_string()),
+            ]);
+        };
+        let mut want = vec![
+            ("documentType", "A69".to_string()),
+            ("processType", "A01".into()),
+            ("in_Domain", "10YDK-1--------W".into()),
+        ];
+        period(&mut want);
+        assert_eq!(q(ForecastData::WindSolarDayAhead, "DK1"), want);
+        assert!(q(ForecastData::WindSolarIntraday, "DK1").contains(&("processType", "A40".into())));
+        let load = q(ForecastData::LoadDayAhead, "DE");
+        assert_eq!(load[0], ("documentType", "A65".into()));
+        assert_eq!(load[1], ("processType", "A01".into()));
+        assert_eq!(
+            load[2],
+            ("outBiddingZone_Domain", "10Y1001A1001A82H".into())
+        );
+        let scheduled = q(ForecastData::ScheduledGeneration, "DK2");
+        assert_eq!(scheduled[0], ("documentType", "A71".into()));
+        assert_eq!(scheduled[2], ("in_Domain", "10YDK-2--------M".into()));
     }
 }

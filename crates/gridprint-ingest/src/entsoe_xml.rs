@@ -1,4 +1,6 @@
-//! ENTSO-E Transparency Platform API documents (XML) → input points.
+//! ENTSO-E Transparency Platform API documents (XML) → input points ([`parse`]) or, for the TSOs'
+//! forecast documents A69, A65 with processType A01 and A71, forecast values ([`parse_forecast`]);
+//! both read the XML and decode the series the same way, and neither accepts the other's documents.
 //!
 //! Three data documents are read: `GL_MarketDocument` of type A75 (actual generation per production
 //! type) and A65 (actual total load), and `Publication_MarketDocument` of type A11 (physical flows,
@@ -18,16 +20,19 @@
 //! [`ParseError`] naming the series and field.
 
 use crate::accumulate::Accumulator;
-use crate::document::{DocumentKind, ParsedDocument};
+use crate::document::{DocumentKind, ForecastValues, ParsedDocument};
 use crate::error::ParseError;
 use crate::skip;
 use crate::time_grid::{RESOLUTIONS_ACCEPTED, Resolution, slot_at};
 use gridprint_core::inputs::InputKey;
 use gridprint_core::production::ProductionType;
-use gridprint_core::slot::Slot;
+use gridprint_core::slot::{Slot, parse_timestamp};
+use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastPoint, TsoForecastSeries};
 use gridprint_core::zone::{ZoneCode, Zones};
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
+use std::collections::BTreeMap;
+use time::OffsetDateTime;
 
 /// Longest period accepted (ENTSO-E answers at most a year per query): guards against absurd
 /// intervals in corrupt documents allocating without bound.
@@ -39,6 +44,166 @@ pub fn parse(bytes: &[u8], zones: &Zones) -> Result<ParsedDocument, ParseError> 
     interpret(&raw, zones)
 }
 
+/// A TSO forecast document: its values and when the document was made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForecastDocument {
+    /// Sorted by series, kind and slot, one per (series, kind, slot).
+    pub forecasts: Vec<TsoForecastPoint>,
+    /// The document's `createdDateTime`, when it has one.
+    pub created: Option<OffsetDateTime>,
+    /// Values skipped, by reason and area (keys of [`crate::skip`]).
+    pub skipped: BTreeMap<String, usize>,
+}
+
+/// Parses one ENTSO-E API response holding TSO forecasts (never actual values): `GL_MarketDocument`
+/// of type A69 (wind and solar generation; processType A01 day-ahead, A40 intraday, A18 current),
+/// A65 with processType A01 (day-ahead total load) or A71 (day-ahead scheduled generation, and
+/// the scheduled consumption the same document gives with `outBiddingZone_Domain`). "No matching
+/// data" is a document without values; a document of actual values is an error, as
+/// [`parse`] refuses these.
+pub fn parse_forecast(bytes: &[u8], zones: &Zones) -> Result<ForecastDocument, ParseError> {
+    let doc = read_document(bytes)?;
+    let empty = |created| ForecastDocument {
+        forecasts: Vec::new(),
+        created,
+        skipped: BTreeMap::new(),
+    };
+    let root = doc.root.as_str();
+    let created = match doc.created.as_deref() {
+        None => None,
+        Some(t) => Some(
+            parse_timestamp(t).map_err(|e| ParseError::UnsupportedDocument {
+                root: root.to_string(),
+                message: format!("createdDateTime: {e}"),
+            })?,
+        ),
+    };
+    match root {
+        "Acknowledgement_MarketDocument" => return acknowledgement(&doc).map(|_| empty(created)),
+        "GL_MarketDocument" if doc.series.is_empty() && doc.reason_code.is_some() => {
+            return acknowledgement(&doc).map(|_| empty(created));
+        }
+        "GL_MarketDocument" => {}
+        other => {
+            return Err(ParseError::UnknownDocument {
+                root: other.to_string(),
+            });
+        }
+    }
+    let unsupported = |message: String| ParseError::UnsupportedDocument {
+        root: root.to_string(),
+        message,
+    };
+    let doc_type = doc.doc_type.as_deref().unwrap_or("(none)");
+    let process = doc.process_type.as_deref().unwrap_or("(none)");
+    let family = match (doc_type, process) {
+        ("A69", "A01") => ForecastFamily::WindSolar(TsoForecastKind::DayAhead),
+        ("A69", "A40") => ForecastFamily::WindSolar(TsoForecastKind::Intraday),
+        ("A69", "A18") => ForecastFamily::WindSolar(TsoForecastKind::Current),
+        ("A65", "A01") => ForecastFamily::Load,
+        ("A71", "A01") => ForecastFamily::Scheduled,
+        _ => {
+            return Err(unsupported(format!(
+                "type {doc_type} with processType {process} is no TSO forecast gridprint reads \
+                 (A69 with A01, A40 or A18; A65 with A01; A71 with A01)"
+            )));
+        }
+    };
+    let mut values = ForecastValues::default();
+    let mut skipped = BTreeMap::new();
+    for (i, series) in doc.series.iter().enumerate() {
+        let label = series.label(i + 1);
+        let invalid = |field: &str, message: String| ParseError::InvalidSeries {
+            series: label.clone(),
+            field: field.to_string(),
+            message,
+        };
+        let decoded = decode_series(series, &label)?;
+        let (in_zone, out_zone) = (&series.in_bidding_zone, &series.out_bidding_zone);
+        let (eic, target) = match (family, in_zone, out_zone) {
+            (_, Some(_), Some(_)) => {
+                return Err(invalid(
+                    "inBiddingZone_Domain.mRID",
+                    "both inBiddingZone_Domain and outBiddingZone_Domain are given".into(),
+                ));
+            }
+            (ForecastFamily::WindSolar(kind), Some(eic), None) => {
+                let psr = series
+                    .psr_type
+                    .as_deref()
+                    .ok_or_else(|| invalid("MktPSRType / psrType", "missing".into()))?;
+                match ProductionType::from_psr_type(psr) {
+                    Some(pt) => (eic, Ok((Some(pt), kind))),
+                    None => (eic, Err(skip::psr_type(psr))),
+                }
+            }
+            (ForecastFamily::Load, None, Some(eic))
+            | (ForecastFamily::Scheduled, Some(eic), None)
+            | (ForecastFamily::Scheduled, None, Some(eic)) => {
+                (eic, Ok((None, TsoForecastKind::DayAhead)))
+            }
+            (ForecastFamily::Load, _, _) => {
+                return Err(invalid("outBiddingZone_Domain.mRID", "missing".into()));
+            }
+            (_, _, _) => {
+                return Err(invalid("inBiddingZone_Domain.mRID", "missing".into()));
+            }
+        };
+        let Some(zone) = zone_of(zones, eic) else {
+            skip::add(&mut skipped, skip::not_a_zone(eic), decoded.len());
+            continue;
+        };
+        let (production_type, kind) = match target {
+            Ok(t) => t,
+            Err(reason) => {
+                skip::add(&mut skipped, reason, decoded.len());
+                continue;
+            }
+        };
+        let forecast_series = match (family, production_type) {
+            (_, Some(production_type)) => TsoForecastSeries::Generation {
+                zone,
+                production_type,
+            },
+            (ForecastFamily::Load | ForecastFamily::WindSolar(_), None) => {
+                TsoForecastSeries::Load { zone }
+            }
+            (ForecastFamily::Scheduled, None) if in_zone.is_some() => {
+                TsoForecastSeries::ScheduledGeneration { zone }
+            }
+            (ForecastFamily::Scheduled, None) => TsoForecastSeries::ScheduledConsumption { zone },
+        };
+        for v in decoded {
+            let reason = if v.mw < 0.0 {
+                Some(skip::negative_value(eic))
+            } else {
+                values
+                    .put(&forecast_series, kind, v.first, v.n_slots, v.mw)
+                    .then(|| skip::duplicate(eic))
+            };
+            if let Some(reason) = reason {
+                skip::add(&mut skipped, reason, 1);
+            }
+        }
+    }
+    Ok(ForecastDocument {
+        forecasts: values.finish(),
+        created,
+        skipped,
+    })
+}
+
+/// Which forecast document a `GL_MarketDocument` is.
+#[derive(Debug, Clone, Copy)]
+enum ForecastFamily {
+    /// A69: wind and solar per production type, of one kind.
+    WindSolar(TsoForecastKind),
+    /// A65 A01: day-ahead total load.
+    Load,
+    /// A71: day-ahead scheduled generation (and consumption).
+    Scheduled,
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Reading: XML events → raw document (strings only, nothing interpreted yet).
 
@@ -47,6 +212,7 @@ struct RawDocument {
     root: String,
     doc_type: Option<String>,
     process_type: Option<String>,
+    created: Option<String>,
     reason_code: Option<String>,
     reason_text: Option<String>,
     series: Vec<RawSeries>,
@@ -233,6 +399,7 @@ fn on_end(doc: &mut RawDocument, stack: &[String], text: &str) -> Result<(), Par
     match path.as_slice() {
         ["type"] => doc.doc_type = value(),
         ["process.processType"] => doc.process_type = value(),
+        ["createdDateTime"] => doc.created = value(),
         ["Reason", "code"] => doc.reason_code = value(),
         ["Reason", "text"] => doc.reason_text = value(),
         ["TimeSeries", rest @ ..] => {

@@ -1,5 +1,6 @@
 //! The providers behind one interface: a [`Fetcher`] holds the configured clients and sends each
-//! [`FetchRequest`] to the right one, many at a time.
+//! [`FetchRequest`] to the right one, many at a time, and each TSO forecast [`ForecastRequest`]
+//! ([`Fetcher::fetch_forecasts`]).
 //!
 //! A provider that is not configured (no ENTSO-E token, no EPIAS account, Elexon switched off) answers every request
 //! with [`FetchError::NotConfigured`], so the worker and the backfill treat it like an outage: the
@@ -9,9 +10,10 @@ use crate::elexon::ElexonClient;
 use crate::entsoe_api::EntsoeClient;
 use crate::epias::EpiasClient;
 use crate::http::FetchError;
-use crate::request::FetchRequest;
+use crate::request::{FetchRequest, ForecastRequest};
 use futures_util::StreamExt as _;
 use gridprint_core::inputs::InputPoint;
+use gridprint_core::tso_forecast::PublishedForecast;
 use gridprint_core::zone::Provider;
 use tokio_util::sync::CancellationToken;
 
@@ -52,6 +54,28 @@ impl Fetcher {
                 Some(c) => c.fetch(req).await,
                 None => Err(not_configured("the EPIAS client")),
             },
+        }
+    }
+
+    /// Fetches one TSO forecast request from its provider (ENTSO-E or Elexon).
+    pub async fn fetch_forecasts(
+        &self,
+        req: &ForecastRequest,
+    ) -> Result<Vec<PublishedForecast>, FetchError> {
+        let not_configured = |what: &str| FetchError::NotConfigured {
+            request: req.describe(),
+            message: format!("{what} is not configured"),
+        };
+        match req.provider {
+            Provider::Entsoe => match &self.entsoe {
+                Some(c) => c.fetch_forecasts(req).await,
+                None => Err(not_configured("the ENTSO-E client")),
+            },
+            Provider::Elexon => match &self.elexon {
+                Some(c) => c.fetch_forecasts(req).await,
+                None => Err(not_configured("the Elexon client")),
+            },
+            Provider::Epias => Err(not_configured("a TSO forecast of EPIAS")),
         }
     }
 

@@ -10,7 +10,6 @@
 
 use backon::{ExponentialBuilder, Retryable};
 use governor::{DefaultDirectRateLimiter, Quota};
-use gridprint_core::inputs::InputPoint;
 use gridprint_reqwest_error::describe_reqwest;
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
@@ -304,12 +303,12 @@ pub(crate) async fn send_with_retries(
 /// The points of a provider's answer once parsed (`parsed`: its points and what was skipped, logged
 /// at debug), or [`FetchError::Malformed`] after `log_error` logged the parse error: nothing of a
 /// malformed answer is stored.
-pub(crate) fn parsed_points<E: std::fmt::Display>(
+pub(crate) fn parsed_points<P, E: std::fmt::Display>(
     provider: &str,
     label: String,
-    parsed: Result<(Vec<InputPoint>, BTreeMap<String, usize>), E>,
+    parsed: Result<(Vec<P>, BTreeMap<String, usize>), E>,
     log_error: impl FnOnce(&E),
-) -> Result<Vec<InputPoint>, FetchError> {
+) -> Result<Vec<P>, FetchError> {
     match parsed {
         Ok((points, skipped)) => {
             if !skipped.is_empty() {

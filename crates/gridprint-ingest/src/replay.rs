@@ -2,16 +2,17 @@
 //! `testing`): the test support behind the loopback servers (wiremock) that the client, backfill
 //! and worker tests run against, since no machine here reaches the real API.
 //!
-//! [`Replay::add`] reads a recorded A75, A65 or A11 document and works out which query it answers
+//! [`Replay::add`] reads a recorded A75, A65 or A11 document, or a TSO forecast (A69, A65 A01, A71), and works out which query it answers
 //! (document type, area parameters — the same [`crate::entsoe_api::query_params`] the client sends —
 //! and the period its points cover). [`Replay::answer`] takes the query parameters of a request and
 //! returns the recorded document whose area matches and whose period overlaps the requested one most
 //! (one document per answer, as ENTSO-E sends), or ENTSO-E's "no matching data" acknowledgement, or 401 when the security token is not the expected
 //! one. Documents are returned whole; the client keeps only the asked-for slots.
 
-use crate::entsoe_api::query_params;
-use crate::request::{FetchRequest, series_of};
+use crate::entsoe_api::{forecast_query_params, query_params};
+use crate::request::{FetchRequest, ForecastData, ForecastRequest, series_of};
 use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastSeries};
 use gridprint_core::zone::{Provider, Zones};
 use std::collections::HashMap;
 
@@ -77,9 +78,16 @@ impl Replay {
         }
     }
 
-    /// Adds a recorded document. Fails when it does not parse or holds several series kinds.
+    /// Adds a recorded document, of actual values or a TSO forecast. Fails when it does not parse
+    /// or holds several series kinds.
     pub fn add(&mut self, body: Vec<u8>) -> Result<&mut Replay, String> {
-        let doc = crate::entsoe_xml::parse(&body, &self.zones).map_err(|e| e.to_string())?;
+        let doc = match crate::entsoe_xml::parse(&body, &self.zones) {
+            Ok(doc) => doc,
+            Err(e) => match crate::entsoe_xml::parse_forecast(&body, &self.zones) {
+                Ok(forecast) => return self.add_forecast(body, forecast),
+                Err(_) => return Err(e.to_string()),
+            },
+        };
         let first = doc
             .points
             .first()
@@ -100,6 +108,45 @@ impl Replay {
             range: SlotRange::new(start, end),
         };
         let params = query_params(&req, &self.zones)?
+            .into_iter()
+            .filter(|(k, _)| *k != "periodStart" && *k != "periodEnd")
+            .collect();
+        self.docs.push(Recorded {
+            params,
+            covers: req.range,
+            body,
+        });
+        Ok(self)
+    }
+
+    /// Adds a TSO forecast document: it answers the query of its document and process type (which
+    /// the first value's series and kind give) and zone over the slots its values cover.
+    fn add_forecast(
+        &mut self,
+        body: Vec<u8>,
+        doc: crate::entsoe_xml::ForecastDocument,
+    ) -> Result<&mut Replay, String> {
+        let first = doc
+            .forecasts
+            .first()
+            .ok_or("a document without values answers nothing")?;
+        let data = match (&first.series, first.kind) {
+            (TsoForecastSeries::Generation { .. }, TsoForecastKind::Intraday) => {
+                ForecastData::WindSolarIntraday
+            }
+            (TsoForecastSeries::Generation { .. }, _) => ForecastData::WindSolarDayAhead,
+            (TsoForecastSeries::Load { .. }, _) => ForecastData::LoadDayAhead,
+            _ => ForecastData::ScheduledGeneration,
+        };
+        let start = doc.forecasts.iter().map(|p| p.slot).min().expect("values");
+        let end = doc.forecasts.iter().map(|p| p.slot).max().expect("values");
+        let req = ForecastRequest {
+            provider: Provider::Entsoe,
+            data,
+            zone: first.series.zone().clone(),
+            range: SlotRange::new(start, end.offset(1)),
+        };
+        let params = forecast_query_params(&req, &self.zones)?
             .into_iter()
             .filter(|(k, _)| *k != "periodStart" && *k != "periodEnd")
             .collect();

@@ -1,5 +1,6 @@
 //! What to ask a provider for: one kind of data (generation per type, load, physical flows) for one
-//! zone or one border direction over a range of slots.
+//! zone or one border direction over a range of slots ([`FetchRequest`]), or one of the TSOs'
+//! forecasts for one zone ([`ForecastRequest`], [`ForecastData`]).
 //!
 //! [`FetchRequest`] is provider-neutral; the ENTSO-E and Elexon clients turn it into their own query
 //! parameters. [`targets`] lists every series a provider is responsible for, following the reference
@@ -12,6 +13,7 @@
 use crate::http::FetchError;
 use gridprint_core::inputs::{InputKey, InputPoint};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_core::tso_forecast::TsoForecastPoint;
 use gridprint_core::zone::{Provider, ZoneCode, Zones};
 use std::fmt;
 
@@ -139,18 +141,13 @@ impl FetchRequest {
 
     /// Splits the request so that none spans more than `max_slots` slots.
     pub fn split(&self, max_slots: i64) -> Vec<FetchRequest> {
-        let max_slots = max_slots.max(1);
-        let mut out = Vec::new();
-        let mut s = self.range.start;
-        while s < self.range.end {
-            let e = Slot(s.0.saturating_add(max_slots)).min(self.range.end);
-            out.push(FetchRequest {
-                range: SlotRange::new(s, e),
+        split_range(self.range, max_slots)
+            .into_iter()
+            .map(|range| FetchRequest {
+                range,
                 ..self.clone()
-            });
-            s = e;
-        }
-        out
+            })
+            .collect()
     }
 
     /// A short description without secrets, for logs and errors: `ENTSO-E A75 NL
@@ -168,6 +165,146 @@ impl FetchRequest {
             self.range.end
         )
     }
+}
+
+/// `range` in consecutive pieces of at most `max_slots` slots.
+pub fn split_range(range: SlotRange, max_slots: i64) -> Vec<SlotRange> {
+    let max_slots = max_slots.max(1);
+    let mut out = Vec::new();
+    let mut s = range.start;
+    while s < range.end {
+        let e = Slot(s.0.saturating_add(max_slots)).min(range.end);
+        out.push(SlotRange::new(s, e));
+        s = e;
+    }
+    out
+}
+
+/// A TSO forecast a provider publishes, as `ingest --kinds` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ForecastData {
+    /// Wind and solar generation, day-ahead: ENTSO-E A69 processType A01; Elexon WINDFOR (wind).
+    WindSolarDayAhead,
+    /// Wind and solar generation, intraday: ENTSO-E A69 processType A40.
+    WindSolarIntraday,
+    /// Total load, day-ahead: ENTSO-E A65 processType A01; Elexon NDF (national demand).
+    LoadDayAhead,
+    /// Scheduled generation (and consumption), day-ahead: ENTSO-E A71 processType A01.
+    ScheduledGeneration,
+}
+
+impl ForecastData {
+    pub const ALL: [ForecastData; 4] = [
+        ForecastData::WindSolarDayAhead,
+        ForecastData::WindSolarIntraday,
+        ForecastData::LoadDayAhead,
+        ForecastData::ScheduledGeneration,
+    ];
+
+    /// The name `--kinds` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ForecastData::WindSolarDayAhead => "wind-solar-day-ahead",
+            ForecastData::WindSolarIntraday => "wind-solar-intraday",
+            ForecastData::LoadDayAhead => "load-day-ahead",
+            ForecastData::ScheduledGeneration => "scheduled-generation",
+        }
+    }
+
+    /// The inverse of [`ForecastData::name`] (case-insensitive).
+    pub fn parse(s: &str) -> Option<ForecastData> {
+        let s = s.trim().to_ascii_lowercase();
+        ForecastData::ALL.into_iter().find(|d| d.name() == s)
+    }
+
+    /// ENTSO-E's `documentType` and `processType` of it.
+    pub fn entsoe_document(self) -> (&'static str, &'static str) {
+        match self {
+            ForecastData::WindSolarDayAhead => ("A69", "A01"),
+            ForecastData::WindSolarIntraday => ("A69", "A40"),
+            ForecastData::LoadDayAhead => ("A65", "A01"),
+            ForecastData::ScheduledGeneration => ("A71", "A01"),
+        }
+    }
+
+    /// Elexon's dataset of it, if Elexon publishes one.
+    pub fn elexon_dataset(self) -> Option<&'static str> {
+        match self {
+            ForecastData::WindSolarDayAhead => Some("WINDFOR"),
+            ForecastData::LoadDayAhead => Some("NDF"),
+            ForecastData::WindSolarIntraday | ForecastData::ScheduledGeneration => None,
+        }
+    }
+
+    /// Whether `provider` publishes it.
+    pub fn published_by(self, provider: Provider) -> bool {
+        match provider {
+            Provider::Entsoe => true,
+            Provider::Elexon => self.elexon_dataset().is_some(),
+            Provider::Epias => false,
+        }
+    }
+}
+
+/// One request for a TSO forecast of one zone over the slots it forecasts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ForecastRequest {
+    pub provider: Provider,
+    pub data: ForecastData,
+    pub zone: ZoneCode,
+    /// Slots whose forecasts are asked for; values outside are dropped.
+    pub range: SlotRange,
+}
+
+impl ForecastRequest {
+    /// For logs and errors: `ENTSO-E A69/A01 DK1 2023-03-25T00:00:00Z..2023-03-26T00:00:00Z`.
+    pub fn describe(&self) -> String {
+        let what = match self.provider {
+            Provider::Entsoe => {
+                let (d, p) = self.data.entsoe_document();
+                format!("{d}/{p}")
+            }
+            _ => self.data.elexon_dataset().unwrap_or("-").to_string(),
+        };
+        format!(
+            "{} {what} {} {}..{}",
+            self.provider.as_str(),
+            self.zone,
+            self.range.start,
+            self.range.end
+        )
+    }
+
+    /// Whether a value belongs to what this request asks for (zone and slot; a provider may answer
+    /// with a neighbour too).
+    pub fn keeps(&self, point: &TsoForecastPoint) -> bool {
+        point.series.zone() == &self.zone && self.range.contains(point.slot)
+    }
+}
+
+/// The TSO forecast requests of `provider` for `data` over `range`: one per zone it publishes them
+/// for (restricted to `only` when given) and kind of data.
+pub fn forecast_requests(
+    zones: &Zones,
+    provider: Provider,
+    data: &[ForecastData],
+    only: Option<&[ZoneCode]>,
+    range: SlotRange,
+) -> Vec<ForecastRequest> {
+    let mut out = Vec::new();
+    for d in data.iter().filter(|d| d.published_by(provider)) {
+        for z in zones.iter() {
+            if z.provider == provider && only.is_none_or(|o| o.contains(&z.code)) {
+                out.push(ForecastRequest {
+                    provider,
+                    data: *d,
+                    zone: z.code.clone(),
+                    range,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The range widened to whole hours (ENTSO-E publishes per MTU; hourly zones need whole hours).

@@ -19,7 +19,7 @@
 //! from [`gridprint_core::tso_forecast::PublicationDeadlines`].
 
 use crate::accumulate::Accumulator;
-use crate::document::{DocumentKind, ParsedDocument};
+use crate::document::{DocumentKind, ForecastValues, ParsedDocument};
 use crate::error::ParseError;
 use crate::file_library::header_text;
 use crate::skip;
@@ -140,8 +140,7 @@ pub fn parse(file: &str, bytes: &[u8], zones: &Zones) -> Result<TransparencyExpo
         .collect();
 
     let mut acc = Accumulator::default();
-    let mut forecast_values: BTreeMap<(TsoForecastSeries, TsoForecastKind, Slot), f64> =
-        BTreeMap::new();
+    let mut forecast_values = ForecastValues::default();
     let mut forecasts_skipped = BTreeMap::new();
     for (line, record) in &rows {
         let line = *line;
@@ -182,10 +181,9 @@ pub fn parse(file: &str, bytes: &[u8], zones: &Zones) -> Result<TransparencyExpo
                     let reason = match value {
                         None => Some(skip::empty_value(&area)),
                         Some(mw) if mw < 0.0 => Some(skip::negative_value(&area)),
-                        Some(mw) => {
-                            put_forecast(&mut forecast_values, series, *kind, first, resolution, mw)
-                                .then(|| skip::duplicate(&area))
-                        }
+                        Some(mw) => forecast_values
+                            .put(series, *kind, first, resolution.slots(), mw)
+                            .then(|| skip::duplicate(&area)),
                     };
                     if let Some(reason) = reason {
                         skip::add(&mut forecasts_skipped, reason, 1);
@@ -195,15 +193,7 @@ pub fn parse(file: &str, bytes: &[u8], zones: &Zones) -> Result<TransparencyExpo
         }
     }
     let actuals = layout.view.actual_kind().map(|kind| acc.finish(kind));
-    let forecasts = forecast_values
-        .into_iter()
-        .map(|((series, kind, slot), mw)| TsoForecastPoint {
-            series,
-            kind,
-            slot,
-            mw,
-        })
-        .collect();
+    let forecasts = forecast_values.finish();
     Ok(TransparencyExport {
         view: layout.view,
         zone,
@@ -284,24 +274,6 @@ fn read_cell(text: &str) -> Result<Cell, String> {
         .filter(|v| v.is_finite())
         .map(Cell::Value)
         .ok_or_else(|| format!("'{text}' is not a number, n/e or N/A"))
-}
-
-/// Records a forecast value for each slot it covers; whether it replaced one (a duplicate).
-fn put_forecast(
-    values: &mut BTreeMap<(TsoForecastSeries, TsoForecastKind, Slot), f64>,
-    series: &TsoForecastSeries,
-    kind: TsoForecastKind,
-    first: Slot,
-    resolution: Resolution,
-    mw: f64,
-) -> bool {
-    let mut replaced = false;
-    for i in 0..resolution.slots() {
-        replaced |= values
-            .insert((series.clone(), kind, first.offset(i)), mw)
-            .is_some();
-    }
-    replaced
 }
 
 /// What a value column holds, before the zone is known.

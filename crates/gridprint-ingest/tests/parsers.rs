@@ -17,6 +17,7 @@ use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
+mod forecast_xml;
 mod transparency_csv;
 
 const API_DIR: &str = concat!(

@@ -114,14 +114,12 @@ pub fn parse_files(
                 skip::add(&mut out.forecasts_skipped, k, n);
             }
             for point in export.forecasts {
-                match point.publication_time(&PublicationDeadlines::REGULATION) {
-                    Some(t) => out.forecasts.push(PublishedForecast {
-                        point,
-                        published_at: t.unix_timestamp(),
-                    }),
+                let zone = point.series.zone().clone();
+                match PublicationDeadlines::REGULATION.published_by(point, None) {
+                    Some(f) => out.forecasts.push(f),
                     None => skip::add(
                         &mut out.forecasts_skipped,
-                        skip::no_publication_time(point.series.zone().as_str()),
+                        skip::no_publication_time(zone.as_str()),
                         1,
                     ),
                 }

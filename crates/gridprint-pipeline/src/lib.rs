@@ -8,7 +8,7 @@
 //! Live ingestion lives here too: resumable backfills ([`backfill`]), gap estimation ([`estimate`])
 //! and the forecast ([`forecast`]) as pure functions over one [`series::Series`], and the worker
 //! cycle that fetches, estimates, forecasts, recomputes and archives what it forecast ([`worker`],
-//! [`archive`]). With the `testing` feature,
+//! [`archive`]); the TSOs' forecasts are fetched into the store by [`tso_fetch`]. With the `testing` feature,
 //! `testing` imports fixture files for tests.
 //!
 //! Dependencies point inward: the binary uses this crate; this crate uses ingest, compute and the
@@ -29,6 +29,7 @@ pub mod report;
 pub mod series;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tso_fetch;
 pub mod worker;
 
 pub use import::{ImportOptions, PipelineError, import_and_compute};

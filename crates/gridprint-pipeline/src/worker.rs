@@ -14,6 +14,7 @@ use crate::archive;
 use crate::estimate;
 use crate::forecast::{self, ForecastConfig, SeriesClass, tso};
 use crate::series::group;
+use crate::tso_fetch;
 use futures_util::StreamExt as _;
 use gridprint_compute::ComputeSummary;
 use gridprint_core::inputs::{DATASOURCE_ASSUMED_ZERO, InputKey, InputPoint};
@@ -23,7 +24,9 @@ use gridprint_core::slot::{Clock, SLOTS_PER_DAY, Slot, SlotRange};
 use gridprint_core::zone::{Provider, ZoneCode};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::FetchError;
-use gridprint_ingest::request::{DataKind, FetchRequest, targets, whole_hours};
+use gridprint_ingest::request::{
+    DataKind, FetchRequest, ForecastData, ForecastRequest, targets, whole_hours,
+};
 use gridprint_store::{LeaderLease, SharedStore, StoreError, UpsertSummary};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -88,6 +91,8 @@ pub struct CycleReport {
     pub stored: UpsertSummary,
     pub estimated: usize,
     pub forecast: usize,
+    /// TSO forecast values fetched (step 2b).
+    pub tso_fetched: usize,
     /// Of the estimated and forecast values, those blended with a TSO forecast.
     pub tso_blended: usize,
     pub derived: UpsertSummary,
@@ -106,12 +111,16 @@ impl fmt::Display for CycleReport {
             .unwrap_or_default();
         write!(
             f,
-            "cycle {now}: {} requests ({} failed), {} points fetched ({} new, {} changed), {} estimated, {} forecast{}, {} zone-slots computed ({} frozen kept), {} zone-days published, {:.1} s",
+            "cycle {now}: {} requests ({} failed), {} points fetched ({} new, {} changed){}, {} estimated, {} forecast{}, {} zone-slots computed ({} frozen kept), {} zone-days published, {:.1} s",
             self.requests,
             self.failed,
             self.fetched_points,
             self.stored.inserted,
             self.stored.updated,
+            match self.tso_fetched {
+                0 => String::new(),
+                n => format!(", {n} TSO forecast values fetched"),
+            },
             self.estimated,
             self.forecast,
             match self.tso_blended {
@@ -173,6 +182,8 @@ pub struct Worker {
 /// malformed values. Each is logged when it starts and when it ends, not every cycle.
 #[derive(Debug, Default)]
 pub struct TsoFallback {
+    /// TSO forecasts asked for that failed or brought no value (`ENTSO-E A69/A01 DK1`).
+    not_fetched: BTreeSet<String>,
     /// Series with TSO forecasts in the cycle's range but none for the current slot.
     uncovered: BTreeSet<InputKey>,
     read_failed: bool,
@@ -180,6 +191,31 @@ pub struct TsoFallback {
 }
 
 impl TsoFallback {
+    /// Records which of the cycle's TSO forecast requests brought nothing (failed, or none
+    /// published) and logs what changed.
+    fn fetched(&mut self, report: &tso_fetch::TsoFetchReport) {
+        let mut not_fetched = BTreeSet::new();
+        for (req, answer) in &report.answers {
+            let what = forecast_name(req);
+            match answer {
+                Ok(n) if *n > 0 => continue,
+                Ok(_) => {}
+                Err(e) if !self.not_fetched.contains(&what) => {
+                    tracing::debug!(error = %e, "TSO forecast request failed")
+                }
+                Err(_) => {}
+            }
+            not_fetched.insert(what);
+        }
+        for what in not_fetched.difference(&self.not_fetched) {
+            tracing::warn!(forecast = %what, "no TSO forecast fetched (failed or none published): the model alone forecasts it");
+        }
+        for what in self.not_fetched.difference(&not_fetched) {
+            tracing::info!(forecast = %what, "TSO forecast fetched again");
+        }
+        self.not_fetched = not_fetched;
+    }
+
     /// Records one cycle's state and logs what changed.
     fn update(
         &mut self,
@@ -216,6 +252,13 @@ impl TsoFallback {
         }
         self.uncovered = uncovered;
     }
+}
+
+/// A TSO forecast request without its range, as the fallback's log lines name it.
+fn forecast_name(req: &ForecastRequest) -> String {
+    let d = req.describe();
+    d.rsplit_once(' ')
+        .map_or(d.clone(), |(what, _)| what.to_string())
 }
 
 /// Whether `lease` is still held, asked off the async workers: a store's check may block on its
@@ -324,6 +367,9 @@ impl Worker {
     ///    series of every configured provider, a few requests at a time, and store what came back
     ///    in one transaction. A failed request (outage, refusal, malformed answer) is counted and
     ///    logged; the affected series simply lack provider data.
+    ///    Then fetch the TSOs' forecasts of every configured provider from `current` over the
+    ///    look-ahead ([`tso_fetch`]) and store them apart; one that fails or brings nothing leaves
+    ///    the model alone, logged when that starts and when it ends.
     /// 3. **Estimate** the interior gaps of every series in the window (between two official
     ///    values) from its official values of the history loaded.
     /// 4. **Forecast** every series with recent history from the slot after its last value to the
@@ -399,6 +445,31 @@ impl Worker {
             report.stored = self
                 .blocking(move |store, _| store.upsert_inputs(&fetched, updated_at))
                 .await??;
+        }
+
+        // 2b. Fetch the TSOs' forecasts of the look-ahead (stored apart from the actuals).
+        let tso_requests = tso_fetch::requests(
+            &self.fetcher,
+            &self.reference.zones,
+            &ForecastData::ALL,
+            self.config.zones.as_deref(),
+            SlotRange::new(current, current.offset(tso_fetch::LOOK_AHEAD_SLOTS)),
+        );
+        if !tso_requests.is_empty() {
+            let fetched = tso_fetch::fetch_and_store(
+                &self.fetcher,
+                self.store.clone(),
+                tso_requests,
+                self.config.concurrency,
+                updated_at,
+                &never,
+            )
+            .await?;
+            self.tso_fallback
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .fetched(&fetched);
+            report.tso_fetched = fetched.fetched;
         }
 
         // Whether this cycle archives what it issues (step 6).

@@ -24,37 +24,9 @@ fn dk1() -> ZoneCode {
 
 const NOW: &str = "2023-09-12T12:07:00Z";
 
-/// Ten days of DK1 generation up to an hour before [`NOW`]: onshore wind that varies, solar by
-/// day, gas steady.
+/// Ten days of DK1 generation up to an hour before [`NOW`].
 fn history() -> Vec<InputPoint> {
-    let end = slot(NOW).offset(-4);
-    let mut out = Vec::new();
-    for i in end.0 - 10 * 96..end.0 {
-        let tod = (i % 96) as f64 / 96.0;
-        for (t, mw) in [
-            (
-                ProductionType::WindOnshore,
-                1500.0 + 800.0 * ((i as f64) / 37.0).sin(),
-            ),
-            (
-                ProductionType::Solar,
-                (600.0 * (std::f64::consts::PI * (tod - 0.25) / 0.5).sin()).max(0.0),
-            ),
-            (ProductionType::Gas, 300.0 + (i % 7) as f64),
-        ] {
-            out.push(InputPoint {
-                key: InputKey::Generation {
-                    zone: dk1(),
-                    production_type: t,
-                },
-                slot: Slot(i),
-                mw,
-                state: DataState::Official,
-                datasource: "ENTSO-E".into(),
-            });
-        }
-    }
-    out
+    common::wind_solar_gas_history(&dk1(), slot(NOW).offset(-4))
 }
 
 /// A day-ahead onshore-wind forecast of 100 MW over the next two days, published at `published_at`.

@@ -14,17 +14,10 @@
 use crate::{Result, StoreError};
 use gridprint_core::production::ProductionType;
 use gridprint_core::slot::Slot;
+pub use gridprint_core::tso_forecast::PublishedForecast;
 use gridprint_core::tso_forecast::{TsoForecastKind, TsoForecastPoint, TsoForecastSeries};
 use gridprint_core::zone::ZoneCode;
 use std::collections::HashMap;
-
-/// A TSO forecast value and when it was published.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PublishedForecast {
-    pub point: TsoForecastPoint,
-    /// Unix seconds of the publication (at the latest).
-    pub published_at: i64,
-}
 
 /// A stored TSO forecast value with its bookkeeping.
 #[derive(Debug, Clone, PartialEq)]

@@ -602,3 +602,85 @@ fn ingest_command_backfills_resumably_then_computes() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("GRIDPRINT_ENTSOE_TOKEN"));
 }
+
+#[test]
+fn ingest_kinds_backfills_the_tso_forecasts_apart_from_the_actuals() {
+    let forecasts = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/fixtures/entsoe-api-forecasts"
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(async {
+        let server = MockServer::start().await;
+        let mut replay = Replay::new(reference().zones.clone(), TOKEN);
+        for f in [
+            "A69_A01_DK1_2023-03-25to26_PT60M.xml",
+            "A65_A01_DK1_2023-10-28to29_PT60M.xml",
+        ] {
+            replay.add_file(format!("{forecasts}/{f}")).unwrap();
+        }
+        Mock::given(method("GET"))
+            .respond_with(ReplayResponder(replay))
+            .mount(&server)
+            .await;
+        server
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ingest.db");
+    let ingest = |kinds: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
+            .args(["--database", &format!("sqlite://{}", db.display())])
+            .args(["ingest", "entsoe", "--from", "2023-03-25T00:00Z"])
+            .args(["--to", "2023-03-27T00:00Z", "--zones", "DK1"])
+            .env("GRIDPRINT_KINDS", kinds)
+            .env_remove("GRIDPRINT_DATABASE_URL")
+            .env("GRIDPRINT_LOG", "warn")
+            .env("GRIDPRINT_ENTSOE_URL", format!("{}/api", server.uri()))
+            .env("GRIDPRINT_ENTSOE_TOKEN", TOKEN)
+            .env("GRIDPRINT_HTTP_RETRIES", "0")
+            .output()
+            .unwrap()
+    };
+    let out = ingest("wind-solar-day-ahead,load-day-ahead");
+    let text = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{text}");
+    // DK1's wind and solar of the two days; no day-ahead load for those days.
+    assert!(
+        text.contains("2 TSO forecast requests: 0 failed; 576 values (576 new"),
+        "{text}"
+    );
+    assert!(!text.contains(TOKEN));
+    use gridprint_store::InputStore as _;
+    let store = gridprint_store_sqlite::SqliteStore::open(&db).unwrap();
+    let range = SlotRange::new(Slot(0), Slot(i64::MAX / 2));
+    assert_eq!(
+        store.tso_forecasts_in_range(range, i64::MAX).unwrap().len(),
+        576
+    );
+    assert!(
+        store.inputs_in_range(range).unwrap().is_empty(),
+        "no actual value"
+    );
+    // An unknown kind names the known ones; --help lists them.
+    let out = ingest("wind");
+    let text = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success());
+    assert!(
+        text.contains("unknown kind 'wind'") && text.contains("wind-solar-intraday"),
+        "{text}"
+    );
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_gridprint"))
+        .args(["ingest", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for name in [
+        "wind-solar-day-ahead",
+        "wind-solar-intraday",
+        "load-day-ahead",
+        "scheduled-generation",
+        "GRIDPRINT_KINDS",
+    ] {
+        assert!(help.contains(name), "--help lists {name}: {help}");
+    }
+}

@@ -18,8 +18,9 @@ use gridprint_ingest::entsoe_api::{self, EntsoeClient, EntsoeConfig, EntsoeToken
 use gridprint_ingest::epias::{self, EpiasClient, EpiasConfig, EpiasCredentials, EpiasSecret};
 use gridprint_ingest::fetch::Fetcher;
 use gridprint_ingest::http::FetchRetry;
-use gridprint_ingest::request::DataKind;
+use gridprint_ingest::request::{DataKind, ForecastData};
 use gridprint_pipeline::backfill::{self, BackfillOptions};
+use gridprint_pipeline::tso_fetch;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,7 +179,10 @@ pub struct IngestArgs {
     /// Only these zones (comma-separated codes; their generation, load and borders). Default: all.
     #[arg(long, env = "GRIDPRINT_ZONES", value_delimiter = ',')]
     pub zones: Vec<String>,
-    /// Kinds of data: generation, load, flows (comma-separated).
+    /// Kinds of data (comma-separated): actual values `generation`, `load`, `flows`; the TSOs'
+    /// forecasts `wind-solar-day-ahead` (ENTSO-E A69 A01, Elexon WINDFOR), `wind-solar-intraday`
+    /// (A69 A40), `load-day-ahead` (A65 A01, Elexon NDF), `scheduled-generation` (A71), stored
+    /// apart from the actual values with their publication time.
     #[arg(
         long,
         env = "GRIDPRINT_KINDS",
@@ -264,14 +268,7 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
         None => Slot::containing(now),
     };
     anyhow::ensure!(to > from, "--to must be after --from");
-    let kinds = args
-        .kinds
-        .iter()
-        .map(|k| {
-            DataKind::parse(k)
-                .with_context(|| format!("unknown kind '{k}' (use generation, load, flows)"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (kinds, forecasts) = parse_kinds(&args.kinds)?;
     let (provider, entsoe, elexon, epias) = match args.provider {
         ProviderName::Entsoe => (Provider::Entsoe, true, false, false),
         ProviderName::Elexon => (Provider::Elexon, false, true, false),
@@ -288,14 +285,61 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
              EPIAS Transparency Platform, see docs/providers.md)"
         );
     }
+    let zones = parse_zones(&reference, &args.zones)?;
+    let range = SlotRange::new(from, to);
+    let fetcher = args.providers.fetcher(&reference, entsoe, elexon, epias)?;
+    let runtime = crate::open::runtime(tokio::runtime::Builder::new_multi_thread())?;
+    if !kinds.is_empty() {
+        backfill_actuals(
+            args,
+            &store,
+            &reference,
+            &fetcher,
+            &runtime,
+            provider,
+            kinds,
+            zones.clone(),
+            range,
+        )?;
+    }
+    if !forecasts.is_empty() {
+        backfill_forecasts(
+            args, &store, &reference, &fetcher, &runtime, &forecasts, zones, range,
+        )?;
+    }
+    // The forecasts change no published day: only actual values are computed.
+    if !args.no_compute && args.kinds.iter().any(|k| DataKind::parse(k).is_some()) {
+        crate::cmd::compute::compute_with_progress(
+            &*store,
+            &reference,
+            &[range.whole_days()],
+            now,
+        )?;
+    }
+    Ok(())
+}
+
+/// Backfills the actual values of `kinds` over `range` (resumable: the plan skips what is stored).
+#[allow(clippy::too_many_arguments)]
+fn backfill_actuals(
+    args: &IngestArgs,
+    store: &gridprint_store::SharedStore,
+    reference: &ReferenceData,
+    fetcher: &Fetcher,
+    runtime: &tokio::runtime::Runtime,
+    provider: Provider,
+    kinds: Vec<DataKind>,
+    zones: Option<Vec<ZoneCode>>,
+    range: SlotRange,
+) -> anyhow::Result<()> {
     let opts = BackfillOptions {
         provider,
         kinds,
-        zones: parse_zones(&reference, &args.zones)?,
-        range: SlotRange::new(from, to),
+        zones,
+        range,
         chunk_days: args.chunk_days.clamp(1, 365),
     };
-    let plan = backfill::plan(&*store, &reference.zones, &opts)?;
+    let plan = backfill::plan(&**store, &reference.zones, &opts)?;
     eprintln!(
         "{} series over {} days: {} series-days already present, {} to fetch in {} requests",
         plan.series,
@@ -304,8 +348,6 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
         plan.days_missing,
         plan.requests.len()
     );
-    let fetcher = args.providers.fetcher(&reference, entsoe, elexon, epias)?;
-    let runtime = crate::open::runtime(tokio::runtime::Builder::new_multi_thread())?;
     // A wrong EPIAS password is one clear error before anything is fetched or stored.
     if let Some(c) = &fetcher.epias
         && !plan.requests.is_empty()
@@ -329,7 +371,7 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
         );
         let updated_at = time::OffsetDateTime::now_utc().unix_timestamp();
         let r = backfill::run(
-            &fetcher,
+            fetcher,
             store.clone(),
             plan,
             args.providers.concurrency,
@@ -368,13 +410,83 @@ pub fn run(g: &ServerArgs, args: &IngestArgs) -> anyhow::Result<()> {
              half-fetched slot was frozen; `gridprint compute` computes anyway)"
         );
     }
-    if !args.no_compute {
-        crate::cmd::compute::compute_with_progress(
-            &*store,
-            &reference,
-            &[opts.range.whole_days()],
-            now,
-        )?;
+    Ok(())
+}
+
+/// Splits `--kinds` into kinds of actual values and TSO forecasts; an unknown name is an error
+/// that lists the known ones.
+fn parse_kinds(names: &[String]) -> anyhow::Result<(Vec<DataKind>, Vec<ForecastData>)> {
+    let (mut kinds, mut forecasts) = (Vec::new(), Vec::new());
+    for k in names.iter().filter(|k| !k.trim().is_empty()) {
+        match (DataKind::parse(k), ForecastData::parse(k)) {
+            (Some(d), _) => kinds.push(d),
+            (None, Some(f)) => forecasts.push(f),
+            (None, None) => {
+                let known: Vec<&str> = ["generation", "load", "flows"]
+                    .into_iter()
+                    .chain(ForecastData::ALL.map(ForecastData::name))
+                    .collect();
+                bail!("unknown kind '{k}' (use {})", known.join(", "))
+            }
+        }
+    }
+    Ok((kinds, forecasts))
+}
+
+/// Backfills the TSOs' forecasts of `range` (no plan: a value already stored is written again
+/// unchanged).
+#[allow(clippy::too_many_arguments)]
+fn backfill_forecasts(
+    args: &IngestArgs,
+    store: &gridprint_store::SharedStore,
+    reference: &ReferenceData,
+    fetcher: &Fetcher,
+    runtime: &tokio::runtime::Runtime,
+    forecasts: &[ForecastData],
+    zones: Option<Vec<ZoneCode>>,
+    range: SlotRange,
+) -> anyhow::Result<()> {
+    let requests = tso_fetch::requests(
+        fetcher,
+        &reference.zones,
+        forecasts,
+        zones.as_deref(),
+        range,
+    );
+    eprintln!("TSO forecasts: {} requests", requests.len());
+    let report = runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let on_signal = cancel.clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            on_signal.cancel();
+        });
+        let updated_at = time::OffsetDateTime::now_utc().unix_timestamp();
+        tso_fetch::fetch_and_store(
+            fetcher,
+            store.clone(),
+            requests,
+            args.providers.concurrency,
+            updated_at,
+            &cancel,
+        )
+        .await
+    })?;
+    let failed: Vec<String> = report.failed().map(|(_, e)| e.to_string()).collect();
+    eprintln!(
+        "{} TSO forecast requests: {} failed; {} values ({} new, {} changed, {} unchanged)",
+        report.requests,
+        failed.len(),
+        report.fetched,
+        report.stored.inserted,
+        report.stored.updated,
+        report.stored.unchanged
+    );
+    for e in failed.iter().take(10) {
+        eprintln!("  {e}");
+    }
+    if !failed.is_empty() {
+        bail!("TSO forecast backfill incomplete: rerun the same command");
     }
     Ok(())
 }
