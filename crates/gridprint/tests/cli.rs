@@ -519,33 +519,21 @@ fn access_key_commands() {
 #[test]
 fn access_key_caps_and_the_default_expiry() {
     let (_dir, db) = temp_db();
-    let create = |extra: &[&str]| {
-        let mut args = vec!["access", "key", "create", "ada@example.org"];
-        args.extend_from_slice(extra);
-        args.iter().map(|a| a.to_string()).collect::<Vec<_>>()
-    };
-    let run = |args: &[String]| args.iter().map(String::as_str).collect::<Vec<_>>();
+    const CREATE: [&str; 4] = ["access", "key", "create", "ada@example.org"];
+    let create = |extra: &[&str]| ok(&db, &[&CREATE[..], extra].concat());
     let out = ok(
         &db,
         &["access", "grant", "ada@example.org", "--max-keys", "2"],
     );
     assert!(out.contains("API key cap of ada@example.org: 2"), "{out}");
-    let out = ok(&db, &run(&create(&["--api-key-default-expiry-days", "7"])));
+    let out = create(&["--api-key-default-expiry-days", "7"]);
     assert!(out.contains("expiring in 7 days"), "{out}");
-    let out = ok(
-        &db,
-        &run(&create(&[
-            "--api-key-default-expiry-days",
-            "7",
-            "--expires-days",
-            "30",
-        ])),
-    );
+    let out = create(&["--api-key-default-expiry-days", "7", "--expires-days", "30"]);
     assert!(
         out.contains("expiring in 30 days"),
         "an explicit expiry wins: {out}"
     );
-    assert!(fails(&db, &run(&create(&[]))), "the account's cap of 2");
+    assert!(fails(&db, &CREATE), "the account's cap of 2");
     let out = ok(
         &db,
         &["access", "set-limit", "ada@example.org", "--max-keys", "3"],
@@ -555,7 +543,7 @@ fn access_key_caps_and_the_default_expiry() {
         !out.contains("rate limit"),
         "the rate limit is left alone: {out}"
     );
-    let out = ok(&db, &run(&create(&[])));
+    let out = create(&[]);
     assert!(
         out.contains("created key") && !out.contains("expiring"),
         "{out}"

@@ -297,7 +297,7 @@ async fn answer(
             .await??;
             let more = rows.len() > API_KEY_PAGE as usize;
             rows.truncate(API_KEY_PAGE as usize);
-            let next = more.then(|| rows.last().map(|r| r.id)).flatten();
+            let next = rows.last().map(|r| r.id).filter(|_| more);
             Ok(KeyOutcome::Listed(rows, next))
         }
         _ => {
