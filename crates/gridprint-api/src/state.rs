@@ -82,6 +82,9 @@ pub struct ApiConfig {
     /// Tokens an account may get per minute (sustained), and in a burst.
     pub token_requests_per_minute: f64,
     pub token_request_burst: u32,
+    /// Days until a new API key expires when its creation gives no expiry; `None`: such keys never
+    /// expire.
+    pub api_key_default_expiry_days: Option<u32>,
     /// Peers whose forwarded client address is believed ([`crate::http::front`]).
     pub trusted_proxies: TrustedProxies,
     /// The header those proxies write the client's address in (the other one is ignored).
@@ -132,6 +135,7 @@ impl Default for ApiConfig {
             failure_window: Duration::from_secs(15 * 60),
             token_requests_per_minute: 30.0,
             token_request_burst: 10,
+            api_key_default_expiry_days: None,
             trusted_proxies: TrustedProxies::default(),
             client_ip_header: ClientIpHeader::default(),
             failure_delay: Duration::from_millis(100),

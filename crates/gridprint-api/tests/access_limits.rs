@@ -685,3 +685,148 @@ async fn an_accounts_api_keys_draw_on_its_tokens_budget() {
     .await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
 }
+
+/// `POST /token-request/api-key` with `action` and `extra` fields for the registered account.
+async fn key_action(app: &Router, action: &str, extra: Value) -> Reply {
+    let mut body = json!({"email": EMAIL, "password": PASSWORD, "action": action});
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    post_json(
+        app,
+        "/token-request/api-key",
+        &body.to_string(),
+        [127, 0, 0, 1],
+    )
+    .await
+}
+
+#[tokio::test]
+async fn api_key_creation_counts_against_the_token_issue_limit() {
+    let e = env(quiet_config());
+    register(&e.app).await;
+    // The burst of 10 token issues: keys and tokens together.
+    for _ in 0..9 {
+        let r = key_action(&e.app, "create", json!({})).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    }
+    token(&e.app, [127, 0, 0, 1]).await;
+    let r = key_action(&e.app, "create", json!({})).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
+    assert!(r.header(header::RETRY_AFTER).parse::<u64>().unwrap() >= 1);
+    let r = get_token_from(&e.app, PASSWORD, [127, 0, 0, 1]).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.text());
+    let listed = key_action(&e.app, "list", json!({})).await.json();
+    assert_eq!(listed["keys"].as_array().unwrap().len(), 9);
+}
+
+#[tokio::test]
+async fn an_account_holds_at_most_its_cap_of_active_api_keys_and_new_ones_expire_by_default() {
+    let e = env(ApiConfig {
+        api_key_default_expiry_days: Some(7),
+        ..quiet_config()
+    });
+    register(&e.app).await;
+    assert!(e.store.set_max_api_keys(EMAIL, Some(2)).unwrap());
+    let r = key_action(&e.app, "create", json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert_eq!(
+        r.json()["expires_at"],
+        gridprint_core::slot::format_timestamp(START + time::Duration::days(7)),
+        "no expiry given: the server's default"
+    );
+    let r = key_action(&e.app, "create", json!({"expires_days": 30})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    assert_eq!(
+        r.json()["expires_at"],
+        gridprint_core::slot::format_timestamp(START + time::Duration::days(30)),
+        "an explicit expiry wins"
+    );
+    let r = key_action(&e.app, "create", json!({})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.text());
+    assert!(
+        r.detail().contains("holds 2 active API keys"),
+        "{}",
+        r.detail()
+    );
+    // Once the first key has expired it no longer counts.
+    e.clock.advance(time::Duration::days(7));
+    let r = key_action(&e.app, "create", json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+}
+
+#[tokio::test]
+async fn the_api_key_list_answers_a_page_at_a_time() {
+    let e = env(quiet_config());
+    register(&e.app).await;
+    assert!(e.store.set_max_api_keys(EMAIL, Some(1000)).unwrap());
+    let ids: Vec<i64> = (0..105).map(|_| create_key(&e.store, None).1).collect();
+    let first = key_action(&e.app, "list", json!({})).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.text());
+    let first = first.json();
+    let page: Vec<i64> = first["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(page, ids[..100]);
+    assert_eq!(first["next_after_id"], ids[99]);
+    let next = key_action(&e.app, "list", json!({"after_id": ids[99]}))
+        .await
+        .json();
+    assert_eq!(next["keys"].as_array().unwrap().len(), 5);
+    assert_eq!(next["next_after_id"], Value::Null);
+}
+
+#[tokio::test]
+async fn token_service_bodies_with_a_repeated_field_are_refused_naming_it() {
+    let e = env(quiet_config());
+    register(&e.app).await;
+    let bob = "bob@example.org";
+    e.store.grant(bob, None, START.unix_timestamp()).unwrap();
+    let body = json!({"email": bob, "password": PASSWORD}).to_string();
+    let r = post_json(&e.app, "/token-request/register", &body, [127, 0, 0, 1]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    // The first email is someone else's, the second bob's: no token for either.
+    let twice = format!(r#"{{"email": "{EMAIL}", "email": "{bob}", "password": "{PASSWORD}"}}"#);
+    for path in [
+        "/token-request/get_token",
+        "/token-request/register",
+        "/token-request/api-key",
+    ] {
+        let r = post_json(&e.app, path, &twice, [127, 0, 0, 1]).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}: {}", r.text());
+        assert!(r.detail().contains("'email'"), "{path}: {}", r.detail());
+        assert!(!r.text().contains("access_token"), "{path}");
+    }
+    let r = post_json(
+        &e.app,
+        "/token-request/api-key",
+        &format!(
+            r#"{{"email": "{bob}", "password": "{PASSWORD}", "action": "list", "action": "create"}}"#
+        ),
+        [127, 0, 0, 1],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text());
+    assert!(r.detail().contains("'action'"), "{}", r.detail());
+    // The token page's form: the same rule.
+    let form = format!(
+        "email={EMAIL}&email={bob}&password={}",
+        PASSWORD.replace(' ', "+")
+    );
+    let mut req = post(
+        "/token-request/get_token",
+        Some("application/x-www-form-urlencoded"),
+        &form,
+        [127, 0, 0, 1],
+    );
+    req.headers_mut()
+        .insert(header::ACCEPT, "application/json".parse().unwrap());
+    let r = send(&e.app, req).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text());
+    assert!(r.detail().contains("'email'"), "{}", r.detail());
+    // Each field once: still a token.
+    token(&e.app, [127, 0, 0, 1]).await;
+}

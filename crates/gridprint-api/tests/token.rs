@@ -841,10 +841,10 @@ async fn an_api_key_works_as_bearer_and_as_auth_token_and_stops_once_revoked() {
     );
     assert_problem(&get_as(&e.app, v3, None).await, StatusCode::UNAUTHORIZED);
     // The store records the use (its first confirmation).
-    let row = &e.store.list_api_keys(Some(EMAIL)).unwrap()[0];
+    let row = &e.store.list_api_keys(Some(EMAIL), 0, 100).unwrap()[0];
     assert_eq!(row.last_used_at, Some(START.unix_timestamp()));
     // Revoked from another process: served from the cache for at most 30 s, then refused.
-    assert!(e.store.revoke_api_key(id).unwrap());
+    assert!(e.store.revoke_api_key(id, None).unwrap());
     e.clock.advance(time::Duration::seconds(29));
     assert_eq!(zones_status(&e.app, &key).await, StatusCode::OK);
     e.clock.advance(time::Duration::seconds(2));
@@ -952,7 +952,10 @@ async fn the_token_page_creates_lists_and_revokes_api_keys() {
     assert!(!r.text().contains(r#"id="secret""#));
 
     // Revoke by id; a bad id and a wrong password are shown as errors on the page.
-    let mine = e.store.list_api_keys(Some("ada@example.org")).unwrap();
+    let mine = e
+        .store
+        .list_api_keys(Some("ada@example.org"), 0, 100)
+        .unwrap();
     let first = mine.iter().find(|k| k.name == "laptop <b>").unwrap().id;
     let r = page_post(format!("{creds}&id=abc&action=revoke")).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);

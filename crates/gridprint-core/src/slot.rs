@@ -2,15 +2,16 @@
 //! providers write.
 //!
 //! A [`Slot`] is the number of 15-minute intervals since the Unix epoch, so slots are plain integers that
-//! sort, subtract and index arrays. Timestamps are parsed leniently (ENTSO-E's `2024-06-14T22:00Z`,
-//! RFC 3339 with offsets, naive date-times taken as UTC, date-only) and always formatted as
-//! `YYYY-MM-DDThh:mm:ssZ`.
+//! sort, subtract and index arrays. [`parse_timestamp`] is the one timestamp reader of every route
+//! family, the command line and the providers' files: it reads what the reference service's
+//! framework reads (speedate: RFC 3339 with `Z` or an offset, fractional seconds, no seconds,
+//! naive taken as UTC, a space for the `T`, date-only, Unix seconds or milliseconds) and refuses
+//! anything that is not one valid instant (a leap second, an out-of-range field, trailing text).
+//! Timestamps are always formatted as `YYYY-MM-DDThh:mm:ssZ`.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use time::{
-    Date, OffsetDateTime, PrimitiveDateTime, UtcOffset, format_description::well_known::Iso8601,
-};
+use time::{OffsetDateTime, UtcOffset};
 
 /// Length of one slot in seconds.
 pub const SLOT_SECONDS: i64 = 900;
@@ -155,32 +156,75 @@ impl SlotRange {
     }
 }
 
-/// Error for a timestamp that cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "invalid timestamp '{0}': expected ISO 8601 such as 2024-06-15T12:00:00Z, 2024-06-15T14:00+02:00 or 2024-06-15"
-)]
-pub struct TimestampError(pub String);
+/// Largest UTC offset accepted in a timestamp (the widest in use, UTC+14:00).
+pub const MAX_OFFSET_SECONDS: i32 = 14 * 3600;
 
-/// Parses ISO 8601 leniently: with `Z` or an offset (converted to UTC), without seconds
-/// (`2024-06-14T22:00Z`), naive (taken as UTC), with a space instead of `T`, or date-only (midnight UTC).
+/// Longest timestamp read, in bytes; longer input is refused as extra characters.
+pub const MAX_TIMESTAMP_BYTES: usize = 64;
+
+/// Why a timestamp was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimestampError {
+    /// Not one valid instant; `why` is the reference framework's words for what is wrong (for
+    /// `/v1`'s 422 items).
+    #[error(
+        "invalid timestamp '{input}': {why}; expected ISO 8601 such as 2024-06-15T12:00:00Z, 2024-06-15T14:00+02:00 or 2024-06-15"
+    )]
+    Unreadable { input: String, why: &'static str },
+    /// A UTC offset beyond ±14:00 ([`MAX_OFFSET_SECONDS`]).
+    #[error("invalid timestamp '{input}': the UTC offset must lie within -14:00 and +14:00")]
+    OffsetOutOfRange { input: String },
+}
+
+/// Reads one instant, as the reference service's framework reads a `datetime` query value: a
+/// date-time (RFC 3339 / ISO 8601 extended: `T`, `t` or a space; `Z`, `z`, `±hh:mm` or `±hhmm`;
+/// seconds and fractions optional, fractions beyond microseconds truncated; no offset: UTC), a date
+/// (its midnight, UTC) or a Unix time (seconds, or milliseconds when large). The input is taken as
+/// it is (not trimmed). Anything else, and a field out of range (the 30th of February, a leap
+/// second `…T12:34:60Z`, hour 24), an offset beyond ±14:00 or trailing text, is an error: never
+/// another instant.
 pub fn parse_timestamp(input: &str) -> Result<OffsetDateTime, TimestampError> {
-    let s = input.trim();
-    let err = || TimestampError(input.chars().take(64).collect());
-    if s.is_empty() || s.len() > 40 {
-        return Err(err());
+    use strum::EnumMessage;
+    let shown = || input.chars().take(MAX_TIMESTAMP_BYTES).collect::<String>();
+    let fail = |e: speedate::ParseError| TimestampError::Unreadable {
+        input: shown(),
+        why: e.get_documentation().unwrap_or("invalid datetime"),
+    };
+    if input.len() > MAX_TIMESTAMP_BYTES {
+        return Err(fail(speedate::ParseError::ExtraCharacters));
     }
-    let s = s.replacen(' ', "T", 1);
-    if let Ok(t) = OffsetDateTime::parse(&s, &Iso8601::DEFAULT) {
-        return Ok(t.to_offset(UtcOffset::UTC));
+    let config = speedate::DateTimeConfig {
+        time_config: speedate::TimeConfig {
+            microseconds_precision_overflow_behavior:
+                speedate::MicrosecondsPrecisionOverflowBehavior::Truncate,
+            unix_timestamp_offset: Some(0),
+        },
+        ..Default::default()
+    };
+    let (date, time) = match speedate::DateTime::parse_str_with_config(input, &config) {
+        Ok(dt) => (dt.date, Some(dt.time)),
+        Err(_) => match speedate::Date::parse_str(input) {
+            Ok(d) => (d, None),
+            Err(e) => return Err(fail(e)),
+        },
+    };
+    let out_of_range = || fail(speedate::ParseError::OutOfRangeDay);
+    let month = time::Month::try_from(date.month).map_err(|_| out_of_range())?;
+    let day = time::Date::from_calendar_date(i32::from(date.year), month, date.day)
+        .map_err(|_| out_of_range())?;
+    let Some(t) = time else {
+        return Ok(day.midnight().assume_utc());
+    };
+    let clock = time::Time::from_hms_micro(t.hour, t.minute, t.second, t.microsecond)
+        .map_err(|_| out_of_range())?;
+    let offset = t.tz_offset.unwrap_or(0);
+    if offset.abs() > MAX_OFFSET_SECONDS {
+        return Err(TimestampError::OffsetOutOfRange { input: shown() });
     }
-    if let Ok(t) = PrimitiveDateTime::parse(&s, &Iso8601::DEFAULT) {
-        return Ok(t.assume_utc());
-    }
-    if let Ok(d) = Date::parse(&s, &Iso8601::DEFAULT) {
-        return Ok(d.midnight().assume_utc());
-    }
-    Err(err())
+    let offset = UtcOffset::from_whole_seconds(offset).map_err(|_| out_of_range())?;
+    Ok(time::PrimitiveDateTime::new(day, clock)
+        .assume_offset(offset)
+        .to_offset(UtcOffset::UTC))
 }
 
 /// Formats an instant as `YYYY-MM-DDThh:mm:ssZ` in UTC.
@@ -235,16 +279,55 @@ mod tests {
     #[test]
     fn parses_the_forms_users_and_providers_write() {
         let want = parse_timestamp("2024-06-14T22:00:00Z").unwrap();
-        assert_eq!(parse_timestamp("2024-06-14T22:00Z").unwrap(), want);
-        assert_eq!(parse_timestamp("2024-06-15T00:00:00+02:00").unwrap(), want);
-        assert_eq!(parse_timestamp("2024-06-14T22:00:00").unwrap(), want);
-        assert_eq!(parse_timestamp("2024-06-14 22:00:00").unwrap(), want);
+        for same in [
+            "2024-06-14T22:00Z",
+            "2024-06-15T00:00:00+02:00",
+            "2024-06-15T00:00:00+0200",
+            "2024-06-14T22:00:00",
+            "2024-06-14 22:00:00",
+            "2024-06-14t22:00:00z",
+            "2024-06-14T22:00:00.000Z",
+            "1718402400",
+            "1718402400000",
+        ] {
+            assert_eq!(parse_timestamp(same).unwrap(), want, "{same}");
+        }
+        assert_eq!(
+            parse_timestamp("2024-06-14T22:00:00.123456789Z").unwrap(),
+            want + time::Duration::microseconds(123_456),
+            "fractions beyond microseconds are truncated"
+        );
         assert_eq!(
             format_timestamp(parse_timestamp("2024-06-15").unwrap()),
             "2024-06-15T00:00:00Z"
         );
-        assert!(parse_timestamp("yesterday").is_err());
-        assert!(parse_timestamp("").is_err());
+    }
+
+    #[test]
+    fn anything_but_one_valid_instant_is_refused() {
+        for bad in [
+            "yesterday",
+            "",
+            " 2024-06-14T22:00:00Z",
+            "2026-12-03T12:34:60Z",
+            "2026-12-03T24:00:00Z",
+            "2024-02-30T00:00:00Z",
+            "2024-06-14T22:00:00Zjunk",
+            "2024-06-14 junk",
+            "2024-06-14T22Z",
+            "20240614T220000Z",
+            "2024-W24-6",
+        ] {
+            assert!(
+                matches!(parse_timestamp(bad), Err(TimestampError::Unreadable { .. })),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            parse_timestamp("2024-06-14T22:00:00+15:00"),
+            Err(TimestampError::OffsetOutOfRange { .. })
+        ));
+        assert!(parse_timestamp(&"2".repeat(65)).is_err());
     }
 
     #[test]

@@ -491,3 +491,120 @@ async fn answers_honour_accept_encoding_and_count_against_the_response_memory_bu
     let (s, _, _) = get(&small, "/dashboard/api/meta", false).await;
     assert_eq!(s, StatusCode::OK);
 }
+
+/// One table of timestamps through every route family that reads one (`/v1`, its `/latest` alias,
+/// the Electricity Maps `/v3` and `/v4` routes, the WattTime routes, the dashboard's day): what is
+/// not one valid instant is refused with the family's 4xx naming the parameter, never read as
+/// another instant; the forms real clients send are answered.
+#[tokio::test]
+async fn every_route_family_reads_timestamps_with_one_strict_parser() {
+    let app = app(DashboardMode::Public, 1000).await;
+    const END: &str = "2017-02-01T14:00:00Z";
+    let bad = [
+        "2017-02-01T12:34:60Z",        // a leap second
+        "2017-02-30T12:00:00Z",        // no such day
+        "2017-02-01T24:00:00Z",        // hour out of range
+        "2017-02-01T12:00:00Zjunk",    // trailing text
+        "2017-02-01%20junk",           // a date and then text
+        "2017-02-01T12:00:00%2B15:00", // an offset beyond ±14:00
+        "yesterday",
+    ];
+    let good = [
+        "2017-02-01T12:00:00Z",
+        "2017-02-01T13:00:00%2B01:00",
+        "2017-02-01T12:00:00.5Z",
+        "2017-02-01%2012:00:00",
+        "2017-02-01",
+        "1485950400",
+    ];
+    // (family, the parameter, the request with `{}` for the timestamp, whether it takes instants)
+    let routes: [(&str, &str, String, bool); 9] = [
+        (
+            "v1",
+            "start",
+            format!("/v1/footprints?zone=DE&start={{}}&end={END}"),
+            true,
+        ),
+        (
+            "latest",
+            "start",
+            format!("/latest/footprints?zone=DE&start={{}}&end={END}"),
+            true,
+        ),
+        (
+            "v3",
+            "datetime",
+            "/v3/carbon-intensity/past?zone=DE&datetime={}".into(),
+            true,
+        ),
+        (
+            "v3",
+            "start",
+            format!("/v3/carbon-intensity/past-range?zone=DE&start={{}}&end={END}"),
+            true,
+        ),
+        (
+            "v4",
+            "datetime",
+            "/v4/carbon-intensity/past?zone=DE&datetime={}".into(),
+            true,
+        ),
+        (
+            "v4",
+            "start",
+            format!("/v4/carbon-intensity/past-range?zone=DE&start={{}}&end={END}"),
+            true,
+        ),
+        (
+            "watttime",
+            "start",
+            format!("/v3/historical?region=DE&signal_type=co2_aoer&start={{}}&end={END}"),
+            true,
+        ),
+        (
+            "watttime",
+            "start",
+            format!("/v3/forecast/historical?region=DE&signal_type=co2_aoer&start={{}}&end={END}"),
+            true,
+        ),
+        (
+            "dashboard",
+            "date",
+            "/dashboard/api/day?date={}".into(),
+            false,
+        ),
+    ];
+    for (family, param, template, instants) in &routes {
+        for t in bad {
+            let uri = template.replace("{}", t);
+            let (status, _, body) = get(&app, &uri, true).await;
+            let body = String::from_utf8_lossy(&body);
+            let want = if family == &"v1" || family == &"latest" {
+                StatusCode::UNPROCESSABLE_ENTITY
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            assert_eq!(status, want, "{uri}: {body}");
+            let named = match *family {
+                "v1" | "latest" => body.contains(&format!(r#""loc":["query","{param}"]"#)),
+                // WattTime's error body is its own: only that it names the parameter.
+                "watttime" => body.contains(param),
+                _ => body.contains(&format!("\"{param} ")),
+            };
+            assert!(named, "{uri}: the answer names {param}: {body}");
+        }
+        for t in good {
+            if !instants && t != "2017-02-01" {
+                continue;
+            }
+            let uri = template.replace("{}", t);
+            let (status, _, body) = get(&app, &uri, true).await;
+            assert_eq!(
+                status,
+                StatusCode::OK,
+                "{uri}: {}",
+                String::from_utf8_lossy(&body)
+            );
+        }
+    }
+}

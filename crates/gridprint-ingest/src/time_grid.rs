@@ -58,9 +58,10 @@ impl Resolution {
 pub(crate) const RESOLUTIONS_ACCEPTED: &str = "expected PT15M, PT30M or PT60M";
 
 /// Parses a timestamp that must start a slot (`2024-06-14T22:00Z`, `2017-02-01 00:00:00`; naive
-/// times are UTC). The error is a message for the caller to put in context.
+/// times are UTC; surrounding spaces of a file's cell ignored). The error is a message for the
+/// caller to put in context.
 pub(crate) fn slot_at(s: &str) -> Result<Slot, String> {
-    let t = parse_timestamp(s).map_err(|e| e.to_string())?;
+    let t = parse_timestamp(s.trim()).map_err(|e| e.to_string())?;
     slot_starting_at(t, s)
 }
 

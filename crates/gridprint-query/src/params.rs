@@ -10,7 +10,7 @@ use crate::error::{FieldError, QueryError};
 use crate::geo::ZoneLocator;
 use gridprint_core::production::ProductionType;
 use gridprint_core::reference::{FootprintType, Scope};
-use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange, TimestampError, parse_timestamp};
 use gridprint_core::zone::{ZoneCode, ZoneIdx, Zones};
 use std::hash::{Hash, Hasher};
 use time::OffsetDateTime;
@@ -256,69 +256,34 @@ pub(crate) fn partner(
     })
 }
 
-/// Largest UTC offset accepted in a timestamp (the widest in use, UTC+14:00).
-pub const MAX_OFFSET_SECONDS: i32 = 14 * 3600;
-
-/// Reads a timestamp as the reference's framework reads a `datetime` query value (see the module
-/// rules), or the [`FieldError`] it answers for `name`.
+/// Reads a timestamp with the one reader ([`parse_timestamp`]), or the [`FieldError`] the
+/// reference's framework answers for `name`.
 pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, Box<FieldError>> {
-    let config = speedate::DateTimeConfig {
-        time_config: speedate::TimeConfig {
-            microseconds_precision_overflow_behavior:
-                speedate::MicrosecondsPrecisionOverflowBehavior::Truncate,
-            unix_timestamp_offset: Some(0),
-        },
-        ..Default::default()
-    };
-    let fail = |e: speedate::ParseError| -> Box<FieldError> {
-        use strum::EnumMessage;
-        let why = e.get_documentation().unwrap_or("invalid datetime");
-        let mut item = FieldError::new(
-            "datetime_from_date_parsing",
-            name,
-            format!("Input should be a valid datetime or date, {why}"),
-            v,
-        )
-        .with_ctx(serde_json::json!({ "error": why }));
-        if plus_as_space(v) {
-            item.hint = Some(
-                "a '+' in a query value arrives as a space: encode the offset's '+' as %2B".into(),
-            );
-        }
-        Box::new(item)
-    };
-    let (date, time) = if v.len() > 64 {
-        return Err(fail(speedate::ParseError::ExtraCharacters));
-    } else {
-        match speedate::DateTime::parse_str_with_config(v, &config) {
-            Ok(dt) => (dt.date, Some(dt.time)),
-            Err(_) => match speedate::Date::parse_str(v) {
-                Ok(d) => (d, None),
-                Err(e) => return Err(fail(e)),
-            },
-        }
-    };
-    let out_of_range = || fail(speedate::ParseError::OutOfRangeDay);
-    let month = time::Month::try_from(date.month).map_err(|_| out_of_range())?;
-    let day = time::Date::from_calendar_date(i32::from(date.year), month, date.day)
-        .map_err(|_| out_of_range())?;
-    let Some(t) = time else {
-        return Ok(day.midnight().assume_utc());
-    };
-    let clock = time::Time::from_hms_micro(t.hour, t.minute, t.second, t.microsecond)
-        .map_err(|_| out_of_range())?;
-    let offset = t.tz_offset.unwrap_or(0);
-    if offset.abs() > MAX_OFFSET_SECONDS {
-        let why = "the UTC offset must lie within -14:00 and +14:00";
-        return Err(Box::new(
-            FieldError::new("value_error", name, format!("Value error, {why}"), v)
-                .with_ctx(serde_json::json!({ "error": why })),
-        ));
-    }
-    let offset = time::UtcOffset::from_whole_seconds(offset).map_err(|_| out_of_range())?;
-    Ok(time::PrimitiveDateTime::new(day, clock)
-        .assume_offset(offset)
-        .to_offset(time::UtcOffset::UTC))
+    parse_timestamp(v).map_err(|e| {
+        Box::new(match e {
+            TimestampError::Unreadable { why, .. } => {
+                let mut item = FieldError::new(
+                    "datetime_from_date_parsing",
+                    name,
+                    format!("Input should be a valid datetime or date, {why}"),
+                    v,
+                )
+                .with_ctx(serde_json::json!({ "error": why }));
+                if plus_as_space(v) {
+                    item.hint = Some(
+                        "a '+' in a query value arrives as a space: encode the offset's '+' as %2B"
+                            .into(),
+                    );
+                }
+                item
+            }
+            TimestampError::OffsetOutOfRange { .. } => {
+                let why = "the UTC offset must lie within -14:00 and +14:00";
+                FieldError::new("value_error", name, format!("Value error, {why}"), v)
+                    .with_ctx(serde_json::json!({ "error": why }))
+            }
+        })
+    })
 }
 
 /// `2024-06-15T12:00:00 02:00`: an offset whose `+` a form decoder turned into a space.

@@ -1,10 +1,11 @@
 //! Access records on PostgreSQL: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{PgStore, map_err};
-use gridprint_store::access::NEVER_EXPIRES;
+use gridprint_store::access::{DEFAULT_MAX_API_KEYS, NEVER_EXPIRES};
 use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
 use gridprint_store::{
-    AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, Secret, TokenRecord,
+    AccessStore, AccountLimit, ApiKeyRow, GrantRow, KeyInsert, NewApiKey, Result, Secret,
+    TokenRecord,
 };
 
 type Params<'a> = [&'a (dyn postgres::types::ToSql + Sync)];
@@ -59,7 +60,7 @@ impl AccessStore for PgStore {
     fn list_grants(&self) -> Result<Vec<GrantRow>> {
         let rows = self.rows(
             "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email),
-                    g.rate_limit_per_second, g.rate_limit_burst
+                    g.rate_limit_per_second, g.rate_limit_burst, g.max_api_keys
              FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
             &[],
         )?;
@@ -71,6 +72,9 @@ impl AccessStore for PgStore {
                 registered: r.get(2),
                 last_token_at: r.get(3),
                 limit: AccountLimit::from_columns(r.get(4), r.get(5)),
+                max_api_keys: r
+                    .get::<_, Option<i64>>(6)
+                    .map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
             })
             .collect())
     }
@@ -145,27 +149,70 @@ impl AccessStore for PgStore {
             }))
     }
 
-    fn insert_api_key(&self, k: &NewApiKey) -> Result<i64> {
-        self.row(
-            "INSERT INTO api_key (key_hash, email, name, created_at, expires_at)
-             SELECT $1, email, $3, $4, $5 FROM access_grant WHERE email = $2 RETURNING id",
-            &[
-                k.key_hash.expose(),
-                &k.email,
-                &k.name,
-                &k.created_at,
-                &k.expires_at,
-            ],
-        )?
-        .map(|r| r.get(0))
-        .ok_or_else(|| gridprint_store::StoreError::Other(format!("{} has no grant", k.email)))
+    fn set_max_api_keys(&self, email: &str, max: Option<u32>) -> Result<bool> {
+        let n = self.changed(
+            "UPDATE access_grant SET max_api_keys = $2 WHERE email = $1",
+            &[&email, &max.map(i64::from)],
+        )?;
+        Ok(n == 1)
     }
 
-    fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {
+    fn insert_api_key(&self, k: &NewApiKey) -> Result<KeyInsert> {
+        let mut c = self.conn()?;
+        let mut tx = c.transaction().map_err(map_err)?;
+        // The grant's row lock first: a concurrent creation for the same account waits here, and
+        // the count below (a statement of its own) then sees its key.
+        let Some(max) = tx
+            .query_opt(
+                "SELECT COALESCE(max_api_keys, $2) FROM access_grant WHERE email = $1 FOR UPDATE",
+                &[&k.email, &i64::from(DEFAULT_MAX_API_KEYS)],
+            )
+            .map_err(map_err)?
+            .map(|r| r.get::<_, i64>(0))
+        else {
+            return Err(gridprint_store::StoreError::Other(format!(
+                "{} has no grant",
+                k.email
+            )));
+        };
+        let held: i64 = tx
+            .query_one(
+                "SELECT COUNT(*) FROM api_key WHERE email = $1 AND (expires_at IS NULL OR expires_at > $2)",
+                &[&k.email, &k.created_at],
+            )
+            .map_err(map_err)?
+            .get(0);
+        if held >= max {
+            return Ok(KeyInsert::AtLimit(u32::try_from(max).unwrap_or(u32::MAX)));
+        }
+        let id: i64 = tx
+            .query_one(
+                "INSERT INTO api_key (key_hash, email, name, created_at, expires_at)
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                &[
+                    k.key_hash.expose(),
+                    &k.email,
+                    &k.name,
+                    &k.created_at,
+                    &k.expires_at,
+                ],
+            )
+            .map_err(map_err)?
+            .get(0);
+        tx.commit().map_err(map_err)?;
+        Ok(KeyInsert::Created(id))
+    }
+
+    fn list_api_keys(
+        &self,
+        email: Option<&str>,
+        after_id: i64,
+        limit: u32,
+    ) -> Result<Vec<ApiKeyRow>> {
         let rows = self.rows(
             "SELECT id, email, name, created_at, expires_at, last_used_at FROM api_key
-             WHERE $1::TEXT IS NULL OR email = $1 ORDER BY id",
-            &[&email],
+             WHERE ($1::TEXT IS NULL OR email = $1) AND id > $2 ORDER BY id LIMIT $3",
+            &[&email, &after_id, &i64::from(limit)],
         )?;
         Ok(rows
             .iter()
@@ -180,8 +227,12 @@ impl AccessStore for PgStore {
             .collect())
     }
 
-    fn revoke_api_key(&self, id: i64) -> Result<bool> {
-        Ok(self.changed("DELETE FROM api_key WHERE id = $1", &[&id])? == 1)
+    fn revoke_api_key(&self, id: i64, email: Option<&str>) -> Result<bool> {
+        let n = self.changed(
+            "DELETE FROM api_key WHERE id = $1 AND ($2::TEXT IS NULL OR email = $2)",
+            &[&id, &email],
+        )?;
+        Ok(n == 1)
     }
 
     fn find_api_key(&self, key_hash: &str) -> Result<Option<TokenRecord>> {

@@ -45,6 +45,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0009_assumed_flow.sql"),
     include_str!("../migrations/0010_tso_forecast.sql"),
     include_str!("../migrations/0011_forecast_archive.sql"),
+    include_str!("../migrations/0012_api_key_cap.sql"),
 ];
 
 /// Advisory lock key under which migrations run (so concurrent starts don't race).

@@ -1,10 +1,11 @@
 //! Access records on SQLite: grants, registrations and token hashes (see `gridprint_store::access`).
 
 use crate::{SqliteStore, map_err, query_rows};
-use gridprint_store::access::NEVER_EXPIRES;
+use gridprint_store::access::{DEFAULT_MAX_API_KEYS, NEVER_EXPIRES};
 use gridprint_store::access::{RESET_TABLES, REVOKE_TABLES, registration_error};
 use gridprint_store::{
-    AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, Result, Secret, TokenRecord,
+    AccessStore, AccountLimit, ApiKeyRow, GrantRow, KeyInsert, NewApiKey, Result, Secret,
+    TokenRecord,
 };
 use rusqlite::{OptionalExtension, Params, Row, params};
 
@@ -46,7 +47,7 @@ impl AccessStore for SqliteStore {
         query_rows(
             &self.lock(),
             "SELECT g.email, g.granted_at, r.email IS NOT NULL, (SELECT MAX(issued_at) FROM token t WHERE t.email = g.email),
-                    g.rate_limit_per_second, g.rate_limit_burst
+                    g.rate_limit_per_second, g.rate_limit_burst, g.max_api_keys
              FROM access_grant g LEFT JOIN registration r ON r.email = g.email ORDER BY g.email",
             [],
             |r| {
@@ -56,6 +57,7 @@ impl AccessStore for SqliteStore {
                     registered: r.get(2)?,
                     last_token_at: r.get(3)?,
                     limit: AccountLimit::from_columns(r.get(4)?, r.get(5)?),
+                    max_api_keys: r.get(6)?,
                 })
             },
         )
@@ -125,28 +127,56 @@ impl AccessStore for SqliteStore {
         )
     }
 
-    fn insert_api_key(&self, k: &NewApiKey) -> Result<i64> {
-        self.optional_row(
+    fn set_max_api_keys(&self, email: &str, max: Option<u32>) -> Result<bool> {
+        let n = self.changed(
+            "UPDATE access_grant SET max_api_keys = ?2 WHERE email = ?1",
+            params![email, max],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn insert_api_key(&self, k: &NewApiKey) -> Result<KeyInsert> {
+        // One statement: SQLite runs it under the database's one write lock, so the count and the
+        // insert cannot interleave with another creation.
+        let id = self.optional_row(
             "INSERT INTO api_key (key_hash, email, name, created_at, expires_at)
-             SELECT ?1, email, ?3, ?4, ?5 FROM access_grant WHERE email = ?2 RETURNING id",
+             SELECT ?1, g.email, ?3, ?4, ?5 FROM access_grant g WHERE g.email = ?2
+               AND (SELECT COUNT(*) FROM api_key k WHERE k.email = g.email
+                      AND (k.expires_at IS NULL OR k.expires_at > ?4)) < COALESCE(g.max_api_keys, ?6)
+             RETURNING id",
             params![
                 k.key_hash.expose(),
                 k.email,
                 k.name,
                 k.created_at,
-                k.expires_at
+                k.expires_at,
+                DEFAULT_MAX_API_KEYS
             ],
             |r| r.get(0),
+        )?;
+        if let Some(id) = id {
+            return Ok(KeyInsert::Created(id));
+        }
+        self.optional_row(
+            "SELECT COALESCE(max_api_keys, ?2) FROM access_grant WHERE email = ?1",
+            params![k.email, DEFAULT_MAX_API_KEYS],
+            |r| r.get(0),
         )?
+        .map(KeyInsert::AtLimit)
         .ok_or_else(|| gridprint_store::StoreError::Other(format!("{} has no grant", k.email)))
     }
 
-    fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {
+    fn list_api_keys(
+        &self,
+        email: Option<&str>,
+        after_id: i64,
+        limit: u32,
+    ) -> Result<Vec<ApiKeyRow>> {
         query_rows(
             &self.lock(),
             "SELECT id, email, name, created_at, expires_at, last_used_at FROM api_key
-             WHERE ?1 IS NULL OR email = ?1 ORDER BY id",
-            params![email],
+             WHERE (?1 IS NULL OR email = ?1) AND id > ?2 ORDER BY id LIMIT ?3",
+            params![email, after_id, limit],
             |r| {
                 Ok(ApiKeyRow {
                     id: r.get(0)?,
@@ -160,8 +190,12 @@ impl AccessStore for SqliteStore {
         )
     }
 
-    fn revoke_api_key(&self, id: i64) -> Result<bool> {
-        Ok(self.changed("DELETE FROM api_key WHERE id = ?1", params![id])? == 1)
+    fn revoke_api_key(&self, id: i64, email: Option<&str>) -> Result<bool> {
+        let n = self.changed(
+            "DELETE FROM api_key WHERE id = ?1 AND (?2 IS NULL OR email = ?2)",
+            params![id, email],
+        )?;
+        Ok(n == 1)
     }
 
     fn find_api_key(&self, key_hash: &str) -> Result<Option<TokenRecord>> {

@@ -34,6 +34,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0009_assumed_flow.sql"),
     include_str!("../migrations/0010_tso_forecast.sql"),
     include_str!("../migrations/0011_forecast_archive.sql"),
+    include_str!("../migrations/0012_api_key_cap.sql"),
 ];
 
 /// First and last input slot. Two subqueries, not `SELECT MIN(slot), MAX(slot)`: SQLite answers a

@@ -43,6 +43,9 @@ pub struct GrantRow {
     pub last_token_at: Option<i64>,
     /// The account's own request rate limit (its tier), if the operator set one.
     pub limit: Option<AccountLimit>,
+    /// The account's own cap on active API keys, if the operator set one (else
+    /// [`DEFAULT_MAX_API_KEYS`]).
+    pub max_api_keys: Option<u32>,
 }
 
 /// An account's request rate limit, shared by all its tokens: `rate_per_second` sustained with
@@ -100,6 +103,22 @@ pub struct NewApiKey {
     pub expires_at: Option<i64>,
 }
 
+/// What [`AccessStore::insert_api_key`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyInsert {
+    /// The key is stored under this id.
+    Created(i64),
+    /// Nothing stored: the account already holds this many active (unexpired) keys, its cap.
+    AtLimit(u32),
+}
+
+/// The most active (unexpired) API keys an account holds unless the operator set its own cap
+/// (`gridprint access grant|set-limit --max-keys N`).
+pub const DEFAULT_MAX_API_KEYS: u32 = 20;
+/// The most keys one listing answers (`access key list`, the token service's `list`); the next
+/// page starts after the last id of this one.
+pub const API_KEY_PAGE: u32 = 100;
+
 /// The expiry given to a key without one where a [`TokenRecord`] needs a time (9999-12-31T23:59:59Z).
 pub const NEVER_EXPIRES: i64 = 253_402_300_799;
 
@@ -152,22 +171,38 @@ pub trait AccessStore {
     }
     /// Looks a token up by hash; `None` if unknown or its email's grant was revoked or reset.
     fn find_token(&self, token_hash: &str) -> Result<Option<TokenRecord>>;
-    /// Stores a new API key (hash only) for an email with a grant; its id. Stores without keys
-    /// (test doubles) refuse.
-    fn insert_api_key(&self, key: &NewApiKey) -> Result<i64> {
+    /// Sets (or with `None` removes) an account's own cap on active API keys; returns false if
+    /// the email has no grant. Stores without keys (test doubles) refuse.
+    fn set_max_api_keys(&self, email: &str, max: Option<u32>) -> Result<bool> {
+        let _ = (email, max);
+        Err(crate::StoreError::Other(
+            "this store keeps no API keys".into(),
+        ))
+    }
+    /// Stores a new API key (hash only) for an email with a grant, unless the account already holds
+    /// its cap of keys unexpired at `key.created_at` (its own, else [`DEFAULT_MAX_API_KEYS`]); the
+    /// count and the insert are one step, so concurrent creations cannot pass the cap. An email
+    /// without a grant is an error. Stores without keys (test doubles) refuse.
+    fn insert_api_key(&self, key: &NewApiKey) -> Result<KeyInsert> {
         let _ = key;
         Err(crate::StoreError::Other(
             "this store keeps no API keys".into(),
         ))
     }
-    /// The API keys of `email` (all when `None`), by id.
-    fn list_api_keys(&self, email: Option<&str>) -> Result<Vec<ApiKeyRow>> {
-        let _ = email;
+    /// The API keys of `email` (all when `None`) with an id above `after_id`, by id, at most
+    /// `limit` of them.
+    fn list_api_keys(
+        &self,
+        email: Option<&str>,
+        after_id: i64,
+        limit: u32,
+    ) -> Result<Vec<ApiKeyRow>> {
+        let _ = (email, after_id, limit);
         Ok(Vec::new())
     }
-    /// Deletes an API key; false if there is none with that id.
-    fn revoke_api_key(&self, id: i64) -> Result<bool> {
-        let _ = id;
+    /// Deletes an API key (only of `email`, when given); false if there is no such key.
+    fn revoke_api_key(&self, id: i64, email: Option<&str>) -> Result<bool> {
+        let _ = (id, email);
         Ok(false)
     }
     /// Looks an API key up by hash, as a [`TokenRecord`] (`issued_at` its creation, `expires_at`

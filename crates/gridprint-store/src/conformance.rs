@@ -108,6 +108,7 @@ pub fn run_all(store: &dyn Store) {
     derived_change_log(store);
     access_lifecycle(store);
     api_keys(store);
+    api_key_cap(store);
     forecast_archive(store);
     forecast_accuracy(store);
     store.ping().expect("ping");
@@ -650,6 +651,7 @@ pub fn access_lifecycle(store: &dyn Store) {
             registered: true,
             last_token_at: Some(120),
             limit: None,
+            max_api_keys: None,
         }]
     );
     // Account tiers: set, read back, listed, removed; unknown emails are not granted one.
@@ -679,9 +681,11 @@ pub fn access_lifecycle(store: &dyn Store) {
     assert!(!store.revoke(e).unwrap());
 }
 
-/// API keys: created for a grant only, found by hash as a token record, listed without the hash,
-/// touched, revoked by id, and gone with the account's reset or revocation.
+/// API keys: created for a grant only, found by hash as a token record, listed without the hash
+/// (in pages), touched, revoked by id (only the owner's, when an owner is named), and gone with the
+/// account's reset or revocation.
 pub fn api_keys(store: &dyn Store) {
+    use crate::access::{API_KEY_PAGE, KeyInsert};
     let e = "kay@example.org";
     let key = |hash: &str, expires_at| crate::NewApiKey {
         key_hash: Secret::new(hash.into()),
@@ -690,15 +694,17 @@ pub fn api_keys(store: &dyn Store) {
         created_at: 200,
         expires_at,
     };
+    let created = |k: &crate::NewApiKey| match store.insert_api_key(k).unwrap() {
+        KeyInsert::Created(id) => id,
+        other => panic!("not created: {other:?}"),
+    };
     assert!(
         store.insert_api_key(&key(&"cd".repeat(32), None)).is_err(),
         "no key without a grant"
     );
     assert!(store.grant(e, None, 100).unwrap());
-    let a = store.insert_api_key(&key(&"cd".repeat(32), None)).unwrap();
-    let b = store
-        .insert_api_key(&key(&"ef".repeat(32), Some(300)))
-        .unwrap();
+    let a = created(&key(&"cd".repeat(32), None));
+    let b = created(&key(&"ef".repeat(32), Some(300)));
     assert_ne!(a, b);
     assert_eq!(
         store.find_api_key(&"cd".repeat(32)).unwrap(),
@@ -723,7 +729,7 @@ pub fn api_keys(store: &dyn Store) {
         "a key is no token"
     );
     store.touch_api_key(&"cd".repeat(32), 250).unwrap();
-    let rows = store.list_api_keys(Some(e)).unwrap();
+    let rows = store.list_api_keys(Some(e), 0, API_KEY_PAGE).unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(
         rows[0],
@@ -736,15 +742,23 @@ pub fn api_keys(store: &dyn Store) {
             last_used_at: Some(250),
         }
     );
-    assert_eq!(store.list_api_keys(None).unwrap().len(), 2);
+    assert_eq!(store.list_api_keys(None, 0, API_KEY_PAGE).unwrap().len(), 2);
+    let first = store.list_api_keys(None, 0, 1).unwrap();
+    assert_eq!(first.len(), 1, "a page holds at most `limit` keys");
+    let next = store.list_api_keys(None, first[0].id, 1).unwrap();
+    assert_eq!(next[0].id, b, "the next page starts after the last id");
     assert!(
         store
-            .list_api_keys(Some("nobody@example.org"))
+            .list_api_keys(Some("nobody@example.org"), 0, API_KEY_PAGE)
             .unwrap()
             .is_empty()
     );
-    assert!(store.revoke_api_key(b).unwrap());
-    assert!(!store.revoke_api_key(b).unwrap());
+    assert!(
+        !store.revoke_api_key(b, Some("other@example.org")).unwrap(),
+        "only the owner's key is revoked when an owner is named"
+    );
+    assert!(store.revoke_api_key(b, Some(e)).unwrap());
+    assert!(!store.revoke_api_key(b, None).unwrap());
     assert_eq!(store.find_api_key(&"ef".repeat(32)).unwrap(), None);
     store.reset(e).unwrap();
     assert_eq!(
@@ -752,11 +766,86 @@ pub fn api_keys(store: &dyn Store) {
         None,
         "reset drops keys"
     );
-    store.insert_api_key(&key(&"cd".repeat(32), None)).unwrap();
+    created(&key(&"cd".repeat(32), None));
     assert!(store.revoke(e).unwrap());
     assert!(
-        store.list_api_keys(Some(e)).unwrap().is_empty(),
+        store
+            .list_api_keys(Some(e), 0, API_KEY_PAGE)
+            .unwrap()
+            .is_empty(),
         "revoke drops keys"
+    );
+}
+
+/// The cap on an account's active API keys: [`crate::access::DEFAULT_MAX_API_KEYS`] unless the
+/// operator set its own; expired keys do not count; the cap is listed with the grant.
+pub fn api_key_cap(store: &dyn Store) {
+    use crate::access::{DEFAULT_MAX_API_KEYS, KeyInsert};
+    let e = "cap@example.org";
+    let key = |n: u32, created_at: i64, expires_at: Option<i64>| crate::NewApiKey {
+        key_hash: Secret::new(format!("{n:064x}")),
+        email: e.into(),
+        name: String::new(),
+        created_at,
+        expires_at,
+    };
+    assert!(store.grant(e, None, 100).unwrap());
+    // One key that expires at 150: active at 140, no longer counted from 150 on.
+    assert!(matches!(
+        store.insert_api_key(&key(0, 140, Some(150))).unwrap(),
+        KeyInsert::Created(_)
+    ));
+    for n in 1..DEFAULT_MAX_API_KEYS {
+        assert!(matches!(
+            store.insert_api_key(&key(n, 140, None)).unwrap(),
+            KeyInsert::Created(_)
+        ));
+    }
+    assert_eq!(
+        store
+            .insert_api_key(&key(DEFAULT_MAX_API_KEYS, 140, None))
+            .unwrap(),
+        KeyInsert::AtLimit(DEFAULT_MAX_API_KEYS),
+        "the default cap holds"
+    );
+    assert!(
+        matches!(
+            store
+                .insert_api_key(&key(DEFAULT_MAX_API_KEYS, 150, None))
+                .unwrap(),
+            KeyInsert::Created(_)
+        ),
+        "an expired key does not count"
+    );
+    assert!(store.set_max_api_keys(e, Some(3)).unwrap());
+    assert_eq!(
+        store.list_grants().unwrap()[0].max_api_keys,
+        Some(3),
+        "the account's own cap is listed"
+    );
+    assert_eq!(
+        store
+            .insert_api_key(&key(DEFAULT_MAX_API_KEYS + 1, 160, None))
+            .unwrap(),
+        KeyInsert::AtLimit(3)
+    );
+    assert!(
+        store
+            .set_max_api_keys(e, Some(DEFAULT_MAX_API_KEYS + 1))
+            .unwrap()
+    );
+    assert!(matches!(
+        store
+            .insert_api_key(&key(DEFAULT_MAX_API_KEYS + 1, 160, None))
+            .unwrap(),
+        KeyInsert::Created(_)
+    ));
+    assert!(store.set_max_api_keys(e, None).unwrap());
+    assert_eq!(store.list_grants().unwrap()[0].max_api_keys, None);
+    assert!(
+        !store
+            .set_max_api_keys("nobody@example.org", Some(1))
+            .unwrap()
     );
 }
 

@@ -18,7 +18,9 @@ pub mod forecast;
 mod test_points;
 pub mod tso;
 
-pub use access::{AccessStore, AccountLimit, ApiKeyRow, GrantRow, NewApiKey, TokenRecord};
+pub use access::{
+    AccessStore, AccountLimit, ApiKeyRow, GrantRow, KeyInsert, NewApiKey, TokenRecord,
+};
 pub use forecast::{AccuracyRow, ArchiveQuery, ArchivedForecast, ArchivedSeries, ForecastStore};
 pub use gridprint_core::secret::Secret;
 pub use tso::{PublishedForecast, StoredTsoForecast};

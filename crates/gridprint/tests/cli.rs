@@ -517,6 +517,63 @@ fn access_key_commands() {
 }
 
 #[test]
+fn access_key_caps_and_the_default_expiry() {
+    let (_dir, db) = temp_db();
+    const CREATE: [&str; 4] = ["access", "key", "create", "ada@example.org"];
+    let create = |extra: &[&str]| ok(&db, &[&CREATE[..], extra].concat());
+    let out = ok(
+        &db,
+        &["access", "grant", "ada@example.org", "--max-keys", "2"],
+    );
+    assert!(out.contains("API key cap of ada@example.org: 2"), "{out}");
+    let out = create(&["--api-key-default-expiry-days", "7"]);
+    assert!(out.contains("expiring in 7 days"), "{out}");
+    let out = create(&["--api-key-default-expiry-days", "7", "--expires-days", "30"]);
+    assert!(
+        out.contains("expiring in 30 days"),
+        "an explicit expiry wins: {out}"
+    );
+    assert!(fails(&db, &CREATE), "the account's cap of 2");
+    let out = ok(
+        &db,
+        &["access", "set-limit", "ada@example.org", "--max-keys", "3"],
+    );
+    assert!(out.contains("API key cap of ada@example.org: 3"), "{out}");
+    assert!(
+        !out.contains("rate limit"),
+        "the rate limit is left alone: {out}"
+    );
+    let out = create(&[]);
+    assert!(
+        out.contains("created key") && !out.contains("expiring"),
+        "{out}"
+    );
+    let list = ok(&db, &["access", "list"]);
+    assert!(list.contains("API KEYS AT MOST"), "{list}");
+    assert!(
+        list.lines().nth(1).unwrap().trim_end().ends_with(" 3"),
+        "{list}"
+    );
+    ok(
+        &db,
+        &["access", "set-limit", "ada@example.org", "--default"],
+    );
+    let list = ok(&db, &["access", "list"]);
+    assert!(list.contains("default (20)"), "{list}");
+    // Listing pages: `--after` the last id shown lists nothing more.
+    let keys = ok(&db, &["access", "key", "list"]);
+    let last = keys
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    let after = ok(&db, &["access", "key", "list", "--after", last]);
+    assert_eq!(after.lines().count(), 1, "header only: {after}");
+}
+
+#[test]
 fn kill_during_compute_keeps_previous_outputs_and_rerun_completes() {
     let (dir, db) = temp_db();
     let folder = library();

@@ -142,8 +142,10 @@ pub fn number(p: &QueryParams<'_>, name: &str) -> Result<Option<f64>, ApiError> 
         .transpose()
 }
 
-/// A required date-time parameter: ISO 8601 / RFC 3339, a space also accepted for the `T`
-/// (`2025-01-15 10:00:00+00:00`, as Python writes a datetime); without an offset, UTC.
+/// A required date-time parameter, read by the one timestamp reader of every route family
+/// ([`parse_timestamp`]: RFC 3339 / ISO 8601, a space also accepted for the `T` as Python writes a
+/// datetime, without an offset UTC, a date its midnight); anything that is not one valid instant is
+/// a 400 naming the parameter.
 pub fn timestamp(p: &QueryParams<'_>, name: &str) -> Result<OffsetDateTime, ApiError> {
     let v = p
         .get(name)

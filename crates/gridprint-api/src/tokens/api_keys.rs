@@ -3,15 +3,20 @@
 //! ([`crate::tokens::token::check_credentials`]). The operator's equivalent is `gridprint access key …`.
 //!
 //! The body is a JSON object: `email`, `password`, `action` (`create`, `list` or `revoke`), and
-//! `name` (create, at most 100 characters), `expires_days` (create, 1–36 500; absent: never) or
-//! `id` (revoke, one of the caller's keys, else 404), described in the OpenAPI document (tag `token`).
-//! A new key is in the answer once
-//! (`{"id", "key", "name", "created_at", "expires_at"}`); a list never holds a key. Keys are stored
+//! `name` (create, at most 100 characters), `expires_days` (create, 1–36 500; absent: the server's
+//! `--api-key-default-expiry-days`, else never), `after_id` (list: the page after this id) or `id`
+//! (revoke, one of the caller's keys, else 404), described in the OpenAPI document (tag `token`).
+//! A creation counts against the account's token-issue limit (429) and its cap on active keys
+//! (409, `gridprint_store::access::DEFAULT_MAX_API_KEYS` unless the operator set its own). A new key
+//! is in the answer once (`{"id", "key", "name", "created_at", "expires_at"}`); a list never holds
+//! a key and answers at most `API_KEY_PAGE` of them. Keys are stored
 //! as the SHA-256 of 256 random bits (see `crate::tokens::auth::token_hash`). The token page's third form
 //! posts the same fields (`action` from the button pressed) and gets the page back ([`crate::tokens::page`]).
 
 use crate::http::error::ApiError;
-use crate::http::failures::{BodyTooLarge, FailedAttempts, NotJson, WrongCredentials};
+use crate::http::failures::{
+    BodyTooLarge, FailedAttempts, NotJson, TokenIssueLimit, WrongCredentials,
+};
 use crate::http::front::ClientAddr;
 use crate::http::params::schemas;
 use crate::state::AppState;
@@ -23,8 +28,8 @@ use axum::Json;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use gridprint_core::slot::format_timestamp;
-use gridprint_store::access::normalize_email;
-use gridprint_store::{ApiKeyRow, NewApiKey, Secret};
+use gridprint_store::access::{API_KEY_PAGE, normalize_email};
+use gridprint_store::{ApiKeyRow, KeyInsert, NewApiKey, Secret};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -60,8 +65,9 @@ fn row_json(r: &ApiKeyRow) -> Value {
 pub(crate) enum KeyOutcome {
     /// A new key (shown once).
     Created(NewKeyAnswer),
-    /// The caller's keys, never with the keys themselves.
-    Listed(Vec<ApiKeyRow>),
+    /// A page of the caller's keys, never with the keys themselves, and the id the next page
+    /// starts after (`None`: this is the last page).
+    Listed(Vec<ApiKeyRow>, Option<i64>),
     /// The key with this id is revoked.
     Revoked(i64),
 }
@@ -90,17 +96,23 @@ pub struct ApiKeyRequest {
     action: String,
     /// `create`: a name for the key (at most 100 characters).
     name: Option<String>,
-    /// `create`: days until the key expires (1 to 36500; absent: never).
+    /// `create`: days until the key expires (1 to 36500; absent: the server's default expiry, if
+    /// it has one, else never).
     expires_days: Option<i64>,
+    /// `list`: answer the keys after this id (the previous page's `next_after_id`).
+    after_id: Option<i64>,
     /// `revoke`: the id of one of the account's keys.
     id: Option<i64>,
 }
 
 /// Create, list or revoke your own API keys (email and password of a registered account).
 ///
-/// `create` answers `{"id", "key", "name", "created_at", "expires_at"}` (the key is shown once);
-/// `list` answers `{"keys": [{"id", "name", "created_at", "last_used_at", "expires_at"}]}` (never a
-/// key); `revoke` answers `{"detail": "revoked", "id"}`. A key works wherever a token works, as
+/// `create` answers `{"id", "key", "name", "created_at", "expires_at"}` (the key is shown once); it
+/// counts against the account's token-issue limit, and an account holds at most 20 active keys
+/// unless the operator set its own cap. `list` answers `{"keys": [{"id", "name", "created_at",
+/// "last_used_at", "expires_at"}], "next_after_id"}` (never a key; at most 100 keys a page;
+/// `next_after_id` is `null` on the last page, else the `after_id` of the next);
+/// `revoke` answers `{"detail": "revoked", "id"}`. A key works wherever a token works, as
 /// `Authorization: Bearer` or `auth-token`; a revoked key stops on every replica within 60 s.
 /// The same brute-force rules as `get_token`. The token page posts the same fields as an HTML
 /// form and gets the page back.
@@ -114,9 +126,10 @@ pub struct ApiKeyRequest {
         (status = 200, description = "The new key, the list of keys, or the revocation", body = Object),
         NotJson, WrongCredentials,
         (status = 404, description = "`revoke`: you have no key with this id", body = schemas::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`create`: the account holds as many active keys as it may (revoke one first)", body = schemas::Problem, content_type = "application/problem+json"),
         BodyTooLarge,
         (status = 422, description = "A field is missing, not a string, or out of range, or an unknown action", body = schemas::Problem, content_type = "application/problem+json"),
-        FailedAttempts,
+        FailedAttempts, TokenIssueLimit,
     )
 )]
 pub(crate) async fn request(
@@ -155,7 +168,10 @@ fn outcome_json(o: &KeyOutcome) -> Value {
             "created_at": stamp(k.created_at),
             "expires_at": k.expires_at.map_or(Value::Null, stamp),
         }),
-        KeyOutcome::Listed(rows) => json!({"keys": rows.iter().map(row_json).collect::<Vec<_>>()}),
+        KeyOutcome::Listed(rows, next) => json!({
+            "keys": rows.iter().map(row_json).collect::<Vec<_>>(),
+            "next_after_id": next,
+        }),
         KeyOutcome::Revoked(id) => json!({"detail": "revoked", "id": id}),
     }
 }
@@ -170,7 +186,7 @@ fn key_page(email: &str, o: &KeyOutcome) -> Response {
             name: &k.name,
             expires_at: k.expires_at.map(when),
         }),
-        KeyOutcome::Listed(rows) => outcome_page(View::KeyList {
+        KeyOutcome::Listed(rows, _) => outcome_page(View::KeyList {
             email,
             keys: rows
                 .iter()
@@ -229,15 +245,17 @@ async fn answer(
                     )));
                 }
             };
-            let expires_at = match whole_number(fields, "expires_days", from_form) {
-                None => None,
-                Some(Ok(d)) if (1..=MAX_EXPIRES_DAYS).contains(&d) => Some(now + d * 86_400),
+            let days = match whole_number(fields, "expires_days", from_form) {
+                None => state.config().api_key_default_expiry_days.map(i64::from),
+                Some(Ok(d)) if (1..=MAX_EXPIRES_DAYS).contains(&d) => Some(d),
                 Some(_) => {
                     return Err(ApiError::unprocessable(format!(
                         "field 'expires_days' must be a whole number from 1 to {MAX_EXPIRES_DAYS}"
                     )));
                 }
             };
+            crate::http::limit::check_token_issue(state, &email).await?;
+            let expires_at = days.map(|d| now + d * 86_400);
             let key = new_token()?;
             let new = NewApiKey {
                 key_hash: crate::tokens::auth::token_hash(&key),
@@ -246,7 +264,14 @@ async fn answer(
                 created_at: now,
                 expires_at,
             };
-            let id = tokio::task::spawn_blocking(move || store.insert_api_key(&new)).await??;
+            let id = match tokio::task::spawn_blocking(move || store.insert_api_key(&new)).await?? {
+                KeyInsert::Created(id) => id,
+                KeyInsert::AtLimit(max) => {
+                    return Err(ApiError::conflict(format!(
+                        "this account holds {max} active API keys, as many as it may: revoke one first (action \"revoke\"), or ask an operator for more"
+                    )));
+                }
+            };
             tracing::info!(id, "API key created");
             Ok(KeyOutcome::Created(NewKeyAnswer {
                 id,
@@ -257,9 +282,23 @@ async fn answer(
             }))
         }
         "list" => {
-            let rows =
-                tokio::task::spawn_blocking(move || store.list_api_keys(Some(&email))).await??;
-            Ok(KeyOutcome::Listed(rows))
+            let after_id = match whole_number(fields, "after_id", from_form) {
+                None => 0,
+                Some(Ok(id)) => id,
+                Some(Err(())) => {
+                    return Err(ApiError::unprocessable(
+                        "field 'after_id' must be a key's id (a number)",
+                    ));
+                }
+            };
+            let mut rows = tokio::task::spawn_blocking(move || {
+                store.list_api_keys(Some(&email), after_id, API_KEY_PAGE + 1)
+            })
+            .await??;
+            let more = rows.len() > API_KEY_PAGE as usize;
+            rows.truncate(API_KEY_PAGE as usize);
+            let next = rows.last().map(|r| r.id).filter(|_| more);
+            Ok(KeyOutcome::Listed(rows, next))
         }
         _ => {
             let id = match whole_number(fields, "id", from_form) {
@@ -270,14 +309,9 @@ async fn answer(
                     ));
                 }
             };
-            let revoked = tokio::task::spawn_blocking(move || {
-                let own = store
-                    .list_api_keys(Some(&email))?
-                    .iter()
-                    .any(|r| r.id == id);
-                Ok::<_, gridprint_store::StoreError>(own && store.revoke_api_key(id)?)
-            })
-            .await??;
+            let revoked =
+                tokio::task::spawn_blocking(move || store.revoke_api_key(id, Some(&email)))
+                    .await??;
             if !revoked {
                 return Err(ApiError::not_found(format!(
                     "you have no API key with id {id}"

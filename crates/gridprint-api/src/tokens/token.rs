@@ -129,7 +129,7 @@ fn media_type(ct: &str) -> &str {
 }
 
 /// A token-service body as read once: its fields by name — a JSON object's members, or the token
-/// page's form fields as strings (the last of a repeated field) — whatever the operation.
+/// page's form fields as strings; a repeated field is refused — whatever the operation.
 pub(crate) type Fields = serde_json::Map<String, serde_json::Value>;
 
 /// Reads the request body and chooses the answer's format (JSON or the page), by the rules of
@@ -178,26 +178,93 @@ pub(crate) async fn read_fields(req: Request) -> (Format, Result<Fields, ApiErro
     }
 }
 
-/// A JSON object's members.
+/// A JSON body as the token service reads it: an object's members, each name at most once, or
+/// whatever else the body held (refused by the caller).
+enum JsonBody {
+    Object(Fields),
+    NotAnObject,
+}
+
+/// The refusal of a body that names a field twice: serde_json and form decoders keep the last
+/// occurrence, so `{"email": "x@…", "email": "bob@…"}` would act on the second while a proxy or log
+/// that reads the first sees another account.
+fn repeated_field(name: &str) -> String {
+    format!("the field '{name}' is repeated: send each field once")
+}
+
+impl<'de> Deserialize<'de> for JsonBody {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<JsonBody, D::Error> {
+        use serde::de::{Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = JsonBody;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JsonBody, A::Error> {
+                let mut fields = Fields::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    if fields.contains_key(&name) {
+                        return Err(A::Error::custom(repeated_field(&name)));
+                    }
+                    let value = map.next_value()?;
+                    fields.insert(name, value);
+                }
+                Ok(JsonBody::Object(fields))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<JsonBody, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(JsonBody::NotAnObject)
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<JsonBody, E> {
+                Ok(JsonBody::NotAnObject)
+            }
+            fn visit_i64<E: Error>(self, _: i64) -> Result<JsonBody, E> {
+                Ok(JsonBody::NotAnObject)
+            }
+            fn visit_u64<E: Error>(self, _: u64) -> Result<JsonBody, E> {
+                Ok(JsonBody::NotAnObject)
+            }
+            fn visit_f64<E: Error>(self, _: f64) -> Result<JsonBody, E> {
+                Ok(JsonBody::NotAnObject)
+            }
+            fn visit_str<E: Error>(self, _: &str) -> Result<JsonBody, E> {
+                Ok(JsonBody::NotAnObject)
+            }
+            fn visit_unit<E: Error>(self) -> Result<JsonBody, E> {
+                Ok(JsonBody::NotAnObject)
+            }
+        }
+        d.deserialize_any(Members)
+    }
+}
+
+/// A JSON object's members; 400 for a body that is not JSON or repeats a field.
 fn json_fields(bytes: &[u8]) -> Result<Fields, ApiError> {
-    let value: serde_json::Value = serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::bad_request(format!("request body is not valid JSON: {e}")))?;
-    match value {
-        serde_json::Value::Object(map) => Ok(map),
-        _ => Err(ApiError::unprocessable(
+    let body: JsonBody = serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => ApiError::bad_request(e.to_string()),
+        _ => ApiError::bad_request(format!("request body is not valid JSON: {e}")),
+    })?;
+    match body {
+        JsonBody::Object(map) => Ok(map),
+        JsonBody::NotAnObject => Err(ApiError::unprocessable(
             "the body must be a JSON object with the fields email and password",
         )),
     }
 }
 
-/// The page's form fields, as strings; the last of a repeated field wins.
+/// The page's form fields, as strings; 400 for a repeated field.
 fn form_fields(bytes: &[u8]) -> Result<Fields, ApiError> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(bytes)
         .map_err(|_| ApiError::unprocessable("the form could not be read"))?;
-    Ok(pairs
-        .into_iter()
-        .map(|(k, v)| (k, serde_json::Value::String(v)))
-        .collect())
+    let mut fields = Fields::new();
+    for (name, value) in pairs {
+        if fields.contains_key(&name) {
+            return Err(ApiError::bad_request(repeated_field(&name)));
+        }
+        fields.insert(name, serde_json::Value::String(value));
+    }
+    Ok(fields)
 }
 
 /// The string fields `email` and `password` and the optional `code` (absent, null or blank:

@@ -47,7 +47,7 @@ pub struct Env {
 /// and expiring at `expires_at` (Unix seconds; `None`: never); the key and its id.
 pub fn create_key(store: &SharedStore, expires_at: Option<i64>) -> (String, i64) {
     let key = gridprint_api::tokens::token::new_token().unwrap();
-    let id = store
+    let inserted = store
         .insert_api_key(&gridprint_store::NewApiKey {
             key_hash: gridprint_api::tokens::auth::token_hash(&key),
             email: EMAIL.into(),
@@ -56,6 +56,9 @@ pub fn create_key(store: &SharedStore, expires_at: Option<i64>) -> (String, i64)
             expires_at,
         })
         .unwrap();
+    let gridprint_store::KeyInsert::Created(id) = inserted else {
+        panic!("key not created: {inserted:?}");
+    };
     (key, id)
 }
 

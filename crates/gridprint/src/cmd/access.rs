@@ -1,13 +1,15 @@
 //! `gridprint access`: the operator's out-of-band channel to grant, revoke, reset and list access,
 //! and to set an account's own request rate limit (its tier: all its tokens share it; every `serve`
-//! replica applies a change within 60 s, when it re-checks the account's tokens), and to create,
-//! list and revoke an account's API keys (`access key …`).
+//! replica applies a change within 60 s, when it re-checks the account's tokens) and its cap on
+//! active API keys, and to create, list (a page at a time) and revoke an account's API keys
+//! (`access key …`).
 
 use crate::open::ServerArgs;
 use anyhow::bail;
 use clap::{Args, Subcommand};
 use gridprint_store::access::normalize_email as normalize;
-use gridprint_store::{AccountLimit, NewApiKey};
+use gridprint_store::access::{API_KEY_PAGE, DEFAULT_MAX_API_KEYS};
+use gridprint_store::{AccountLimit, KeyInsert, NewApiKey};
 
 #[derive(Debug, Args)]
 pub struct AccessArgs {
@@ -57,6 +59,9 @@ pub enum AccessCommand {
         emails: Vec<String>,
         #[command(flatten)]
         tier: TierArgs,
+        /// The most active API keys this account may hold (default 20).
+        #[arg(long, env = "GRIDPRINT_ACCESS_MAX_KEYS", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        max_keys: Option<u32>,
         /// No registration code: whoever first registers with a granted email holds the account
         /// (the reference service's behaviour).
         #[arg(long, env = "GRIDPRINT_ACCESS_NO_CODE")]
@@ -74,17 +79,21 @@ pub enum AccessCommand {
         email: String,
     },
     /// Set an account's own rate limit (a dashboard or proxy serving many people through one
-    /// account), or with `--default` go back to the server's default.
+    /// account) or its cap on active API keys, or with `--default` go back to the server's defaults.
     SetLimit {
         /// The account (email) whose limit is set.
         email: String,
         #[command(flatten)]
         tier: TierArgs,
-        /// Remove the account's own limit (the server's `--rate-limit-*` applies again).
-        #[arg(long, env = "GRIDPRINT_ACCESS_DEFAULT_LIMIT", conflicts_with_all = ["rate_limit", "burst"])]
+        /// The most active API keys this account may hold (default 20).
+        #[arg(long, env = "GRIDPRINT_ACCESS_MAX_KEYS", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        max_keys: Option<u32>,
+        /// Remove the account's own limits (the server's `--rate-limit-*` and the cap of 20 API
+        /// keys apply again).
+        #[arg(long, env = "GRIDPRINT_ACCESS_DEFAULT_LIMIT", conflicts_with_all = ["rate_limit", "burst", "max_keys"])]
         default: bool,
     },
-    /// List grants: email, granted at, registered, last token issued, rate limit.
+    /// List grants: email, granted at, registered, last token issued, rate limit, API key cap.
     List,
     /// API keys: long-lived credentials that work wherever a token does (`Authorization: Bearer`
     /// or `auth-token`), sharing the account's rate limit.
@@ -102,12 +111,22 @@ pub enum KeyCommand {
         /// A label to recognise the key by in `access key list`.
         #[arg(long, env = "GRIDPRINT_KEY_NAME", default_value = "")]
         name: String,
-        /// Days until the key expires (default: never).
+        /// Days until the key expires (default: `--api-key-default-expiry-days`, else never).
         #[arg(long, env = "GRIDPRINT_KEY_EXPIRES_DAYS", value_parser = clap::value_parser!(u32).range(1..=36_500))]
         expires_days: Option<u32>,
+        /// Days until a key expires when `--expires-days` is not given (the variable `serve`
+        /// reads too); unset: never.
+        #[arg(long, env = "GRIDPRINT_API_KEY_DEFAULT_EXPIRY_DAYS", value_parser = clap::value_parser!(u32).range(1..=36_500))]
+        api_key_default_expiry_days: Option<u32>,
     },
-    /// List keys (all, or one email's): id, email, name, created, last used, expiry — never the key.
-    List { email: Option<String> },
+    /// List keys (all, or one email's), 100 at a time: id, email, name, created, last used,
+    /// expiry — never the key. The last line names the `--after` of the next page, if any.
+    List {
+        email: Option<String>,
+        /// List the keys after this id (the next page).
+        #[arg(long, env = "GRIDPRINT_KEY_LIST_AFTER", default_value_t = 0)]
+        after: i64,
+    },
     /// Revoke a key by id: it stops working on every server within 60 s.
     Revoke { id: i64 },
 }
@@ -122,7 +141,9 @@ fn run_key(
             email,
             name,
             expires_days,
+            api_key_default_expiry_days,
         } => {
+            let expires_days = expires_days.or(*api_key_default_expiry_days);
             let e = normalize_email(email)?;
             if !store.has_grant(&e)? {
                 bail!("{e} has no access; grant it first");
@@ -133,7 +154,7 @@ fn run_key(
             );
             let key =
                 gridprint_api::tokens::token::new_token().map_err(|e| anyhow::anyhow!("{e:?}"))?;
-            let id = store.insert_api_key(&NewApiKey {
+            let inserted = store.insert_api_key(&NewApiKey {
                 // SHA-256 without salt or stretching is enough here: the key is 256 bits from the
                 // OS RNG, so no dictionary or brute force applies (Argon2id is for passwords), and
                 // a fast hash keeps the lookup of every request's key a single indexed read.
@@ -143,6 +164,12 @@ fn run_key(
                 created_at: now,
                 expires_at: expires_days.map(|d| now + i64::from(d) * 86_400),
             })?;
+            let id = match inserted {
+                KeyInsert::Created(id) => id,
+                KeyInsert::AtLimit(max) => bail!(
+                    "{e} holds {max} active API keys, its cap: revoke one, or raise it with `access set-limit {e} --max-keys N`"
+                ),
+            };
             println!(
                 "created key {id} for {e}{}; it is shown only this once:",
                 expires_days
@@ -151,9 +178,12 @@ fn run_key(
             );
             println!("{key}");
         }
-        KeyCommand::List { email } => {
+        KeyCommand::List { email, after } => {
             let e = email.as_deref().map(normalize_email).transpose()?;
-            let rows = store.list_api_keys(e.as_deref())?;
+            let mut rows = store.list_api_keys(e.as_deref(), *after, API_KEY_PAGE + 1)?;
+            let more = rows.len() > API_KEY_PAGE as usize;
+            rows.truncate(API_KEY_PAGE as usize);
+            let next = rows.last().map(|r| r.id).filter(|_| more);
             println!(
                 "{:<6}  {:<30}  {:<20}  {:<20}  {:<20}  EXPIRES",
                 "ID", "EMAIL", "NAME", "CREATED", "LAST USED"
@@ -169,9 +199,12 @@ fn run_key(
                     r.expires_at.map(fmt_time).unwrap_or_else(|| "never".into()),
                 );
             }
+            if let Some(next) = next {
+                println!("more: access key list --after {next}");
+            }
         }
         KeyCommand::Revoke { id } => {
-            if !store.revoke_api_key(*id)? {
+            if !store.revoke_api_key(*id, None)? {
                 bail!("no API key with id {id}");
             }
             println!("revoked key {id} (it stops working on every server within 60 s)");
@@ -183,6 +216,13 @@ fn run_key(
 fn fmt_limit(l: Option<AccountLimit>) -> String {
     l.map(|l| format!("{}/s burst {}", l.rate_per_second, l.burst))
         .unwrap_or_else(|| "default".into())
+}
+
+fn fmt_max_keys(m: Option<u32>) -> String {
+    m.map_or_else(
+        || format!("default ({DEFAULT_MAX_API_KEYS})"),
+        |m| m.to_string(),
+    )
 }
 
 fn normalize_email(raw: &str) -> anyhow::Result<String> {
@@ -212,6 +252,7 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
         AccessCommand::Grant {
             emails,
             tier,
+            max_keys,
             no_code,
         } => {
             let limit = tier.limit()?;
@@ -247,25 +288,37 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
                     store.set_limit(&e, limit)?;
                     println!("rate limit of {e}: {}", fmt_limit(limit));
                 }
+                if max_keys.is_some() {
+                    store.set_max_api_keys(&e, *max_keys)?;
+                    println!("API key cap of {e}: {}", fmt_max_keys(*max_keys));
+                }
             }
         }
         AccessCommand::SetLimit {
             email,
             tier,
+            max_keys,
             default,
         } => {
             let e = normalize_email(email)?;
             let limit = tier.limit()?;
-            if limit.is_none() && !default {
-                bail!("give --rate-limit N --burst M, or --default");
+            if limit.is_none() && max_keys.is_none() && !default {
+                bail!("give --rate-limit N --burst M, --max-keys N, or --default");
             }
-            if !store.set_limit(&e, limit)? {
+            if !store.has_grant(&e)? {
                 bail!("{e} has no access; grant it first");
             }
-            println!(
-                "rate limit of {e}: {} (every server applies it within 60 s)",
-                fmt_limit(limit)
-            );
+            if limit.is_some() || *default {
+                store.set_limit(&e, limit)?;
+                println!(
+                    "rate limit of {e}: {} (every server applies it within 60 s)",
+                    fmt_limit(limit)
+                );
+            }
+            if max_keys.is_some() || *default {
+                store.set_max_api_keys(&e, *max_keys)?;
+                println!("API key cap of {e}: {}", fmt_max_keys(*max_keys));
+            }
         }
         AccessCommand::Revoke { email } => {
             let e = normalize_email(email)?;
@@ -299,17 +352,18 @@ pub fn run(g: &ServerArgs, args: &AccessArgs) -> anyhow::Result<()> {
             let rows = store.list_grants()?;
             let w = rows.iter().map(|r| r.email.len()).max().unwrap_or(5).max(5);
             println!(
-                "{:<w$}  {:<20}  {:<10}  {:<20}  RATE LIMIT",
-                "EMAIL", "GRANTED AT", "REGISTERED", "LAST TOKEN ISSUED"
+                "{:<w$}  {:<20}  {:<10}  {:<20}  {:<24}  API KEYS AT MOST",
+                "EMAIL", "GRANTED AT", "REGISTERED", "LAST TOKEN ISSUED", "RATE LIMIT"
             );
             for r in rows {
                 println!(
-                    "{:<w$}  {:<20}  {:<10}  {:<20}  {}",
+                    "{:<w$}  {:<20}  {:<10}  {:<20}  {:<24}  {}",
                     r.email,
                     fmt_time(r.granted_at),
                     if r.registered { "yes" } else { "no" },
                     r.last_token_at.map(fmt_time).unwrap_or_else(|| "-".into()),
-                    fmt_limit(r.limit)
+                    fmt_limit(r.limit),
+                    fmt_max_keys(r.max_api_keys)
                 );
             }
         }

@@ -100,6 +100,10 @@ pub struct ServeArgs {
     /// Tokens one account may get at once before the per-minute rate applies.
     #[arg(long, env = "GRIDPRINT_TOKEN_REQUEST_BURST", default_value_t = 10)]
     pub token_request_burst: u32,
+    /// Days until an API key expires when it is created without an expiry (token service; also
+    /// `access key create`); unset: such keys never expire.
+    #[arg(long, env = "GRIDPRINT_API_KEY_DEFAULT_EXPIRY_DAYS", value_parser = clap::value_parser!(u32).range(1..=36_500))]
+    pub api_key_default_expiry_days: Option<u32>,
     /// Seconds after which a request is answered 503.
     #[arg(long, env = "GRIDPRINT_REQUEST_TIMEOUT", default_value_t = 30.0)]
     pub request_timeout: f64,
@@ -283,6 +287,7 @@ impl ServeArgs {
             max_failed_per_address: self.failed_attempts_per_address.max(1),
             token_requests_per_minute: self.token_requests_per_minute,
             token_request_burst: self.token_request_burst.max(1),
+            api_key_default_expiry_days: self.api_key_default_expiry_days,
             ..ApiConfig::default()
         })
     }
