@@ -98,3 +98,37 @@ pub fn run(g: &ServerArgs, args: &ImportArgs) -> anyhow::Result<()> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::collect_files;
+
+    /// Folders give their `.xml` and `.csv` files and the gzip-compressed `.xml.gz` and `.csv.gz`
+    /// (the File Library's extracts as downloaded), sorted, sub-folders walked; nothing else.
+    #[test]
+    fn folders_give_their_xml_csv_and_gz_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        for name in [
+            "b.csv.gz",
+            "a.xml",
+            "c.CSV",
+            "notes.txt",
+            "d.gz",
+            "e.xml.gz",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        std::fs::write(sub.join("f.csv"), b"x").unwrap();
+        let names: Vec<String> = collect_files(&[dir.path().to_path_buf()])
+            .unwrap()
+            .iter()
+            .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            ["a.xml", "b.csv.gz", "c.CSV", "e.xml.gz", "sub/f.csv"]
+        );
+    }
+}
