@@ -249,6 +249,7 @@ pub fn store_files(
     let mut report = ImportReport::default();
     let mut forecasts: Vec<PublishedForecast> = Vec::new();
     let mut failure: Option<PipelineError> = None;
+    // The chunks borrow the report and the failure until the store is done with them.
     let mut chunks = std::iter::from_fn(|| {
         let parsed = files
             .next()?
@@ -284,7 +285,6 @@ pub fn store_files(
         }
     });
     let stored = store.upsert_input_chunks(&mut chunks, updated_at);
-    drop(chunks);
     report.stored = match (stored, failure) {
         (_, Some(e)) => return Err(e),
         (stored, None) => stored?,

@@ -22,13 +22,16 @@ fn reference() -> ReferenceData {
     ReferenceData::embedded(ZoneSet::Selected2026)
 }
 
+/// What one call of the chunk writer saw: per chunk, (points of the chunk, files read when it
+/// came), or the error it carried.
+type Call = Vec<std::result::Result<(usize, usize), String>>;
+
 /// An input store that writes nothing and records, per call of the chunk writer, each chunk's
 /// size and how many files the importer had read when the chunk came.
 #[derive(Default)]
 struct CountingStore<'a> {
     files_read: Option<&'a Cell<usize>>,
-    /// Per call: (points of the chunk, files read when it came), or the error it carried.
-    calls: RefCell<Vec<Vec<std::result::Result<(usize, usize), String>>>>,
+    calls: RefCell<Vec<Call>>,
 }
 
 impl InputStore for CountingStore<'_> {
