@@ -5,17 +5,21 @@
 # year into a fresh database with `gridprint import` and prints its wall time, peak resident memory
 # (`/usr/bin/time`) and the database size; with --holes it then serves the SQLite database and
 # counts the zone-slots with generation data but no footprint (scripts/real-year-holes.py).
+# --two-years imports two years in one `gridprint import` instead: the 2022 files and a copy of
+# them stamped one year earlier (every DateTime's 2022 made 2021: the same values again as 2021,
+# not real 2021 data), so that the peak memory of two years can be set beside one year's.
 # Benchmarks may read ../shared; the tests use data/fixtures/recordings-2022-*. Not part of CI.
 #
-#   scripts/real-year-bench.sh [--holes] [--runs N] [--postgres URL] [BIN]
+#   scripts/real-year-bench.sh [--holes] [--two-years] [--runs N] [--postgres URL] [BIN]
 #   (WORK=/tmp/gridprint-real-year by default; URL: a server where this script may create and
 #   drop the database gridprint_real_year, e.g. postgres://postgres@127.0.0.1:5432/postgres)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-holes=false runs=1 pg=""
+holes=false runs=1 pg="" two_years=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --holes) holes=true; shift ;;
+    --two-years) two_years=true; shift ;;
     --runs) runs="$2"; shift 2 ;;
     --postgres) pg="$2"; shift 2 ;;
     *) break ;;
@@ -31,13 +35,22 @@ for f in "$data"/*.csv.gz; do
   out="$work/csv/$(basename "$f" .gz)"
   [ -s "$out" ] || zcat "$f" >"$out"
 done
-echo "recordings: $(ls "$work/csv" | wc -l) files, $(du -sh "$work/csv" | cut -f1) unpacked; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+inputs=("$work/csv")
+if $two_years; then
+  mkdir -p "$work/csv-2021"
+  for f in "$work"/csv/2022_*.csv; do
+    out="$work/csv-2021/2021_$(basename "$f" | cut -d_ -f2-)"
+    [ -s "$out" ] || sed 's/^2022-/2021-/' "$f" >"$out"
+  done
+  inputs=("$work/csv-2021" "$work/csv")
+fi
+echo "recordings: $(find "${inputs[@]}" -name '*.csv' | wc -l) files, $(du -shc "${inputs[@]}" | tail -1 | cut -f1) unpacked; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 export GRIDPRINT_LOG=warn
 
 # Imports and computes the year into database URL; prints "backend run: seconds, peak MB, size".
 one_run() {
   local backend="$1" run="$2" url="$3" size
-  /usr/bin/time -f "%e %M" -o "$work/time" "$bin" --database "$url" import "$work/csv" \
+  /usr/bin/time -f "%e %M" -o "$work/time" "$bin" --database "$url" import "${inputs[@]}" \
     >"$work/import.log" 2>&1 || { cat "$work/import.log" >&2; return 1; }
   read -r secs kib <"$work/time"
   case "$backend" in

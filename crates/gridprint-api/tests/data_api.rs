@@ -1620,13 +1620,15 @@ impl Flaky {
 }
 
 impl gridprint_store::InputStore for Flaky {
-    fn upsert_inputs(
+    fn upsert_input_chunks(
         &self,
-        points: &[gridprint_core::inputs::InputPoint],
+        chunks: &mut dyn Iterator<
+            Item = gridprint_store::Result<Vec<gridprint_core::inputs::InputPoint>>,
+        >,
         updated_at: i64,
     ) -> gridprint_store::Result<gridprint_store::UpsertSummary> {
         self.check()?;
-        self.inner().upsert_inputs(points, updated_at)
+        self.inner().upsert_input_chunks(chunks, updated_at)
     }
     fn inputs_in_range(
         &self,

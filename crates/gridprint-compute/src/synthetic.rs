@@ -120,8 +120,12 @@ pub struct SyntheticInputs {
 }
 
 impl InputStore for SyntheticInputs {
-    fn upsert_inputs(&self, points: &[InputPoint], at: i64) -> Result<UpsertSummary> {
-        self.inner.upsert_inputs(points, at)
+    fn upsert_input_chunks(
+        &self,
+        chunks: &mut dyn Iterator<Item = Result<Vec<InputPoint>>>,
+        at: i64,
+    ) -> Result<UpsertSummary> {
+        self.inner.upsert_input_chunks(chunks, at)
     }
     fn inputs_in_range(&self, range: SlotRange) -> Result<Vec<StoredInput>> {
         Ok(range

@@ -1,9 +1,9 @@
 //! gridprint-pipeline: how provider data becomes published footprints — import → compute → publish.
 //!
 //! The parsers and provider clients live in `gridprint-ingest` and the engine run in
-//! `gridprint-compute`; this crate ties them to the store. [`import::import_and_compute`] is the one
-//! orchestration of a file import (parse every file, store all points in one transaction, compute
-//! and publish the days they touch) that `gridprint import`, the bundled demo set ([`demo`]) and the
+//! `gridprint-compute`; this crate ties them to the store. [`import::import_each_and_compute`] is the one
+//! orchestration of a file import (parse and store a file at a time, all in one transaction, then
+//! compute and publish the days they touch) that `gridprint import`, the bundled demo set ([`demo`]) and the
 //! test suites share; [`compute`] recomputes what is stored (the days that hold inputs, or a range).
 //! Live ingestion lives here too: resumable backfills ([`backfill`]), gap estimation ([`estimate`])
 //! and the forecast ([`forecast`]) as pure functions over one [`series::Series`], and the worker

@@ -6,8 +6,8 @@ use gridprint_compute::ComputeSummary;
 
 /// Sees an import as it goes; every method does nothing by default.
 pub trait Observer {
-    /// After each parsed file: bytes parsed so far out of all files' bytes.
-    fn parsed(&mut self, _file: &str, _done_bytes: u64, _total_bytes: u64) {}
+    /// After each parsed file: files parsed so far out of all files, and the points they held.
+    fn parsed(&mut self, _file: &str, _done_files: u64, _total_files: u64, _points: u64) {}
     /// Once the points are stored, before the compute starts.
     fn stored(&mut self, _report: &ImportReport) {}
     /// After each batch of computed days.

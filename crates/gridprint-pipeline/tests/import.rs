@@ -76,17 +76,19 @@ fn imports_and_publishes_exactly_the_touched_days() {
     let now = parse_timestamp("2026-01-01T00:00Z").unwrap();
     let report = import_fixtures(&store, &reference(), FILES, 7, Some(now));
     assert_eq!(report.files, 3);
-    assert_eq!(report.stored.inserted, report.document.points.len());
+    assert_eq!(report.stored.inserted, report.points);
     let touched: BTreeSet<i64> = report
         .touched_days()
         .iter()
         .flat_map(|r| r.days())
         .collect();
-    let point_days: BTreeSet<i64> = report
-        .document
-        .points
+    let extent = store.input_extent().unwrap().unwrap();
+    let point_days: BTreeSet<i64> = store
+        .inputs_in_range(extent)
+        .unwrap()
         .iter()
-        .map(|p| p.slot.day())
+        .filter(|p| p.point.state == DataState::Official)
+        .map(|p| p.point.slot.day())
         .collect();
     assert_eq!(touched, point_days);
     let computed = report.computed.expect("computed");

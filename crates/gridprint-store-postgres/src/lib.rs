@@ -244,28 +244,13 @@ fn input_row_key(r: &postgres::Row) -> (i64, i16, &str, &str) {
 }
 
 impl InputStore for PgStore {
-    fn upsert_inputs(&self, points: &[InputPoint], updated_at: i64) -> Result<UpsertSummary> {
-        // Within one batch, keep per key the point an in-order upsert would end with.
-        let mut latest: HashMap<(i64, i16, &str, &str), &InputPoint> = HashMap::new();
-        for p in points.iter().filter(|p| !assumed::is_assumed(p)) {
-            let (kind, zone, other) = storable_columns(p)?;
-            latest
-                .entry((p.slot.0, kind, zone, other))
-                .and_modify(|q| {
-                    if p.state <= q.state {
-                        *q = p
-                    }
-                })
-                .or_insert(p);
-        }
-        // Rows go in in key order: the table's heap then holds each day's rows together, as the
-        // primary key orders them, instead of in the hash map's order scattered over every page the
-        // batch fills. A day's read (the cache load reads day by day) then touches ~70 heap pages
-        // instead of ~450 with the estimator's multi-day batches, and a replica's cold start on a
-        // year of data comes closer to SQLite's (docs/performance.md, "Replica cold start").
-        let mut in_key_order: Vec<_> = latest.into_iter().collect();
-        in_key_order.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    fn upsert_input_chunks(
+        &self,
+        chunks: &mut dyn Iterator<Item = Result<Vec<InputPoint>>>,
+        updated_at: i64,
+    ) -> Result<UpsertSummary> {
         let mut c = self.conn()?;
+        // Dropped without commit (a chunk that is an error, a failed write), it rolls back.
         let mut tx = c.transaction().map_err(map_err)?;
         tx.batch_execute(
             "CREATE TEMP TABLE IF NOT EXISTS input_incoming
@@ -273,74 +258,14 @@ impl InputStore for PgStore {
                ON COMMIT DELETE ROWS",
         )
         .map_err(map_err)?;
-        {
-            let sink = tx
-                .copy_in("COPY input_incoming (slot, kind, zone, other, mw, data_state, datasource) FROM STDIN BINARY")
-                .map_err(map_err)?;
-            let mut w = BinaryCopyInWriter::new(
-                sink,
-                &[
-                    Type::INT8,
-                    Type::INT2,
-                    Type::TEXT,
-                    Type::TEXT,
-                    Type::FLOAT8,
-                    Type::INT2,
-                    Type::TEXT,
-                ],
-            );
-            for ((slot, kind, zone, other), p) in &in_key_order {
-                let state = p.state as i16;
-                w.write(&[slot, kind, zone, other, &p.mw, &state, &p.datasource])
-                    .map_err(map_err)?;
-            }
-            w.finish().map_err(map_err)?;
-        }
-        let rows = tx
-            .query(
-                "INSERT INTO input_point AS t (slot, kind, zone, other, mw, data_state, datasource, updated_at)
-                 SELECT slot, kind, zone, other, mw, data_state, datasource, $1 FROM input_incoming
-                 ON CONFLICT (slot, kind, zone, other) DO UPDATE SET
-                   mw = excluded.mw, data_state = excluded.data_state,
-                   datasource = excluded.datasource, updated_at = excluded.updated_at
-                 WHERE t.data_state >= excluded.data_state
-                   AND (t.mw, t.data_state, t.datasource) IS DISTINCT FROM (excluded.mw, excluded.data_state, excluded.datasource)
-                 RETURNING (xmax = 0) AS inserted, slot",
-                &[&updated_at],
-            )
-            .map_err(map_err)?;
-        let mut changed_days: Vec<i64> = rows.iter().map(|r| Slot(r.get(1)).day()).collect();
-        let read = |days| -> Result<Vec<assumed::AssumedDay>> {
-            Ok(assumed_days(&mut tx, days)?
-                .into_iter()
-                .map(|(a, _)| a)
-                .collect())
-        };
-        let mut assumed_inserted = 0;
-        if let Some(write) = assumed::plan_batch(points, read)? {
-            // Nothing new (every bit already stored): no statement.
-            if !write.rows.is_empty() {
-                let (lo, hi): (Vec<i64>, Vec<i64>) = write.rows.iter().map(|a| a.columns()).unzip();
-                let day: Vec<i64> = write.rows.iter().map(|a| a.day).collect();
-                let from: Vec<&str> = write.rows.iter().map(|a| a.from.as_str()).collect();
-                let to: Vec<&str> = write.rows.iter().map(|a| a.to.as_str()).collect();
-                tx.execute(
-                    "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)
-                     SELECT d, z, o, l, h, $6
-                       FROM unnest($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[])
-                         AS u(d, z, o, l, h)
-                     ON CONFLICT (day, zone, other) DO UPDATE SET slots_lo = excluded.slots_lo,
-                       slots_hi = excluded.slots_hi, updated_at = excluded.updated_at",
-                    &[&day, &from, &to, &lo, &hi, &updated_at],
-                )
-                .map_err(map_err)?;
-            }
-            assumed_inserted = write.inserted;
-            changed_days.extend(write.days);
-        }
-        if !changed_days.is_empty() {
+        let mut summary = UpsertSummary::default();
+        let mut changed_days: Vec<i64> = Vec::new();
+        for chunk in chunks {
+            summary += write_input_chunk(&mut tx, &chunk?, updated_at, &mut changed_days)?;
             changed_days.sort_unstable();
             changed_days.dedup();
+        }
+        if !changed_days.is_empty() {
             // Advances the input revision and gives it to the days changed, in the upsert's
             // transaction (InputStore::input_revision).
             let revision: i64 = tx
@@ -358,13 +283,7 @@ impl InputStore for PgStore {
             .map_err(map_err)?;
         }
         tx.commit().map_err(map_err)?;
-        let updated = rows.iter().filter(|r| !r.get::<_, bool>(0)).count();
-        let inserted = rows.len() - updated + assumed_inserted;
-        Ok(UpsertSummary {
-            inserted,
-            updated,
-            unchanged: points.len() - inserted - updated,
-        })
+        Ok(summary)
     }
 
     fn inputs_in_range(&self, range: SlotRange) -> Result<Vec<StoredInput>> {
@@ -774,6 +693,116 @@ impl Store for PgStore {
 }
 
 /// The rows of `assumed_flow` whose day lies in `days` (inclusive), each with its `updated_at`.
+/// Writes one chunk of [`InputStore::upsert_input_chunks`] in `tx` (through the temporary table
+/// `input_incoming`, emptied first) and adds the UTC days it changed to `changed_days`. The server
+/// counts the rows it inserted and updated and lists their days: no row comes back per point.
+fn write_input_chunk(
+    tx: &mut postgres::Transaction<'_>,
+    points: &[InputPoint],
+    updated_at: i64,
+    changed_days: &mut Vec<i64>,
+) -> Result<UpsertSummary> {
+    // Within one chunk, keep per key the point an in-order upsert would end with.
+    let mut latest: HashMap<(i64, i16, &str, &str), &InputPoint> = HashMap::new();
+    for p in points.iter().filter(|p| !assumed::is_assumed(p)) {
+        let (kind, zone, other) = storable_columns(p)?;
+        latest
+            .entry((p.slot.0, kind, zone, other))
+            .and_modify(|q| {
+                if p.state <= q.state {
+                    *q = p
+                }
+            })
+            .or_insert(p);
+    }
+    // Rows go in in key order: the table's heap then holds each day's rows together, as the
+    // primary key orders them, instead of in the hash map's order scattered over every page the
+    // batch fills. A day's read (the cache load reads day by day) then touches ~70 heap pages
+    // instead of ~450 with the estimator's multi-day batches, and a replica's cold start on a
+    // year of data comes closer to SQLite's (docs/performance.md, "Replica cold start").
+    let mut in_key_order: Vec<_> = latest.into_iter().collect();
+    in_key_order.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    tx.batch_execute("TRUNCATE input_incoming")
+        .map_err(map_err)?;
+    {
+        let sink = tx
+            .copy_in("COPY input_incoming (slot, kind, zone, other, mw, data_state, datasource) FROM STDIN BINARY")
+            .map_err(map_err)?;
+        let mut w = BinaryCopyInWriter::new(
+            sink,
+            &[
+                Type::INT8,
+                Type::INT2,
+                Type::TEXT,
+                Type::TEXT,
+                Type::FLOAT8,
+                Type::INT2,
+                Type::TEXT,
+            ],
+        );
+        for ((slot, kind, zone, other), p) in &in_key_order {
+            let state = p.state as i16;
+            w.write(&[slot, kind, zone, other, &p.mw, &state, &p.datasource])
+                .map_err(map_err)?;
+        }
+        w.finish().map_err(map_err)?;
+    }
+    let counts = tx
+        .query_one(
+            "WITH up AS (
+               INSERT INTO input_point AS t (slot, kind, zone, other, mw, data_state, datasource, updated_at)
+               SELECT slot, kind, zone, other, mw, data_state, datasource, $1 FROM input_incoming
+               ON CONFLICT (slot, kind, zone, other) DO UPDATE SET
+                 mw = excluded.mw, data_state = excluded.data_state,
+                 datasource = excluded.datasource, updated_at = excluded.updated_at
+               WHERE t.data_state >= excluded.data_state
+                 AND (t.mw, t.data_state, t.datasource) IS DISTINCT FROM (excluded.mw, excluded.data_state, excluded.datasource)
+               RETURNING (xmax = 0) AS inserted, slot)
+             SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted),
+                    COALESCE(array_agg(DISTINCT floor(slot / 96.0)::BIGINT), '{}')
+             FROM up",
+            &[&updated_at],
+        )
+        .map_err(map_err)?;
+    let (mut inserted, updated) = (
+        counts.get::<_, i64>(0) as usize,
+        counts.get::<_, i64>(1) as usize,
+    );
+    changed_days.extend(counts.get::<_, Vec<i64>>(2));
+    let read = |days| -> Result<Vec<assumed::AssumedDay>> {
+        Ok(assumed_days(tx, days)?
+            .into_iter()
+            .map(|(a, _)| a)
+            .collect())
+    };
+    if let Some(write) = assumed::plan_batch(points, read)? {
+        // Nothing new (every bit already stored): no statement.
+        if !write.rows.is_empty() {
+            let (lo, hi): (Vec<i64>, Vec<i64>) = write.rows.iter().map(|a| a.columns()).unzip();
+            let day: Vec<i64> = write.rows.iter().map(|a| a.day).collect();
+            let from: Vec<&str> = write.rows.iter().map(|a| a.from.as_str()).collect();
+            let to: Vec<&str> = write.rows.iter().map(|a| a.to.as_str()).collect();
+            tx.execute(
+                "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)
+                 SELECT d, z, o, l, h, $6
+                   FROM unnest($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[])
+                     AS u(d, z, o, l, h)
+                 ON CONFLICT (day, zone, other) DO UPDATE SET slots_lo = excluded.slots_lo,
+                   slots_hi = excluded.slots_hi, updated_at = excluded.updated_at",
+                &[&day, &from, &to, &lo, &hi, &updated_at],
+            )
+            .map_err(map_err)?;
+        }
+        inserted += write.inserted;
+        changed_days.extend(write.days);
+    }
+    Ok(UpsertSummary {
+        inserted,
+        updated,
+        unchanged: points.len() - inserted - updated,
+    })
+}
+
 fn assumed_days(
     c: &mut impl GenericClient,
     days: (i64, i64),

@@ -199,85 +199,20 @@ impl SqliteStore {
 }
 
 impl InputStore for SqliteStore {
-    fn upsert_inputs(&self, points: &[InputPoint], updated_at: i64) -> Result<UpsertSummary> {
+    fn upsert_input_chunks(
+        &self,
+        chunks: &mut dyn Iterator<Item = Result<Vec<InputPoint>>>,
+        updated_at: i64,
+    ) -> Result<UpsertSummary> {
         let mut conn = self.lock();
+        // Dropped without commit (a chunk that is an error, a failed write), it rolls back.
         let tx = conn.transaction().map_err(map_err)?;
         let mut summary = UpsertSummary::default();
         let mut changed_days: Vec<i64> = Vec::new();
-        {
-            // A new key is inserted by the first statement (one lookup, the common case of a
-            // first import and of the flows a compute assumes 0 MW); an existing one is updated by
-            // the second only where `gridprint_store::upsert_changes` says so, stated in SQL as
-            // PostgreSQL's store does (columns are NOT NULL, values finite).
-            let mut insert = tx
-                .prepare_cached(
-                    "INSERT INTO input_point (slot, kind, zone, other, mw, data_state, datasource, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                     ON CONFLICT (slot, kind, zone, other) DO NOTHING",
-                )
-                .map_err(map_err)?;
-            let mut update = tx
-                .prepare_cached(
-                    "UPDATE input_point SET mw = ?5, data_state = ?6, datasource = ?7, updated_at = ?8
-                     WHERE slot = ?1 AND kind = ?2 AND zone = ?3 AND other = ?4
-                       AND data_state >= ?6 AND (mw, data_state, datasource) IS NOT (?5, ?6, ?7)",
-                )
-                .map_err(map_err)?;
-            for p in points.iter().filter(|p| !assumed::is_assumed(p)) {
-                let (kind, zone, other) = storable_columns(p)?;
-                let row = params![
-                    p.slot.0,
-                    kind,
-                    zone,
-                    other,
-                    p.mw,
-                    p.state as i64,
-                    p.datasource,
-                    updated_at
-                ];
-                if insert.execute(row).map_err(map_err)? == 1 {
-                    summary.inserted += 1;
-                } else if update.execute(row).map_err(map_err)? == 1 {
-                    summary.updated += 1;
-                } else {
-                    summary.unchanged += 1;
-                    continue;
-                }
-                if changed_days.last() != Some(&p.slot.day()) {
-                    changed_days.push(p.slot.day());
-                }
-            }
-        }
-        let read = |days| -> Result<Vec<assumed::AssumedDay>> {
-            Ok(assumed_days(&tx, days)?
-                .into_iter()
-                .map(|(a, _)| a)
-                .collect())
-        };
-        if let Some(write) = assumed::plan_batch(points, read)? {
-            let mut put = tx
-                .prepare_cached(
-                    "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (day, zone, other) DO UPDATE SET slots_lo = excluded.slots_lo,
-                       slots_hi = excluded.slots_hi, updated_at = excluded.updated_at",
-                )
-                .map_err(map_err)?;
-            for a in &write.rows {
-                let (lo, hi) = a.columns();
-                put.execute(params![
-                    a.day,
-                    a.from.as_str(),
-                    a.to.as_str(),
-                    lo,
-                    hi,
-                    updated_at
-                ])
-                .map_err(map_err)?;
-            }
-            summary.inserted += write.inserted;
-            summary.unchanged += write.unchanged;
-            changed_days.extend(write.days);
+        for chunk in chunks {
+            summary += write_input_chunk(&tx, &chunk?, updated_at, &mut changed_days)?;
+            changed_days.sort_unstable();
+            changed_days.dedup();
         }
         if !changed_days.is_empty() {
             mark_changed_days(&tx, changed_days)?;
@@ -712,6 +647,100 @@ fn assumed_days(conn: &Connection, days: (i64, i64)) -> Result<Vec<(assumed::Ass
         ));
     }
     Ok(out)
+}
+
+/// Writes one chunk of [`InputStore::upsert_input_chunks`] in `tx` and adds the UTC days it
+/// changed to `changed_days`. The points go in in primary-key order (slot first), so that a chunk
+/// of a month's file fills the table's pages one after the other instead of revisiting every
+/// page of the month once per series.
+fn write_input_chunk(
+    tx: &rusqlite::Transaction<'_>,
+    points: &[InputPoint],
+    updated_at: i64,
+    changed_days: &mut Vec<i64>,
+) -> Result<UpsertSummary> {
+    let mut summary = UpsertSummary::default();
+    let mut rows = Vec::with_capacity(points.len());
+    for p in points.iter().filter(|p| !assumed::is_assumed(p)) {
+        rows.push((p.slot.0, storable_columns(p)?, p));
+    }
+    // Stable: two points of one key and slot keep their order (the later one is written last).
+    rows.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    {
+        // A new key is inserted by the first statement (one lookup, the common case of a
+        // first import and of the flows a compute assumes 0 MW); an existing one is updated by
+        // the second only where `gridprint_store::upsert_changes` says so, stated in SQL as
+        // PostgreSQL's store does (columns are NOT NULL, values finite).
+        let mut insert = tx
+            .prepare_cached(
+                "INSERT INTO input_point (slot, kind, zone, other, mw, data_state, datasource, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT (slot, kind, zone, other) DO NOTHING",
+            )
+            .map_err(map_err)?;
+        let mut update = tx
+            .prepare_cached(
+                "UPDATE input_point SET mw = ?5, data_state = ?6, datasource = ?7, updated_at = ?8
+                 WHERE slot = ?1 AND kind = ?2 AND zone = ?3 AND other = ?4
+                   AND data_state >= ?6 AND (mw, data_state, datasource) IS NOT (?5, ?6, ?7)",
+            )
+            .map_err(map_err)?;
+        for (slot, (kind, zone, other), p) in rows {
+            let row = params![
+                slot,
+                kind,
+                zone,
+                other,
+                p.mw,
+                p.state as i64,
+                p.datasource,
+                updated_at
+            ];
+            if insert.execute(row).map_err(map_err)? == 1 {
+                summary.inserted += 1;
+            } else if update.execute(row).map_err(map_err)? == 1 {
+                summary.updated += 1;
+            } else {
+                summary.unchanged += 1;
+                continue;
+            }
+            if changed_days.last() != Some(&p.slot.day()) {
+                changed_days.push(p.slot.day());
+            }
+        }
+    }
+    let read = |days| -> Result<Vec<assumed::AssumedDay>> {
+        Ok(assumed_days(tx, days)?
+            .into_iter()
+            .map(|(a, _)| a)
+            .collect())
+    };
+    if let Some(write) = assumed::plan_batch(points, read)? {
+        let mut put = tx
+            .prepare_cached(
+                "INSERT INTO assumed_flow (day, zone, other, slots_lo, slots_hi, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (day, zone, other) DO UPDATE SET slots_lo = excluded.slots_lo,
+                   slots_hi = excluded.slots_hi, updated_at = excluded.updated_at",
+            )
+            .map_err(map_err)?;
+        for a in &write.rows {
+            let (lo, hi) = a.columns();
+            put.execute(params![
+                a.day,
+                a.from.as_str(),
+                a.to.as_str(),
+                lo,
+                hi,
+                updated_at
+            ])
+            .map_err(map_err)?;
+        }
+        summary.inserted += write.inserted;
+        summary.unchanged += write.unchanged;
+        changed_days.extend(write.days);
+    }
+    Ok(summary)
 }
 
 fn mark_changed_days(tx: &rusqlite::Transaction<'_>, mut days: Vec<i64>) -> Result<()> {

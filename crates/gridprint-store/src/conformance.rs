@@ -102,6 +102,7 @@ pub fn run_all(store: &dyn Store) {
     inputs_roundtrip_and_idempotence(store);
     quality_never_degrades(store);
     input_day_revisions(store);
+    input_chunks(store);
     assumed_flows(store);
     tso_forecasts(store);
     derived_days_roundtrip(store);
@@ -172,6 +173,91 @@ pub fn inputs_roundtrip_and_idempotence(store: &dyn Store) {
             .unwrap()
             .is_empty()
     );
+}
+
+/// Chunks are written in order in one transaction: a later chunk's point replaces an earlier
+/// one's, assumed flows go where `upsert_inputs` sends them, the input revision advances once
+/// for the whole call, and a chunk that is an error rolls back every chunk before it.
+pub fn input_chunks(store: &dyn Store) {
+    let day = 700_i64;
+    let slot = day * 96;
+    let range = SlotRange::new(Slot(slot), Slot(slot + 2 * 96));
+    let r0 = store.input_revision().unwrap();
+    let first = vec![
+        gen_point("CZ", slot, 1.0, DataState::Official, "ENTSO-E"),
+        gen_point("CZ", slot + 1, 2.0, DataState::Official, "ENTSO-E"),
+    ];
+    let second = vec![
+        gen_point("CZ", slot, 3.0, DataState::Official, "ENTSO-E"),
+        gen_point("CZ", slot + 96, 4.0, DataState::Official, "ENTSO-E"),
+        assumed("CZ", "SK", slot + 96),
+    ];
+    let chunks = vec![Ok(first.clone()), Ok(second)];
+    let s = store
+        .upsert_input_chunks(&mut chunks.into_iter(), 1)
+        .unwrap();
+    assert_eq!((s.inserted, s.updated, s.unchanged), (4, 1, 0));
+    assert_eq!(
+        store.input_revision().unwrap(),
+        r0 + 1,
+        "one call, one step"
+    );
+    let got: Vec<(i64, f64)> = store
+        .inputs_in_range(range)
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.point.state == DataState::Official)
+        .map(|p| (p.point.slot.0 - slot, p.point.mw))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(0, 3.0), (1, 2.0), (96, 4.0)],
+        "the later chunk won"
+    );
+    let days: Vec<i64> = store
+        .day_revisions(day..day + 2)
+        .unwrap()
+        .iter()
+        .map(|d| d.day)
+        .collect();
+    assert_eq!(days, vec![day, day + 1]);
+
+    // A failing chunk after a good one: nothing of the call is stored.
+    let chunks = vec![
+        Ok(vec![gen_point(
+            "CZ",
+            slot + 2 * 96,
+            5.0,
+            DataState::Official,
+            "ENTSO-E",
+        )]),
+        Err(crate::StoreError::Other("the third file is bad".into())),
+        Ok(vec![gen_point(
+            "CZ",
+            slot + 3 * 96,
+            6.0,
+            DataState::Official,
+            "ENTSO-E",
+        )]),
+    ];
+    let err = store
+        .upsert_input_chunks(&mut chunks.into_iter(), 2)
+        .unwrap_err();
+    assert!(err.to_string().contains("the third file is bad"), "{err}");
+    assert!(
+        store
+            .inputs_in_range(SlotRange::new(Slot(slot + 2 * 96), Slot(slot + 4 * 96)))
+            .unwrap()
+            .is_empty(),
+        "rolled back"
+    );
+    assert_eq!(store.input_revision().unwrap(), r0 + 1);
+    // No chunk at all changes nothing.
+    let s = store
+        .upsert_input_chunks(&mut std::iter::empty(), 3)
+        .unwrap();
+    assert_eq!(s, crate::UpsertSummary::default());
+    assert_eq!(store.input_revision().unwrap(), r0 + 1);
 }
 
 /// Every upsert that changes a point advances the input revision by one and gives it to the days it

@@ -65,11 +65,34 @@ pub struct UpsertSummary {
     pub unchanged: usize,
 }
 
+impl std::ops::AddAssign for UpsertSummary {
+    fn add_assign(&mut self, other: UpsertSummary) {
+        self.inserted += other.inserted;
+        self.updated += other.updated;
+        self.unchanged += other.unchanged;
+    }
+}
+
 /// Raw inputs: generation per zone, production type and slot; load; physical flows per direction.
 pub trait InputStore {
     /// Inserts or updates points in one transaction. Re-writing identical points changes nothing
     /// (not even `updated_at`); a point never replaces one of better quality (lower `DataState`).
-    fn upsert_inputs(&self, points: &[InputPoint], updated_at: i64) -> Result<UpsertSummary>;
+    /// One chunk of [`InputStore::upsert_input_chunks`].
+    fn upsert_inputs(&self, points: &[InputPoint], updated_at: i64) -> Result<UpsertSummary> {
+        self.upsert_input_chunks(&mut std::iter::once(Ok(points.to_vec())), updated_at)
+    }
+
+    /// Writes the chunks `chunks` yields, each as [`InputStore::upsert_inputs`] writes its points
+    /// and in their order (a later chunk's point replaces an earlier one's by the same rule), all in
+    /// ONE transaction: only the chunk being written is held in memory, and a chunk that is an
+    /// error rolls every chunk back and is returned (an import whose last file is bad stores
+    /// nothing). The input revision advances once for the whole call. Chunks are taken one at a
+    /// time while the store holds its connection: keep producing them cheap to wait for.
+    fn upsert_input_chunks(
+        &self,
+        chunks: &mut dyn Iterator<Item = Result<Vec<InputPoint>>>,
+        updated_at: i64,
+    ) -> Result<UpsertSummary>;
 
     /// All points whose slot lies in `range`, every zone, ordered by slot.
     fn inputs_in_range(&self, range: SlotRange) -> Result<Vec<StoredInput>>;

@@ -1,13 +1,13 @@
-//! Progress on the terminal for imports and computes: bars on stderr (parsing in bytes, computing in
-//! days), the import report and the compute's summary line.
+//! Progress on the terminal for imports and computes: bars on stderr (importing in files with the
+//! points so far, computing in days), the import report and the compute's summary line.
 
 use gridprint_compute::ComputeSummary;
 use gridprint_pipeline::{ImportReport, Observer};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Instant;
 
-/// Parsing input smaller than this shows no bar.
-const PARSE_BAR_MIN_BYTES: u64 = 4 << 20;
+/// An import of fewer files than this shows no bar.
+const PARSE_BAR_MIN_FILES: u64 = 2;
 
 /// Draws the bars and prints the reports of one import or compute.
 pub struct Bars {
@@ -65,23 +65,20 @@ fn clear(slot: &mut Option<ProgressBar>) {
 }
 
 impl Observer for Bars {
-    fn parsed(&mut self, file: &str, done_bytes: u64, total_bytes: u64) {
-        if !self.show_parsing || total_bytes <= PARSE_BAR_MIN_BYTES {
+    fn parsed(&mut self, file: &str, done_files: u64, total_files: u64, points: u64) {
+        if !self.show_parsing || total_files < PARSE_BAR_MIN_FILES {
             return;
         }
-        let template = "parsing {bar:40} {bytes}/{total_bytes} {msg}";
-        advance(&mut self.parsing, template, done_bytes, total_bytes).set_message(file.to_string());
+        let template = "importing {bar:40} {pos}/{len} files, {msg}";
+        advance(&mut self.parsing, template, done_files, total_files)
+            .set_message(format!("{points} points ({file})"));
     }
 
     fn stored(&mut self, r: &ImportReport) {
         clear(&mut self.parsing);
         eprintln!(
             "imported {} files: {} points ({} new, {} changed, {} unchanged)",
-            r.files,
-            r.document.points.len(),
-            r.stored.inserted,
-            r.stored.updated,
-            r.stored.unchanged
+            r.files, r.points, r.stored.inserted, r.stored.updated, r.stored.unchanged
         );
         if r.forecasts > 0 || !r.forecasts_skipped.is_empty() {
             eprintln!(
@@ -99,19 +96,19 @@ impl Observer for Bars {
                 }
             }
         }
-        let skipped = r.document.skipped_total();
+        let skipped: usize = r.skipped.values().sum();
         if skipped > 0 {
             if self.skip_details {
                 eprintln!("skipped {skipped} points:");
-                for (k, v) in &r.document.skipped {
+                for (k, v) in &r.skipped {
                     eprintln!("  {v:>7}  {k}");
                 }
             } else {
                 eprintln!(
                     "skipped {skipped} points of {} kinds (details at debug level)",
-                    r.document.skipped.len()
+                    r.skipped.len()
                 );
-                for (k, v) in &r.document.skipped {
+                for (k, v) in &r.skipped {
                     tracing::debug!(points = v, reason = %k, "skipped");
                 }
             }

@@ -1,7 +1,8 @@
 //! `gridprint import`: read provider files (ENTSO-E XML, File Library CSV, the Transparency
-//! Platform website's CSV exports, whose TSO forecasts are stored apart) or the bundled demo set
-//! into the store in one transaction, report what was skipped, then compute the imported days
-//! ([`gridprint_pipeline::import_and_compute`] does the work). `--demo` also replays the demo set
+//! Platform website's CSV exports, whose TSO forecasts are stored apart; each also gzip-compressed)
+//! or the bundled demo set into the store in one transaction, a file at a time, report what was
+//! skipped, then compute the imported days
+//! ([`gridprint_pipeline::import::import_paths_and_compute`] does the work). `--demo` also replays the demo set
 //! onto the present and runs one worker cycle ([`crate::cmd::demo`]).
 
 use crate::open::ServerArgs;
@@ -13,7 +14,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Files or folders to import (format detected per file).
+    /// Files or folders to import (format detected per file; in folders: `.xml`, `.csv` and their
+    /// gzip-compressed `.xml.gz`, `.csv.gz`).
     #[arg(required_unless_present = "demo")]
     pub paths: Vec<PathBuf>,
     /// Import the bundled real demo data set and compute it, at its recorded dates and replayed onto
@@ -36,14 +38,15 @@ fn collect_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
                 .collect();
             entries.sort();
             for e in entries {
-                let ext = e
-                    .extension()
+                let name = e
+                    .file_name()
                     .and_then(|x| x.to_str())
                     .unwrap_or("")
                     .to_ascii_lowercase();
+                let name = name.strip_suffix(".gz").unwrap_or(&name);
                 if e.is_dir() {
                     out.extend(collect_files(&[e])?);
-                } else if matches!(ext.as_str(), "xml" | "csv") {
+                } else if name.ends_with(".xml") || name.ends_with(".csv") {
                     out.push(e);
                 }
             }
@@ -74,7 +77,7 @@ pub fn run(g: &ServerArgs, args: &ImportArgs) -> anyhow::Result<()> {
     let paths = collect_files(&args.paths)?;
     if paths.is_empty() {
         bail!(
-            "no .xml or .csv files found in {}",
+            "no .xml or .csv files (or .gz of them) found in {}",
             args.paths
                 .iter()
                 .map(|p| p.display().to_string())
@@ -82,25 +85,50 @@ pub fn run(g: &ServerArgs, args: &ImportArgs) -> anyhow::Result<()> {
                 .join(", ")
         );
     }
-    let files = paths
-        .iter()
-        .map(|p| {
-            Ok((
-                p.display().to_string(),
-                std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
-            ))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
     let options = ImportOptions {
         compute_at: (!args.no_compute).then_some(now),
         ..ImportOptions::at(now)
     };
-    gridprint_pipeline::import_and_compute(
+    gridprint_pipeline::import::import_paths_and_compute(
         &*store,
         &reference,
-        &files,
+        &paths,
         &options,
         &mut Bars::new(true),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::collect_files;
+
+    /// Folders give their `.xml` and `.csv` files and the gzip-compressed `.xml.gz` and `.csv.gz`
+    /// (the File Library's extracts as downloaded), sorted, sub-folders walked; nothing else.
+    #[test]
+    fn folders_give_their_xml_csv_and_gz_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        for name in [
+            "b.csv.gz",
+            "a.xml",
+            "c.CSV",
+            "notes.txt",
+            "d.gz",
+            "e.xml.gz",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        std::fs::write(sub.join("f.csv"), b"x").unwrap();
+        let names: Vec<String> = collect_files(&[dir.path().to_path_buf()])
+            .unwrap()
+            .iter()
+            .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            ["a.xml", "b.csv.gz", "c.CSV", "e.xml.gz", "sub/f.csv"]
+        );
+    }
 }
