@@ -1,7 +1,8 @@
 //! The dashboard's public data routes (mode `public`): exactly what the page shows, nothing more.
 //!
 //! - `GET /dashboard/api/meta`: the zones (the `/v1/zones` answer), the slot the page opens on
-//!   (now when the server holds data for now) and the best-covered recent slot (offered as a link),
+//!   (now when the server holds data for now) and the best-covered slot before the present run of
+//!   days (a button),
 //!   "now", the demo's replay (`/v1/status`'s `demo`; `null` but with `serve --demo`), the mode and
 //!   the [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page asks `/v1` for the
 //!   same answers itself.
@@ -588,17 +589,45 @@ fn freshest_complete_slot(per_slot: &BTreeMap<i64, SlotZones>) -> Option<Slot> {
 /// The most recent slot, not after `now`, at which most zones have data: among the days (up to
 /// today) held for at least 90 % as many zones as the best-covered day, the latest; within it and the
 /// day before, the latest slot at which at least 90 % as many zones have a carbon footprint as at the
-/// best-covered slot. `None` without data. The page offers it as a link when it opens elsewhere.
+/// best-covered slot. `None` without data.
 pub fn best_covered_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
-    let now = state.now();
-    let today = Slot::containing(now).day();
+    let today = Slot::containing(state.now()).day();
+    best_covered_slot_of(state, &zones_per_day(state, today))
+}
+
+/// The best-covered slot ([`best_covered_slot`]'s rule) of the days before the present stretch (the
+/// run of days with data that ends today): the page's "Earlier data" button, on the demo its
+/// recorded 2017 day. `None` when the data run without a gap up to today or there is none.
+pub fn earlier_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
+    let today = Slot::containing(state.now()).day();
+    let days = zones_per_day(state, today);
+    if !days.contains_key(&today) {
+        return Ok(None);
+    }
+    let mut first = today;
+    while days.contains_key(&(first - 1)) {
+        first -= 1;
+    }
+    best_covered_slot_of(state, &zones_per_day(state, first - 1))
+}
+
+/// How many zones hold derived data on each day up to `last`.
+fn zones_per_day(state: &AppState, last: i64) -> BTreeMap<i64, usize> {
     let cache = state.query().cache();
     let mut zones_per_day: BTreeMap<i64, usize> = BTreeMap::new();
     for z in 0..state.reference().zones.len() {
-        for d in cache.derived(z).days().iter().filter(|d| **d <= today) {
+        for d in cache.derived(z).days().iter().filter(|d| **d <= last) {
             *zones_per_day.entry(*d).or_default() += 1;
         }
     }
+    zones_per_day
+}
+
+/// [`best_covered_slot`]'s rule over the days of `zones_per_day`.
+fn best_covered_slot_of(
+    state: &AppState,
+    zones_per_day: &BTreeMap<i64, usize>,
+) -> Result<Option<Slot>, ApiError> {
     let most = zones_per_day.values().copied().max().unwrap_or(0);
     let Some(day) = zones_per_day
         .iter()
@@ -733,8 +762,8 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
     let key = format!("meta|{}", Slot::containing(now).0);
     let mut resp = req
         .respond_cached(key, JSON, move |s| {
-            let (opening, best_covered) = if s.is_loaded() {
-                (opening_slot(&s)?, best_covered_slot(&s)?)
+            let (opening, earlier) = if s.is_loaded() {
+                (opening_slot(&s)?, earlier_slot(&s)?)
             } else {
                 (None, None)
             };
@@ -745,7 +774,7 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
                 "now": format_timestamp(s.now()),
                 "demo": s.demo(),
                 "opening_slot": opening.map(|o| format_timestamp(o.start())),
-                "best_covered_slot": best_covered.map(|o| format_timestamp(o.start())),
+                "earlier_slot": earlier.map(|o| format_timestamp(o.start())),
                 "slots_per_day": SLOTS_PER_DAY,
                 "refresh_seconds": crate::changing_ttl(&s).as_secs_f64(),
                 "zones": zones,

@@ -462,7 +462,7 @@ async fn the_opening_slot_is_the_best_covered_recent_slot() {
 
 /// With data for now (`serve --demo`'s replay), the page opens at now: on the last quarter of
 /// provider data (an hour before now), where the zones whose borders are all recorded read
-/// `complete`, not on the 2017 day, which `best_covered_slot` still names (the "Most zones" button).
+/// `complete`, not on the 2017 day, which `earlier_slot` names (the "Earlier data" button).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_data_for_now_the_page_opens_on_the_freshest_provider_data() {
     let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
@@ -488,7 +488,7 @@ async fn with_data_for_now_the_page_opens_on_the_freshest_provider_data() {
     let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
     // Provider data up to 13:00 (exclusive): the last quarter is 12:45.
     assert_eq!(meta["opening_slot"], "2026-11-26T12:45:00Z", "{meta}");
-    assert_eq!(meta["best_covered_slot"], "2017-02-02T00:00:00Z", "{meta}");
+    assert_eq!(meta["earlier_slot"], "2017-02-02T00:00:00Z", "{meta}");
     let (_, _, day) = get(&app, "/dashboard/api/day?date=2026-11-26", false).await;
     let day: serde_json::Value = serde_json::from_slice(&day).unwrap();
     let mut with_value = BTreeSet::new();

@@ -385,7 +385,9 @@ async fn the_live_demo_steps_after_every_quarter_hour() {
                 .await
         })
     };
-    for _ in 0..600 {
+    // A bound, not a wait for a good moment: a step (one worker cycle over the replayed Europe) takes
+    // tens of seconds in a debug build on a busy 2-core machine; the next one is 15 minutes away.
+    for _ in 0..3000 {
         if !reports.lock().unwrap().is_empty() {
             break;
         }
