@@ -26,10 +26,11 @@ fn floor15(t: OffsetDateTime) -> String {
     format_timestamp(Slot::containing(t).start())
 }
 
-/// Starts `serve --demo` on `db` (providers not checked); the server, its stderr lines up to the
-/// start-up line, and the address it listens on.
+/// Starts `serve --demo` on `db` (providers not checked) with the default log level, as a user
+/// sees it; the server, its stderr lines up to the start-up line, and the address it listens on.
 fn start_serve_demo(db: &str) -> (Server, Vec<String>, String) {
     let child = bin()
+        .env_remove("GRIDPRINT_LOG")
         .args([
             "--database",
             db,

@@ -22,8 +22,6 @@ pub fn recorded_dates(live: &LiveDemo) -> String {
         .map(|r| r.recorded.as_str())
         .collect();
     let mut shown: Vec<String> = Vec::new();
-    // A recording's first and last day (the same for a day).
-    let span = |r: &str| r.split_once('/').unwrap_or((r, r));
     for r in &recorded {
         let (first, last) = span(r);
         let inside = recorded.iter().any(|w| {
@@ -47,6 +45,11 @@ pub fn recorded_dates(live: &LiveDemo) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => shown.join(""),
     }
+}
+
+/// A recording's first and last day (the same for a day): `2024-09-02/2024-09-08` → both dates.
+fn span(recorded: &str) -> (&str, &str) {
+    recorded.split_once('/').unwrap_or((recorded, recorded))
 }
 
 /// The plain-words note of the replay (the dashboard shows it; `/v1/status` carries it).
