@@ -1,18 +1,16 @@
 //! The dashboard's public data routes (mode `public`): exactly what the page shows, nothing more.
 //!
 //! - `GET /dashboard/api/meta`: the zones (the `/v1/zones` answer), the slot the page opens on
-//!   (now when the server holds data for now) and the best-covered slot before the present run of
-//!   days (a button),
-//!   "now", the demo's replay (`/v1/status`'s `demo`; `null` but with `serve --demo`), the mode and
-//!   the [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page asks `/v1` for the
-//!   same answers itself.
+//!   (now when the server holds data for now), the best-covered slot before the present days, "now",
+//!   the demo's replay (`/v1/status`'s `demo`; `null` but with `serve --demo`), the mode and the
+//!   [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page asks `/v1` for the same
+//!   answers itself.
 //! - `GET /dashboard/api/day?date=YYYY-MM-DD`: every zone's footprints (carbon and water, global
 //!   and local, life-cycle and operational), water impacts, scores and border flows of that UTC
 //!   day, in one answer, so scrubbing the day never waits on the network.
 //! - `GET /dashboard/api/zone?zone=Z&date=D`: one zone's generation, imports, exports, mix-share,
 //!   footprints from 6 days before to 4 days after (the forecast) and the forecast's accuracy.
-//! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one of those zone series as CSV, byte for byte
-//!   the `/v1` CSV answer for the same zone and window.
+//! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one zone series as `/v1`'s CSV, byte for byte.
 //!
 //! Each part is the `/v1` answer ([`QueryService::query`](gridprint_query::QueryService::query))
 //! for the query a `/v1` client would send, embedded verbatim; anything else is 400 (docs/api.md).

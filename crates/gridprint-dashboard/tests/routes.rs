@@ -493,7 +493,10 @@ async fn with_data_for_now_the_page_opens_on_the_freshest_provider_data() {
     let day: serde_json::Value = serde_json::from_slice(&day).unwrap();
     let mut with_value = BTreeSet::new();
     let mut complete = BTreeSet::new();
-    for r in day["parts"]["footprints:global:life-cycle"].as_array().unwrap() {
+    for r in day["parts"]["footprints:global:life-cycle"]
+        .as_array()
+        .unwrap()
+    {
         if r["footprint_type"] != "carbon" {
             continue;
         }

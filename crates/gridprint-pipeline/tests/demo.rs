@@ -249,7 +249,12 @@ async fn the_replayed_present_is_europe_complete_where_every_border_is_recorded(
         .collect();
     let mut complete = Vec::new();
     for z in &generating {
-        let neighbours = &reference.zones.iter().find(|x| x.code.as_str() == *z).unwrap().neighbours;
+        let neighbours = &reference
+            .zones
+            .iter()
+            .find(|x| x.code.as_str() == *z)
+            .unwrap()
+            .neighbours;
         let recorded = |from: &ZoneCode, to: &ZoneCode| {
             at_last.contains(&InputKey::Flow {
                 from: from.clone(),

@@ -70,7 +70,11 @@ async fn serve_demo_answers_for_now_on_a_fresh_database() {
     let db = format!("sqlite://{}", dir.path().join("g.db").display());
     let (mut server, before, addr) = start_serve_demo(&db);
     // The start-up log, its last line included, stays short: the migrations in one line.
-    assert!(before.len() + 1 < 25, "{} lines: {before:#?}", before.len() + 1);
+    assert!(
+        before.len() + 1 < 25,
+        "{} lines: {before:#?}",
+        before.len() + 1
+    );
     assert_eq!(
         before.iter().filter(|l| l.contains("migration")).count(),
         1,
