@@ -136,7 +136,7 @@ try {
   assert.equal(zonesList.length, 52);
   const polygons = new Set((await (await fetch(`${pub}/dashboard/zones.geojson`)).json()).features.map((f) => f.properties.zoneName));
   {
-    step('first visit on a cold cache: opens on the most recent well-covered slot, paints the map');
+    step('first visit on a cold cache: opens at now (the freshest provider data), paints the map');
     const b = await browser();
     const { page, problems } = b;
     const cdp = await b.context.newCDPSession(page);
@@ -165,18 +165,37 @@ try {
     const open = new Date(meta.opening_slot);
     assert.equal(st.date, meta.opening_slot.slice(0, 10), 'URL date is the opening slot\'s day');
     assert.equal(Number(st.slot), (open.getUTCHours() * 4) + open.getUTCMinutes() / 15);
-    // On the demo data that is 2017-02-02 00:00 UTC: the 2017 file library extract holds 2017-02-01
-    // for 5 zones only, and most zones only at its last timestamp, 2017-02-02T00:00Z.
+    // The demo holds data for now: the page opens at now, on the last quarter of provider data (an
+    // hour or so ago), where the zones whose borders are all recorded read complete ("Provider data").
+    const status = await (await fetch(`${pub}/v1/status`)).json();
+    const until = Date.parse(status.demo.provider_data_until);
+    assert.ok([until - 900000, until].includes(open.getTime()), `opened on ${meta.opening_slot}, provider data until ${status.demo.provider_data_until}`);
+    const atOpening = (await footprintsAt(pub, meta.opening_slot, meta.opening_slot)).get(meta.opening_slot);
+    const complete = [...atOpening].filter(([, s]) => s.status === 'complete').map(([z]) => z).sort();
+    assert.ok(atOpening.size >= 20, `zones with data at the opening slot: ${atOpening.size}`);
+    assert.deepEqual(complete, ['CZ', 'EE', 'ES', 'LV', 'PT', 'SK'], 'provider data where every border is recorded');
+    await page.screenshot({ path: join(shots, 'dashboard-now.png') });
+    console.log(`  opened at now: ${meta.opening_slot} (${atOpening.size} zones with data, ${complete.join(' ')} provider data)`);
+
+    step('the 2017 day is one click away: "Earlier data" goes to the best-covered recorded slot');
+    // The 2017 file library extract holds 2017-02-01 for 5 zones only, and most zones only at its
+    // last timestamp, 2017-02-02T00:00Z.
     const zonesAt = new Map();
     for (const r of await v1('footprints?zone=&footprint_type=carbon&start=2017-01-31T00:00:00Z&end=2017-02-03T00:00:00Z')) {
       for (const s of r.series) for (const [t] of s.values) zonesAt.set(t, (zonesAt.get(t) ?? 0) + 1);
     }
     const best = Math.max(...zonesAt.values());
-    assert.equal(zonesAt.get(meta.opening_slot), best, 'no slot of the 2017 demo days has more zones than the opening one');
-    assert.equal(meta.opening_slot, '2017-02-02T00:00:00Z');
-    assert.equal(st.date, '2017-02-02');
-    assert.equal(st.slot, '0');
-    console.log(`  opened on ${meta.opening_slot} (${st.date} slot ${st.slot}, ${best} zones; 2017-02-01 23:45 has ${zonesAt.get('2017-02-01T23:45:00Z')})`);
+    assert.equal(meta.earlier_slot, '2017-02-02T00:00:00Z');
+    assert.equal(zonesAt.get(meta.earlier_slot), best, 'no slot of the 2017 demo days has more zones than the one "Earlier data" names');
+    await page.locator('#best-btn').click();
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('date') === '2017-02-02');
+    await waitPainted(page);
+    assert.equal(params(page).slot, '0');
+    await idle(page);
+    await page.screenshot({ path: join(shots, 'dashboard-2017.png') });
+    console.log(`  "Earlier data" → 2017-02-02 slot 0 (${best} zones; 2017-02-01 23:45 has ${zonesAt.get('2017-02-01T23:45:00Z')})`);
+    await page.goto(`${pub}/`);
+    await waitPainted(page);
 
     step('serve --demo: the replay is said on the page (recorded data shown as the last days)');
     const note = page.locator('#demo-note');

@@ -245,6 +245,17 @@ function bind() {
   $('#date').addEventListener('change', (e) => setDate(e.target.value));
   $('#prev-day').onclick = () => setDate(shiftDate(state.date, -1));
   $('#next-day').onclick = () => setDate(shiftDate(state.date, 1));
+  // The best-covered slot before the recent days (on the demo its recorded 2017 day), one click away.
+  const best = meta.earlier_slot;
+  if (best) {
+    $('#best-btn').hidden = false;
+    $('#best-btn').textContent = `Earlier data: ${best.slice(0, 10)} ${best.slice(11, 16)}`;
+    $('#best-btn').title = 'The best-covered quarter-hour before the recent days';
+    $('#best-btn').onclick = async () => {
+      await setDate(best.slice(0, 10));
+      setSlot(Math.floor((Date.parse(best) - data.dayStart(state.date)) / data.SLOT_MS));
+    };
+  }
   $('#now-btn').onclick = async () => {
     const n = nowMs();
     await setDate(new Date(n).toISOString().slice(0, 10));

@@ -1,16 +1,16 @@
 //! The dashboard's public data routes (mode `public`): exactly what the page shows, nothing more.
 //!
-//! - `GET /dashboard/api/meta`: the zones (the `/v1/zones` answer), the slot the page opens on,
-//!   "now", the demo's replay (`/v1/status`'s `demo`; `null` but with `serve --demo`), the mode and
-//!   the [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page asks `/v1` for the
-//!   same answers itself.
+//! - `GET /dashboard/api/meta`: the zones (the `/v1/zones` answer), the slot the page opens on
+//!   (now when the server holds data for now), the best-covered slot before the present days, "now",
+//!   the demo's replay (`/v1/status`'s `demo`; `null` but with `serve --demo`), the mode and the
+//!   [`DAY_PARTS`]/[`ZONE_PARTS`] tables, so that in `login` mode the page asks `/v1` for the same
+//!   answers itself.
 //! - `GET /dashboard/api/day?date=YYYY-MM-DD`: every zone's footprints (carbon and water, global
 //!   and local, life-cycle and operational), water impacts, scores and border flows of that UTC
 //!   day, in one answer, so scrubbing the day never waits on the network.
 //! - `GET /dashboard/api/zone?zone=Z&date=D`: one zone's generation, imports, exports, mix-share,
 //!   footprints from 6 days before to 4 days after (the forecast) and the forecast's accuracy.
-//! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one of those zone series as CSV, byte for byte
-//!   the `/v1` CSV answer for the same zone and window.
+//! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one zone series as `/v1`'s CSV, byte for byte.
 //!
 //! Each part is the `/v1` answer ([`QueryService::query`](gridprint_query::QueryService::query))
 //! for the query a `/v1` client would send, embedded verbatim; anything else is 400 (docs/api.md).
@@ -557,20 +557,75 @@ fn parts_json(parts: &[Part]) -> serde_json::Value {
         .collect()
 }
 
+/// The slot the page opens on. When the server holds data for now (a zone has a carbon footprint
+/// at the current slot): the freshest provider data ([`freshest_complete_slot`]), else the current
+/// slot. Otherwise the most recent slot at which most zones have data ([`best_covered_slot`]).
+/// `None` without data.
+pub fn opening_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
+    let current = Slot::containing(state.now());
+    let last_day = zones_per_slot(state, current.offset(1 - SLOTS_PER_DAY), current)?;
+    if last_day.get(&current.0).is_some_and(|z| z.with_value > 0) {
+        return Ok(Some(freshest_complete_slot(&last_day).unwrap_or(current)));
+    }
+    best_covered_slot(state)
+}
+
+/// Among the slots of `per_slot`, the latest at which at least 90 % as many zones read `complete`
+/// as at the slot where most do; `None` when no zone reads `complete`.
+fn freshest_complete_slot(per_slot: &BTreeMap<i64, SlotZones>) -> Option<Slot> {
+    let best = per_slot.values().map(|z| z.complete).max().unwrap_or(0);
+    if best == 0 {
+        return None;
+    }
+    per_slot
+        .iter()
+        .rev()
+        .find(|(_, z)| z.complete * 10 >= best * 9)
+        .map(|(s, _)| Slot(*s))
+}
+
 /// The most recent slot, not after `now`, at which most zones have data: among the days (up to
 /// today) held for at least 90 % as many zones as the best-covered day, the latest; within it and the
 /// day before, the latest slot at which at least 90 % as many zones have a carbon footprint as at the
 /// best-covered slot. `None` without data.
-pub fn opening_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
-    let now = state.now();
-    let today = Slot::containing(now).day();
+pub fn best_covered_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
+    let today = Slot::containing(state.now()).day();
+    best_covered_slot_of(state, &zones_per_day(state, today))
+}
+
+/// The best-covered slot ([`best_covered_slot`]'s rule) of the days before the present stretch (the
+/// run of days with data that ends today): the page's "Earlier data" button, on the demo its
+/// recorded 2017 day. `None` when the data run without a gap up to today or there is none.
+pub fn earlier_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
+    let today = Slot::containing(state.now()).day();
+    let days = zones_per_day(state, today);
+    if !days.contains_key(&today) {
+        return Ok(None);
+    }
+    let mut first = today;
+    while days.contains_key(&(first - 1)) {
+        first -= 1;
+    }
+    best_covered_slot_of(state, &zones_per_day(state, first - 1))
+}
+
+/// How many zones hold derived data on each day up to `last`.
+fn zones_per_day(state: &AppState, last: i64) -> BTreeMap<i64, usize> {
     let cache = state.query().cache();
     let mut zones_per_day: BTreeMap<i64, usize> = BTreeMap::new();
     for z in 0..state.reference().zones.len() {
-        for d in cache.derived(z).days().iter().filter(|d| **d <= today) {
+        for d in cache.derived(z).days().iter().filter(|d| **d <= last) {
             *zones_per_day.entry(*d).or_default() += 1;
         }
     }
+    zones_per_day
+}
+
+/// [`best_covered_slot`]'s rule over the days of `zones_per_day`.
+fn best_covered_slot_of(
+    state: &AppState,
+    zones_per_day: &BTreeMap<i64, usize>,
+) -> Result<Option<Slot>, ApiError> {
     let most = zones_per_day.values().copied().max().unwrap_or(0);
     let Some(day) = zones_per_day
         .iter()
@@ -580,22 +635,50 @@ pub fn opening_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
     else {
         return Ok(None);
     };
-    let start = Slot::first_of_day(day - 1).start();
-    let end = Slot::first_of_day(day + 1).start();
+    let counts = zones_per_slot(
+        state,
+        Slot::first_of_day(day - 1),
+        Slot::first_of_day(day + 1).offset(-1),
+    )?;
+    let best = counts.values().map(|z| z.with_value).max().unwrap_or(0);
+    Ok(counts
+        .iter()
+        .rev()
+        .find(|(_, z)| z.with_value * 10 >= best * 9)
+        .map(|(s, _)| Slot(*s)))
+}
+
+/// How many zones have a carbon footprint at a slot, and how many of them read `complete`.
+#[derive(Debug, Clone, Copy, Default)]
+struct SlotZones {
+    with_value: usize,
+    complete: usize,
+}
+
+/// [`SlotZones`] of every slot from `first` to `last` (both included, none after now) that holds a
+/// carbon footprint, read from the `/v1/footprints` answer for every zone.
+fn zones_per_slot(
+    state: &AppState,
+    first: Slot,
+    last: Slot,
+) -> Result<BTreeMap<i64, SlotZones>, ApiError> {
+    let now = state.now();
     let pairs = vec![
         ("zone".to_string(), String::new()),
         ("footprint_type".to_string(), "carbon".to_string()),
-        ("start".to_string(), format_timestamp(start)),
-        ("end".to_string(), format_timestamp(end)),
+        ("start".to_string(), format_timestamp(first.start())),
+        ("end".to_string(), format_timestamp(last.offset(1).start())),
     ];
     let answer = state.query().query::<FootprintsEndpoint>(&pairs, now)?;
     let parsed: serde_json::Value =
         serde_json::from_slice(&answer.to_json()).map_err(ApiError::internal)?;
-    // Zones with a value, per slot (each zone's series hold each slot at most once).
-    let mut counts: BTreeMap<i64, HashSet<&str>> = BTreeMap::new();
+    // Zones with a value, and those reading complete, per slot (each zone's series hold each slot
+    // at most once).
+    let mut zones: BTreeMap<i64, (HashSet<&str>, HashSet<&str>)> = BTreeMap::new();
     for result in parsed.as_array().into_iter().flatten() {
         let zone = result["zone"].as_str().unwrap_or("");
         for series in result["series"].as_array().into_iter().flatten() {
+            let complete = series["zone_status"] == "complete";
             for point in series["values"].as_array().into_iter().flatten() {
                 let Some(t) = point[0]
                     .as_str()
@@ -603,21 +686,29 @@ pub fn opening_slot(state: &AppState) -> Result<Option<Slot>, ApiError> {
                 else {
                     continue;
                 };
-                if t <= now {
-                    counts
-                        .entry(Slot::containing(t).0)
-                        .or_default()
-                        .insert(zone);
+                let slot = Slot::containing(t);
+                if t <= now && slot >= first && slot <= last {
+                    let entry = zones.entry(slot.0).or_default();
+                    entry.0.insert(zone);
+                    if complete {
+                        entry.1.insert(zone);
+                    }
                 }
             }
         }
     }
-    let best = counts.values().map(HashSet::len).max().unwrap_or(0);
-    Ok(counts
-        .iter()
-        .rev()
-        .find(|(_, z)| z.len() * 10 >= best * 9)
-        .map(|(s, _)| Slot(*s)))
+    Ok(zones
+        .into_iter()
+        .map(|(s, (with_value, complete))| {
+            (
+                s,
+                SlotZones {
+                    with_value: with_value.len(),
+                    complete: complete.len(),
+                },
+            )
+        })
+        .collect())
 }
 
 /// The day the page opens on without a date in its URL: the opening slot's (see [`meta`]), kept like
@@ -669,10 +760,10 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
     let key = format!("meta|{}", Slot::containing(now).0);
     let mut resp = req
         .respond_cached(key, JSON, move |s| {
-            let opening = if s.is_loaded() {
-                opening_slot(&s)?
+            let (opening, earlier) = if s.is_loaded() {
+                (opening_slot(&s)?, earlier_slot(&s)?)
             } else {
-                None
+                (None, None)
             };
             let zones = s.query().query::<ZonesEndpoint>(&[], s.now())?.to_json();
             let zones: serde_json::Value =
@@ -681,6 +772,7 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
                 "now": format_timestamp(s.now()),
                 "demo": s.demo(),
                 "opening_slot": opening.map(|o| format_timestamp(o.start())),
+                "earlier_slot": earlier.map(|o| format_timestamp(o.start())),
                 "slots_per_day": SLOTS_PER_DAY,
                 "refresh_seconds": crate::changing_ttl(&s).as_secs_f64(),
                 "zones": zones,

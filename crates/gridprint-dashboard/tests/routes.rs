@@ -460,6 +460,65 @@ async fn the_opening_slot_is_the_best_covered_recent_slot() {
     assert!(at_opening >= 20, "{at_opening} zones at {opening}");
 }
 
+/// With data for now (`serve --demo`'s replay), the page opens at now: on the last quarter of
+/// provider data (an hour before now), where the zones whose borders are all recorded read
+/// `complete`, not on the 2017 day, which `earlier_slot` names (the "Earlier data" button).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_data_for_now_the_page_opens_on_the_freshest_provider_data() {
+    let reference = Arc::new(ReferenceData::embedded(ZoneSet::Selected2026));
+    let now = datetime!(2026-11-26 14:07:00 UTC);
+    let store: SharedStore =
+        Arc::new(gridprint_store_sqlite::SqliteStore::open_in_memory().unwrap());
+    gridprint_pipeline::demo::import_demo(&*store, &reference, now, &mut ()).unwrap();
+    let live = gridprint_pipeline::demo::LiveDemo::new(store.clone(), reference.clone()).unwrap();
+    assert!(live.leading().await.unwrap());
+    live.step(now).await.unwrap();
+    let state = AppState::builder(
+        store,
+        reference,
+        Arc::new(MutableClock::new(now)),
+        ApiConfig::default(),
+    )
+    .build()
+    .unwrap();
+    gridprint_api::refresh::load(&state).await.unwrap();
+    let home = gridprint_dashboard::router(&state, DashboardConfig::default());
+    let app = router_with_home(state, home);
+    let (_, _, meta) = get(&app, "/dashboard/api/meta", false).await;
+    let meta: serde_json::Value = serde_json::from_slice(&meta).unwrap();
+    // Provider data up to 13:00 (exclusive): the last quarter is 12:45.
+    assert_eq!(meta["opening_slot"], "2026-11-26T12:45:00Z", "{meta}");
+    assert_eq!(meta["earlier_slot"], "2017-02-02T00:00:00Z", "{meta}");
+    let (_, _, day) = get(&app, "/dashboard/api/day?date=2026-11-26", false).await;
+    let day: serde_json::Value = serde_json::from_slice(&day).unwrap();
+    let mut with_value = BTreeSet::new();
+    let mut complete = BTreeSet::new();
+    for r in day["parts"]["footprints:global:life-cycle"]
+        .as_array()
+        .unwrap()
+    {
+        if r["footprint_type"] != "carbon" {
+            continue;
+        }
+        for series in r["series"].as_array().unwrap() {
+            for point in series["values"].as_array().unwrap() {
+                if point[0] == "2026-11-26T12:45:00Z" {
+                    let z = r["zone"].as_str().unwrap().to_string();
+                    if series["zone_status"] == "complete" {
+                        complete.insert(z.clone());
+                    }
+                    with_value.insert(z);
+                }
+            }
+        }
+    }
+    assert!(with_value.len() >= 20, "{with_value:?}");
+    assert_eq!(
+        complete.into_iter().collect::<Vec<_>>(),
+        ["CZ", "EE", "ES", "LV", "PT", "SK"]
+    );
+}
+
 /// The dashboard's answers are kept and served the API's one way: a client that takes no gzip gets
 /// the plain bytes (no gzip copy is made for it), and a large answer counts against the API's
 /// response memory budget (refused with 503 past it, like a `/v1` answer).

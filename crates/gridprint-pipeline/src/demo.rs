@@ -1,17 +1,19 @@
 //! The bundled real demo set — the 2017-02-01 File Library extract and 2024 ENTSO-E API documents,
-//! embedded in the binary — its import at the recorded dates, and its replay onto the present
-//! (`gridprint import --demo`, `serve --demo`).
+//! imported at their recorded dates, and two real weeks of 2022 for every zone the recordings cover
+//! (generation per type and physical flows, [`EUROPE_2022`]), all embedded in the binary — and its
+//! replay onto the present (`gridprint import --demo`, `serve --demo`).
 //!
 //! The recorded dates are years old, so on their own they hold nothing for "now". [`DemoReplay`]
 //! moves each series' most recent recording of a day or more onto the recent days (by whole days; a
-//! week-long recording by whole weeks, keeping the weekday), and [`LiveDemo`] stores the replayed
-//! provider data up to about an hour before now ([`PROVIDER_LAG`], as a provider publishes) and
-//! then runs the worker's own cycle ([`Worker::run_cycle`] with no provider configured: estimates, the
-//! 96-hour forecast, the compute) — once at start, then after every quarter-hour while
-//! `serve --demo` runs, so "now" never goes stale.
+//! recording of a week or more by whole weeks, keeping the weekday), and [`LiveDemo`] stores the
+//! replayed provider data up to about an hour before now ([`PROVIDER_LAG`], as a provider publishes)
+//! and then runs the worker's own cycle ([`Worker::run_cycle`] with no provider configured: estimates,
+//! the 96-hour forecast, the compute) — once at start, then after every quarter-hour while
+//! `serve --demo` runs, so "now" never goes stale. The 2022 weeks are only replayed (made by
+//! `scripts/demo-extract.sh`; data/demo/README.md says what they hold).
 
 use crate::estimate::fill_stored_gaps;
-use crate::import::{ImportOptions, PipelineError, import_and_compute, parse_files};
+use crate::import::{ImportOptions, PipelineError, import_and_compute, parse_files, unpack};
 use crate::observer::Observer;
 use crate::report::ImportReport;
 use crate::worker::{CycleReport, Worker, WorkerConfig, WorkerError};
@@ -100,6 +102,23 @@ pub const FILES: &[(&str, &[u8])] = &[
     ),
 ];
 
+/// Two real weeks of 2022, 2022-11-28 to 2022-12-11 (Monday to Sunday, UTC), of every zone the
+/// recordings cover: generation per production type of 19 zones and the physical flows into 21, in
+/// the File Library layout, gzipped (`data/demo/`, made by `scripts/demo-extract.sh`). Replayed onto
+/// the present only, not imported at the recorded dates.
+pub const EUROPE_2022: &[(&str, &[u8])] = &[
+    (
+        "2022_11_28-12_11_AggregatedGenerationPerType_16.1.B_C.csv.gz",
+        include_bytes!(
+            "../../../data/demo/2022_11_28-12_11_AggregatedGenerationPerType_16.1.B_C.csv.gz"
+        ),
+    ),
+    (
+        "2022_11_28-12_11_PhysicalFlows_12.1.G.csv.gz",
+        include_bytes!("../../../data/demo/2022_11_28-12_11_PhysicalFlows_12.1.G.csv.gz"),
+    ),
+];
+
 /// Imports the demo set into `store` and computes it at `now`.
 pub fn import_demo(
     store: &dyn Store,
@@ -121,6 +140,18 @@ fn bundled_files() -> Vec<(String, Vec<u8>)> {
     FILES
         .iter()
         .map(|(n, b)| (n.to_string(), b.to_vec()))
+        .collect()
+}
+
+/// The two weeks of [`EUROPE_2022`] as (name, unpacked content).
+fn europe_2022_files() -> Vec<(String, Vec<u8>)> {
+    EUROPE_2022
+        .iter()
+        .map(|(n, b)| {
+            // Embedded at build time and read by every demo test: gzip data or a broken build.
+            let bytes = unpack(b.to_vec()).expect("the embedded demo weeks are gzip data");
+            (n.to_string(), bytes)
+        })
         .collect()
 }
 
@@ -165,8 +196,9 @@ pub struct Recording {
     /// The recorded day (`2024-06-15`) or week (`2024-09-02/2024-09-08`), as dates of the providers'
     /// local days (their documents start at 22:00 or 23:00 UTC the day before).
     pub recorded: String,
-    /// `day` (replayed onto every day) or `week` (onto every week: the weekday is kept).
-    pub every: &'static str,
+    /// `day` (replayed onto every day), `week` (onto every week: the weekday is kept) or `N weeks`
+    /// (a recording of N whole weeks, repeated every N weeks: the weekday is kept).
+    pub every: String,
     /// The series it carries, in words: `generation of DE, ES`, `load of BE`, `flows DE→NL, NL→DE`.
     pub series: Vec<String>,
 }
@@ -174,9 +206,9 @@ pub struct Recording {
 /// The bundled documents replayed onto the present (`serve --demo`, `import --demo`).
 ///
 /// Each series group — a zone's generation mix, a zone's load, one direction of a border — replays
-/// its most recent recording that covers at least a whole day: a recording of a week or more
-/// repeats every week (shifted by whole weeks: the weekday is kept), a shorter one repeats its first
-/// day every day (shifted by whole days). Recordings shorter than a day (most zones of the File
+/// its most recent recording that covers at least a whole day: a recording of N whole weeks or more
+/// repeats its first N weeks every N weeks (shifted by whole weeks: the weekday and the hour are
+/// kept), a shorter one repeats its first day every day (shifted by whole days). Recordings shorter than a day (most zones of the File
 /// Library extract hold only its last hour) are not replayed. Points keep their values, their state
 /// (official) and their datasource; only their dates move.
 #[derive(Debug, Clone)]
@@ -191,9 +223,15 @@ fn date_of(t: OffsetDateTime) -> String {
 }
 
 impl DemoReplay {
-    /// The replay of the bundled demo set.
+    /// The replay of the bundled demo set: its documents and the two weeks of [`EUROPE_2022`].
     pub fn bundled(reference: &ReferenceData) -> Result<DemoReplay, PipelineError> {
-        Ok(DemoReplay::of_points(&bundled_points(reference)?))
+        let mut points = bundled_points(reference)?;
+        points.extend(
+            parse_files(reference, &europe_2022_files(), &mut ())?
+                .document
+                .points,
+        );
+        Ok(DemoReplay::of_points(&points))
     }
 
     /// The replay of provider points (official ones only), grouped and chosen as the type's
@@ -205,7 +243,7 @@ impl DemoReplay {
         }
         let mut tracks = Vec::new();
         // (recorded, every) → group descriptions
-        let mut described: BTreeMap<(String, &'static str), Vec<Group>> = BTreeMap::new();
+        let mut described: BTreeMap<(String, String), Vec<Group>> = BTreeMap::new();
         for (group, mut pts) in groups {
             pts.sort_by_key(|p| p.slot);
             // Runs of slots without a gap longer than a day; the newest one lasting a day or more.
@@ -224,8 +262,9 @@ impl DemoReplay {
                 continue;
             };
             let week = 7 * SLOTS_PER_DAY;
-            let period = if last.0 - first.0 + 1 >= week {
-                week
+            let weeks = (last.0 - first.0 + 1) / week;
+            let period = if weeks >= 1 {
+                weeks * week
             } else {
                 SLOTS_PER_DAY
             };
@@ -243,7 +282,11 @@ impl DemoReplay {
             } else {
                 format!("{from}/{to}")
             };
-            let every = if period == week { "week" } else { "day" };
+            let every = match weeks {
+                0 => "day".to_string(),
+                1 => "week".to_string(),
+                n => format!("{n} weeks"),
+            };
             described.entry((recorded, every)).or_default().push(group);
             tracks.push(Track {
                 period,

@@ -869,7 +869,8 @@ pub struct DemoRecording {
     /// The recorded day (`2024-06-15`) or week (`2024-09-02/2024-09-08`), as the providers' local
     /// dates.
     pub recorded: String,
-    /// `day`: replayed onto every day; `week`: onto every week (same weekday).
+    /// `day`: replayed onto every day; `week`: onto every week (same weekday); `N weeks`: a
+    /// recording of N weeks, onto every N weeks (same weekday).
     pub every: String,
     /// The series it carries, e.g. `generation of DE, ES`, `load of BE`, `flows DE→NL, NL→DE`.
     pub series: Vec<String>,

@@ -210,7 +210,13 @@ impl PgStore {
                 )
                 .map_err(map_err)?;
                 tx.commit().map_err(map_err)?;
-                tracing::info!(version = i + 1, "applied postgres migration");
+            }
+            if (current as usize) < MIGRATIONS.len() {
+                tracing::info!(
+                    from = current + 1,
+                    to = MIGRATIONS.len(),
+                    "applied postgres migrations"
+                );
             }
             Ok(())
         })();

@@ -170,7 +170,7 @@ impl SqliteStore {
         Ok(store)
     }
 
-    /// Applies migrations not yet applied, each in its own transaction.
+    /// Applies migrations not yet applied, each in its own transaction, and says so in one log line.
     pub fn migrate(&self) -> Result<()> {
         let mut conn = self.lock();
         let current: i64 = conn
@@ -188,7 +188,13 @@ impl SqliteStore {
             tx.pragma_update(None, "user_version", (i + 1) as i64)
                 .map_err(map_err)?;
             tx.commit().map_err(map_err)?;
-            tracing::info!(version = i + 1, "applied sqlite migration");
+        }
+        if (current as usize) < MIGRATIONS.len() {
+            tracing::info!(
+                from = current + 1,
+                to = MIGRATIONS.len(),
+                "applied sqlite migrations"
+            );
         }
         Ok(())
     }

@@ -26,10 +26,11 @@ fn floor15(t: OffsetDateTime) -> String {
     format_timestamp(Slot::containing(t).start())
 }
 
-/// Starts `serve --demo` on `db` (providers not checked); the server, its stderr lines up to the
-/// start-up line, and the address it listens on.
+/// Starts `serve --demo` on `db` (providers not checked) with the default log level, as a user
+/// sees it; the server, its stderr lines up to the start-up line, and the address it listens on.
 fn start_serve_demo(db: &str) -> (Server, Vec<String>, String) {
     let child = bin()
+        .env_remove("GRIDPRINT_LOG")
         .args([
             "--database",
             db,
@@ -68,8 +69,22 @@ async fn serve_demo_answers_for_now_on_a_fresh_database() {
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite://{}", dir.path().join("g.db").display());
     let (mut server, before, addr) = start_serve_demo(&db);
+    // The start-up log, its last line included, stays short: the migrations in one line.
+    assert!(
+        before.len() + 1 < 25,
+        "{} lines: {before:#?}",
+        before.len() + 1
+    );
+    assert_eq!(
+        before.iter().filter(|l| l.contains("migration")).count(),
+        1,
+        "{before:#?}"
+    );
     assert_a_line(&before, |l| {
         l.starts_with("demo replay (not live data): provider data from ")
+    });
+    assert_a_line(&before, |l| {
+        l.contains("recorded 2022-11-28/2022-12-11 replayed every 2 weeks (same weekday): generation of BE")
     });
     assert_a_line(&before, |l| {
         l.contains("recorded 2024-06-15 replayed every day: generation of DE")
@@ -138,6 +153,35 @@ async fn serve_demo_answers_for_now_on_a_fresh_database() {
         "{latest}"
     );
     assert_eq!(latest["zone"], "DE");
+
+    // Electricity Maps clients that ask for provider data only get the last day of the zones whose
+    // borders are all recorded.
+    for zone in ["CZ", "EE", "ES", "LV", "PT", "SK"] {
+        let r = http
+            .get(format!(
+                "{base}/v3/carbon-intensity/history?zone={zone}&disableEstimations=true"
+            ))
+            .header("auth-token", &key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{zone}");
+        let history: serde_json::Value = r.json().await.unwrap();
+        let points = history["history"].as_array().unwrap();
+        assert!(points.len() >= 12, "{zone}: {history}");
+        assert!(
+            points.iter().all(|p| p["isEstimated"] == false),
+            "{zone}: {history}"
+        );
+    }
+
+    // The dashboard opens at now: on the last quarter of provider data, an hour or so ago.
+    let opening = parse_timestamp(meta["opening_slot"].as_str().unwrap()).unwrap();
+    assert!(
+        opening == Slot::containing(until).offset(-1).start()
+            || opening == Slot::containing(until).start(),
+        "{meta}"
+    );
 
     // /v1 for the current slot, as CATS and the dashboard's "Now" read it.
     let now_url = format!("{base}/v1/footprints?zone=DE&footprint_type=carbon");

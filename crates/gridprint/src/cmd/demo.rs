@@ -12,8 +12,8 @@ use gridprint_pipeline::demo::{self, LiveDemo, StepReport};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// The recorded dates of the replay in a few words: `2017-02-01, 2024-01-15…21, 2024-06-15 and
-/// 2024-09-02…08` (a day inside a replayed week is not repeated).
+/// The recorded dates of the replay in a few words: `2017-02-01, 2022-11-28…2022-12-11, 2024-01-15…21,
+/// 2024-06-15 and 2024-09-02…08` (a day or week inside a longer replayed recording is not repeated).
 pub fn recorded_dates(live: &LiveDemo) -> String {
     let recorded: Vec<&str> = live
         .replay()
@@ -23,10 +23,11 @@ pub fn recorded_dates(live: &LiveDemo) -> String {
         .collect();
     let mut shown: Vec<String> = Vec::new();
     for r in &recorded {
-        let inside = !r.contains('/')
-            && recorded
-                .iter()
-                .any(|w| w.split_once('/').is_some_and(|(a, b)| a <= *r && *r <= b));
+        let (first, last) = span(r);
+        let inside = recorded.iter().any(|w| {
+            let (a, b) = span(w);
+            w != r && a <= first && last <= b
+        });
         if inside {
             continue;
         }
@@ -44,6 +45,11 @@ pub fn recorded_dates(live: &LiveDemo) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => shown.join(""),
     }
+}
+
+/// A recording's first and last day (the same for a day): `2024-09-02/2024-09-08` → both dates.
+fn span(recorded: &str) -> (&str, &str) {
+    recorded.split_once('/').unwrap_or((recorded, recorded))
 }
 
 /// The plain-words note of the replay (the dashboard shows it; `/v1/status` carries it).
@@ -68,7 +74,7 @@ pub fn status(live: &LiveDemo) -> DemoStatus {
             .iter()
             .map(|r| DemoRecording {
                 recorded: r.recorded.clone(),
-                every: r.every.to_string(),
+                every: r.every.clone(),
                 series: r.series.clone(),
             })
             .collect(),
@@ -82,17 +88,17 @@ pub fn startup_lines(live: &LiveDemo) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(r) = live.replayed() {
         lines.push(format!(
-            "demo replay (not live data): provider data from {} to {} (an hour ago), shifted by whole days; \
+            "demo replay (not live data): provider data from {} to {} (an hour ago), shifted by whole days or weeks; \
              then the worker's estimates and 96 h forecast, renewed every quarter-hour:",
             format_timestamp(r.start.start()),
             format_timestamp(r.end.start())
         ));
     }
     for rec in live.replay().recordings() {
-        let every = if rec.every == "week" {
-            "every week (same weekday)"
+        let every = if rec.every == "day" {
+            "every day".to_string()
         } else {
-            "every day"
+            format!("every {} (same weekday)", rec.every)
         };
         lines.push(format!(
             "  recorded {} replayed {every}: {}",
