@@ -407,8 +407,15 @@ async fn replicas_and_workers_share_one_postgres() {
             .unwrap_or_else(|| panic!("{email} listed: {list}"))
             .to_string()
     };
-    assert!(row("ada@example.org").ends_with("5/s burst 30"), "{list}");
-    assert!(row("bob@example.org").ends_with("1.5/s burst 7"), "{list}");
+    // The rate limit column, then the key cap column (both accounts keep the default cap).
+    assert!(
+        row("ada@example.org").ends_with("  5/s burst 30              default (20)"),
+        "{list}"
+    );
+    assert!(
+        row("bob@example.org").ends_with("  1.5/s burst 7             default (20)"),
+        "{list}"
+    );
     for base in [&a_url, &b_url] {
         let what = format!("{base} did not apply the tier within 60 s");
         eventually(set, 60, 500, &what, async || {
