@@ -90,7 +90,7 @@ echo "== schemathesis: every check except $excluded; at most $max_examples examp
 # mismatch" (a CPython bug of concurrent `ast` use, not an answer of gridprint's; seen in CI).
 set +e
 cd "$work"   # schemathesis keeps its example database in ./.schemathesis
-"$venv/bin/schemathesis" run "$base/v1/openapi.json" \
+"$venv/bin/schemathesis" --config-file "$root/scripts/schemathesis.toml" run "$base/v1/openapi.json" \
   --url "$base" \
   -H "Authorization: Bearer $token" \
   --checks all \
