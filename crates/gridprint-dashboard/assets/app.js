@@ -208,11 +208,16 @@ function setSlot(i, how = 'set', since = performance.now()) {
   });
 }
 
-async function setDate(d) {
-  if (!d || d === state.date) return;
-  state.date = d; $('#date').value = d;
-  writeUrl();
-  await loadDay();
+// Goes to day `d`; with `slot`, to that quarter-hour of it, so that the address never names the
+// new day with the old day's slot.
+async function setDate(d, slot) {
+  if (d && d !== state.date) {
+    state.date = d; $('#date').value = d;
+    if (slot !== undefined) { state.slot = Math.max(0, Math.min(95, slot)); $('#slider').value = state.slot; }
+    writeUrl();
+    await loadDay();
+  }
+  if (slot !== undefined) setSlot(slot);
 }
 
 const shiftDate = (d, n) => new Date(data.dayStart(d) + n * data.DAY_MS).toISOString().slice(0, 10);
@@ -252,14 +257,14 @@ function bind() {
     $('#best-btn').textContent = `Earlier data: ${best.slice(0, 10)} ${best.slice(11, 16)}`;
     $('#best-btn').title = 'The best-covered quarter-hour before the recent days';
     $('#best-btn').onclick = async () => {
-      await setDate(best.slice(0, 10));
-      setSlot(Math.floor((Date.parse(best) - data.dayStart(state.date)) / data.SLOT_MS));
+      const day = best.slice(0, 10);
+      await setDate(day, Math.floor((Date.parse(best) - data.dayStart(day)) / data.SLOT_MS));
     };
   }
   $('#now-btn').onclick = async () => {
     const n = nowMs();
-    await setDate(new Date(n).toISOString().slice(0, 10));
-    setSlot(Math.floor((n - data.dayStart(state.date)) / data.SLOT_MS));
+    const day = new Date(n).toISOString().slice(0, 10);
+    await setDate(day, Math.floor((n - data.dayStart(day)) / data.SLOT_MS));
   };
   for (const n of ['metric', 'coverage', 'scope']) {
     for (const r of document.querySelectorAll(`input[name=${n}]`)) r.addEventListener('change', () => {
