@@ -12,18 +12,21 @@ use crate::cache::{DataCache, SharedCache};
 use crate::endpoints::EndpointDef;
 use crate::error::QueryError;
 use crate::geo::{GeoError, ZoneLocator};
-use crate::params::{ParseContext, QueryParams};
+use crate::params::ParseContext;
+use gridprint_responses::query::{QueryParams, WireQuery};
 use gridprint_core::reference::ReferenceData;
 use gridprint_store::{Result as StoreResult, Store};
 use std::sync::Arc;
 use time::OffsetDateTime;
 
-/// Reads one request of endpoint `E` from the query pairs (the last occurrence of a name wins).
+/// Reads one request of endpoint `E` from the query pairs (the last occurrence of a name wins):
+/// its wire query, then the request it resolves to.
 pub fn parse<E: EndpointDef>(
     pairs: &[(String, String)],
     ctx: &ParseContext<'_>,
 ) -> Result<E::Request, QueryError> {
-    E::parse(&QueryParams::new(pairs), ctx)
+    let query = E::Query::from_pairs(&QueryParams::new(pairs), ctx)?;
+    E::request(query, ctx)
 }
 
 /// Reads and answers one request of endpoint `E` from a cache snapshot.

@@ -1,6 +1,6 @@
 //! gridprint-responses: the answers of the `/v1` API as Rust types, shared by the server
 //! (`gridprint-query` builds them, `gridprint-api` publishes their schemas) and the client
-//! (`gridprint-client` reads answers back into them). It depends on the core types, serde and
+//! (`gridprint-client` reads answers back into them and writes the queries). It depends on the core types, serde, time and
 //! utoipa only: no cache, store, polygon index or CSV writer.
 //!
 //! - [`items`]: the response structs (serde + `ToSchema`), one per item of an answer;
@@ -9,11 +9,13 @@
 //! - [`rows`]: the row-walking trait [`Rows`] (CSV columns and rows, point counts, finality) and
 //!   [`Answer`], any endpoint's whole answer;
 //! - [`body`]: [`BodySchema`], an answer type as an OpenAPI response body; [`Format`]: JSON or CSV;
+//! - [`query`]: the `/v1` queries, one typed struct per endpoint, read by the server, written by
+//!   the client and listed by the OpenAPI document;
 //! - [`json`]: the fast JSON writer of answers; [`schema`]: OpenAPI schemas the structs point to;
 //!   `stamp`: slot timestamps without allocation; `number`: rounding and writing numbers; `sink`:
 //!   the buffer an answer is written into.
 //!
-//! The rules the answers follow are in the project's API reference, `docs/api.md`.
+//! The rules the queries and answers follow are in the project's API reference, `docs/api.md`.
 
 #![forbid(unsafe_code)]
 
@@ -23,6 +25,7 @@ mod format;
 pub mod items;
 pub mod json;
 mod number;
+pub mod query;
 pub mod rows;
 pub mod schema;
 mod sink;

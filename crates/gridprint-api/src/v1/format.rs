@@ -20,7 +20,7 @@ pub(crate) fn format_from(
 ) -> Result<Format, ApiError> {
     // The last occurrence counts and an empty value is an invalid one (400), as for every enum
     // parameter (docs/api.md §2).
-    if let Some(v) = gridprint_query::params::QueryParams::new(pairs).value("format") {
+    if let Some(v) = gridprint_responses::query::QueryParams::new(pairs).value("format") {
         return match v.to_ascii_lowercase().as_str() {
             "json" => Ok(Format::Json),
             "csv" => Ok(Format::Csv),

@@ -14,7 +14,7 @@ use gridprint_core::production::ProductionType;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, format_timestamp};
 use gridprint_query::endpoints::MixEndpoint;
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::QueryParams;
 use gridprint_query::{DataCache, QueryService};
 use gridprint_responses::{SeriesOrAggregates, round2};
 use serde::Serialize;

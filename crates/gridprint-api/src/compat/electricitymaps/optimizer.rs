@@ -16,7 +16,7 @@ use crate::http::error::ApiError;
 use crate::state::AppState;
 use gridprint_core::slot::{Slot, format_timestamp, parse_timestamp};
 use gridprint_query::endpoints::BestWindowEndpoint;
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::QueryParams;
 use gridprint_responses::{BestWindow, round2};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -20,7 +20,7 @@ use gridprint_core::slot::{Slot, format_timestamp};
 use gridprint_query::endpoints::{
     ExportsEndpoint, GenerationEndpoint, ImportsEndpoint, MixEndpoint,
 };
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::QueryParams;
 use gridprint_responses::{Values, round2};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;

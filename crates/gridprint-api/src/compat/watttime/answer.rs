@@ -16,7 +16,7 @@ use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::{Slot, SlotRange, format_at_offset};
 use gridprint_core::zone::ZoneCode;
 use gridprint_query::DataCache;
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::QueryParams;
 use gridprint_responses::round2;
 use gridprint_store::{ArchiveQuery, ArchivedForecast};
 use serde::Serialize;
