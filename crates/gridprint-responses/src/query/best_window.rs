@@ -67,9 +67,15 @@ pub struct BestWindowQuery {
 }
 
 impl BestWindowQuery {
-    /// The job's length in seconds, or the 422 of an unreadable or zero duration.
+    /// The job's length in seconds: the 400 of a missing duration, the 422 of an unreadable or
+    /// zero one.
     pub fn seconds(&self) -> Result<u64, QueryError> {
-        let d = self.duration.as_str();
+        let d = self.duration.trim();
+        if d.is_empty() {
+            return Err(QueryError::bad_request(
+                "duration is required (minutes or ISO 8601, e.g. PT2H)",
+            ));
+        }
         parse_api_duration(d).map_err(|msg| {
             QueryError::invalid(vec![FieldError::new("value_error", "duration", msg, d)])
         })
@@ -91,6 +97,47 @@ impl BestWindowQuery {
                 SlotRange::from_window(first.start(), e).end
             }
         })
+    }
+
+    /// The rules of an explicit window: `end` not before the first slot, at most
+    /// [`MAX_WINDOW_DAYS`] days.
+    fn check_window(&self, now: OffsetDateTime) -> Result<(), QueryError> {
+        let first = self.first_slot(now);
+        if let (Some(e), Some(end)) = (self.end, self.end_slot(now)) {
+            if e < first.start() {
+                return Err(QueryError::bad_request("start must not be after end"));
+            }
+            let days = (end.0 - first.0) as f64 / SLOTS_PER_DAY as f64;
+            if days > MAX_WINDOW_DAYS as f64 {
+                return Err(QueryError::bad_request(format!(
+                    "the window spans {days:.2} days; at most {MAX_WINDOW_DAYS} days are allowed"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The job must fit an explicit window.
+    fn check_fit(&self, now: OffsetDateTime, seconds: u64) -> Result<(), QueryError> {
+        match self.end_slot(now) {
+            Some(end) => match window_error(self.first_slot(now), end, slots_for(seconds)) {
+                Some(e) => Err(e),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        }
+    }
+
+    /// The rules a query read from pairs has passed, for one built as a value (the optimizer of
+    /// the compatible routes): the duration, the window, `n`, then the job's fit, as
+    /// [`WireQuery::from_pairs`] checks them.
+    pub fn check(&self, now: OffsetDateTime) -> Result<(), QueryError> {
+        let seconds = self.seconds()?;
+        self.check_window(now)?;
+        if let Some(n) = self.n {
+            count(&n.to_string())?;
+        }
+        self.check_fit(now, seconds)
     }
 }
 
@@ -143,12 +190,10 @@ fn metric(p: &QueryParams<'_>) -> Result<MetricChoice, QueryError> {
     }
 }
 
-fn count(p: &QueryParams<'_>) -> Result<Option<u32>, QueryError> {
-    let Some(v) = p.get("n") else {
-        return Ok(None);
-    };
+/// `n` as given: between 1 and [`MAX_N`] (400), a whole number (422).
+fn count(v: &str) -> Result<u32, QueryError> {
     match v.parse::<usize>() {
-        Ok(n) if (1..=MAX_N).contains(&n) => Ok(Some(n as u32)),
+        Ok(n) if (1..=MAX_N).contains(&n) => Ok(n as u32),
         Ok(n) => Err(QueryError::bad_request(format!(
             "n must be between 1 and {MAX_N}, got {n}"
         ))),
@@ -185,42 +230,19 @@ impl WireQuery for BestWindowQuery {
     }
     fn from_pairs(p: &QueryParams<'_>, ctx: &dyn QueryContext) -> Result<Self, QueryError> {
         let location = location(p, ctx, "")?;
-        let Some(duration) = p.get("duration") else {
-            return Err(QueryError::bad_request(
-                "duration is required (minutes or ISO 8601, e.g. PT2H)",
-            ));
-        };
         let mut q = BestWindowQuery {
             location,
-            duration: duration.to_string(),
+            duration: p.get("duration").unwrap_or_default().to_string(),
             ..BestWindowQuery::default()
         };
         let seconds = q.seconds()?;
         q.start = p.get("start").map(|s| timestamp("start", s)).transpose()?;
-        if let Some(e) = p.get("end") {
-            q.end = Some(timestamp("end", e)?);
-        }
-        let (now, first) = (ctx.now(), q.first_slot(ctx.now()));
-        if let (Some(e), Some(end)) = (q.end, q.end_slot(now)) {
-            if e < first.start() {
-                return Err(QueryError::bad_request("start must not be after end"));
-            }
-            let days = (end.0 - first.0) as f64 / SLOTS_PER_DAY as f64;
-            if days > MAX_WINDOW_DAYS as f64 {
-                return Err(QueryError::bad_request(format!(
-                    "the window spans {days:.2} days; at most {MAX_WINDOW_DAYS} days are allowed"
-                )));
-            }
-        }
+        q.end = p.get("end").map(|e| timestamp("end", e)).transpose()?;
+        q.check_window(ctx.now())?;
         (q.metric, q.footprint_type, q.impact_type, q.scope) = metric(p)?;
         q.use_global = boolean(p, "use_global")?;
-        q.n = count(p)?;
-        if let Some(e) = q
-            .end_slot(now)
-            .and_then(|end| window_error(first, end, slots_for(seconds)))
-        {
-            return Err(e);
-        }
+        q.n = p.get("n").map(count).transpose()?;
+        q.check_fit(ctx.now(), seconds)?;
         Ok(q)
     }
 }

@@ -28,7 +28,7 @@ pub use partners::{
     ExportsQuery, FlowShareQuery, FootprintShareQuery, ImpactShareQuery, ImportsQuery,
     MixShareQuery,
 };
-pub use parts::{ImpactType, Location, Metric, PairWriter, Period};
+pub use parts::{ImpactType, Location, Metric, PairWriter, Period, PeriodError};
 pub use read::QueryParams;
 pub use series::{
     AvailabilityQuery, ForecastAccuracyQuery, GenerationQuery, LoadQuery, MixQuery, ZonesQuery,

@@ -130,10 +130,10 @@ impl Period {
     }
 
     /// A period from two ISO 8601 strings, read like the server reads them (`Z` or an offset,
-    /// naive = UTC, date-only = midnight UTC, seconds optional); the error names the parameter.
-    pub fn parse(start: &str, end: &str) -> Result<Period, String> {
+    /// naive = UTC, date-only = midnight UTC, seconds optional).
+    pub fn parse(start: &str, end: &str) -> Result<Period, PeriodError> {
         let read = |name: &str, v: &str| {
-            parse_timestamp(v).map_err(|e: TimestampError| format!("{name}: {e}"))
+            parse_timestamp(v).map_err(|e: TimestampError| PeriodError(format!("{name}: {e}")))
         };
         Ok(Period {
             start: read("start", start)?,
@@ -169,6 +169,18 @@ impl Period {
             .collect()
     }
 }
+
+/// An unreadable `start` or `end` of [`Period::parse`]: which one, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeriodError(pub String);
+
+impl std::fmt::Display for PeriodError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PeriodError {}
 
 /// The only impact type of the interface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
