@@ -3258,7 +3258,11 @@ fn openapi_parameters_come_from_the_wire_queries() {
         .iter()
         .filter(|(p, item)| item["get"]["tags"][0] == "data" && !p.ends_with(".csv"))
         .count();
-    assert_eq!(data_paths, table.len(), "a data path without its wire query");
+    assert_eq!(
+        data_paths,
+        table.len(),
+        "a data path without its wire query"
+    );
     for (path, wire) in table {
         let csv = s["paths"][format!("{path}.csv")]["get"]["parameters"].clone();
         assert_eq!(without_examples(csv), wire, "{path}.csv");

@@ -21,9 +21,9 @@
 
 pub use gridprint_responses::query::{
     AvailabilityQuery, BestWindowQuery, ExportsQuery, FactorsQuery, FlowShareQuery,
-    FootprintShareQuery, FootprintsQuery, ForecastAccuracyQuery, GenerationQuery,
-    ImpactShareQuery, ImpactType, ImpactsQuery, ImportsQuery, LoadQuery, Location, Metric,
-    MixQuery, MixShareQuery, Period, ScoreQuery, WireQuery, ZonesQuery,
+    FootprintShareQuery, FootprintsQuery, ForecastAccuracyQuery, GenerationQuery, ImpactShareQuery,
+    ImpactType, ImpactsQuery, ImportsQuery, LoadQuery, Location, Metric, MixQuery, MixShareQuery,
+    Period, ScoreQuery, WireQuery, ZonesQuery,
 };
 
 /// A request for one `/v1` endpoint: its path (after `/v1/`) and its query parameters.

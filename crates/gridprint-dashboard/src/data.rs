@@ -28,8 +28,8 @@ use axum::routing::get;
 use gridprint_api::kept::response_cache::etag_of;
 use gridprint_api::kept::{self, Finality};
 use gridprint_api::{ApiError, AppState, ClientAddr};
-use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
 use gridprint_core::reference::{FootprintType, Scope};
+use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
 use gridprint_query::endpoints::{
     ExportsEndpoint, FootprintsEndpoint, ForecastAccuracyEndpoint, GenerationEndpoint,
     GreenScoreEndpoint, ImpactsEndpoint, ImportsEndpoint, MixShareEndpoint, ZonesEndpoint,
@@ -824,7 +824,10 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
             } else {
                 (None, None)
             };
-            let zones = s.query().ask::<ZonesEndpoint>(ZonesQuery, s.now())?.to_json();
+            let zones = s
+                .query()
+                .ask::<ZonesEndpoint>(ZonesQuery, s.now())?
+                .to_json();
             let zones: serde_json::Value =
                 serde_json::from_slice(&zones).map_err(ApiError::internal)?;
             let body = serde_json::json!({
@@ -893,8 +896,14 @@ mod tests {
         assert_eq!(format_timestamp(day.start), "2017-02-01T00:00:00Z");
         assert_eq!(format_timestamp(day.end), "2017-02-02T00:00:00Z");
         let own = (DAY_PARTS[1].params)();
-        assert!(own.contains(&("scope".into(), "operational".into())), "{own:?}");
-        assert!(own.iter().all(|(k, _)| k != "zone" && k != "start"), "{own:?}");
+        assert!(
+            own.contains(&("scope".into(), "operational".into())),
+            "{own:?}"
+        );
+        assert!(
+            own.iter().all(|(k, _)| k != "zone" && k != "start"),
+            "{own:?}"
+        );
         let h = part_period(&ZONE_PARTS[4], d);
         assert_eq!(format_timestamp(h.start), "2017-01-26T00:00:00Z");
         assert_eq!(format_timestamp(h.end), "2017-02-06T00:00:00Z");

@@ -13,12 +13,12 @@
 
 use crate::cache::{DataCache, DerivedZone};
 use crate::params::{Country, ParseContext, codes};
-use gridprint_responses::query::Location;
 use gridprint_core::derived::{Coverage, SeriesKey, SlotFlags};
 use gridprint_core::engine::footprint::score;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_responses::query::Location;
 
 /// The countries among the codes of a primary location, by code, each once (none for a point or
 /// all zones; a bidding-zone code always wins).

@@ -133,9 +133,12 @@ pub(crate) fn selection(
 ) -> Result<ZoneSelection, QueryError> {
     Ok(match location {
         None => ZoneSelection::All,
-        Some(Location::LatLon { lat, lon }) => ZoneSelection::Zones(vec![ctx.locate("", *lat, *lon)?]),
+        Some(Location::LatLon { lat, lon }) => {
+            ZoneSelection::Zones(vec![ctx.locate("", *lat, *lon)?])
+        }
         Some(Location::Zones(list)) => {
-            let mut idx: Vec<ZoneIdx> = codes(list).filter_map(|c| ctx.zones.index_of(&c)).collect();
+            let mut idx: Vec<ZoneIdx> =
+                codes(list).filter_map(|c| ctx.zones.index_of(&c)).collect();
             idx.sort_unstable();
             idx.dedup();
             ZoneSelection::Zones(idx)
@@ -151,9 +154,9 @@ pub(crate) fn partner_filter(
 ) -> Result<PartnerFilter, QueryError> {
     Ok(match location {
         None => PartnerFilter::Any,
-        Some(Location::LatLon { lat, lon }) => {
-            PartnerFilter::Only(vec![ctx.zones.code(ctx.locate(prefix, *lat, *lon)?).clone()])
-        }
+        Some(Location::LatLon { lat, lon }) => PartnerFilter::Only(vec![
+            ctx.zones.code(ctx.locate(prefix, *lat, *lon)?).clone(),
+        ]),
         Some(Location::Zones(list)) => PartnerFilter::Only(codes(list).collect()),
     })
 }

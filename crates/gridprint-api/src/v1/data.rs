@@ -14,7 +14,6 @@ use axum::extract::{MatchedPath, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::routing::get;
 use gridprint_query::EndpointDef;
-use gridprint_responses::query::WireQuery;
 use gridprint_query::describe::FormatParam;
 use gridprint_query::endpoints::{
     AvailabilityEndpoint, BestWindowEndpoint, EnvironmentalScoreEndpoint, ExportsEndpoint,
@@ -23,6 +22,7 @@ use gridprint_query::endpoints::{
     ImpactsEndpoint, ImportsEndpoint, LoadEndpoint, MixEndpoint, MixShareEndpoint, ZonesEndpoint,
 };
 use gridprint_responses::BodySchema;
+use gridprint_responses::query::WireQuery;
 use std::sync::Arc;
 use utoipa::IntoParams;
 use utoipa::openapi::RefOr;

@@ -14,10 +14,10 @@ use crate::params::ParseContext;
 use gridprint_core::derived::{Coverage, SeriesKey};
 use gridprint_core::reference::Scope;
 use gridprint_core::zone::{ZoneCode, ZoneIdx};
-use gridprint_responses::{DestinationBlock, OriginBlock, Point, SourceBlock, SourceEntry};
 use gridprint_responses::query::{
     FlowShareQuery, FootprintShareQuery, ImpactShareQuery, MixShareQuery,
 };
+use gridprint_responses::{DestinationBlock, OriginBlock, Point, SourceBlock, SourceEntry};
 use gridprint_responses::{
     FlowShareResult, FootprintShareResult, ImpactShareResult, MixShareResult,
 };

@@ -12,9 +12,9 @@ use gridprint_query::endpoints::{self, EndpointDef};
 use gridprint_query::params::ParseContext;
 use gridprint_responses::query::{
     AvailabilityQuery, BestWindowQuery, ExportsQuery, FactorsQuery, FlowShareQuery,
-    FootprintShareQuery, FootprintsQuery, ForecastAccuracyQuery, GenerationQuery,
-    ImpactShareQuery, ImpactType, ImpactsQuery, ImportsQuery, LoadQuery, Location, Metric,
-    MixQuery, MixShareQuery, Period, QueryParams, ScoreQuery, WireQuery, ZonesQuery,
+    FootprintShareQuery, FootprintsQuery, ForecastAccuracyQuery, GenerationQuery, ImpactShareQuery,
+    ImpactType, ImpactsQuery, ImportsQuery, LoadQuery, Location, Metric, MixQuery, MixShareQuery,
+    Period, QueryParams, ScoreQuery, WireQuery, ZonesQuery,
 };
 use std::fmt::Debug;
 use std::sync::OnceLock;
@@ -72,9 +72,7 @@ fn every_endpoint_query_round_trips() {
             location: location.clone(),
             window: day,
         });
-        round_trip::<endpoints::ForecastAccuracyEndpoint>(ForecastAccuracyQuery {
-            location,
-        });
+        round_trip::<endpoints::ForecastAccuracyEndpoint>(ForecastAccuracyQuery { location });
     }
     round_trip::<endpoints::GenerationEndpoint>(GenerationQuery {
         location: berlin.clone(),

@@ -175,7 +175,12 @@ fn metric(p: &QueryParams<'_>) -> Result<MetricChoice, QueryError> {
         }
         Some("impact") => {
             let t = impact_type(p)?;
-            Ok((Some(Metric::Impact), None, t, operational_scope(p, "impacts")?))
+            Ok((
+                Some(Metric::Impact),
+                None,
+                t,
+                operational_scope(p, "impacts")?,
+            ))
         }
         Some("score") => Ok((
             Some(Metric::Score),

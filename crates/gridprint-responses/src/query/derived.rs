@@ -32,7 +32,10 @@ fn read_derived<X>(
     ctx: &dyn QueryContext,
     own: impl FnOnce() -> Result<X, QueryError>,
 ) -> Result<Derived<X>, QueryError> {
-    check_types(p, &["lat", "lon", "start", "end", "aggregate", "use_global"])?;
+    check_types(
+        p,
+        &["lat", "lon", "start", "end", "aggregate", "use_global"],
+    )?;
     let (location, window) = location_and_window(p, ctx)?;
     let own = own()?;
     let use_global = boolean(p, "use_global")?;

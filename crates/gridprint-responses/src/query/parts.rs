@@ -4,11 +4,11 @@
 //! The readers that build these values from pairs are in `read.rs`; the queries in the sibling
 //! modules.
 
-use gridprint_core::slot::{format_timestamp, parse_timestamp, TimestampError};
+use gridprint_core::slot::{TimestampError, format_timestamp, parse_timestamp};
 use time::OffsetDateTime;
+use utoipa::openapi::Required;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
-use utoipa::openapi::Required;
 
 /// Where: zone codes, or a point inside a zone's polygon.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +50,9 @@ impl Location {
                 format!(
                     "Only these {w} zones (a code or a comma-separated list; unknown codes match nothing). Not together with `{prefix}lat`/`{prefix}lon` (400)."
                 ),
-                format!("Latitude of a point inside the {w} zone, in [-90, 90]; with `{prefix}lon`."),
+                format!(
+                    "Latitude of a point inside the {w} zone, in [-90, 90]; with `{prefix}lon`."
+                ),
                 format!(
                     "Longitude of a point inside the {w} zone, in [-180, 180]; with `{prefix}lat`."
                 ),

@@ -286,10 +286,7 @@ pub fn dates(p: &QueryParams<'_>) -> Result<Option<Period>, QueryError> {
 
 /// The window, within the range limits for `requested` zones (`None`: all zones; no limit when
 /// the window is the current slot).
-pub fn window(
-    p: &QueryParams<'_>,
-    requested: Option<usize>,
-) -> Result<Option<Period>, QueryError> {
+pub fn window(p: &QueryParams<'_>, requested: Option<usize>) -> Result<Option<Period>, QueryError> {
     let Some(period) = dates(p)? else {
         return Ok(None);
     };
