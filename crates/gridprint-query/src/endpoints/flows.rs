@@ -10,7 +10,8 @@ use crate::params::{
 };
 use gridprint_core::quality::DataState;
 use gridprint_core::zone::ZoneCode;
-use gridprint_responses::query::{ExportsQuery, ImportsQuery, Location, Period, WireQuery};
+use gridprint_responses::query::partners::PartnerParts;
+use gridprint_responses::query::{ExportsQuery, ImportsQuery, WireQuery};
 use gridprint_responses::{
     Answer, BodySchema, ExportBlock, ExportsResult, FlagEntry, ImportBlock, ImportsResult, Values,
     ZoneSeries,
@@ -32,9 +33,6 @@ impl RequestedWindow for PartnerRequest {
         self.window.requested
     }
 }
-
-/// What a partner endpoint's query names: the location, the partner location and the window.
-pub(super) type PartnerParts = (Option<Location>, Option<Location>, Option<Period>);
 
 /// The request of a partner endpoint from its query's parts (`prefix`: the partner location's).
 pub(super) fn partner_request(

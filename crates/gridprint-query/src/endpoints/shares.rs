@@ -4,7 +4,8 @@
 use super::EndpointDef;
 use super::common::{PERCENT, WATER, WATER_IMPACT_UNIT, per_zone};
 use super::common::{entries, pair, zone_series, zones_of};
-use super::flows::{PartnerEndpointDef, PartnerParts, PartnerRequest, partner_request};
+use super::flows::{PartnerEndpointDef, PartnerRequest, partner_request};
+use gridprint_responses::query::partners::PartnerParts;
 use super::footprints::{FootprintRequest, footprint_choice};
 use crate::cache::DataCache;
 use crate::cache::day_spans;

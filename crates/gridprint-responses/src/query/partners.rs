@@ -14,13 +14,16 @@ use gridprint_core::reference::{FootprintType, Scope};
 use utoipa::IntoParams;
 use utoipa::openapi::path::Parameter;
 
+/// What a partner endpoint's query names: the location, the partner location and the window.
+pub type PartnerParts = (Option<Location>, Option<Location>, Option<Period>);
+
 /// The primary location, the partner location under `prefix` and the window, read in that order
 /// after the types of all of them.
 fn read_partners(
     p: &QueryParams<'_>,
     ctx: &dyn QueryContext,
     prefix: &str,
-) -> Result<(Option<Location>, Option<Location>, Option<Period>), QueryError> {
+) -> Result<PartnerParts, QueryError> {
     let (plat, plon) = (format!("{prefix}lat"), format!("{prefix}lon"));
     check_types(p, &["lat", "lon", &plat, &plon, "start", "end"])?;
     let primary = location(p, ctx, "")?;
