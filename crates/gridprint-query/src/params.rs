@@ -9,6 +9,7 @@ use crate::error::QueryError;
 use crate::geo::ZoneLocator;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::{ZoneCode, ZoneIdx, Zones};
+use gridprint_responses::query::read::not_located;
 use gridprint_responses::query::{Location, Period, QueryContext};
 use std::hash::{Hash, Hasher};
 use time::OffsetDateTime;
@@ -34,11 +35,7 @@ impl QueryContext for ParseContext<'_> {
 impl ParseContext<'_> {
     /// The zone containing a point of a location under `prefix`, or the 404 its reading reports.
     fn locate(&self, prefix: &str, lat: f64, lon: f64) -> Result<ZoneIdx, QueryError> {
-        self.locator.locate(lat, lon).ok_or_else(|| {
-            QueryError::not_found(format!(
-                "no supported zone at {prefix}lat={lat}, {prefix}lon={lon}"
-            ))
-        })
+        (self.locator.locate(lat, lon)).ok_or_else(|| not_located(prefix, lat, lon))
     }
 }
 

@@ -1,7 +1,8 @@
-//! gridprint-responses: the answers of the `/v1` API as Rust types, shared by the server
-//! (`gridprint-query` builds them, `gridprint-api` publishes their schemas) and the client
-//! (`gridprint-client` reads answers back into them and writes the queries). It depends on the core types, serde, time and
-//! utoipa only: no cache, store, polygon index or CSV writer.
+//! gridprint-responses: the queries and answers of the `/v1` API as Rust types, shared by the
+//! server (`gridprint-query` reads the queries and builds the answers, `gridprint-api` publishes
+//! their schemas) and the client (`gridprint-client` writes the queries and reads answers back).
+//! It depends on the core types, serde, time and utoipa only: no cache, store, polygon index or
+//! CSV writer.
 //!
 //! - [`items`]: the response structs (serde + `ToSchema`), one per item of an answer;
 //! - [`aggregate`]: the aggregates of derived series, a descriptive head and the shared tail;

@@ -5,7 +5,6 @@ use super::EndpointDef;
 use super::common::{PERCENT, WATER, WATER_IMPACT_UNIT, per_zone};
 use super::common::{entries, pair, zone_series, zones_of};
 use super::flows::{PartnerEndpointDef, PartnerRequest, partner_request};
-use gridprint_responses::query::partners::PartnerParts;
 use super::footprints::{FootprintRequest, footprint_choice};
 use crate::cache::DataCache;
 use crate::cache::day_spans;
@@ -15,6 +14,7 @@ use crate::params::ParseContext;
 use gridprint_core::derived::{Coverage, SeriesKey};
 use gridprint_core::reference::Scope;
 use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_responses::query::partners::PartnerParts;
 use gridprint_responses::query::{
     FlowShareQuery, FootprintShareQuery, ImpactShareQuery, MixShareQuery,
 };

@@ -1,9 +1,9 @@
 //! The one error type of reading and answering a query: an HTTP status and a plain-string
 //! `detail`. Reading a wire query fails with it here; the server's answers fail with it too.
 //!
-//! No HTTP is spoken here, but the contract fixes which status each rejection gets (docs/api.md §2):
-//! 400 for rule violations (both zone and lat/lon, start without end, an unknown enum value, a range
-//! that is too long), 404 for coordinates in no zone, 422 for values of the wrong type (`lat=abc`,
+//! No HTTP is spoken here, but the contract fixes which status each rejection gets (docs/api.md
+//! §2): 400 for rule violations (both zone and lat/lon, start without end, an unknown enum value, a
+//! range that is too long), 404 for coordinates in no zone, 422 for values of the wrong type (`lat=abc`,
 //! `aggregate=maybe`, an unparsable timestamp, a latitude outside [-90, 90]). The HTTP layer copies
 //! `status` and `detail` into its problem+json body unchanged, except for a 422 that carries
 //! [`FieldError`]s: that one is answered as the reference framework's list

@@ -103,9 +103,7 @@ pub fn location(
             if ctx.locates(lat, lon) {
                 Ok(Some(Location::LatLon { lat, lon }))
             } else {
-                Err(QueryError::not_found(format!(
-                    "no supported zone at {lak}={lat}, {lok}={lon}"
-                )))
+                Err(not_located(prefix, lat, lon))
             }
         }
         (Some(_), None) | (None, Some(_)) => Err(QueryError::bad_request(format!(
@@ -124,6 +122,13 @@ pub fn location(
             Ok((!codes.is_empty()).then_some(Location::Zones(codes)))
         }
     }
+}
+
+/// The 404 of a point under `prefix` that lies in no supported zone.
+pub fn not_located(prefix: &str, lat: f64, lon: f64) -> QueryError {
+    QueryError::not_found(format!(
+        "no supported zone at {prefix}lat={lat}, {prefix}lon={lon}"
+    ))
 }
 
 /// How many zones a location asks for (`None`: all): distinct codes, an unreadable code counting
