@@ -7,8 +7,6 @@
 //! quickly or to long-format [`csv`]. [`QueryService`] bundles it:
 //! `service.query::<FootprintsEndpoint>(&pairs, now)?.to_json()`.
 //!
-//! [`describe`] holds the `format` parameter every endpoint takes, as OpenAPI lists it.
-//!
 //! Nothing here does I/O per request; the only store access is loading and refreshing the cache.
 
 #![forbid(unsafe_code)]
@@ -17,7 +15,6 @@ pub mod answer;
 pub mod cache;
 pub mod country;
 pub mod csv;
-pub mod describe;
 pub mod endpoints;
 pub mod error;
 pub mod geo;

@@ -9,7 +9,8 @@
 //! - [`values`]: points and their compact `[[timestamp, number], …]` form;
 //! - [`rows`]: the row-walking trait [`Rows`] (CSV columns and rows, point counts, finality) and
 //!   [`Answer`], any endpoint's whole answer;
-//! - [`body`]: [`BodySchema`], an answer type as an OpenAPI response body; [`Format`]: JSON or CSV;
+//! - [`body`]: [`BodySchema`], an answer type as an OpenAPI response body; [`Format`]: JSON or CSV
+//!   ([`FormatParam`]: the `format` parameter);
 //! - [`query`]: the `/v1` queries, one typed struct per endpoint, read by the server, written by
 //!   the client and listed by the OpenAPI document;
 //! - [`json`]: the fast JSON writer of answers; [`schema`]: OpenAPI schemas the structs point to;
@@ -38,7 +39,7 @@ pub use aggregate::{
     ImpactAggregate, ImpactHead, ScoreAggregate, ScoreHead,
 };
 pub use body::{BodySchema, NamedSchemas};
-pub use format::Format;
+pub use format::{Format, FormatParam};
 pub use items::{
     AnswerSchema, AvailabilityResult, BestWindow, DemoRecording, DemoStatus, DerivedItem,
     DestinationBlock, ExportBlock, ExportsEntry, ExportsResult, FactorAggregate, FactorResult,

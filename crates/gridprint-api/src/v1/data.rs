@@ -14,7 +14,6 @@ use axum::extract::{MatchedPath, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::routing::get;
 use gridprint_query::EndpointDef;
-use gridprint_query::describe::FormatParam;
 use gridprint_query::endpoints::{
     AvailabilityEndpoint, BestWindowEndpoint, EnvironmentalScoreEndpoint, ExportsEndpoint,
     FactorsEndpoint, FlowShareEndpoint, FootprintShareEndpoint, FootprintsEndpoint,
@@ -22,6 +21,7 @@ use gridprint_query::endpoints::{
     ImpactsEndpoint, ImportsEndpoint, LoadEndpoint, MixEndpoint, MixShareEndpoint, ZonesEndpoint,
 };
 use gridprint_responses::BodySchema;
+use gridprint_responses::FormatParam;
 use gridprint_responses::query::WireQuery;
 use std::sync::Arc;
 use utoipa::IntoParams;
