@@ -3210,3 +3210,65 @@ async fn cors_allows_the_one_configured_origin() {
         "https://evil.example"
     );
 }
+
+/// Every parameter of each `/v1` data path (and of its CSV twin) is one its wire query lists, in
+/// its order: the document has no parameter list of its own (only `format`, the HTTP layer's, is
+/// added after them on the JSON path; the examples are the document's, set per path).
+#[test]
+fn openapi_parameters_come_from_the_wire_queries() {
+    use gridprint_responses::query::{
+        AvailabilityQuery, BestWindowQuery, ExportsQuery, FactorsQuery, FlowShareQuery,
+        FootprintShareQuery, FootprintsQuery, ForecastAccuracyQuery, GenerationQuery,
+        ImpactShareQuery, ImpactsQuery, ImportsQuery, LoadQuery, MixQuery, MixShareQuery,
+        ScoreQuery, WireQuery, ZonesQuery,
+    };
+    fn without_examples(mut v: Value) -> Value {
+        for p in v.as_array_mut().into_iter().flatten() {
+            p.as_object_mut().unwrap().remove("example");
+        }
+        v
+    }
+    fn listed<Q: WireQuery>() -> Value {
+        without_examples(serde_json::to_value(Q::parameters()).unwrap())
+    }
+    let table = [
+        ("/v1/zones", listed::<ZonesQuery>()),
+        ("/v1/generation", listed::<GenerationQuery>()),
+        ("/v1/load", listed::<LoadQuery>()),
+        ("/v1/imports", listed::<ImportsQuery>()),
+        ("/v1/exports", listed::<ExportsQuery>()),
+        ("/v1/mix", listed::<MixQuery>()),
+        ("/v1/footprints", listed::<FootprintsQuery>()),
+        ("/v1/impacts", listed::<ImpactsQuery>()),
+        ("/v1/green-score", listed::<ScoreQuery>()),
+        ("/v1/environmental-score", listed::<ScoreQuery>()),
+        ("/v1/flow-share", listed::<FlowShareQuery>()),
+        ("/v1/mix-share", listed::<MixShareQuery>()),
+        ("/v1/footprint-share", listed::<FootprintShareQuery>()),
+        ("/v1/impact-share", listed::<ImpactShareQuery>()),
+        ("/v1/factors", listed::<FactorsQuery>()),
+        ("/v1/best-window", listed::<BestWindowQuery>()),
+        ("/v1/availability", listed::<AvailabilityQuery>()),
+        ("/v1/forecast-accuracy", listed::<ForecastAccuracyQuery>()),
+    ];
+    let s = spec();
+    let data_paths = s["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(p, item)| item["get"]["tags"][0] == "data" && !p.ends_with(".csv"))
+        .count();
+    assert_eq!(
+        data_paths,
+        table.len(),
+        "a data path without its wire query"
+    );
+    for (path, wire) in table {
+        let csv = s["paths"][format!("{path}.csv")]["get"]["parameters"].clone();
+        assert_eq!(without_examples(csv), wire, "{path}.csv");
+        let json = s["paths"][path]["get"]["parameters"].as_array().unwrap();
+        let (format, own) = json.split_last().unwrap();
+        assert_eq!(format["name"], "format", "{path}");
+        assert_eq!(without_examples(Value::from(own.to_vec())), wire, "{path}");
+    }
+}

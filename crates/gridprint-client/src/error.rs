@@ -51,6 +51,13 @@ pub enum Error {
     },
 }
 
+/// An unreadable timestamp given to [`crate::Period::parse`].
+impl From<gridprint_responses::query::PeriodError> for Error {
+    fn from(e: gridprint_responses::query::PeriodError) -> Error {
+        Error::Configuration(e.0)
+    }
+}
+
 impl Error {
     /// The HTTP status of an [`Error::Api`] or [`Error::Authentication`] answer.
     pub fn status(&self) -> Option<u16> {

@@ -25,7 +25,7 @@ pub use gridprint_core::production::ProductionType;
 pub use gridprint_core::reference::{FootprintType, Scope};
 pub use gridprint_core::slot::{Clock, SystemClock};
 pub use gridprint_responses as responses;
-pub use gridprint_responses::Format;
+pub use gridprint_responses::{Format, FormatParam};
 pub use request::{
     Aggregatable, Aggregate, ApiRequest, AvailabilityQuery, BestWindowQuery, ExportsQuery,
     FactorsQuery, FlowShareQuery, FootprintShareQuery, FootprintsQuery, ForecastAccuracyQuery,
@@ -630,14 +630,17 @@ impl Client {
             .api
             .join(path)
             .map_err(|e| Error::Configuration(format!("invalid path '{path}': {e}")))?;
-        let mut pairs: Vec<(&str, &str)> = pairs
+        // JSON is the default: only CSV is asked for.
+        let csv = FormatParam {
+            format: (format == Format::Csv).then_some(Format::Csv),
+        }
+        .to_pairs();
+        let pairs: Vec<(&str, &str)> = pairs
             .iter()
             .filter(|(k, _)| k != "format")
+            .chain(&csv)
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        if format == Format::Csv {
-            pairs.push(("format", "csv"));
-        }
         if !pairs.is_empty() {
             url.query_pairs_mut().extend_pairs(pairs);
         }

@@ -12,8 +12,8 @@
 //!   footprints from 6 days before to 4 days after (the forecast) and the forecast's accuracy.
 //! - `GET /dashboard/api/csv?zone=Z&date=D&part=P`: one zone series as `/v1`'s CSV, byte for byte.
 //!
-//! Each part is the `/v1` answer ([`QueryService::query`](gridprint_query::QueryService::query))
-//! for the query a `/v1` client would send, embedded verbatim; anything else is 400 (docs/api.md).
+//! Each part is the `/v1` answer ([`QueryService::ask`](gridprint_query::QueryService::ask)) to
+//! the typed query a `/v1` client would send (gridprint-responses' `query`), embedded verbatim; anything else is 400 (docs/api.md).
 //! Each client address is rate-limited ([`client_of`]; 429 with `Retry-After`). Answers are built
 //! on the API's bounded pool and kept in its [`ResponseCache`] by data version through its one way
 //! of keeping answers ([`kept`]: final ones until evicted, others for the refresh interval; `ETag`
@@ -28,12 +28,17 @@ use axum::routing::get;
 use gridprint_api::kept::response_cache::etag_of;
 use gridprint_api::kept::{self, Finality};
 use gridprint_api::{ApiError, AppState, ClientAddr};
+use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{SLOTS_PER_DAY, Slot, format_timestamp};
 use gridprint_query::endpoints::{
     ExportsEndpoint, FootprintsEndpoint, ForecastAccuracyEndpoint, GenerationEndpoint,
     GreenScoreEndpoint, ImpactsEndpoint, ImportsEndpoint, MixShareEndpoint, ZonesEndpoint,
 };
-use gridprint_query::{QueryError, QueryResponse, QueryService};
+use gridprint_query::responses::query::{
+    ExportsQuery, FootprintsQuery, ForecastAccuracyQuery, GenerationQuery, ImpactsQuery,
+    ImportsQuery, Location, MixShareQuery, Period, ScoreQuery, WireQuery, ZonesQuery,
+};
+use gridprint_query::{EndpointDef, QueryError, QueryResponse, QueryService};
 use gridprint_ratelimit::Quota;
 use std::collections::{BTreeMap, HashSet};
 use std::net::IpAddr;
@@ -60,83 +65,191 @@ pub const HISTORY: Window = Window {
     days_after: 5,
 };
 
-/// How a part is answered: [`QueryService::query`] for the endpoint of its path.
+/// How a part is answered: its endpoint's typed query for a zone (`""`: every zone) over a
+/// period, answered by [`QueryService::ask`].
 pub type PartQuery =
-    fn(&QueryService, &[(String, String)], OffsetDateTime) -> Result<QueryResponse, QueryError>;
+    fn(&QueryService, &str, Period, OffsetDateTime) -> Result<QueryResponse, QueryError>;
 
-/// One `/v1` answer the page reads: the path under `/v1/` (shown on the page), the endpoint that
-/// answers it, the fixed parameters, the window.
+/// A part's own `/v1` parameters (its zone and window left out), as the page sends them.
+pub type PartParams = fn() -> Vec<(String, String)>;
+
+/// One `/v1` answer the page reads: the path under `/v1/` (shown on the page), how it is answered,
+/// its own parameters, the window.
 #[derive(Debug, Clone, Copy)]
 pub struct Part {
     pub name: &'static str,
     pub path: &'static str,
     pub query: PartQuery,
-    pub params: &'static str,
+    pub params: PartParams,
     pub window: Window,
 }
 
-const fn part(
-    name: &'static str,
-    path: &'static str,
-    query: PartQuery,
-    params: &'static str,
-    window: Window,
-) -> Part {
+/// One part's `/v1` query with its zone and window to fill in: written once, answered here and
+/// sent to the page (login mode) as its parameters.
+trait PartSpec {
+    type Endpoint: EndpointDef;
+    fn query(
+        location: Option<Location>,
+        window: Option<Period>,
+    ) -> <Self::Endpoint as EndpointDef>::Query;
+}
+
+fn ask<P: PartSpec>(
+    svc: &QueryService,
+    zone: &str,
+    window: Period,
+    now: OffsetDateTime,
+) -> Result<QueryResponse, QueryError> {
+    let location = (!zone.is_empty()).then(|| Location::zone(zone));
+    svc.ask::<P::Endpoint>(P::query(location, Some(window)), now)
+}
+
+fn own_params<P: PartSpec>() -> Vec<(String, String)> {
+    P::query(None, None).to_pairs()
+}
+
+const fn part<P: PartSpec>(name: &'static str, path: &'static str, window: Window) -> Part {
     Part {
         name,
         path,
-        query,
-        params,
+        query: ask::<P>,
+        params: own_params::<P>,
         window,
+    }
+}
+
+/// `/footprints`, global or local, life-cycle or operational.
+struct FootprintsPart<const GLOBAL: bool, const OPERATIONAL: bool>;
+
+impl<const GLOBAL: bool, const OPERATIONAL: bool> PartSpec for FootprintsPart<GLOBAL, OPERATIONAL> {
+    type Endpoint = FootprintsEndpoint;
+    fn query(location: Option<Location>, window: Option<Period>) -> FootprintsQuery {
+        let scope = if OPERATIONAL {
+            Scope::Operational
+        } else {
+            Scope::LifeCycle
+        };
+        FootprintsQuery {
+            location,
+            window,
+            scope: Some(scope),
+            use_global: Some(GLOBAL),
+            ..FootprintsQuery::default()
+        }
+    }
+}
+
+/// `/impacts`, global or local.
+struct ImpactsPart<const GLOBAL: bool>;
+
+impl<const GLOBAL: bool> PartSpec for ImpactsPart<GLOBAL> {
+    type Endpoint = ImpactsEndpoint;
+    fn query(location: Option<Location>, window: Option<Period>) -> ImpactsQuery {
+        ImpactsQuery {
+            location,
+            window,
+            use_global: Some(GLOBAL),
+            ..ImpactsQuery::default()
+        }
+    }
+}
+
+/// `/green-score`, global or local.
+struct ScorePart<const GLOBAL: bool>;
+
+impl<const GLOBAL: bool> PartSpec for ScorePart<GLOBAL> {
+    type Endpoint = GreenScoreEndpoint;
+    fn query(location: Option<Location>, window: Option<Period>) -> ScoreQuery {
+        ScoreQuery {
+            location,
+            window,
+            use_global: Some(GLOBAL),
+            ..ScoreQuery::default()
+        }
+    }
+}
+
+/// `/generation`, every production type.
+struct GenerationPart;
+
+impl PartSpec for GenerationPart {
+    type Endpoint = GenerationEndpoint;
+    fn query(location: Option<Location>, window: Option<Period>) -> GenerationQuery {
+        GenerationQuery {
+            location,
+            window,
+            production_type: None,
+        }
+    }
+}
+
+/// `/imports`, every source.
+struct ImportsPart;
+
+impl PartSpec for ImportsPart {
+    type Endpoint = ImportsEndpoint;
+    fn query(location: Option<Location>, window: Option<Period>) -> ImportsQuery {
+        ImportsQuery {
+            location,
+            source: None,
+            window,
+        }
+    }
+}
+
+/// `/exports`, every destination.
+struct ExportsPart;
+
+impl PartSpec for ExportsPart {
+    type Endpoint = ExportsEndpoint;
+    fn query(location: Option<Location>, window: Option<Period>) -> ExportsQuery {
+        ExportsQuery {
+            location,
+            destination: None,
+            window,
+        }
+    }
+}
+
+/// `/mix-share`, every origin.
+struct MixSharePart;
+
+impl PartSpec for MixSharePart {
+    type Endpoint = MixShareEndpoint;
+    fn query(location: Option<Location>, window: Option<Period>) -> MixShareQuery {
+        MixShareQuery {
+            location,
+            origin: None,
+            window,
+        }
+    }
+}
+
+/// `/forecast-accuracy` (it takes no window).
+struct ForecastAccuracyPart;
+
+impl PartSpec for ForecastAccuracyPart {
+    type Endpoint = ForecastAccuracyEndpoint;
+    fn query(location: Option<Location>, _: Option<Period>) -> ForecastAccuracyQuery {
+        ForecastAccuracyQuery { location }
     }
 }
 
 /// The four footprint series (global and local, life-cycle and operational) over `window`: the
 /// map's colours for a day, the zone panel's history.
 const fn footprint_parts(window: Window) -> [Part; 4] {
-    let footprints = QueryService::query::<FootprintsEndpoint>;
     [
-        part(
-            "footprints:global:life-cycle",
-            "footprints",
-            footprints,
-            "use_global=true&scope=life-cycle",
-            window,
-        ),
-        part(
-            "footprints:global:operational",
-            "footprints",
-            footprints,
-            "use_global=true&scope=operational",
-            window,
-        ),
-        part(
-            "footprints:local:life-cycle",
-            "footprints",
-            footprints,
-            "use_global=false&scope=life-cycle",
-            window,
-        ),
-        part(
-            "footprints:local:operational",
-            "footprints",
-            footprints,
-            "use_global=false&scope=operational",
-            window,
-        ),
+        part::<FootprintsPart<true, false>>("footprints:global:life-cycle", "footprints", window),
+        part::<FootprintsPart<true, true>>("footprints:global:operational", "footprints", window),
+        part::<FootprintsPart<false, false>>("footprints:local:life-cycle", "footprints", window),
+        part::<FootprintsPart<false, true>>("footprints:local:operational", "footprints", window),
     ]
 }
 
 /// The day's imports: border flows on the map, the zone panel's imports.
-const IMPORTS: Part = part(
-    "imports",
-    "imports",
-    QueryService::query::<ImportsEndpoint>,
-    "",
-    DAY,
-);
+const IMPORTS: Part = part::<ImportsPart>("imports", "imports", DAY);
 
-/// What the map needs for a day, for every zone (`zone=`).
+/// What the map needs for a day, for every zone (no location).
 pub const DAY_PARTS: [Part; 9] = {
     let f = footprint_parts(DAY);
     [
@@ -144,77 +257,28 @@ pub const DAY_PARTS: [Part; 9] = {
         f[1],
         f[2],
         f[3],
-        part(
-            "impacts:global",
-            "impacts",
-            QueryService::query::<ImpactsEndpoint>,
-            "use_global=true",
-            DAY,
-        ),
-        part(
-            "impacts:local",
-            "impacts",
-            QueryService::query::<ImpactsEndpoint>,
-            "use_global=false",
-            DAY,
-        ),
-        part(
-            "score:global",
-            "green-score",
-            QueryService::query::<GreenScoreEndpoint>,
-            "use_global=true",
-            DAY,
-        ),
-        part(
-            "score:local",
-            "green-score",
-            QueryService::query::<GreenScoreEndpoint>,
-            "use_global=false",
-            DAY,
-        ),
+        part::<ImpactsPart<true>>("impacts:global", "impacts", DAY),
+        part::<ImpactsPart<false>>("impacts:local", "impacts", DAY),
+        part::<ScorePart<true>>("score:global", "green-score", DAY),
+        part::<ScorePart<false>>("score:local", "green-score", DAY),
         IMPORTS,
     ]
 };
 
 /// What the zone panel needs, for one zone: the day's production and flows, the footprint history
-/// and forecast, and how far off the forecast has been (`/v1/forecast-accuracy` takes no window:
-/// it ignores the day's `start` and `end`).
+/// and forecast, and how far off the forecast has been (`/v1/forecast-accuracy` takes no window).
 pub const ZONE_PARTS: [Part; 9] = {
     let f = footprint_parts(HISTORY);
     [
-        part(
-            "generation",
-            "generation",
-            QueryService::query::<GenerationEndpoint>,
-            "",
-            DAY,
-        ),
+        part::<GenerationPart>("generation", "generation", DAY),
         IMPORTS,
-        part(
-            "exports",
-            "exports",
-            QueryService::query::<ExportsEndpoint>,
-            "",
-            DAY,
-        ),
-        part(
-            "mix-share",
-            "mix-share",
-            QueryService::query::<MixShareEndpoint>,
-            "",
-            DAY,
-        ),
+        part::<ExportsPart>("exports", "exports", DAY),
+        part::<MixSharePart>("mix-share", "mix-share", DAY),
         f[0],
         f[1],
         f[2],
         f[3],
-        part(
-            "forecast-accuracy",
-            "forecast-accuracy",
-            QueryService::query::<ForecastAccuracyEndpoint>,
-            "",
-            DAY,
-        ),
+        part::<ForecastAccuracyPart>("forecast-accuracy", "forecast-accuracy", DAY),
     ]
 };
 
@@ -419,17 +483,13 @@ fn zone_of(state: &AppState, value: &str) -> Result<String, ApiError> {
     }
 }
 
-/// The `/v1` query pairs of a part for `zone` ("" = all zones) and day `date`.
-pub fn part_pairs(part: &Part, zone: &str, date: Date) -> Vec<(String, String)> {
+/// The period a part covers around day `date`.
+pub fn part_period(part: &Part, date: Date) -> Period {
     let midnight = date.midnight().assume_utc();
-    let start = midnight - Duration::days(part.window.days_before);
-    let end = midnight + Duration::days(part.window.days_after);
-    let mut pairs: Vec<(String, String)> =
-        serde_urlencoded::from_str(part.params).expect("static parameters");
-    pairs.push(("zone".into(), zone.into()));
-    pairs.push(("start".into(), format_timestamp(start)));
-    pairs.push(("end".into(), format_timestamp(end)));
-    pairs
+    Period::new(
+        midnight - Duration::days(part.window.days_before),
+        midnight + Duration::days(part.window.days_after),
+    )
 }
 
 fn ready(state: &AppState) -> Result<(), ApiError> {
@@ -459,7 +519,7 @@ fn bundle(
     .into_bytes();
     let mut all_final = true;
     for (i, p) in parts.iter().enumerate() {
-        let answer = (p.query)(state.query(), &part_pairs(p, zone, date), now)?;
+        let answer = (p.query)(state.query(), zone, part_period(p, date), now)?;
         all_final &= answer.is_final();
         if i > 0 {
             body.push(b',');
@@ -528,7 +588,7 @@ async fn csv(req: Admitted) -> Result<Response, ApiError> {
     let z = zone.clone();
     let mut resp = req
         .respond_cached(key, "text/csv; charset=utf-8", move |s| {
-            let answer = (part.query)(s.query(), &part_pairs(&part, &z, date), s.now())?;
+            let answer = (part.query)(s.query(), &z, part_period(&part, date), s.now())?;
             Ok((answer.to_csv(), answer.is_final()))
         })
         .await?;
@@ -549,7 +609,7 @@ fn parts_json(parts: &[Part]) -> serde_json::Value {
             serde_json::json!({
                 "name": p.name,
                 "path": p.path,
-                "params": p.params,
+                "params": serde_urlencoded::to_string((p.params)()).unwrap_or_default(),
                 "days_before": p.window.days_before,
                 "days_after": p.window.days_after,
             })
@@ -663,13 +723,12 @@ fn zones_per_slot(
     last: Slot,
 ) -> Result<BTreeMap<i64, SlotZones>, ApiError> {
     let now = state.now();
-    let pairs = vec![
-        ("zone".to_string(), String::new()),
-        ("footprint_type".to_string(), "carbon".to_string()),
-        ("start".to_string(), format_timestamp(first.start())),
-        ("end".to_string(), format_timestamp(last.offset(1).start())),
-    ];
-    let answer = state.query().query::<FootprintsEndpoint>(&pairs, now)?;
+    let query = FootprintsQuery {
+        footprint_type: Some(FootprintType::Carbon),
+        window: Some(Period::new(first.start(), last.offset(1).start())),
+        ..FootprintsQuery::default()
+    };
+    let answer = state.query().ask::<FootprintsEndpoint>(query, now)?;
     let parsed: serde_json::Value =
         serde_json::from_slice(&answer.to_json()).map_err(ApiError::internal)?;
     // Zones with a value, and those reading complete, per slot (each zone's series hold each slot
@@ -765,7 +824,10 @@ async fn meta(req: Admitted) -> Result<Response, ApiError> {
             } else {
                 (None, None)
             };
-            let zones = s.query().query::<ZonesEndpoint>(&[], s.now())?.to_json();
+            let zones = s
+                .query()
+                .ask::<ZonesEndpoint>(ZonesQuery, s.now())?
+                .to_json();
             let zones: serde_json::Value =
                 serde_json::from_slice(&zones).map_err(ApiError::internal)?;
             let body = serde_json::json!({
@@ -830,14 +892,20 @@ mod tests {
     #[test]
     fn parts_ask_v1_for_one_day_or_the_history() {
         let d = time::macros::date!(2017 - 02 - 01);
-        let pairs = part_pairs(&DAY_PARTS[1], "", d);
-        let get = |k: &str| pairs.iter().find(|(n, _)| n == k).unwrap().1.clone();
-        assert_eq!(get("start"), "2017-02-01T00:00:00Z");
-        assert_eq!(get("end"), "2017-02-02T00:00:00Z");
-        assert_eq!(get("scope"), "operational");
-        assert_eq!(get("zone"), "");
-        let h = part_pairs(&ZONE_PARTS[4], "ES", d);
-        assert!(h.contains(&("start".into(), "2017-01-26T00:00:00Z".into())));
-        assert!(h.contains(&("end".into(), "2017-02-06T00:00:00Z".into())));
+        let day = part_period(&DAY_PARTS[1], d);
+        assert_eq!(format_timestamp(day.start), "2017-02-01T00:00:00Z");
+        assert_eq!(format_timestamp(day.end), "2017-02-02T00:00:00Z");
+        let own = (DAY_PARTS[1].params)();
+        assert!(
+            own.contains(&("scope".into(), "operational".into())),
+            "{own:?}"
+        );
+        assert!(
+            own.iter().all(|(k, _)| k != "zone" && k != "start"),
+            "{own:?}"
+        );
+        let h = part_period(&ZONE_PARTS[4], d);
+        assert_eq!(format_timestamp(h.start), "2017-01-26T00:00:00Z");
+        assert_eq!(format_timestamp(h.end), "2017-02-06T00:00:00Z");
     }
 }

@@ -12,29 +12,21 @@
 //! bidding zones become countries (a bidding-zone code always wins; `zone=` adds none).
 
 use crate::cache::{DataCache, DerivedZone};
-use crate::error::QueryError;
-use crate::params::{Country, Location, ParseContext, QueryParams, location};
+use crate::params::{Country, ParseContext, codes};
 use gridprint_core::derived::{Coverage, SeriesKey, SlotFlags};
 use gridprint_core::engine::footprint::score;
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{Slot, SlotRange};
+use gridprint_responses::query::Location;
 
-/// The countries among the codes of the primary `zone` parameter, by code, each once (none for
-/// lat/lon or all zones).
-pub(crate) fn countries(
-    p: &QueryParams<'_>,
-    ctx: &ParseContext<'_>,
-) -> Result<Vec<Country>, QueryError> {
-    if p.get("zone").is_none() {
-        return Ok(Vec::new());
-    }
-    let Location::Codes(codes) = location(p, ctx, "")? else {
-        return Ok(Vec::new());
+/// The countries among the codes of a primary location, by code, each once (none for a point or
+/// all zones; a bidding-zone code always wins).
+pub(crate) fn countries(location: &Option<Location>, ctx: &ParseContext<'_>) -> Vec<Country> {
+    let Some(Location::Zones(list)) = location else {
+        return Vec::new();
     };
-    let mut out: Vec<Country> = codes
-        .into_iter()
-        .flatten()
+    let mut out: Vec<Country> = codes(list)
         .filter_map(|code| {
             let members = ctx.zones.country_members(&code)?;
             Some(Country { code, members })
@@ -42,7 +34,7 @@ pub(crate) fn countries(
         .collect();
     out.sort_by(|a, b| a.code.cmp(&b.code));
     out.dedup_by(|a, b| a.code == b.code);
-    Ok(out)
+    out
 }
 
 /// Where derived values are read from: a zone's columns, or a country's weighted means.

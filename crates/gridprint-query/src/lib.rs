@@ -1,13 +1,11 @@
 //! gridprint-query: answers every `/v1` data endpoint from memory, without HTTP.
 //!
 //! The flow is: [`DataCache`] loads derived days and raw inputs once from the store into compact
-//! columns ([`cache`]); each endpoint module in [`endpoints`] reads its typed request with the
-//! shared rules of [`params`] (docs/api.md §2; lat/lon through the polygon index of [`geo`]) and
-//! builds its answer from the cache as one of the [`responses`] types, which serialize to JSON
+//! columns ([`cache`]); each endpoint module in [`endpoints`] resolves its wire query (read from
+//! the pairs by gridprint-responses' `query`, docs/api.md §2) into its typed request with
+//! [`params`] (lat/lon through the polygon index of [`geo`]) and builds its answer from the cache as one of the [`responses`] types, which serialize to JSON
 //! quickly or to long-format [`csv`]. [`QueryService`] bundles it:
 //! `service.query::<FootprintsEndpoint>(&pairs, now)?.to_json()`.
-//!
-//! [`describe`] holds the query parameters several endpoints share, as OpenAPI lists them.
 //!
 //! Nothing here does I/O per request; the only store access is loading and refreshing the cache.
 
@@ -17,7 +15,6 @@ pub mod answer;
 pub mod cache;
 pub mod country;
 pub mod csv;
-pub mod describe;
 pub mod endpoints;
 pub mod error;
 pub mod geo;

@@ -1,26 +1,21 @@
-//! Query parameters → typed requests: [`QueryParams`] (the raw pairs, the last occurrence of a
-//! name wins) and the readers every endpoint module uses — location (`zone` or `lat`/`lon`, through
-//! the polygon index), window, timestamps, booleans, enums — each failing with the [`QueryError`]
-//! and status docs/api.md §2 gives. Checks run in the order typed parameters, location(s), time,
-//! enums and booleans, then rules across parameters, so the first problem found is the one
-//! reported. The rules themselves (formats, limits, empty values) are in docs/api.md §2; the
-//! endpoint modules that call these readers are in [`crate::endpoints`].
+//! Wire queries → internal requests: what a `/v1` query names, resolved against the server's zone
+//! set, polygon index and "now" — the zones as indices in code order ([`ZoneSelection`]), partner
+//! filters, countries ([`Country`]) and the window in slots ([`TimeWindow`]). The queries themselves
+//! and the rules that read them (formats, limits, error order; docs/api.md §2) are in
+//! gridprint-responses' `query`; each endpoint module in [`crate::endpoints`] resolves its query
+//! with these functions.
 
-use crate::error::{FieldError, QueryError};
+use crate::error::QueryError;
 use crate::geo::ZoneLocator;
-use gridprint_core::production::ProductionType;
-use gridprint_core::reference::{FootprintType, Scope};
-use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange, TimestampError, parse_timestamp};
+use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::{ZoneCode, ZoneIdx, Zones};
+use gridprint_responses::query::read::not_located;
+use gridprint_responses::query::{Location, Period, QueryContext};
 use std::hash::{Hash, Hasher};
 use time::OffsetDateTime;
 
-/// Longest window for one zone, in days.
-pub const MAX_DAYS_ONE_ZONE: i64 = 366;
-/// Longest window when several or all zones are requested, in days.
-pub const MAX_DAYS_SEVERAL_ZONES: i64 = 31;
-
-/// What parsing needs besides the parameters: the zone set, the polygon index and the time "now".
+/// What reading and resolving a query needs besides its pairs: the zone set, the polygon index
+/// and the time "now".
 #[derive(Debug, Clone, Copy)]
 pub struct ParseContext<'a> {
     pub zones: &'a Zones,
@@ -28,51 +23,19 @@ pub struct ParseContext<'a> {
     pub now: OffsetDateTime,
 }
 
-/// Raw query pairs with last-occurrence lookup.
-#[derive(Debug, Clone, Copy)]
-pub struct QueryParams<'a> {
-    pairs: &'a [(String, String)],
+impl QueryContext for ParseContext<'_> {
+    fn locates(&self, lat: f64, lon: f64) -> bool {
+        self.locator.locate(lat, lon).is_some()
+    }
+    fn now(&self) -> OffsetDateTime {
+        self.now
+    }
 }
 
-impl<'a> QueryParams<'a> {
-    pub fn new(pairs: &'a [(String, String)]) -> QueryParams<'a> {
-        QueryParams { pairs }
-    }
-
-    /// The last value of a parameter, trimmed; `None` when absent or empty.
-    pub fn get(&self, name: &str) -> Option<&'a str> {
-        self.value(name).filter(|v| !v.is_empty())
-    }
-
-    /// The last value of a parameter, trimmed, empty if given empty; `None` when absent.
-    pub fn value(&self, name: &str) -> Option<&'a str> {
-        self.raw(name).map(str::trim)
-    }
-
-    /// The last value of a parameter exactly as received; `None` when absent.
-    pub fn raw(&self, name: &str) -> Option<&'a str> {
-        self.pairs
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Every parameter name given, in order of first appearance (nothing is allocated).
-    pub fn names(&self) -> impl Iterator<Item = &'a str> {
-        let pairs = self.pairs;
-        pairs
-            .iter()
-            .enumerate()
-            .filter(move |(i, (k, _))| !pairs[..*i].iter().any(|(earlier, _)| earlier == k))
-            .map(|(_, (k, _))| k.as_str())
-    }
-
-    /// Values given for `name` that a later occurrence overrides, in order (nothing is allocated).
-    pub fn overridden(&self, name: &str) -> impl Iterator<Item = &'a str> {
-        let given = self.pairs.iter().filter(move |(k, _)| k == name);
-        let count = given.clone().count();
-        given.take(count.saturating_sub(1)).map(|(_, v)| v.as_str())
+impl ParseContext<'_> {
+    /// The zone containing a point of a location under `prefix`, or the 404 its reading reports.
+    fn locate(&self, prefix: &str, lat: f64, lon: f64) -> Result<ZoneIdx, QueryError> {
+        (self.locator.locate(lat, lon)).ok_or_else(|| not_located(prefix, lat, lon))
     }
 }
 
@@ -155,378 +118,54 @@ impl TimeWindow {
     }
 }
 
-pub(crate) enum Location {
-    Absent,
-    Codes(Vec<Option<ZoneCode>>),
-    Point(ZoneIdx),
+/// The zone codes of a location's list (an unreadable code names no zone).
+pub(crate) fn codes(list: &[String]) -> impl Iterator<Item = ZoneCode> + '_ {
+    list.iter().filter_map(|c| ZoneCode::parse(c))
 }
 
-/// A user value shortened for messages.
-pub(crate) fn clip(v: &str) -> String {
-    let s: String = v.chars().take(40).collect();
-    if s.len() < v.len() {
-        format!("{s}…")
-    } else {
-        s
-    }
-}
-
-pub(crate) fn location(
-    p: &QueryParams<'_>,
+/// The zones a primary location selects (every zone without one).
+pub(crate) fn selection(
+    location: &Option<Location>,
     ctx: &ParseContext<'_>,
-    prefix: &str,
-) -> Result<Location, QueryError> {
-    let (zk, lak, lok) = (
-        format!("{prefix}zone"),
-        format!("{prefix}lat"),
-        format!("{prefix}lon"),
-    );
-    let (zone, lat, lon) = (p.get(&zk), p.get(&lak), p.get(&lok));
-    if zone.is_some() && (lat.is_some() || lon.is_some()) {
-        return Err(QueryError::bad_request(format!(
-            "give either {zk} or {lak} and {lok}, not both"
-        )));
-    }
-    match (lat, lon) {
-        (Some(a), Some(b)) => {
-            let lat = read_bounded(&lak, a, 90).map_err(|e| QueryError::invalid(vec![*e]))?;
-            let lon = read_bounded(&lok, b, 180).map_err(|e| QueryError::invalid(vec![*e]))?;
-            ctx.locator
-                .locate(lat, lon)
-                .map(Location::Point)
-                .ok_or_else(|| {
-                    QueryError::not_found(format!("no supported zone at {lak}={lat}, {lok}={lon}"))
-                })
+) -> Result<ZoneSelection, QueryError> {
+    Ok(match location {
+        None => ZoneSelection::All,
+        Some(Location::LatLon { lat, lon }) => {
+            ZoneSelection::Zones(vec![ctx.locate("", *lat, *lon)?])
         }
-        (Some(_), None) | (None, Some(_)) => Err(QueryError::bad_request(format!(
-            "{lak} and {lok} must be given together"
-        ))),
-        (None, None) => {
-            let codes: Vec<Option<ZoneCode>> = zone
-                .map(|z| {
-                    z.split(',')
-                        .map(str::trim)
-                        .filter(|s| !s.is_empty())
-                        .map(ZoneCode::parse)
-                        .collect()
-                })
-                .unwrap_or_default();
-            Ok(if codes.is_empty() {
-                Location::Absent
-            } else {
-                Location::Codes(codes)
-            })
-        }
-    }
-}
-
-/// Primary location: the selection and how many zones were asked for (`None`: all).
-pub(crate) fn primary(
-    p: &QueryParams<'_>,
-    ctx: &ParseContext<'_>,
-) -> Result<(ZoneSelection, Option<usize>), QueryError> {
-    Ok(match location(p, ctx, "")? {
-        Location::Absent => (ZoneSelection::All, None),
-        Location::Point(i) => (ZoneSelection::Zones(vec![i]), Some(1)),
-        Location::Codes(codes) => {
-            let mut idx: Vec<ZoneIdx> = codes
-                .iter()
-                .flatten()
-                .filter_map(|c| ctx.zones.index_of(c))
-                .collect();
+        Some(Location::Zones(list)) => {
+            let mut idx: Vec<ZoneIdx> =
+                codes(list).filter_map(|c| ctx.zones.index_of(&c)).collect();
             idx.sort_unstable();
             idx.dedup();
-            let mut distinct: Vec<&Option<ZoneCode>> = codes.iter().collect();
-            distinct.sort();
-            distinct.dedup();
-            (ZoneSelection::Zones(idx), Some(distinct.len()))
+            ZoneSelection::Zones(idx)
         }
     })
 }
 
-pub(crate) fn partner(
-    p: &QueryParams<'_>,
+/// The filter a partner location under `prefix` stands for (any partner without one).
+pub(crate) fn partner_filter(
+    location: &Option<Location>,
     ctx: &ParseContext<'_>,
     prefix: &str,
 ) -> Result<PartnerFilter, QueryError> {
-    Ok(match location(p, ctx, prefix)? {
-        Location::Absent => PartnerFilter::Any,
-        Location::Point(i) => PartnerFilter::Only(vec![ctx.zones.code(i).clone()]),
-        Location::Codes(codes) => PartnerFilter::Only(codes.into_iter().flatten().collect()),
+    Ok(match location {
+        None => PartnerFilter::Any,
+        Some(Location::LatLon { lat, lon }) => PartnerFilter::Only(vec![
+            ctx.zones.code(ctx.locate(prefix, *lat, *lon)?).clone(),
+        ]),
+        Some(Location::Zones(list)) => PartnerFilter::Only(codes(list).collect()),
     })
 }
 
-/// Reads a timestamp with the one reader ([`parse_timestamp`]), or the [`FieldError`] the
-/// reference's framework answers for `name`.
-pub fn read_timestamp(name: &str, v: &str) -> Result<OffsetDateTime, Box<FieldError>> {
-    parse_timestamp(v).map_err(|e| {
-        Box::new(match e {
-            TimestampError::Unreadable { why, .. } => {
-                let mut item = FieldError::new(
-                    "datetime_from_date_parsing",
-                    name,
-                    format!("Input should be a valid datetime or date, {why}"),
-                    v,
-                )
-                .with_ctx(serde_json::json!({ "error": why }));
-                if plus_as_space(v) {
-                    item.hint = Some(
-                        "a '+' in a query value arrives as a space: encode the offset's '+' as %2B"
-                            .into(),
-                    );
-                }
-                item
-            }
-            TimestampError::OffsetOutOfRange { .. } => {
-                let why = "the UTC offset must lie within -14:00 and +14:00";
-                FieldError::new("value_error", name, format!("Value error, {why}"), v)
-                    .with_ctx(serde_json::json!({ "error": why }))
-            }
-        })
-    })
-}
-
-/// `2024-06-15T12:00:00 02:00`: an offset whose `+` a form decoder turned into a space.
-fn plus_as_space(v: &str) -> bool {
-    v.rsplit_once(' ').is_some_and(|(head, tail)| {
-        head.contains(':')
-            && tail.len() >= 2
-            && tail.bytes().all(|b| b.is_ascii_digit() || b == b':')
-    })
-}
-
-pub(crate) fn timestamp(name: &str, v: &str) -> Result<OffsetDateTime, QueryError> {
-    read_timestamp(name, v).map_err(|e| QueryError::invalid(vec![*e]))
-}
-
-/// A boolean as the reference's framework reads one, case-insensitively.
-pub fn read_bool(v: &str) -> Option<bool> {
-    match v.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" | "on" | "t" | "y" => Some(true),
-        "false" | "0" | "no" | "off" | "f" | "n" => Some(false),
-        _ => None,
-    }
-}
-
-/// A number in `[-bound, bound]` as the reference's framework reads one, or its [`FieldError`].
-fn read_bounded(name: &str, v: &str, bound: u32) -> Result<f64, Box<FieldError>> {
-    let x: f64 = v.trim().parse().map_err(|_| {
-        Box::new(FieldError::new(
-            "float_parsing",
-            name,
-            "Input should be a valid number, unable to parse string as a number",
-            v,
-        ))
-    })?;
-    let b = f64::from(bound);
-    // NaN fails the upper bound first, as in the framework.
-    if x.is_nan() || x > b {
-        return Err(Box::new(
-            FieldError::new(
-                "less_than_equal",
-                name,
-                format!("Input should be less than or equal to {bound}"),
-                v,
-            )
-            .with_ctx(serde_json::json!({ "le": b })),
-        ));
-    }
-    if x < -b {
-        return Err(Box::new(
-            FieldError::new(
-                "greater_than_equal",
-                name,
-                format!("Input should be greater than or equal to -{bound}"),
-                v,
-            )
-            .with_ctx(serde_json::json!({ "ge": -b })),
-        ));
-    }
-    Ok(x)
-}
-
-/// The [`FieldError`] of one typed parameter's value, if it fails its type.
-fn type_error(name: &str, v: &str) -> Option<FieldError> {
-    match name {
-        "start" | "end" => read_timestamp(name, v).err().map(|e| *e),
-        "aggregate" | "use_global" => read_bool(v).is_none().then(|| {
-            FieldError::new(
-                "bool_parsing",
-                name,
-                "Input should be a valid boolean, unable to interpret input",
-                v,
-            )
-        }),
-        n if n.ends_with("lat") => read_bounded(name, v, 90).err().map(|e| *e),
-        n if n.ends_with("lon") => read_bounded(name, v, 180).err().map(|e| *e),
-        _ => None,
-    }
-}
-
-/// Checks the typed parameters `names` (in the endpoint's declaration order) that were given:
-/// one 422 with an item for every value that is not of its type (empty values included).
-pub(crate) fn check_types(p: &QueryParams<'_>, names: &[&str]) -> Result<(), QueryError> {
-    let errors: Vec<FieldError> = names
-        .iter()
-        .filter_map(|n| p.raw(n).and_then(|v| type_error(n, v)))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(QueryError::invalid(errors))
-    }
-}
-
-/// Typed parameters of the endpoints with a location and a window.
-pub(crate) const LOCATION_WINDOW: &[&str] = &["lat", "lon", "start", "end"];
-/// … and `aggregate`, `use_global` (footprints, impacts, scores).
-/// Start and end, both or neither; `None` for neither.
-pub(crate) fn dates(
-    p: &QueryParams<'_>,
-) -> Result<Option<(OffsetDateTime, OffsetDateTime)>, QueryError> {
-    match (p.raw("start"), p.raw("end")) {
-        (None, None) => Ok(None),
-        (Some(_), None) | (None, Some(_)) => Err(QueryError::bad_request(
-            "start and end must be given together (or neither, for the current slot)",
-        )),
-        (Some(s), Some(e)) => {
-            let (s, e) = (timestamp("start", s)?, timestamp("end", e)?);
-            if s > e {
-                return Err(QueryError::bad_request("start must not be after end"));
-            }
-            Ok(Some((s, e)))
-        }
-    }
-}
-
-/// The window, with the range limits for `requested` zones (`None`: all zones; no limit when the
-/// window is the current slot).
-pub(crate) fn window(
-    p: &QueryParams<'_>,
-    ctx: &ParseContext<'_>,
-    requested: Option<usize>,
-) -> Result<TimeWindow, QueryError> {
-    let Some((s, e)) = dates(p)? else {
-        return Ok(TimeWindow::current(ctx.now));
-    };
-    let range = SlotRange::from_window(s, e);
-    let one = matches!(requested, Some(n) if n <= 1);
-    let max_days = if one {
-        MAX_DAYS_ONE_ZONE
-    } else {
-        MAX_DAYS_SEVERAL_ZONES
-    };
-    if range.len() as i64 > max_days * SLOTS_PER_DAY {
-        let days = range.len() as f64 / SLOTS_PER_DAY as f64;
-        let detail = if one {
-            format!(
-                "the requested range spans {days:.2} days; at most {MAX_DAYS_ONE_ZONE} days per request are allowed for one zone"
-            )
-        } else {
-            format!(
-                "the requested range spans {days:.2} days; at most {MAX_DAYS_SEVERAL_ZONES} days per request are allowed when several or all zones are requested (ask for one zone for up to {MAX_DAYS_ONE_ZONE} days)"
-            )
-        };
-        return Err(QueryError::bad_request(detail));
-    }
-    Ok(TimeWindow {
-        range,
-        requested: Some((s, e)),
-        now: ctx.now,
-    })
-}
-
-pub(crate) fn boolean(p: &QueryParams<'_>, name: &str, default: bool) -> Result<bool, QueryError> {
-    match p.raw(name) {
-        None => Ok(default),
-        Some(v) => read_bool(v)
-            .ok_or_else(|| QueryError::invalid(type_error(name, v).into_iter().collect())),
-    }
-}
-
-pub(crate) fn production_type(
-    p: &QueryParams<'_>,
-    allow_pumped: bool,
-) -> Result<Option<ProductionType>, QueryError> {
-    let Some(v) = p.value("production_type") else {
-        return Ok(None);
-    };
-    let names: Vec<&str> = ProductionType::ALL
-        .iter()
-        .filter(|t| allow_pumped || **t != ProductionType::HydroPumpedStorage)
-        .map(|t| t.as_str())
-        .collect();
-    match ProductionType::parse_api(v) {
-        None => Err(QueryError::bad_request(format!(
-            "invalid production_type '{}': expected one of {}",
-            clip(v),
-            names.join(", ")
-        ))),
-        Some(ProductionType::HydroPumpedStorage) if !allow_pumped => Err(QueryError::bad_request(
-            "hydro_pumped_storage cannot be used as a production_type filter here (it is not counted as generation in the flow tracing)",
-        )),
-        Some(t) => Ok(Some(t)),
-    }
-}
-
-pub(crate) fn footprint_types(
-    p: &QueryParams<'_>,
-    name: &str,
-) -> Result<Vec<FootprintType>, QueryError> {
-    match p.value(name) {
-        None => Ok(FootprintType::ALL.to_vec()),
-        Some(v) => FootprintType::parse(v).map(|t| vec![t]).ok_or_else(|| {
-            QueryError::bad_request(format!(
-                "invalid {name} '{}': expected carbon or water",
-                clip(v)
-            ))
-        }),
-    }
-}
-
-pub(crate) fn scope_any(p: &QueryParams<'_>) -> Result<Option<Scope>, QueryError> {
-    match p.value("scope") {
-        None => Ok(None),
-        Some(v) => Scope::parse(v).map(Some).ok_or_else(|| {
-            QueryError::bad_request(format!(
-                "invalid scope '{}': expected life-cycle or operational",
-                clip(v)
-            ))
-        }),
-    }
-}
-
-/// Scope for endpoints that only have operational values.
-pub(crate) fn scope_operational(p: &QueryParams<'_>, what: &str) -> Result<Scope, QueryError> {
-    match scope_any(p)? {
-        None | Some(Scope::Operational) => Ok(Scope::Operational),
-        Some(Scope::LifeCycle) => Err(QueryError::bad_request(format!(
-            "scope life-cycle is not available for {what}: only operational"
-        ))),
-    }
-}
-
-pub(crate) fn impact_type(p: &QueryParams<'_>) -> Result<(), QueryError> {
-    match p.value("impact_type") {
-        None => Ok(()),
-        Some(v) => match v.to_ascii_lowercase().as_str() {
-            "water" => Ok(()),
-            "carbon" => Err(QueryError::bad_request(
-                "impact_type carbon is not available: only water impacts exist",
-            )),
-            _ => Err(QueryError::bad_request(format!(
-                "invalid impact_type '{}': expected water",
-                clip(v)
-            ))),
+/// The window of a period (the current slot without one).
+pub(crate) fn time_window(period: Option<Period>, ctx: &ParseContext<'_>) -> TimeWindow {
+    match period {
+        None => TimeWindow::current(ctx.now),
+        Some(p) => TimeWindow {
+            range: SlotRange::from_window(p.start, p.end),
+            requested: Some((p.start, p.end)),
+            now: ctx.now,
         },
     }
-}
-
-pub(crate) fn zones_and_window(
-    p: &QueryParams<'_>,
-    ctx: &ParseContext<'_>,
-) -> Result<(ZoneSelection, TimeWindow), QueryError> {
-    check_types(p, LOCATION_WINDOW)?;
-    let (zones, requested) = primary(p, ctx)?;
-    Ok((zones, window(p, ctx, requested)?))
 }

@@ -1,7 +1,8 @@
 //! [`QueryService`]: the reference data, the polygon index and the swappable cache, and
 //! [`QueryService::query`], which reads one request of an endpoint type from the query pairs and
-//! answers it (a [`QueryResponse`] or a [`QueryError`]). Callers outside HTTP name the endpoint
-//! type and hand over the pairs (`query::<FootprintsEndpoint>`: the dashboard, tests, benches); the
+//! answers it (a [`QueryResponse`] or a [`QueryError`]); [`QueryService::ask`] answers a typed
+//! query built as a value (the dashboard). Callers outside HTTP name the endpoint type and hand
+//! over the pairs (`query::<FootprintsEndpoint>`: tests, benches); the
 //! HTTP layer (gridprint-api's `/v1` routes) reads the request itself ([`parse`]) so it can size
 //! and tag it before answering.
 //!
@@ -12,18 +13,21 @@ use crate::cache::{DataCache, SharedCache};
 use crate::endpoints::EndpointDef;
 use crate::error::QueryError;
 use crate::geo::{GeoError, ZoneLocator};
-use crate::params::{ParseContext, QueryParams};
+use crate::params::ParseContext;
 use gridprint_core::reference::ReferenceData;
+use gridprint_responses::query::{QueryParams, WireQuery};
 use gridprint_store::{Result as StoreResult, Store};
 use std::sync::Arc;
 use time::OffsetDateTime;
 
-/// Reads one request of endpoint `E` from the query pairs (the last occurrence of a name wins).
+/// Reads one request of endpoint `E` from the query pairs (the last occurrence of a name wins):
+/// its wire query, then the request it resolves to.
 pub fn parse<E: EndpointDef>(
     pairs: &[(String, String)],
     ctx: &ParseContext<'_>,
 ) -> Result<E::Request, QueryError> {
-    E::parse(&QueryParams::new(pairs), ctx)
+    let query = E::Query::from_pairs(&QueryParams::new(pairs), ctx)?;
+    E::request(query, ctx)
 }
 
 /// Reads and answers one request of endpoint `E` from a cache snapshot.
@@ -103,6 +107,23 @@ impl QueryService {
     /// The reference data.
     pub fn reference(&self) -> &Arc<ReferenceData> {
         &self.reference
+    }
+
+    /// Answers one typed query of endpoint `E` (built as a value, as the dashboard builds its
+    /// parts) against the current snapshot: resolved as a query read from pairs is.
+    pub fn ask<E: EndpointDef>(
+        &self,
+        query: E::Query,
+        now: OffsetDateTime,
+    ) -> Result<QueryResponse, QueryError> {
+        let cache = self.cache.get();
+        let ctx = ParseContext {
+            zones: &cache.reference().zones,
+            locator: &self.locator,
+            now,
+        };
+        let request = E::request(query, &ctx)?;
+        Ok(E::answer(&cache, &request)?.into())
     }
 
     /// Reads and answers one request of endpoint `E` against the current snapshot.

@@ -4,8 +4,9 @@
 //! [`respond`] writes an answer as JSON with `Cache-Control: private, no-cache` (every such answer
 //! is for the key's holder only; large ones gzipped and budgeted like kept answers); [`is_served`] and [`locate`] find the zone a request names or
 //! whose area holds a point; [`number`] and [`timestamp`] read parameters; [`footprints`] and
-//! [`carbon_slots`] read the carbon footprint from the `/v1/footprints` query service, so that every
-//! number these routes answer is a number `/v1` answers (docs/compatibility.md). [`operation`] builds
+//! [`carbon_slots`] read the carbon footprint from the `/v1/footprints` query service, asked with
+//! `/v1`'s own typed queries (gridprint-responses' `query`), so that every number these routes
+//! answer is a number `/v1` answers (docs/compatibility.md). [`operation`] builds
 //! a route's OpenAPI operation on the parts all of them share.
 
 pub mod electricitymaps;
@@ -19,11 +20,13 @@ use crate::state::AppState;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use gridprint_core::quality::ZoneStatus;
-use gridprint_core::slot::{format_timestamp, parse_timestamp};
+use gridprint_core::reference::{FootprintType, Scope};
+use gridprint_core::slot::parse_timestamp;
 use gridprint_core::zone::{ZoneCode, Zones};
 use gridprint_query::endpoints::FootprintsEndpoint;
-use gridprint_query::params::{ParseContext, QueryParams};
+use gridprint_query::params::ParseContext;
 use gridprint_query::{DataCache, EndpointDef, QueryService};
+use gridprint_responses::query::{FootprintsQuery, Location, Period, QueryParams};
 use gridprint_responses::{Footprints, SeriesOrAggregates, round2};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -161,7 +164,7 @@ pub struct CarbonAsk<'a> {
     pub cache: &'a DataCache,
     pub now: OffsetDateTime,
     pub code: String,
-    pub scope: &'static str,
+    pub scope: Scope,
 }
 
 impl CarbonAsk<'_> {
@@ -174,22 +177,22 @@ impl CarbonAsk<'_> {
         }
     }
 
-    /// `E`'s answer to the `/v1` query `pairs`, read in [`CarbonAsk::ctx`].
-    pub fn answer<E: EndpointDef>(
-        &self,
-        pairs: &[(String, String)],
-    ) -> Result<E::Response, ApiError> {
-        let req = gridprint_query::parse::<E>(pairs, &self.ctx())?;
+    /// `E`'s answer to the `/v1` query `query`, resolved in [`CarbonAsk::ctx`].
+    pub fn answer<E: EndpointDef>(&self, query: E::Query) -> Result<E::Response, ApiError> {
+        let req = E::request(query, &self.ctx())?;
         Ok(E::answer(self.cache, &req)?)
     }
 
-    /// `zone`, `start` and `end` of a `/v1` request over `[start, end)`.
-    pub fn pairs(&self, start: OffsetDateTime, end: OffsetDateTime) -> Vec<(String, String)> {
-        vec![
-            ("zone".into(), self.code.clone()),
-            ("start".into(), format_timestamp(start)),
-            ("end".into(), format_timestamp(end)),
-        ]
+    /// The zone, as a `/v1` query's location.
+    pub fn location(&self) -> Option<Location> {
+        Some(Location::zone(self.code.clone()))
+    }
+
+    /// `[start, end)` as a `/v1` query's window: the instants as the wire carries them (whole
+    /// seconds).
+    pub fn window(&self, start: OffsetDateTime, end: OffsetDateTime) -> Option<Period> {
+        let whole = |t: OffsetDateTime| t.replace_nanosecond(0).unwrap_or(t);
+        Some(Period::new(whole(start), whole(end)))
     }
 
     /// `/v1/footprints` of the zone over `[start, end)`: carbon, global, the scope; series or one
@@ -200,14 +203,14 @@ impl CarbonAsk<'_> {
         end: OffsetDateTime,
         aggregate: bool,
     ) -> Result<Footprints, ApiError> {
-        let mut pairs = self.pairs(start, end);
-        pairs.extend([
-            ("footprint_type".into(), "carbon".into()),
-            ("scope".into(), self.scope.into()),
-            ("use_global".into(), "true".into()),
-            ("aggregate".into(), aggregate.to_string()),
-        ]);
-        self.answer::<FootprintsEndpoint>(&pairs)
+        self.answer::<FootprintsEndpoint>(FootprintsQuery {
+            location: self.location(),
+            window: self.window(start, end),
+            footprint_type: Some(FootprintType::Carbon),
+            scope: Some(self.scope),
+            aggregate: Some(aggregate),
+            use_global: Some(true),
+        })
     }
 
     /// The 15-minute points of `[start, end)` in time order: each slot's start, its value as `/v1`

@@ -1,10 +1,7 @@
-//! The schemas of the HTTP layer's own bodies (errors), the responses naming them in operations built
-//! in code (`schemas::problem_response`), and the `format` parameter the status routes name. The data
-//! endpoints' parameters are declared with the endpoint table in `gridprint-query` (`describe.rs`
-//! and each endpoint's module). The rules themselves: docs/api.md §2.
-
-/// `format` (declared with the table's shared parameters; the status routes name it too).
-pub use gridprint_query::describe::FormatParam;
+//! The schemas of the HTTP layer's own bodies (errors) and the responses naming them in operations
+//! built in code (`schemas::problem_response`). The data endpoints' parameters are their wire
+//! queries' (gridprint-responses' `query`), `format` is `gridprint_responses::FormatParam`. The
+//! rules themselves: docs/api.md §2.
 
 /// The schemas of the HTTP layer's own bodies (errors, the format parameter); the answers' schemas
 /// come with their types from `gridprint-responses`.

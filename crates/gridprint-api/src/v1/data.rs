@@ -14,7 +14,6 @@ use axum::extract::{MatchedPath, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::routing::get;
 use gridprint_query::EndpointDef;
-use gridprint_query::describe::FormatParam;
 use gridprint_query::endpoints::{
     AvailabilityEndpoint, BestWindowEndpoint, EnvironmentalScoreEndpoint, ExportsEndpoint,
     FactorsEndpoint, FlowShareEndpoint, FootprintShareEndpoint, FootprintsEndpoint,
@@ -22,6 +21,8 @@ use gridprint_query::endpoints::{
     ImpactsEndpoint, ImportsEndpoint, LoadEndpoint, MixEndpoint, MixShareEndpoint, ZonesEndpoint,
 };
 use gridprint_responses::BodySchema;
+use gridprint_responses::FormatParam;
+use gridprint_responses::query::WireQuery;
 use std::sync::Arc;
 use utoipa::IntoParams;
 use utoipa::openapi::RefOr;
@@ -102,7 +103,7 @@ fn csv_operation<E: EndpointDef>(path: &str, parameters: &[Parameter]) -> Operat
 /// One data route: `GET path` and its CSV twin `GET path.csv`, answered by [`answer`] for
 /// endpoint `E`, with their OpenAPI operations and the named schemas the body refers to.
 fn route<E: EndpointDef>(path: &'static str) -> UtoipaMethodRouter<AppState> {
-    let csv_parameters = E::parameters();
+    let csv_parameters = <E::Query as WireQuery>::parameters();
     let mut parameters = csv_parameters.clone();
     parameters.extend(FormatParam::into_params(|| None));
     let mut paths = Paths::new();

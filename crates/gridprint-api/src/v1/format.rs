@@ -3,7 +3,8 @@
 
 use crate::http::error::ApiError;
 use axum::http::{HeaderMap, HeaderValue, header};
-use gridprint_responses::Format;
+use gridprint_responses::query::QueryParams;
+use gridprint_responses::{Format, FormatParam};
 
 /// Media type of CSV answers.
 pub const CSV: &str = "text/csv; charset=utf-8";
@@ -18,17 +19,8 @@ pub(crate) fn format_from(
     pairs: &[(String, String)],
     headers: &HeaderMap,
 ) -> Result<Format, ApiError> {
-    // The last occurrence counts and an empty value is an invalid one (400), as for every enum
-    // parameter (docs/api.md §2).
-    if let Some(v) = gridprint_query::params::QueryParams::new(pairs).value("format") {
-        return match v.to_ascii_lowercase().as_str() {
-            "json" => Ok(Format::Json),
-            "csv" => Ok(Format::Csv),
-            _ => Err(ApiError::bad_request(format!(
-                "invalid format '{}': expected json or csv",
-                v.chars().take(40).collect::<String>()
-            ))),
-        };
+    if let Some(format) = FormatParam::from_pairs(&QueryParams::new(pairs))?.format {
+        return Ok(format);
     }
     // The first of text/csv or application/json named in Accept (with q > 0) decides.
     for accept in headers.get_all(header::ACCEPT) {

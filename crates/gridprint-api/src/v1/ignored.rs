@@ -16,7 +16,7 @@
 
 use axum::http::{HeaderName, HeaderValue};
 use gridprint_core::zone::{ZoneCode, Zones};
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::QueryParams;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 /// The header's name.

@@ -93,7 +93,7 @@ fn no_cache(mut resp: Response) -> Response {
     path = "/v1/status",
     tag = "status",
     operation_id = "status",
-    params(crate::http::params::FormatParam),
+    params(gridprint_responses::FormatParam),
     responses(
         (status = 200, description = "Health of every component",
             content(

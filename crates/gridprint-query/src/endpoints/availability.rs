@@ -7,19 +7,17 @@
 use super::common::zones_of;
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::{DataCache, InputSeries};
-use crate::describe::{LocationParams, params_of};
 use crate::error::QueryError;
-use crate::params::{ParseContext, QueryParams, ZoneSelection, dates, primary};
+use crate::params::{ParseContext, ZoneSelection, selection};
 use gridprint_core::quality::{DataState, ZoneStatus};
 use gridprint_core::slot::format_timestamp;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::{ZoneCode, ZoneIdx};
 use gridprint_responses::AvailabilityResult;
+use gridprint_responses::query::AvailabilityQuery;
 use gridprint_responses::{InputAvailability, InputRun, OutputRun};
 use std::collections::BTreeMap;
 use time::OffsetDateTime;
-use utoipa::IntoParams;
-use utoipa::openapi::path::Parameter;
 
 /// `/availability` request: the zones (all without a location) and an optional window (without
 /// one: everything held).
@@ -179,47 +177,24 @@ pub fn availability(cache: &DataCache, req: &AvailabilityRequest) -> Vec<Availab
         .collect()
 }
 
-/// The window of `/availability` (optional: without it, everything held).
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct AvailabilityWindow {
-    /// Only what is held from this instant on (same formats as for the data endpoints; `start` and
-    /// `end` both or neither, 400 otherwise). Neither: everything held, whatever its length.
-    #[param(example = "2024-06-15T00:00:00Z")]
-    pub start: Option<String>,
-    /// Only what is held before this instant.
-    #[param(example = "2024-06-16T00:00:00Z")]
-    pub end: Option<String>,
-}
-
 /// `/availability`: optional location, optional `start`/`end`.
 pub struct AvailabilityEndpoint;
 
 impl EndpointDef for AvailabilityEndpoint {
+    type Query = AvailabilityQuery;
     type Request = AvailabilityRequest;
     type Response = Vec<AvailabilityResult>;
     const COSTLY: bool = true;
     const DOCS: &'static str = "Which zones and time ranges hold data.\n\nPer zone, per input (generation, load, the flow on each direction of each border) and for the derived outputs, the ranges held as runs of consecutive 15-minute slots with the same `data_state` (inputs) or `zone_status` (outputs), plus the end of the forecast. Without `start`/`end`: everything held.";
 
-    /// The location, then the optional window.
-    fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<AvailabilityWindow>(),
-        ]
-        .concat()
-    }
-
-    fn parse(
-        p: &QueryParams<'_>,
+    fn request(
+        q: AvailabilityQuery,
         ctx: &ParseContext<'_>,
     ) -> Result<AvailabilityRequest, QueryError> {
-        let (zones, _) = primary(p, ctx)?;
-        let requested = dates(p)?;
-        let range = requested.map(|(s, e)| SlotRange::from_window(s, e));
+        let requested = q.window.map(|p| (p.start, p.end));
         Ok(AvailabilityRequest {
-            zones,
-            range,
+            zones: selection(&q.location, ctx)?,
+            range: requested.map(|(s, e)| SlotRange::from_window(s, e)),
             requested,
         })
     }

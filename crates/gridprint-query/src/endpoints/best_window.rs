@@ -1,11 +1,11 @@
 //! `/best-window`: when and where a job of fixed length runs best, over several zones or countries
 //! and the forecast (docs/methodology.md §7; the search itself is `gridprint_core::best_window`).
 //!
-//! Unlike the data endpoints, `start` and `end` may each be omitted: `start` defaults to the current
-//! slot and `end` to the end of the last day holding data of any requested zone (the forecast's end),
-//! at most [`MAX_WINDOW_DAYS`] days after `start`. An explicit window longer than that is a 400. The
-//! duration is rounded up to whole slots (`duration_minutes`, `duration_rounded_up` in the answer); a
-//! job longer than the window is a 400. `n` is between 1 and [`MAX_N`].
+//! The query and its rules (optional `start` and `end`, at most [`MAX_WINDOW_DAYS`] days, `n` up to
+//! [`MAX_N`]) are gridprint-responses' `query::best_window`. Here: without `end`, the window ends
+//! where the data of the requested zones ends (the forecast's end), at most [`MAX_WINDOW_DAYS`]
+//! days after `start`; the duration is rounded up to whole slots (`duration_minutes`,
+//! `duration_rounded_up` in the answer); a job longer than the window is a 400.
 
 use super::common::{WATER_IMPACT_UNIT, sources};
 use super::derived::coverage;
@@ -13,15 +13,10 @@ use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
 use crate::cache::DerivedZone;
 use crate::country::{Source, ValueSource, countries};
-use crate::describe::{LocationParams, params_of};
-use crate::error::FieldError;
 use crate::error::QueryError;
-use crate::params::{
-    Country, MAX_DAYS_SEVERAL_ZONES, ParseContext, QueryParams, ZoneSelection, primary, timestamp,
-};
-use crate::params::{clip, footprint_types, impact_type, scope_any, scope_operational};
+use crate::params::{Country, ParseContext, ZoneSelection, selection};
 use gridprint_core::best_window::{
-    Goal, SlotPoint, best_windows, parse_api_duration, placement_at, saving_percent, slots_for,
+    Goal, SlotPoint, best_windows, placement_at, saving_percent, slots_for,
 };
 use gridprint_core::derived::{Coverage, SeriesKey};
 use gridprint_core::quality::ZoneStatus;
@@ -31,17 +26,11 @@ use gridprint_core::slot::SLOTS_PER_DAY;
 use gridprint_core::slot::format_timestamp;
 use gridprint_core::slot::{Slot, SlotRange};
 use gridprint_core::zone::ZoneCode;
-use gridprint_responses::{BestWindow, schema};
+use gridprint_responses::BestWindow;
+use gridprint_responses::query::best_window::window_error;
+pub use gridprint_responses::query::best_window::{DEFAULT_N, MAX_N, MAX_WINDOW_DAYS};
+use gridprint_responses::query::{BestWindowQuery, Metric};
 use time::OffsetDateTime;
-use utoipa::IntoParams;
-use utoipa::openapi::path::Parameter;
-
-/// Longest window, in days (the limit for several zones of the data endpoints).
-pub const MAX_WINDOW_DAYS: i64 = MAX_DAYS_SEVERAL_ZONES;
-/// Most placements one answer holds.
-pub const MAX_N: usize = 100;
-/// Placements when `n` is not given.
-pub const DEFAULT_N: usize = 3;
 /// Unit reported for the score (it has none: 0–100, higher is better).
 pub const SCORE_UNIT: &str = "0-100";
 
@@ -109,17 +98,7 @@ impl BestWindowRequest {
     }
 
     fn window_error(&self, end: Slot) -> Option<QueryError> {
-        let len = (end.0 - self.start.0).max(0) as usize;
-        (self.slots > len).then(|| {
-            QueryError::bad_request(format!(
-                "duration of {} minutes ({} slots) is longer than the window from {} to {} ({} minutes)",
-                self.slots * 15,
-                self.slots,
-                format_timestamp(self.start.start()),
-                format_timestamp(end.start()),
-                len * 15
-            ))
-        })
+        window_error(self.start, end, self.slots)
     }
 }
 
@@ -203,159 +182,41 @@ pub fn best_window(
         .collect())
 }
 
-fn metric(p: &QueryParams<'_>) -> Result<Ranking, QueryError> {
-    let name = p.get("metric").map(str::to_ascii_lowercase);
-    match name.as_deref() {
-        None | Some("footprint") => {
-            let t = footprint_types(p, "footprint_type")?[0];
-            Ok(Ranking::Footprint(
-                t,
-                scope_any(p)?.unwrap_or(Scope::LifeCycle),
-            ))
-        }
-        Some("impact") => {
-            impact_type(p)?;
-            scope_operational(p, "impacts")?;
-            Ok(Ranking::Impact)
-        }
-        Some("score") => {
-            scope_operational(p, "the score")?;
-            Ok(Ranking::Score)
-        }
-        Some(_) => Err(QueryError::bad_request(format!(
-            "invalid metric '{}': expected footprint, impact or score",
-            clip(p.get("metric").unwrap_or_default())
-        ))),
-    }
-}
-
-fn count(p: &QueryParams<'_>) -> Result<usize, QueryError> {
-    let Some(v) = p.get("n") else {
-        return Ok(DEFAULT_N);
-    };
-    match v.parse::<usize>() {
-        Ok(n) if (1..=MAX_N).contains(&n) => Ok(n),
-        Ok(n) => Err(QueryError::bad_request(format!(
-            "n must be between 1 and {MAX_N}, got {n}"
-        ))),
-        // the framework's 422 list, like every wrongly typed parameter (docs/api.md §2)
-        Err(_) => Err(QueryError::invalid(vec![FieldError::new(
-            "int_parsing",
-            "n",
-            "Input should be a valid integer, unable to parse string as an integer",
-            v,
-        )])),
-    }
-}
-
 /// `/best-window`: location (zones, countries or lat/lon), `duration`, optional `start`/`end`,
 /// `metric`, `footprint_type`/`impact_type`, `scope`, `use_global`, `n`.
 pub struct BestWindowEndpoint;
 
-/// `/best-window` (its own window rules: `start` and `end` may each be omitted).
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct BestWindowParams {
-    /// The job's length: whole minutes (`90`) or ISO 8601 (`PT2H`, `PT1H30M`, `P1D`; no years or
-    /// months). Rounded **up** to whole 15-minute slots; the answer says so (`duration_minutes`,
-    /// `duration_rounded_up`). Required (400); unreadable or 0 → 422; longer than the window → 400.
-    #[param(required = true, example = "PT2H")]
-    pub duration: Option<String>,
-    /// First moment the job may start (same formats as the data endpoints). Unlike them it may be
-    /// omitted alone: default the current 15-minute slot.
-    #[param(example = "2024-06-15T00:00:00Z")]
-    pub start: Option<String>,
-    /// When the job must be done. Unlike the data endpoints it may be omitted alone: default the end
-    /// of the data of the requested zones (the forecast's end), at most 31 days after `start`. An
-    /// explicit window longer than 31 days → 400.
-    #[param(example = "2024-06-16T00:00:00Z")]
-    pub end: Option<String>,
-    /// What the job is ranked by: `footprint` (default; lower is better), `impact` (water, lower is
-    /// better) or `score` (higher is better).
-    #[param(example = "footprint")]
-    pub metric: Option<String>,
-    /// With `metric=footprint`: `carbon` (default) or `water`.
-    pub footprint_type: Option<schema::FootprintType>,
-    /// With `metric=impact`: only `water`.
-    pub impact_type: Option<schema::ImpactType>,
-    /// `life-cycle` (default for footprints) or `operational` (the only scope of impact and score).
-    pub scope: Option<schema::Scope>,
-    /// `true` (default): global values; `false`: local.
-    pub use_global: Option<bool>,
-    /// How many placements, best first, over all requested zones together, never overlapping within a
-    /// zone: 1 to 100, default 3 (else 400).
-    #[param(example = 3)]
-    pub n: Option<u32>,
-}
-
 impl EndpointDef for BestWindowEndpoint {
+    type Query = BestWindowQuery;
     type Request = BestWindowRequest;
     type Response = Vec<BestWindow>;
     const COSTLY: bool = true;
     const DOCS: &'static str = "When and where a job of fixed length runs best: the best `n` placements over the requested zones or countries (`zone`, a list, or `lat`/`lon`) and the forecast, best first.\n\nA job covers whole 15-minute slots and never spans a slot without data; its `value` is the mean of its slot values (a step series). `now_value` is the same job starting at the window's start; `saving_percent` is positive when the placement is better than starting now. `forecast` is true when any slot of the job is a forecast (no provider data). Unlike the data endpoints `start` and `end` may each be omitted (current slot; end of the data). Never cached (`no-cache`).";
 
-    fn parameters() -> Vec<Parameter> {
-        [
-            params_of::<LocationParams>(),
-            params_of::<BestWindowParams>(),
-        ]
-        .concat()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<BestWindowRequest, QueryError> {
-        let (zones, _) = primary(p, ctx)?;
-        let countries = countries(p, ctx)?;
-        let seconds = match p.get("duration") {
-            None => {
-                return Err(QueryError::bad_request(
-                    "duration is required (minutes or ISO 8601, e.g. PT2H)",
-                ));
-            }
-            Some(d) => parse_api_duration(d).map_err(|msg| {
-                QueryError::invalid(vec![FieldError::new("value_error", "duration", msg, d)])
-            })?,
+    fn request(
+        q: BestWindowQuery,
+        ctx: &ParseContext<'_>,
+    ) -> Result<BestWindowRequest, QueryError> {
+        let seconds = q.seconds()?;
+        let metric = match q.metric {
+            None | Some(Metric::Footprint) => Ranking::Footprint(
+                q.footprint_type.unwrap_or(FootprintType::Carbon),
+                q.scope.unwrap_or(Scope::LifeCycle),
+            ),
+            Some(Metric::Impact) => Ranking::Impact,
+            Some(Metric::Score) => Ranking::Score,
         };
-        let slots = slots_for(seconds);
-        let start = match p.get("start") {
-            Some(s) => Slot::containing(timestamp("start", s)?),
-            None => Slot::containing(ctx.now),
-        };
-        let end = match p.get("end") {
-            Some(e) => {
-                let e = timestamp("end", e)?;
-                if e < start.start() {
-                    return Err(QueryError::bad_request("start must not be after end"));
-                }
-                let end = if e == start.start() {
-                    start
-                } else {
-                    SlotRange::from_window(start.start(), e).end
-                };
-                let days = (end.0 - start.0) as f64 / SLOTS_PER_DAY as f64;
-                if days > MAX_WINDOW_DAYS as f64 {
-                    return Err(QueryError::bad_request(format!(
-                        "the window spans {days:.2} days; at most {MAX_WINDOW_DAYS} days are allowed"
-                    )));
-                }
-                Some(end)
-            }
-            None => None,
-        };
-        let req = BestWindowRequest {
-            zones,
-            countries,
-            start,
-            end,
-            slots,
+        Ok(BestWindowRequest {
+            zones: selection(&q.location, ctx)?,
+            countries: countries(&q.location, ctx),
+            start: q.first_slot(ctx.now),
+            end: q.end_slot(ctx.now),
+            slots: slots_for(seconds),
             rounded_up: seconds % 900 != 0,
-            metric: metric(p)?,
-            coverage: coverage(p)?,
-            n: count(p)?,
-        };
-        if let Some(e) = req.end.and_then(|end| req.window_error(end)) {
-            return Err(e);
-        }
-        Ok(req)
+            metric,
+            coverage: coverage(q.use_global),
+            n: q.n.map_or(DEFAULT_N, |n| n as usize),
+        })
     }
 
     fn answer(cache: &DataCache, req: &BestWindowRequest) -> Result<Vec<BestWindow>, QueryError> {

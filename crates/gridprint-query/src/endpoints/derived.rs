@@ -1,6 +1,6 @@
 //! The body shared by the endpoints of derived series with aggregates (`/footprints`, `/impacts`,
-//! the score endpoints): their common parameters (read by [`derived_params`] into a
-//! [`DerivedRequest`]), and one answer per zone or country and key, as series entries or, with
+//! the score endpoints): their common request ([`DerivedRequest`], resolved by [`derived_request`]
+//! from the parts their wire queries share), and one answer per zone or country and key, as series entries or, with
 //! `aggregate=true`, as the time-weighted aggregate of docs/api.md §3 ([`derived_answer`]). Each
 //! endpoint only names its keys, the derived column of a key and its item's descriptive fields.
 
@@ -9,22 +9,16 @@ use super::common::{flag_series, keep_non_negative, sources};
 use crate::cache::DataCache;
 use crate::country::{Source, ValueSource, countries};
 use crate::error::QueryError;
-use crate::params::{
-    Country, ParseContext, QueryParams, TimeWindow, ZoneSelection, boolean, check_types,
-    zones_and_window,
-};
+use crate::params::{Country, ParseContext, TimeWindow, ZoneSelection, selection, time_window};
 use gridprint_core::derived::{Coverage, SeriesKey};
 use gridprint_core::quality::ZoneStatus;
 use gridprint_core::slot::format_timestamp;
 use gridprint_core::zone::ZoneCode;
+use gridprint_responses::query::{Location, Period};
 use gridprint_responses::{
     AggregateTail, DerivedAggregate, DerivedItem, TIME_WEIGHTED_AVERAGE, round2,
 };
 use time::OffsetDateTime;
-
-/// Parameters whose types are checked before anything else on the derived endpoints.
-const LOCATION_WINDOW_AGGREGATE: &[&str] =
-    &["lat", "lon", "start", "end", "aggregate", "use_global"];
 
 /// What the derived endpoints share in their requests: the zones and countries, the window,
 /// `aggregate` and the coverage (`use_global`).
@@ -44,48 +38,31 @@ impl RequestedWindow for DerivedRequest {
     }
 }
 
-/// Reads the parameters of a derived endpoint in the order its errors are reported: the types, the
-/// location and window, the countries, then the endpoint's own parameters (`own`), then
-/// `use_global` and `aggregate`.
-pub(super) fn derived_params<X>(
-    p: &QueryParams<'_>,
+/// The request of a derived endpoint from its query's location, window, `aggregate` (default
+/// false) and `use_global` (default true).
+pub(super) fn derived_request(
+    location: &Option<Location>,
+    window: Option<Period>,
+    aggregate: Option<bool>,
+    use_global: Option<bool>,
     ctx: &ParseContext<'_>,
-    own: impl FnOnce() -> Result<X, QueryError>,
-) -> Result<(DerivedRequest, X), QueryError> {
-    check_types(p, LOCATION_WINDOW_AGGREGATE)?;
-    let (zones, window) = zones_and_window(p, ctx)?;
-    let countries = countries(p, ctx)?;
-    let own = own()?;
-    let coverage = coverage(p)?;
-    let aggregate = aggregate(p, &window)?;
-    let req = DerivedRequest {
-        zones,
-        countries,
-        window,
-        aggregate,
-        coverage,
-    };
-    Ok((req, own))
-}
-
-/// `use_global`: global values (default) or local ones.
-pub(super) fn coverage(p: &QueryParams<'_>) -> Result<Coverage, QueryError> {
-    Ok(if boolean(p, "use_global", true)? {
-        Coverage::Global
-    } else {
-        Coverage::Local
+) -> Result<DerivedRequest, QueryError> {
+    Ok(DerivedRequest {
+        zones: selection(location, ctx)?,
+        countries: countries(location, ctx),
+        window: time_window(window, ctx),
+        aggregate: aggregate.unwrap_or(false),
+        coverage: coverage(use_global),
     })
 }
 
-/// `aggregate`: needs `start` and `end`.
-fn aggregate(p: &QueryParams<'_>, window: &TimeWindow) -> Result<bool, QueryError> {
-    let agg = boolean(p, "aggregate", false)?;
-    if agg && window.requested.is_none() {
-        return Err(QueryError::bad_request(
-            "aggregate=true needs start and end",
-        ));
+/// `use_global`: global values (default) or local ones.
+pub(super) fn coverage(use_global: Option<bool>) -> Coverage {
+    if use_global.unwrap_or(true) {
+        Coverage::Global
+    } else {
+        Coverage::Local
     }
-    Ok(agg)
 }
 
 /// An aggregate before it gets its descriptive fields.

@@ -7,19 +7,14 @@
 use super::derived::requested_strings;
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
-use crate::describe::{TimeParams, params_of};
 use crate::error::QueryError;
-use crate::params::{
-    MAX_DAYS_ONE_ZONE, ParseContext, QueryParams, TimeWindow, boolean, check_types, dates,
-    footprint_types, production_type, scope_any,
-};
+use crate::params::{ParseContext, TimeWindow, time_window};
 use gridprint_core::production::ProductionType;
 use gridprint_core::reference::{Factor, FootprintType, ReferenceData, Scope};
-use gridprint_core::slot::{SLOTS_PER_DAY, Slot, SlotRange};
-use gridprint_responses::{FactorResult, Factors, PlainSeries, Point, Values, schema};
+use gridprint_core::slot::Slot;
+use gridprint_responses::query::FactorsQuery;
+use gridprint_responses::{FactorResult, Factors, PlainSeries, Point, Values};
 use time::OffsetDateTime;
-use utoipa::IntoParams;
-use utoipa::openapi::path::Parameter;
 
 /// `/factors`.
 #[derive(Debug, Clone, PartialEq, Hash)]
@@ -81,64 +76,26 @@ pub fn factors(reference: &ReferenceData, req: &FactorsRequest) -> Factors {
 }
 
 /// `/factors`: no location; `factor_type`, `scope`, `production_type` (not pumped storage),
-/// `aggregate`, optional start and end (same rules; a series at most [`MAX_DAYS_ONE_ZONE`] days).
+/// `aggregate`, optional start and end (same rules; a series at most 366 days).
 pub struct FactorsEndpoint;
 
-/// `/factors` (no location; `start`/`end` optional).
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FactorParams {
-    /// `carbon` or `water`; default both.
-    pub factor_type: Option<schema::FootprintType>,
-    /// `life-cycle` or `operational`; default both.
-    pub scope: Option<schema::Scope>,
-    /// Only this production type (not `hydro_pumped_storage`: 400).
-    pub production_type: Option<schema::ProductionType>,
-    /// `true` with start and end: one time-weighted average per factor over the window; without
-    /// start and end the factors are answered as series.
-    pub aggregate: Option<bool>,
-}
-
 impl EndpointDef for FactorsEndpoint {
+    type Query = FactorsQuery;
     type Request = FactorsRequest;
     type Response = Factors;
     const DOCS: &'static str =
         "Carbon and water factors per production type and scope (constant; no location).";
     const FROM_REFERENCE: bool = true;
 
-    fn parameters() -> Vec<Parameter> {
-        [params_of::<TimeParams>(), params_of::<FactorParams>()].concat()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
-        check_types(p, &["start", "end", "aggregate"])?;
-        let aggregate = boolean(p, "aggregate", false)?;
-        let window = match dates(p)? {
-            Some((s, e)) => {
-                let range = SlotRange::from_window(s, e);
-                // A series has one point per slot and factor: the one-zone limit bounds it.
-                if !aggregate && range.len() as i64 > MAX_DAYS_ONE_ZONE * SLOTS_PER_DAY {
-                    return Err(QueryError::bad_request(format!(
-                        "the requested range is too long for a series; at most {MAX_DAYS_ONE_ZONE} days per request are allowed (or ask for aggregate=true)"
-                    )));
-                }
-                TimeWindow {
-                    range,
-                    requested: Some((s, e)),
-                    now: ctx.now,
-                }
-            }
-            None => TimeWindow::current(ctx.now),
-        };
-        let factor_types = footprint_types(p, "factor_type")?;
-        let scope = scope_any(p)?;
-        let production_type = production_type(p, false)?;
+    fn request(q: FactorsQuery, ctx: &ParseContext<'_>) -> Result<FactorsRequest, QueryError> {
         Ok(FactorsRequest {
-            factor_types,
-            scope,
-            production_type,
-            aggregate,
-            window,
+            factor_types: q
+                .factor_type
+                .map_or(FootprintType::ALL.to_vec(), |t| vec![t]),
+            scope: q.scope,
+            production_type: q.production_type,
+            aggregate: q.aggregate.unwrap_or(false),
+            window: time_window(q.window, ctx),
         })
     }
 

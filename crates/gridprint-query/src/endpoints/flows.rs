@@ -4,20 +4,19 @@
 use super::common::{MW, entries, raw_groups, zone_series};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::{DataCache, ZoneInputs};
-use crate::describe::{Partner, location_partner_time};
 use crate::error::QueryError;
 use crate::params::{
-    ParseContext, PartnerFilter, QueryParams, TimeWindow, ZoneSelection, check_types, partner,
-    primary, window,
+    ParseContext, PartnerFilter, TimeWindow, ZoneSelection, partner_filter, selection, time_window,
 };
 use gridprint_core::quality::DataState;
 use gridprint_core::zone::ZoneCode;
+use gridprint_responses::query::partners::PartnerParts;
+use gridprint_responses::query::{ExportsQuery, ImportsQuery, WireQuery};
 use gridprint_responses::{
     Answer, BodySchema, ExportBlock, ExportsResult, FlagEntry, ImportBlock, ImportsResult, Values,
     ZoneSeries,
 };
 use time::OffsetDateTime;
-use utoipa::openapi::path::Parameter;
 
 /// The flow and share endpoints (`/imports`, `/exports`, `/flow-share`, `/mix-share`,
 /// `/impact-share`): the zones, the window and the partner zones (sources, destinations or
@@ -35,23 +34,16 @@ impl RequestedWindow for PartnerRequest {
     }
 }
 
-/// Reads the primary location, the partner location (`which`) and the window, checked in that
-/// order.
-pub(super) fn parse_partners(
-    p: &QueryParams<'_>,
+/// The request of a partner endpoint from its query's parts (`prefix`: the partner location's).
+pub(super) fn partner_request(
+    (location, partner, window): PartnerParts,
+    prefix: &str,
     ctx: &ParseContext<'_>,
-    which: Partner,
 ) -> Result<PartnerRequest, QueryError> {
-    let prefix = which.prefix();
-    let (plat, plon) = (format!("{prefix}lat"), format!("{prefix}lon"));
-    check_types(p, &["lat", "lon", &plat, &plon, "start", "end"])?;
-    let (zones, requested) = primary(p, ctx)?;
-    let partners = partner(p, ctx, prefix)?;
-    let window = window(p, ctx, requested)?;
     Ok(PartnerRequest {
-        zones,
-        window,
-        partners,
+        zones: selection(&location, ctx)?,
+        window: time_window(window, ctx),
+        partners: partner_filter(&partner, ctx, prefix)?,
     })
 }
 
@@ -85,12 +77,16 @@ where
 }
 
 /// An endpoint of the zones and their partner zones on one side (`/imports`, `/exports`,
-/// `/flow-share`, `/mix-share`): the side decides its parameters ([`location_partner_time`]) and
-/// how its request is read ([`parse_partners`]), so it gives only the side, its OpenAPI text and
+/// `/flow-share`, `/mix-share`): its query names the location, the partner location and the
+/// window, resolved alike ([`partner_request`]), so it gives only its query, its OpenAPI text and
 /// its answer; [`EndpointDef`] follows.
 pub trait PartnerEndpointDef {
-    /// Which partner location the endpoint reads (`source_*`, `destination_*` or `origin_*`).
-    const PARTNER: Partner;
+    /// As [`EndpointDef::Query`].
+    type Query: WireQuery;
+    /// The partner location's prefix (`source_`, `destination_` or `origin_`).
+    const PREFIX: &'static str;
+    /// The query's location, partner location and window.
+    fn parts(query: Self::Query) -> PartnerParts;
     /// As [`EndpointDef::DOCS`].
     const DOCS: &'static str;
     /// As [`EndpointDef::Response`].
@@ -100,16 +96,13 @@ pub trait PartnerEndpointDef {
 }
 
 impl<E: PartnerEndpointDef> EndpointDef for E {
+    type Query = <E as PartnerEndpointDef>::Query;
     type Request = PartnerRequest;
     type Response = <E as PartnerEndpointDef>::Response;
     const DOCS: &'static str = <E as PartnerEndpointDef>::DOCS;
 
-    fn parameters() -> Vec<Parameter> {
-        location_partner_time(E::PARTNER)
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        parse_partners(p, ctx, E::PARTNER)
+    fn request(query: Self::Query, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        partner_request(E::parts(query), E::PREFIX, ctx)
     }
 
     fn answer(
@@ -124,7 +117,11 @@ impl<E: PartnerEndpointDef> EndpointDef for E {
 pub struct ImportsEndpoint;
 
 impl PartnerEndpointDef for ImportsEndpoint {
-    const PARTNER: Partner = Partner::Source;
+    type Query = ImportsQuery;
+    const PREFIX: &'static str = "source_";
+    fn parts(q: ImportsQuery) -> PartnerParts {
+        (q.location, q.source, q.window)
+    }
     const DOCS: &'static str = "Physical flows into the zone (MW), per source zone.";
     type Response = Vec<ImportsResult>;
 
@@ -138,7 +135,11 @@ impl PartnerEndpointDef for ImportsEndpoint {
 pub struct ExportsEndpoint;
 
 impl PartnerEndpointDef for ExportsEndpoint {
-    const PARTNER: Partner = Partner::Destination;
+    type Query = ExportsQuery;
+    const PREFIX: &'static str = "destination_";
+    fn parts(q: ExportsQuery) -> PartnerParts {
+        (q.location, q.destination, q.window)
+    }
     const DOCS: &'static str = "Physical flows out of the zone (MW), per destination zone.";
     type Response = Vec<ExportsResult>;
 

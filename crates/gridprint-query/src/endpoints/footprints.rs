@@ -2,18 +2,16 @@
 //! footprint endpoints ([`FootprintRequest`]: a base request, the footprint types and the scope,
 //! which `/footprint-share` reads over the sources' request).
 
-use super::derived::{DerivedRequest, derived_answer, derived_params};
+use super::derived::{DerivedRequest, derived_answer, derived_request};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
-use crate::describe::location_time_and;
 use crate::error::QueryError;
-use crate::params::{ParseContext, QueryParams, footprint_types, scope_any};
+use crate::params::ParseContext;
 use gridprint_core::derived::SeriesKey;
 use gridprint_core::reference::{FootprintType, Scope};
-use gridprint_responses::{FootprintResult, Footprints, schema};
+use gridprint_responses::query::FootprintsQuery;
+use gridprint_responses::{FootprintResult, Footprints};
 use time::OffsetDateTime;
-use utoipa::IntoParams;
-use utoipa::openapi::path::Parameter;
 
 /// A request of the footprint endpoints: the endpoint's base request (`/footprints`: the
 /// [`DerivedRequest`]; `/footprint-share`: the sources' `PartnerRequest`), the footprint types
@@ -42,13 +40,14 @@ impl<R> FootprintRequest<R> {
     }
 }
 
-/// `footprint_type` (default both) and `scope` (default life-cycle), as the footprint endpoints
-/// read them.
+/// `footprint_type` (`None`: both) and `scope` (`None`: life-cycle), as the footprint endpoints
+/// take them.
 pub(super) fn footprint_choice(
-    p: &QueryParams<'_>,
-) -> Result<(Vec<FootprintType>, Scope), QueryError> {
-    let types = footprint_types(p, "footprint_type")?;
-    Ok((types, scope_any(p)?.unwrap_or(Scope::LifeCycle)))
+    footprint_type: Option<FootprintType>,
+    scope: Option<Scope>,
+) -> (Vec<FootprintType>, Scope) {
+    let types = footprint_type.map_or(FootprintType::ALL.to_vec(), |t| vec![t]);
+    (types, scope.unwrap_or(Scope::LifeCycle))
 }
 
 /// `/footprints`: one result per zone and footprint type (series or aggregate).
@@ -69,41 +68,25 @@ pub fn footprints(cache: &DataCache, req: &FootprintRequest<DerivedRequest>) -> 
     derived_answer(cache, &req.base, &req.footprint_types, column, item).into()
 }
 
-/// `/footprints`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FootprintParams {
-    /// `carbon` (gCO2/kWh) or `water` (l/kWh); default both.
-    pub footprint_type: Option<schema::FootprintType>,
-    /// `life-cycle` (default) or `operational`.
-    pub scope: Option<schema::Scope>,
-    /// `true`: one time-weighted average per zone and type over `[start, end]` instead of series
-    /// (start and end required, else 400).
-    pub aggregate: Option<bool>,
-    /// `true` (default): global values, traced through imports (`coverage: global`); `false`: local
-    /// values from the zone's own generation (`coverage: local`).
-    pub use_global: Option<bool>,
-}
-
 /// `/footprints`: location, time, `footprint_type` (default both), `scope` (default life-cycle),
 /// `aggregate`, `use_global`.
 pub struct FootprintsEndpoint;
 
 impl EndpointDef for FootprintsEndpoint {
+    type Query = FootprintsQuery;
     type Request = FootprintRequest<DerivedRequest>;
     type Response = Footprints;
     const DOCS: &'static str = "Carbon (gCO2/kWh) and water (l/kWh) footprints of consumed electricity.\n\nGlobal (traced through imports, default) or local; life-cycle (default) or operational scope.";
 
-    fn parameters() -> Vec<Parameter> {
-        location_time_and::<FootprintParams>()
-    }
-
-    fn parse(
-        p: &QueryParams<'_>,
+    fn request(
+        q: FootprintsQuery,
         ctx: &ParseContext<'_>,
     ) -> Result<FootprintRequest<DerivedRequest>, QueryError> {
-        let (base, choice) = derived_params(p, ctx, || footprint_choice(p))?;
-        Ok(FootprintRequest::new(base, choice))
+        let base = derived_request(&q.location, q.window, q.aggregate, q.use_global, ctx)?;
+        Ok(FootprintRequest::new(
+            base,
+            footprint_choice(q.footprint_type, q.scope),
+        ))
     }
 
     fn answer(

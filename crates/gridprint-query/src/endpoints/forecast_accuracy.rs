@@ -10,16 +10,15 @@
 
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
-use crate::describe::{LocationParams, params_of};
 use crate::error::QueryError;
-use crate::params::{ParseContext, QueryParams, ZoneSelection, primary};
+use crate::params::{ParseContext, ZoneSelection, selection};
 use gridprint_core::reference::{FootprintType, Scope};
 use gridprint_core::slot::{Slot, format_timestamp};
 use gridprint_core::zone::ZoneCode;
 use gridprint_responses::ForecastAccuracy;
+use gridprint_responses::query::ForecastAccuracyQuery;
 use gridprint_store::AccuracyRow;
 use time::OffsetDateTime;
-use utoipa::openapi::path::Parameter;
 
 /// Forecasts a band needs compared before its figures are published (a day of hourly forecasts).
 pub const MIN_FORECASTS: u64 = 24;
@@ -149,20 +148,18 @@ pub fn forecast_accuracy(
 pub struct ForecastAccuracyEndpoint;
 
 impl EndpointDef for ForecastAccuracyEndpoint {
+    type Query = ForecastAccuracyQuery;
     type Request = ForecastAccuracyRequest;
     type Response = Vec<ForecastAccuracy>;
     const DOCS: &'static str = "How far off gridprint's forecast has been: per zone, over the forecasts issued in the last 7 and 30 days, 0–24, 24–48 and 48–96 hours ahead, the MAPE, MAE, rank correlation and 3-hour regret of the carbon footprint (global, life-cycle), beside persistence.\n\nThe worker archives the forecast it issues once an hour and compares it with the published footprint once final and complete; it recomputes these figures every hour (never on a request). Six items per zone (2 windows × 3 bands). A band's figures are published once 24 forecasts have been compared (`enough_data`), the rank correlation and regret once 24 forecasts' whole band has happened; until then they are `null` and `note` says what is missing. docs/methodology.md §9 has the method.";
 
-    fn parameters() -> Vec<Parameter> {
-        params_of::<LocationParams>()
-    }
-
-    fn parse(
-        p: &QueryParams<'_>,
+    fn request(
+        q: ForecastAccuracyQuery,
         ctx: &ParseContext<'_>,
     ) -> Result<ForecastAccuracyRequest, QueryError> {
-        let (zones, _) = primary(p, ctx)?;
-        Ok(ForecastAccuracyRequest { zones })
+        Ok(ForecastAccuracyRequest {
+            zones: selection(&q.location, ctx)?,
+        })
     }
 
     fn answer(

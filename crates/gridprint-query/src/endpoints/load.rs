@@ -3,12 +3,11 @@
 use super::common::{MW, entries, raw_groups, zone_series};
 use super::{EndpointDef, RequestedWindow};
 use crate::cache::DataCache;
-use crate::describe::{LocationParams, TimeParams, params_of};
 use crate::error::QueryError;
-use crate::params::{ParseContext, QueryParams, TimeWindow, ZoneSelection, zones_and_window};
+use crate::params::{ParseContext, TimeWindow, ZoneSelection, selection, time_window};
+use gridprint_responses::query::LoadQuery;
 use gridprint_responses::{LoadResult, StateBlock};
 use time::OffsetDateTime;
-use utoipa::openapi::path::Parameter;
 
 /// `/load`: the zones and the window.
 #[derive(Debug, Clone, PartialEq, Hash)]
@@ -41,17 +40,16 @@ pub fn load(cache: &DataCache, req: &LoadRequest) -> Vec<LoadResult> {
 pub struct LoadEndpoint;
 
 impl EndpointDef for LoadEndpoint {
+    type Query = LoadQuery;
     type Request = LoadRequest;
     type Response = Vec<LoadResult>;
     const DOCS: &'static str = "Load (MW).";
 
-    fn parameters() -> Vec<Parameter> {
-        [params_of::<LocationParams>(), params_of::<TimeParams>()].concat()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<LoadRequest, QueryError> {
-        let (zones, window) = zones_and_window(p, ctx)?;
-        Ok(LoadRequest { zones, window })
+    fn request(q: LoadQuery, ctx: &ParseContext<'_>) -> Result<LoadRequest, QueryError> {
+        Ok(LoadRequest {
+            zones: selection(&q.location, ctx)?,
+            window: time_window(q.window, ctx),
+        })
     }
 
     fn answer(cache: &DataCache, req: &LoadRequest) -> Result<Vec<LoadResult>, QueryError> {

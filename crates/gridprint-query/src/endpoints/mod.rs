@@ -1,5 +1,6 @@
-//! The `/v1` data endpoints, one module each: its typed request, its query parameters as the
-//! OpenAPI document lists them, how it reads them and how it answers from the cache.
+//! The `/v1` data endpoints, one module each: its typed request, how it resolves its wire query
+//! (gridprint-responses' `query`: the parameters as read, written and documented) into that
+//! request, and how it answers from the cache.
 //!
 //! Every endpoint is a unit struct `XxxEndpoint` implementing [`EndpointDef`] (the flow and share
 //! endpoints of one partner side through [`flows::PartnerEndpointDef`]); the HTTP layer routes
@@ -42,15 +43,18 @@ pub use zones::ZonesEndpoint;
 
 use crate::cache::DataCache;
 use crate::error::QueryError;
-use crate::params::{ParseContext, QueryParams};
+use crate::params::ParseContext;
+use gridprint_responses::query::WireQuery;
 use gridprint_responses::{Answer, BodySchema};
 use std::hash::Hash;
 use time::OffsetDateTime;
-use utoipa::openapi::path::Parameter;
 
-/// One `/v1` data endpoint: its parameters, how it reads them into a typed request and how it
+/// One `/v1` data endpoint: its wire query, how it resolves that into a typed request and how it
 /// answers that request from a cache snapshot.
 pub trait EndpointDef {
+    /// The query as read from the pairs, written by the client and listed in the OpenAPI document
+    /// (its parameters, in order; `format` is added for all).
+    type Query: WireQuery;
     /// The typed request, read once from the query string. Its `Hash` is the request's identity
     /// for the response cache and the `ETag`: two queries that read into equal requests share them.
     type Request: RequestedWindow + Hash + Send + 'static;
@@ -65,10 +69,9 @@ pub trait EndpointDef {
     /// (availability reads every run of every zone, best-window searches every placement): the
     /// HTTP layer renders those on its bounded pool, like long windows.
     const COSTLY: bool = false;
-    /// The query parameters in the OpenAPI document, in order (`format` is added for all).
-    fn parameters() -> Vec<Parameter>;
-    /// Reads the request by the rules of [`crate::params`] (the first problem found is reported).
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
+    /// Resolves the query (read by [`WireQuery::from_pairs`], which reports the first problem
+    /// found) into the request: zone indices, countries, slots, "now" ([`crate::params`]).
+    fn request(query: Self::Query, ctx: &ParseContext<'_>) -> Result<Self::Request, QueryError>;
     /// Answers the request from a cache snapshot, or refuses one that can only be judged against
     /// the data (best-window: a job longer than a window that ends where the data ends).
     fn answer(cache: &DataCache, req: &Self::Request) -> Result<Self::Response, QueryError>;

@@ -8,11 +8,10 @@ use super::EndpointDef;
 use super::generation::{GENERATION_DOCS, ProductionRequest, generation};
 use super::mix::{MIX_DOCS, mix};
 use crate::cache::DataCache;
-use crate::describe::{ProductionFilter, location_time_and};
 use crate::error::QueryError;
-use crate::params::{ParseContext, QueryParams, production_type, zones_and_window};
+use crate::params::{ParseContext, selection, time_window};
 use gridprint_responses::GenerationResult;
-use utoipa::openapi::path::Parameter;
+use gridprint_responses::query::series::ProductionQuery;
 
 /// `/generation` (`ProductionEndpoint<false>`) and `/mix` (`ProductionEndpoint<true>`): location,
 /// time, `production_type` (pumped storage rejected as a filter).
@@ -25,20 +24,19 @@ pub type GenerationEndpoint = ProductionEndpoint<false>;
 pub type MixEndpoint = ProductionEndpoint<true>;
 
 impl<const MIX: bool> EndpointDef for ProductionEndpoint<MIX> {
+    type Query = ProductionQuery<MIX>;
     type Request = ProductionRequest;
     type Response = Vec<GenerationResult>;
     const DOCS: &'static str = if MIX { MIX_DOCS } else { GENERATION_DOCS };
 
-    fn parameters() -> Vec<Parameter> {
-        location_time_and::<ProductionFilter>()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<ProductionRequest, QueryError> {
-        let (zones, window) = zones_and_window(p, ctx)?;
+    fn request(
+        q: ProductionQuery<MIX>,
+        ctx: &ParseContext<'_>,
+    ) -> Result<ProductionRequest, QueryError> {
         Ok(ProductionRequest {
-            zones,
-            window,
-            production_type: production_type(p, false)?,
+            zones: selection(&q.location, ctx)?,
+            window: time_window(q.window, ctx),
+            production_type: q.production_type,
         })
     }
 

@@ -4,23 +4,24 @@
 use super::EndpointDef;
 use super::common::{PERCENT, WATER, WATER_IMPACT_UNIT, per_zone};
 use super::common::{entries, pair, zone_series, zones_of};
-use super::flows::{PartnerEndpointDef, PartnerRequest, parse_partners};
+use super::flows::{PartnerEndpointDef, PartnerRequest, partner_request};
 use super::footprints::{FootprintRequest, footprint_choice};
 use crate::cache::DataCache;
 use crate::cache::day_spans;
-use crate::describe::{Partner, sources_time_and};
 use crate::error::QueryError;
 use crate::group::{GroupEntry, Grouper};
-use crate::params::{ParseContext, QueryParams, impact_type, scope_operational};
+use crate::params::ParseContext;
 use gridprint_core::derived::{Coverage, SeriesKey};
 use gridprint_core::reference::Scope;
 use gridprint_core::zone::{ZoneCode, ZoneIdx};
+use gridprint_responses::query::partners::PartnerParts;
+use gridprint_responses::query::{
+    FlowShareQuery, FootprintShareQuery, ImpactShareQuery, MixShareQuery,
+};
 use gridprint_responses::{DestinationBlock, OriginBlock, Point, SourceBlock, SourceEntry};
 use gridprint_responses::{
-    FlowShareResult, FootprintShareResult, ImpactShareResult, MixShareResult, schema,
+    FlowShareResult, FootprintShareResult, ImpactShareResult, MixShareResult,
 };
-use utoipa::IntoParams;
-use utoipa::openapi::path::Parameter;
 
 /// What a consumer-side share multiplies the fraction X\[i\]\[j\]/L_i by.
 #[derive(Clone, Copy)]
@@ -237,31 +238,15 @@ pub fn impact_share(cache: &DataCache, req: &PartnerRequest) -> Vec<ImpactShareR
     })
 }
 
-/// `/footprint-share`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct FootprintShareParams {
-    /// `carbon` or `water`; default both.
-    pub footprint_type: Option<schema::FootprintType>,
-    /// `life-cycle` (default) or `operational`.
-    pub scope: Option<schema::Scope>,
-}
-
-/// `/impact-share`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ImpactShareParams {
-    /// Only `water` (default); `carbon` → 400.
-    pub impact_type: Option<schema::ImpactType>,
-    /// Only `operational` (default); `life-cycle` → 400.
-    pub scope: Option<schema::OperationalScope>,
-}
-
 /// `/flow-share`: location, `destination_*` location, time.
 pub struct FlowShareEndpoint;
 
 impl PartnerEndpointDef for FlowShareEndpoint {
-    const PARTNER: Partner = Partner::Destination;
+    type Query = FlowShareQuery;
+    const PREFIX: &'static str = "destination_";
+    fn parts(q: FlowShareQuery) -> PartnerParts {
+        (q.location, q.destination, q.window)
+    }
     const DOCS: &'static str =
         "Where the zone's generation is consumed: % per destination zone (itself included).";
     type Response = Vec<FlowShareResult>;
@@ -275,7 +260,11 @@ impl PartnerEndpointDef for FlowShareEndpoint {
 pub struct MixShareEndpoint;
 
 impl PartnerEndpointDef for MixShareEndpoint {
-    const PARTNER: Partner = Partner::Origin;
+    type Query = MixShareQuery;
+    const PREFIX: &'static str = "origin_";
+    fn parts(q: MixShareQuery) -> PartnerParts {
+        (q.location, q.origin, q.window)
+    }
     const DOCS: &'static str =
         "Where the zone's consumption is generated: % per origin zone (itself included).";
     type Response = Vec<MixShareResult>;
@@ -290,20 +279,20 @@ impl PartnerEndpointDef for MixShareEndpoint {
 pub struct FootprintShareEndpoint;
 
 impl EndpointDef for FootprintShareEndpoint {
+    type Query = FootprintShareQuery;
     type Request = FootprintRequest<PartnerRequest>;
     type Response = Vec<FootprintShareResult>;
     const DOCS: &'static str = "The zone's global footprint split by the zone the power comes from (blocks sum to the footprint).";
 
-    fn parameters() -> Vec<Parameter> {
-        sources_time_and::<FootprintShareParams>()
-    }
-
-    fn parse(
-        p: &QueryParams<'_>,
+    fn request(
+        q: FootprintShareQuery,
         ctx: &ParseContext<'_>,
     ) -> Result<FootprintRequest<PartnerRequest>, QueryError> {
-        let base = parse_partners(p, ctx, Partner::Source)?;
-        Ok(FootprintRequest::new(base, footprint_choice(p)?))
+        let base = partner_request((q.location, q.source, q.window), "source_", ctx)?;
+        Ok(FootprintRequest::new(
+            base,
+            footprint_choice(q.footprint_type, q.scope),
+        ))
     }
 
     fn answer(
@@ -320,20 +309,15 @@ impl EndpointDef for FootprintShareEndpoint {
 pub struct ImpactShareEndpoint;
 
 impl EndpointDef for ImpactShareEndpoint {
+    type Query = ImpactShareQuery;
     type Request = PartnerRequest;
     type Response = Vec<ImpactShareResult>;
     const DOCS: &'static str =
         "The zone's global water impact split by the zone the power comes from.";
 
-    fn parameters() -> Vec<Parameter> {
-        sources_time_and::<ImpactShareParams>()
-    }
-
-    fn parse(p: &QueryParams<'_>, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
-        let req = parse_partners(p, ctx, Partner::Source)?;
-        impact_type(p)?;
-        scope_operational(p, "impact shares")?;
-        Ok(req)
+    /// The impact type and scope have one value each: the query only checked them.
+    fn request(q: ImpactShareQuery, ctx: &ParseContext<'_>) -> Result<PartnerRequest, QueryError> {
+        partner_request((q.location, q.source, q.window), "source_", ctx)
     }
 
     fn answer(

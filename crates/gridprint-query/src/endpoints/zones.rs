@@ -3,10 +3,10 @@
 use super::EndpointDef;
 use crate::cache::DataCache;
 use crate::error::QueryError;
-use crate::params::{ParseContext, QueryParams};
+use crate::params::ParseContext;
 use gridprint_core::reference::ReferenceData;
 use gridprint_responses::ZoneInfo;
-use utoipa::openapi::path::Parameter;
+use gridprint_responses::query::ZonesQuery;
 
 /// `/zones`: every zone of the reference data, sorted by code; each zone's neighbours as the
 /// crossborders file lists them (its order, zones outside the set included), as the reference does.
@@ -32,17 +32,14 @@ pub fn zones(reference: &ReferenceData) -> Vec<ZoneInfo> {
 pub struct ZonesEndpoint;
 
 impl EndpointDef for ZonesEndpoint {
+    type Query = ZonesQuery;
     type Request = ();
     type Response = Vec<ZoneInfo>;
     const DOCS: &'static str =
         "Every zone: code, names, EIC code, provider and neighbours, sorted by zone.";
     const FROM_REFERENCE: bool = true;
 
-    fn parameters() -> Vec<Parameter> {
-        Vec::new()
-    }
-
-    fn parse(_: &QueryParams<'_>, _: &ParseContext<'_>) -> Result<(), QueryError> {
+    fn request(_: ZonesQuery, _: &ParseContext<'_>) -> Result<(), QueryError> {
         Ok(())
     }
 

@@ -7,3 +7,4 @@ mod incremental;
 mod params;
 mod raw_flags;
 mod scale;
+mod wire;

@@ -12,10 +12,11 @@ use crate::state::AppState;
 use gridprint_core::data_centers;
 use gridprint_core::production::ProductionType;
 use gridprint_core::quality::ZoneStatus;
+use gridprint_core::reference::Scope;
 use gridprint_core::slot::{Slot, format_timestamp};
 use gridprint_query::endpoints::MixEndpoint;
-use gridprint_query::params::QueryParams;
 use gridprint_query::{DataCache, QueryService};
+use gridprint_responses::query::{MixQuery, QueryParams};
 use gridprint_responses::{SeriesOrAggregates, round2};
 use serde::Serialize;
 use time::{Duration, OffsetDateTime};
@@ -204,11 +205,13 @@ impl Ask<'_> {
     /// writes them, 2 decimals), in percent with 2 decimals; `None` without a mix.
     pub(super) fn fossil_percentage(&self, t: OffsetDateTime) -> Result<Option<f64>, ApiError> {
         let slot = Slot::containing(t);
-        let pairs = self
-            .carbon
-            .pairs(slot.start(), slot.start() + Duration::minutes(15));
+        let mix = MixQuery {
+            location: self.carbon.location(),
+            window: (self.carbon).window(slot.start(), slot.start() + Duration::minutes(15)),
+            production_type: None,
+        };
         let (mut fossil, mut total) = (0.0, 0.0);
-        for r in self.carbon.answer::<MixEndpoint>(&pairs)? {
+        for r in self.carbon.answer::<MixEndpoint>(mix)? {
             for e in r.series {
                 for b in e.production {
                     let is_fossil = matches!(
@@ -241,8 +244,8 @@ impl<'a> Ask<'a> {
         crate::v1::answer::check_available(state)?;
         let code = zone_code(p, svc, cache)?;
         let (scope, factor_name) = match p.get("emissionFactorType") {
-            None | Some("lifecycle") => ("life-cycle", "lifecycle"),
-            Some("direct") => ("operational", "direct"),
+            None | Some("lifecycle") => (Scope::LifeCycle, "lifecycle"),
+            Some("direct") => (Scope::Operational, "direct"),
             Some(other) => {
                 return Err(ApiError::bad_request(format!(
                     "emissionFactorType '{other}': use lifecycle or direct"

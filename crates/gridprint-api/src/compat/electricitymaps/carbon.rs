@@ -15,7 +15,7 @@ use crate::state::AppState;
 use gridprint_core::data_centers::data_centers as cloud_regions;
 use gridprint_core::slot::{format_timestamp, parse_timestamp};
 use gridprint_query::DataCache;
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::QueryParams;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

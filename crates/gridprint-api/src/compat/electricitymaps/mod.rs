@@ -31,7 +31,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::QueryParams;
 use serde_json::Value;
 use std::sync::Arc;
 use utoipa::openapi::content::ContentBuilder;

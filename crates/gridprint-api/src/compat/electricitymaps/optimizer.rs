@@ -14,9 +14,10 @@ use super::zone_keys::key_of;
 use crate::compat::{CarbonAsk, locate};
 use crate::http::error::ApiError;
 use crate::state::AppState;
-use gridprint_core::slot::{Slot, format_timestamp, parse_timestamp};
+use gridprint_core::reference::{FootprintType, Scope};
+use gridprint_core::slot::{Slot, parse_timestamp};
 use gridprint_query::endpoints::BestWindowEndpoint;
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::{self, BestWindowQuery, Metric, QueryParams};
 use gridprint_responses::{BestWindow, round2};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -141,7 +142,7 @@ pub fn optimize(state: &AppState, body: &[u8]) -> Result<(Value, Vec<String>), A
         cache: &cache,
         now: state.now(),
         code: codes[0].clone(),
-        scope: "life-cycle",
+        scope: Scope::LifeCycle,
     };
     let best = best_window(&ask, &zones.join(","), &req.duration, start, end)?
         .ok_or_else(|| {
@@ -184,21 +185,22 @@ fn best_window(
     start: time::OffsetDateTime,
     end: time::OffsetDateTime,
 ) -> Result<Option<BestWindow>, ApiError> {
-    let pairs: Vec<(String, String)> = [
-        ("zone", zones.to_string()),
-        ("duration", duration.to_string()),
-        ("start", format_timestamp(start)),
-        ("end", format_timestamp(end)),
-        ("metric", "footprint".into()),
-        ("footprint_type", "carbon".into()),
-        ("scope", ask.scope.into()),
-        ("use_global", "true".into()),
-        ("n", "1".into()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    Ok(ask.answer::<BestWindowEndpoint>(&pairs)?.into_iter().next())
+    let zones = zones.split(',').map(str::to_string).collect();
+    let window = ask.window(start, end);
+    let query = BestWindowQuery {
+        location: Some(query::Location::Zones(zones)),
+        duration: duration.to_string(),
+        start: window.map(|w| w.start),
+        end: window.map(|w| w.end),
+        metric: Some(Metric::Footprint),
+        footprint_type: Some(FootprintType::Carbon),
+        impact_type: None,
+        scope: Some(ask.scope),
+        use_global: Some(true),
+        n: Some(1),
+    };
+    query.check(ask.now)?;
+    Ok(ask.answer::<BestWindowEndpoint>(query)?.into_iter().next())
 }
 
 /// A window bound: ISO 8601 (400 naming the key otherwise).

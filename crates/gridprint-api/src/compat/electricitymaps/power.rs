@@ -20,7 +20,9 @@ use gridprint_core::slot::{Slot, format_timestamp};
 use gridprint_query::endpoints::{
     ExportsEndpoint, GenerationEndpoint, ImportsEndpoint, MixEndpoint,
 };
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::{
+    ExportsQuery, GenerationQuery, ImportsQuery, MixQuery, QueryParams,
+};
 use gridprint_responses::{Values, round2};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -152,9 +154,14 @@ fn breakdowns(
     start: OffsetDateTime,
     end: OffsetDateTime,
 ) -> Result<Vec<Value>, ApiError> {
-    let pairs = ask.carbon.pairs(start, end);
+    let (location, window) = (ask.carbon.location(), ask.carbon.window(start, end));
+    let mix = MixQuery {
+        location: location.clone(),
+        window,
+        production_type: None,
+    };
     let mut slots: BTreeMap<Slot, Slotted> = BTreeMap::new();
-    for r in ask.carbon.answer::<MixEndpoint>(&pairs)? {
+    for r in ask.carbon.answer::<MixEndpoint>(mix)? {
         for e in r.series {
             for b in e.production {
                 for p in &b.values.0 {
@@ -175,7 +182,12 @@ fn breakdowns(
             }
         }
     }
-    for r in ask.carbon.answer::<GenerationEndpoint>(&pairs)? {
+    let generation = GenerationQuery {
+        location: location.clone(),
+        window,
+        production_type: None,
+    };
+    for r in ask.carbon.answer::<GenerationEndpoint>(generation)? {
         for e in r.series {
             for b in e.production {
                 let mode = mode(b.production_type);
@@ -183,7 +195,12 @@ fn breakdowns(
             }
         }
     }
-    for r in ask.carbon.answer::<ImportsEndpoint>(&pairs)? {
+    let imports = ImportsQuery {
+        location: location.clone(),
+        source: None,
+        window,
+    };
+    for r in ask.carbon.answer::<ImportsEndpoint>(imports)? {
         for e in r.series {
             for b in e.imports {
                 let source = key_of(b.source.as_str()).to_string();
@@ -191,7 +208,12 @@ fn breakdowns(
             }
         }
     }
-    for r in ask.carbon.answer::<ExportsEndpoint>(&pairs)? {
+    let exports = ExportsQuery {
+        location,
+        destination: None,
+        window,
+    };
+    for r in ask.carbon.answer::<ExportsEndpoint>(exports)? {
         for e in r.series {
             for b in e.exports {
                 let destination = key_of(b.destination.as_str()).to_string();

@@ -13,10 +13,11 @@ use crate::http::error::ApiError;
 use crate::state::AppState;
 use axum::http::StatusCode;
 use gridprint_core::quality::ZoneStatus;
+use gridprint_core::reference::Scope;
 use gridprint_core::slot::{Slot, SlotRange, format_at_offset};
 use gridprint_core::zone::ZoneCode;
 use gridprint_query::DataCache;
-use gridprint_query::params::QueryParams;
+use gridprint_responses::query::QueryParams;
 use gridprint_responses::round2;
 use gridprint_store::{ArchiveQuery, ArchivedForecast};
 use serde::Serialize;
@@ -310,7 +311,7 @@ fn data_ask<'a>(
         cache,
         now: state.now(),
         code: region(p, cache)?,
-        scope: "life-cycle",
+        scope: Scope::LifeCycle,
     })
 }
 
