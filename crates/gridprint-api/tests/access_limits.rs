@@ -1,4 +1,4 @@
-//! Security issue #19 and the drop-in issue #12, in process: the brute-force guard under parallel
+//! Access limits in process: the brute-force guard under parallel
 //! guesses, per-account rate limits and tiers, the token service's per-account limit with real
 //! clients' patterns (CATS, the reference dashboard), duplicate `Authorization`, the token service's
 //! body rules, trusted proxies and the path aliases of the front layer.

@@ -1,4 +1,4 @@
-//! Hostile input against the whole HTTP interface (issue 8, "Hostile input" and "Secrets"):
+//! Hostile input against the whole HTTP interface (docs/reliability.md, "Hostile input and security headers"; secrets):
 //!
 //! - injection-like strings (SQL quotes, `../`, `%00`, invalid UTF-8, unicode, long values,
 //!   `<script>`) in every parameter of every data endpoint → 200, 400, 404, 414 or 422, never 5xx, and

@@ -1,6 +1,6 @@
 //! Refusals in the log: many answers refused for the response-memory budget write no ERROR line and
-//! at most one summary line per interval, whose counts add up to the refusals (issue #49: 492
-//! refused CSVs wrote 492 ERROR lines). One test in its own binary, because it captures the
+//! at most one summary line per interval, whose counts add up to the refusals (never a line per
+//! refused request). One test in its own binary, because it captures the
 //! process's whole log.
 
 use gridprint_api::testing::MutableClock;

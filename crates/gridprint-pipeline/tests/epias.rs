@@ -1,7 +1,7 @@
 //! The EPIAS client against a loopback platform (wiremock), since no machine here reaches EPIAS: the
 //! hand-written day files of `data/fixtures/epias/` (documented shape, illustrative values) served
 //! page by page. Covers the login (TGT obtained once and reused, renewed before expiry and after a
-//! 401), paging, the per-item UTC offsets, the mapping table, the `total` check, retries, a
+//! 401), paging, the per-item UTC offsets, the mapping table of docs/providers.md, the `total` check, retries, a
 //! wrong password (one clear error, nothing stored), and the EPIAS health probe.
 
 use gridprint_core::inputs::{InputKey, InputPoint};
