@@ -1,4 +1,5 @@
-//! Hostile input against the whole HTTP interface (docs/reliability.md, "Hostile input and security headers"; secrets):
+//! Hostile input against the whole HTTP interface (docs/reliability.md, "Hostile input and security
+//! headers"), and secrets kept out of answers and logs:
 //!
 //! - injection-like strings (SQL quotes, `../`, `%00`, invalid UTF-8, unicode, long values,
 //!   `<script>`) in every parameter of every data endpoint → 200, 400, 404, 414 or 422, never 5xx, and
@@ -7,8 +8,8 @@
 //!   own limits apply beyond ours);
 //! - slow clients (silent, trickling their head byte by byte, idle on a kept-alive connection) are
 //!   disconnected after the header-read timeout while others are served;
-//! - unknown and duplicated parameters handled as documented in `gridprint_query::params` (unknown
-//!   ignored, names case-sensitive, the first occurrence wins);
+//! - unknown and duplicated parameters handled as docs/api.md §2 says (unknown ignored, names
+//!   case-sensitive, the last occurrence wins);
 //! - token-service bodies that are deep, huge (> 4 KB, with and without a length), not UTF-8, or of
 //!   the wrong content type → 4xx;
 //! - security headers on every response (`nosniff`; a CSP on HTML pages; `no-store` on the token
